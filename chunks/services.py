@@ -1,0 +1,298 @@
+"""Turning sources into chunks, and chunks into vectors.
+
+chunk_document() replaces a source's chunks whole, in one transaction, so a
+reader never sees a half-replaced document or the same section twice. A chunk
+whose text is unchanged keeps its embedding. embed_chunk_batch() is idempotent:
+it only touches chunks that still lack a vector of the active model, and the
+batch commits at once, so a worker killed mid-batch leaves nothing half-done
+and a redelivered batch embeds nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from compliance.models import (
+    Assessment,
+    LegalDocument,
+    ProcessingStatus,
+    UserFile,
+    Workspace,
+    content_hash,
+)
+from compliance.services import workspace_touch_knowledge
+
+from .chunking import ChunkDraft, chunk_statute
+from .embedding import active_model_name, get_provider, passage_text
+from .models import ContentChunk, SourceType
+
+log = logging.getLogger(__name__)
+
+SOURCE_MODELS = {
+    SourceType.LEGAL_DOCUMENT: LegalDocument,
+    SourceType.USER_FILE: UserFile,
+    SourceType.ASSESSMENT: Assessment,
+}
+SOURCE_FK = {
+    SourceType.LEGAL_DOCUMENT: "legal_document",
+    SourceType.USER_FILE: "user_file",
+    SourceType.ASSESSMENT: "assessment",
+}
+
+
+class SourceFailed(Exception):
+    """The source cannot be chunked; `message` is Swedish and shown to users."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class ChunkResult:
+    source_type: str
+    source_id: int
+    skipped: bool = False
+    failed: bool = False
+    chunks: int = 0
+    reused_embeddings: int = 0
+    to_embed: list[int] | None = None
+
+
+def source_get(source_type: str, source_id: int):
+    model = SOURCE_MODELS[SourceType(source_type)]
+    return model.objects.filter(pk=source_id).first()
+
+
+def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
+    """Chunk drafts plus extra fields every chunk of this source gets."""
+    if source_type == SourceType.LEGAL_DOCUMENT:
+        drafts = chunk_statute(source.title, source.sfs_number, source.full_text)
+        return drafts, {"document_number": source.sfs_number, "document_title": source.title}
+    if source_type == SourceType.USER_FILE:
+        from .extract import ExtractionError, extract_text
+        from .file_chunking import chunk_extracted
+
+        try:
+            with source.file.open("rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise SourceFailed("missing_file", "Den lagrade filen kunde inte läsas.") from exc
+        try:
+            extracted = extract_text(data, source.original_name, mime_type=source.mime_type or None,
+                                     max_bytes=_max_upload_bytes())
+        except ExtractionError as exc:
+            raise SourceFailed(exc.code, exc.message) from exc
+        if extracted.page_count:
+            UserFile.objects.filter(pk=source.pk).update(page_count=extracted.page_count)
+        drafts = chunk_extracted(source.title or source.original_name, extracted)
+        return drafts, {"document_title": source.title or source.original_name, "workspace_id": source.workspace_id}
+    if source_type == SourceType.ASSESSMENT:
+        from .file_chunking import chunk_assessment
+
+        doc = source.legal_document
+        drafts = chunk_assessment(
+            title=source.title,
+            statute_title=doc.title if doc else None,
+            section_ref=source.section_ref or None,
+            status_label=source.get_compliance_status_display(),
+            notes=source.notes,
+            owner=(source.owner.get_full_name() or source.owner.get_username()) if source.owner else None,
+            due_date=source.due_date.isoformat() if source.due_date else None,
+        )
+        return drafts, {
+            "document_title": f"Bedömning: {source.title}",
+            "document_number": doc.sfs_number if doc else "",
+            "workspace_id": source.workspace_id,
+        }
+    raise ValueError(source_type)
+
+
+def _max_upload_bytes() -> int:
+    from django.conf import settings
+
+    return settings.MAX_UPLOAD_BYTES
+
+
+def _source_hash(source_type: str, source) -> str:
+    if source_type == SourceType.ASSESSMENT:
+        parts = [source.title, str(source.legal_document_id), source.section_ref, source.compliance_status,
+                 source.notes, str(source.owner_id), str(source.due_date)]
+        return content_hash("\x1f".join(parts))
+    return source.content_hash
+
+
+def chunk_document(source_type: str, source_id: int, *, force: bool = False) -> ChunkResult:
+    source_type = SourceType(source_type)
+    model = SOURCE_MODELS[source_type]
+    result = ChunkResult(source_type, source_id)
+    source = source_get(source_type, source_id)
+    if source is None:
+        result.skipped = True  # deleted before the worker got to it: nothing to do
+        return result
+    digest = _source_hash(source_type, source)
+    if not force and source.chunked_hash == digest and source.status == ProcessingStatus.DONE:
+        result.skipped = True
+        return result
+    model.objects.filter(pk=source_id).update(status=ProcessingStatus.PROCESSING, error_message="")
+    try:
+        drafts, extra = _drafts_for(source_type, source)
+    except SourceFailed as exc:
+        _mark_failed(source_type, source, exc.message)
+        result.failed = True
+        return result
+    except Exception:  # a parser bug must not kill the worker loop or hide the file's fate
+        log.exception("chunking failed for %s %s", source_type, source_id)
+        _mark_failed(source_type, source, "Dokumentet kunde inte bearbetas. Försök igen eller kontakta support.")
+        result.failed = True
+        return result
+    if not drafts:
+        _mark_failed(source_type, source, "Dokumentet innehåller ingen text att söka i.")
+        result.failed = True
+        return result
+    _replace_chunks(source_type, source, drafts, extra, digest, result)
+    return result
+
+
+def _mark_failed(source_type: str, source, message: str) -> None:
+    model = SOURCE_MODELS[SourceType(source_type)]
+    model.objects.filter(pk=source.pk).update(status=ProcessingStatus.FAILED, error_message=message,
+                                              processed_at=timezone.now())
+
+
+def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, digest: str,
+                    result: ChunkResult) -> None:
+    fk = SOURCE_FK[source_type]
+    model_name = active_model_name()
+    with transaction.atomic():
+        model = SOURCE_MODELS[source_type]
+        # Lock the source row: two workers re-chunking the same document serialise here.
+        model.objects.select_for_update().filter(pk=source.pk).first()
+        old = {
+            row["content_hash"]: (row["embedding"], row["embedding_model"])
+            for row in ContentChunk.objects.filter(**{fk: source.pk}, embedding__isnull=False,
+                                                   embedding_model=model_name)
+            .values("content_hash", "embedding", "embedding_model")
+        }
+        ContentChunk.objects.filter(**{fk: source.pk}).delete()
+        new_chunks = []
+        for draft in drafts:
+            chash = content_hash(passage_text(draft.header, draft.text))
+            embedding, emb_model = old.get(chash, (None, ""))
+            new_chunks.append(ContentChunk(
+                source_type=source_type, **{fk: source}, header=draft.header[:1000], path=draft.path,
+                ordinal=draft.ordinal, citation=(draft.citation or "")[:200], chapter=draft.chapter or "",
+                section=draft.section or "", page=draft.page, kind=draft.kind, text=draft.text,
+                token_count=draft.token_count, content_hash=chash, embedding=embedding,
+                embedding_model=emb_model, **extra,
+            ))
+        created = ContentChunk.objects.bulk_create(new_chunks, batch_size=500)
+        result.chunks = len(created)
+        result.reused_embeddings = sum(1 for c in created if c.embedding is not None)
+        result.to_embed = [c.pk for c in created if c.embedding is None]
+        model.objects.filter(pk=source.pk).update(
+            chunked_hash=digest, chunks_total=len(created), chunks_embedded=result.reused_embeddings,
+            status=ProcessingStatus.DONE if not result.to_embed else ProcessingStatus.PROCESSING,
+            processed_at=timezone.now() if not result.to_embed else None, error_message="",
+        )
+        workspace_id = extra.get("workspace_id")
+        if workspace_id:
+            workspace_touch_knowledge(workspace_id)
+
+
+def embed_chunk_batch(chunk_ids: list[int]) -> int:
+    """Embed the chunks among `chunk_ids` that still need it. Returns how many were embedded."""
+    model_name = active_model_name()
+    pending = list(
+        ContentChunk.objects.filter(pk__in=chunk_ids)
+        .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
+        .only("id", "header", "text", "legal_document_id", "user_file_id", "assessment_id")
+        .order_by("id")
+    )
+    if not pending:
+        return 0
+    vectors = get_provider().embed_passages([passage_text(c.header, c.text) for c in pending])
+    with transaction.atomic():
+        for chunk, vector in zip(pending, vectors):
+            chunk.embedding = vector
+            chunk.embedding_model = model_name
+        ContentChunk.objects.bulk_update(pending, ["embedding", "embedding_model"], batch_size=200)
+    _refresh_progress({_source_key(c) for c in pending})
+    return len(pending)
+
+
+def _source_key(chunk: ContentChunk) -> tuple[str, int]:
+    if chunk.legal_document_id:
+        return SourceType.LEGAL_DOCUMENT, chunk.legal_document_id
+    if chunk.user_file_id:
+        return SourceType.USER_FILE, chunk.user_file_id
+    return SourceType.ASSESSMENT, chunk.assessment_id
+
+
+def _refresh_progress(sources: set[tuple[str, int]]) -> None:
+    """Progress is counted, never incremented: a redelivered batch cannot double it."""
+    model_name = active_model_name()
+    for source_type, source_id in sources:
+        fk = SOURCE_FK[source_type]
+        counts = ContentChunk.objects.filter(**{fk: source_id}).aggregate(
+            total=Count("id"), embedded=Count("id", filter=Q(embedding__isnull=False, embedding_model=model_name)),
+        )
+        done = counts["total"] > 0 and counts["embedded"] == counts["total"]
+        update = {"chunks_total": counts["total"], "chunks_embedded": counts["embedded"]}
+        if done:
+            update.update(status=ProcessingStatus.DONE, processed_at=timezone.now())
+        SOURCE_MODELS[source_type].objects.filter(pk=source_id).exclude(status=ProcessingStatus.FAILED).update(**update)
+
+
+def chunk_ids_needing_embedding(*, limit: int | None = None) -> list[int]:
+    """Chunks without a vector of the active model, in document order (for reembed / recovery)."""
+    qs = (ContentChunk.objects.filter(Q(embedding__isnull=True) | ~Q(embedding_model=active_model_name()))
+          .order_by("legal_document_id", "user_file_id", "assessment_id", "path").values_list("id", flat=True))
+    return list(qs[:limit] if limit else qs)
+
+
+def batches_by_length(chunk_ids: list[int], batch_size: int) -> list[list[int]]:
+    """Group chunks of similar length: the model pads each batch to its longest text."""
+    lengths = dict(ContentChunk.objects.filter(pk__in=chunk_ids).values_list("id", "token_count"))
+    ordered = sorted(chunk_ids, key=lambda cid: lengths.get(cid, 0))
+    return [ordered[i:i + batch_size] for i in range(0, len(ordered), batch_size)]
+
+
+def workspace_knowledge_stats(workspace: Workspace) -> dict:
+    from compliance.selectors import user_file_list
+
+    files = user_file_list(workspace)
+    ws_chunks = ContentChunk.objects.filter(workspace=workspace)
+    shared = ContentChunk.objects.filter(workspace__isnull=True)
+    model_name = active_model_name()
+    total = ws_chunks.count() + shared.count()
+    embedded = (ws_chunks.filter(embedding__isnull=False, embedding_model=model_name).count()
+                + shared.filter(embedding__isnull=False, embedding_model=model_name).count())
+    return {
+        "files": files.count(),
+        "assessments": workspace.assessments.count(),
+        "statutes": LegalDocument.objects.count(),
+        "chunks": total,
+        "chunks_embedded": embedded,
+        "embedded_share": round(embedded / total, 4) if total else 0.0,
+    }
+
+
+def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
+    """Drop the vectors of the given sources and enqueue them again."""
+    from .tasks import enqueue_embedding
+
+    qs = ContentChunk.objects.filter(
+        Q(legal_document_id__in=list(legal_document_ids)) | Q(user_file_id__in=list(user_file_ids))
+        | Q(assessment_id__in=list(assessment_ids))
+    )
+    ids = list(qs.values_list("id", flat=True))
+    qs.update(embedding=None, embedding_model="")
+    transaction.on_commit(lambda: enqueue_embedding(ids))
+    return len(ids)

@@ -1,0 +1,127 @@
+"""Django admin for the domain. Computed fields are read-only; actions re-process."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count
+from django.utils.html import format_html
+
+from . import services
+from .models import ApiToken, Assessment, LegalDocument, Membership, UserFile, Workspace
+
+PROCESSING_READONLY = ("status", "error_message", "content_hash", "chunked_hash", "chunks_total",
+                       "chunks_embedded", "progress", "processed_at", "created_at", "updated_at")
+
+
+def progress_bar(obj) -> str:
+    pct = obj.progress_percent
+    return format_html('<progress max="100" value="{}"></progress> {} / {} ({}%)',
+                       pct, obj.chunks_embedded, obj.chunks_total, pct)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "member_count", "created_at")
+    search_fields = ("name", "slug")
+    readonly_fields = ("created_at", "knowledge_version")
+    inlines = [MembershipInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(n_members=Count("memberships"))
+
+    @admin.display(description="medlemmar", ordering="n_members")
+    def member_count(self, obj):
+        return obj.n_members
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "workspace", "role", "created_at")
+    list_filter = ("role", "workspace")
+    search_fields = ("user__username", "user__email", "workspace__name")
+    autocomplete_fields = ["user", "workspace"]
+
+
+@admin.register(LegalDocument)
+class LegalDocumentAdmin(admin.ModelAdmin):
+    list_display = ("sfs_number", "title", "content_type", "status", "progress", "amended_through")
+    list_filter = ("content_type", "status", "category")
+    search_fields = ("sfs_number", "title", "short_names", "abbreviations")
+    readonly_fields = PROCESSING_READONLY
+    actions = ["reprocess", "reembed"]
+
+    @admin.display(description="inbäddning")
+    def progress(self, obj):
+        return progress_bar(obj)
+
+    @admin.action(description="Bearbeta om markerade författningar")
+    def reprocess(self, request, queryset):
+        for doc in queryset:
+            services.legal_document_reprocess(doc)
+        self.message_user(request, f"{queryset.count()} författningar köade för bearbetning.", messages.SUCCESS)
+
+    @admin.action(description="Bädda in markerade författningar på nytt")
+    def reembed(self, request, queryset):
+        from chunks.services import reembed_sources
+
+        n = reembed_sources(legal_document_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
+
+
+@admin.register(UserFile)
+class UserFileAdmin(admin.ModelAdmin):
+    list_display = ("title", "workspace", "original_name", "size", "is_private", "status", "progress", "deleted_at")
+    list_filter = ("status", "is_private", "workspace", ("deleted_at", admin.EmptyFieldListFilter))
+    search_fields = ("title", "original_name", "workspace__name")
+    readonly_fields = PROCESSING_READONLY + ("size", "mime_type", "page_count", "uploaded_by")
+    actions = ["reprocess", "reembed"]
+
+    @admin.display(description="inbäddning")
+    def progress(self, obj):
+        return progress_bar(obj)
+
+    @admin.action(description="Bearbeta om markerade filer")
+    def reprocess(self, request, queryset):
+        for f in queryset:
+            services.user_file_reprocess(f)
+        self.message_user(request, f"{queryset.count()} filer köade för bearbetning.", messages.SUCCESS)
+
+    @admin.action(description="Bädda in markerade filer på nytt")
+    def reembed(self, request, queryset):
+        from chunks.services import reembed_sources
+
+        n = reembed_sources(user_file_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
+
+
+@admin.register(Assessment)
+class AssessmentAdmin(admin.ModelAdmin):
+    list_display = ("title", "workspace", "legal_document", "section_ref", "compliance_status", "owner",
+                     "due_date", "status")
+    list_filter = ("compliance_status", "status", "workspace")
+    search_fields = ("title", "notes", "section_ref", "legal_document__sfs_number")
+    readonly_fields = PROCESSING_READONLY
+    autocomplete_fields = ["legal_document", "owner"]
+
+    @admin.display(description="inbäddning")
+    def progress(self, obj):
+        return progress_bar(obj)
+
+    def save_model(self, request, obj, form, change):
+        fields = {name: getattr(obj, name) for name in services.ASSESSMENT_FIELDS}
+        services.assessment_save(workspace=obj.workspace, user=request.user,
+                                 assessment=obj if change else None, **fields)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
+    search_fields = ("name", "user__username", "prefix")
+    readonly_fields = ("prefix", "key_hash", "created_at", "last_used_at")

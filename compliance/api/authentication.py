@@ -1,0 +1,29 @@
+"""API token authentication: `Authorization: Bearer lgr_...` (or `Token lgr_...`)."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from compliance.models import ApiToken
+
+
+class ApiTokenAuthentication(authentication.BaseAuthentication):
+    keywords = ("bearer", "token")
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].decode(errors="replace").lower() not in self.keywords:
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Ogiltigt Authorization-huvud.")
+        key = header[1].decode(errors="replace")
+        token = (ApiToken.objects.select_related("user")
+                 .filter(key_hash=ApiToken.hash_key(key), revoked_at__isnull=True).first())
+        if token is None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed("Ogiltig eller återkallad API-nyckel.")
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        return token.user, token
+
+    def authenticate_header(self, request):
+        return "Bearer"

@@ -1,0 +1,8 @@
+from .selectors import workspace_list_for_user
+
+
+def workspaces(request):
+    """The workspace switcher lists only the user's own workspaces."""
+    if not getattr(request, "user", None) or not request.user.is_authenticated:
+        return {}
+    return {"my_workspaces": workspace_list_for_user(request.user)}

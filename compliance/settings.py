@@ -1,0 +1,292 @@
+"""Lagrum settings: one module, every value read from the environment.
+
+Each variable has a documented default (see README, "Configuration"). A value
+that cannot be used stops start-up with ImproperlyConfigured naming the
+variable, instead of failing later in some request.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("LAGRUM_DATA_DIR", BASE_DIR / ".data"))
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ImproperlyConfigured(f"{name} must be between {minimum} and {maximum}, got {value}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0, maximum: float = 1e9) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+    if not minimum <= value <= maximum:
+        raise ImproperlyConfigured(f"{name} must be between {minimum} and {maximum}, got {value}")
+    return value
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name) or default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def env_url(name: str, default: str, schemes: tuple[str, ...]) -> str:
+    value = os.environ.get(name) or default
+    parsed = urlparse(value)
+    if parsed.scheme not in schemes or not (parsed.hostname or parsed.path):
+        raise ImproperlyConfigured(
+            f"{name} must be a URL with scheme {' or '.join(schemes)}, got {value!r}"
+        )
+    return value
+
+
+def database_from_url(name: str, url: str) -> dict:
+    parsed = urlparse(url)
+    if parsed.scheme not in ("postgres", "postgresql", "pgsql") or not parsed.path.strip("/"):
+        raise ImproperlyConfigured(
+            f"{name} must look like postgres://user:password@host:port/dbname, got {url!r}"
+        )
+    try:
+        port = parsed.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has an invalid port: {url!r}") from None
+    options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parsed.path.lstrip("/")),
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": parsed.hostname or "",
+        "PORT": str(port or ""),
+        "OPTIONS": options,
+        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
+        "TEST": {"NAME": "test_" + unquote(parsed.path.lstrip("/"))},
+    }
+
+
+# The embedded dev services (compliance/devservices.py) listen here.
+EMBEDDED_DATABASE_URL = "postgres://lagrum:lagrum@127.0.0.1:54329/lagrum"
+EMBEDDED_REDIS_URL = "redis://127.0.0.1:63799/0"
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+ALLOWED_HOSTS = [h.strip() for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h.strip()]
+CSRF_TRUSTED_ORIGINS = [o.strip() for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+SITE_NAME = "Lagrum"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "django_htmx",
+    "compliance",
+    "chunks",
+    "agent",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "compliance.urls"
+WSGI_APPLICATION = "compliance.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "compliance.context_processors.workspaces",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env_str("DATABASE_URL") or EMBEDDED_DATABASE_URL
+DATABASES = {"default": database_from_url("DATABASE_URL", DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_url("REDIS_URL", EMBEDDED_REDIS_URL, ("redis", "rediss", "unix"))
+CACHE_BACKEND = env_choice("CACHE_BACKEND", "redis", ("redis", "locmem"))
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+         "KEY_PREFIX": "lagrum"}
+        if CACHE_BACKEND == "redis"
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "sv"
+LANGUAGES = [("sv", "Svenska")]
+TIME_ZONE = "Europe/Stockholm"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
+MEDIA_URL = "/media/"
+
+# Uploads: bad input gets a clear error, never a crash (chunks/extract.py).
+MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 25 * 1024 * 1024, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# Celery: tasks are enqueued with transaction.on_commit, acknowledged late so a
+# killed worker's batch is redelivered, and prefetch 1 so nothing sits idle in a dead worker.
+CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", REDIS_URL, ("redis", "rediss", "memory", "amqp"))
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "lagrum"
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10)}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Embeddings: one interface (chunks/embedding.py), chosen here.
+EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "local", ("local", "openai"))
+EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384, minimum=1, maximum=4000)
+EMBEDDING_MODEL = env_str(
+    "EMBEDDING_MODEL", "multilingual-e5-small-q4" if EMBEDDING_BACKEND == "local" else "text-embedding-3-small"
+)
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", os.cpu_count() or 1, minimum=1, maximum=256)
+EMBEDDING_BASE_URL = env_str("EMBEDDING_BASE_URL")  # an OpenAI-compatible embeddings server
+EMBEDDING_QUERY_MODEL = env_str("EMBEDDING_QUERY_MODEL")  # defaults to EMBEDDING_MODEL
+
+# The chat model, through the openai client. Without a key or base URL the
+# assistant answers extractively (quotes the sources) and says so.
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+if OPENAI_BASE_URL:
+    env_url("OPENAI_BASE_URL", OPENAI_BASE_URL, ("http", "https"))
+if EMBEDDING_BASE_URL:
+    env_url("EMBEDDING_BASE_URL", EMBEDDING_BASE_URL, ("http", "https"))
+CHAT_MODEL = env_str("CHAT_MODEL", "gpt-4o-mini")
+CHAT_CONTEXT_WINDOW = env_int("CHAT_CONTEXT_WINDOW", 128000, minimum=1024)
+CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 60.0, minimum=1.0, maximum=600.0)
+CHAT_ANSWER_RESERVE_TOKENS = env_int("CHAT_ANSWER_RESERVE_TOKENS", 2000, minimum=0)
+
+# Retrieval (agent/).
+RETRIEVAL_MAX_TOKENS = env_int("RETRIEVAL_MAX_TOKENS", 8000, minimum=100, maximum=200000)
+RETRIEVAL_CONTEXT_SHARE = env_float("RETRIEVAL_CONTEXT_SHARE", 0.6, minimum=0.05, maximum=1.0)
+RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 20, minimum=1, maximum=200)
+RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
+RETRIEVAL_VECTOR_WEIGHT = env_float("RETRIEVAL_VECTOR_WEIGHT", 1.0, maximum=100)
+RETRIEVAL_KEYWORD_WEIGHT = env_float("RETRIEVAL_KEYWORD_WEIGHT", 1.0, maximum=100)
+RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)
+RETRIEVAL_CACHE_SIZE = env_int("RETRIEVAL_CACHE_SIZE", 20, minimum=1)
+RETRIEVAL_CACHE_BACKEND = env_choice("RETRIEVAL_CACHE_BACKEND", "memory", ("memory", "django"))
+RETRIEVAL_SLOW_MS = env_int("RETRIEVAL_SLOW_MS", 500, minimum=1)
+RERANK_BACKEND = env_choice("RERANK_BACKEND", "none", ("none", "http"))
+RERANK_URL = env_str("RERANK_URL")
+RERANK_API_KEY = env_str("RERANK_API_KEY")
+RERANK_MODEL = env_str("RERANK_MODEL")
+if RERANK_BACKEND == "http" and not RERANK_URL:
+    raise ImproperlyConfigured("RERANK_URL must be set when RERANK_BACKEND is http")
+
+# Which statutes `load_sfs` and `make run` load by default.
+SFS_CORPUS_PATH = Path(env_str("SFS_CORPUS_PATH", str(BASE_DIR / "data" / "sfs" / "sfs.jsonl.gz")))
+
+os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(DATA_DIR / "tiktoken"))
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "compliance.api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "compliance.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"user": env_str("API_THROTTLE_RATE", "600/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Lagrum API",
+    "DESCRIPTION": "Sök i svensk lag och arbetsytans egna dokument, och ställ frågor med källhänvisningar.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Started by `make run`: loads the core statutes, then runs a Celery worker and the
+# web server until Ctrl-C, and stops everything it started (also Postgres and Redis).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+HOST=${1:-127.0.0.1}
+PORT=${2:-8000}
+PY=.venv/bin/python
+pids=()
+
+cleanup() {
+  trap - INT TERM EXIT
+  echo; echo "Stoppar Lagrum..."
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  $PY compliance/devservices.py stop || true
+}
+trap cleanup INT TERM EXIT
+
+.venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum -n "lagrum@%h" &
+pids+=($!)
+# Loading is idempotent: a second `make run` finds every text unchanged and skips it.
+$PY manage.py load_sfs
+$PY manage.py embed_pending
+echo "Lagrum körs på http://$HOST:$PORT/ (Ctrl-C stoppar)"
+$PY manage.py runserver "$HOST:$PORT" --noreload &
+pids+=($!)
+wait -n "${pids[@]}"

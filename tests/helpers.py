@@ -1,0 +1,35 @@
+"""BaseTestCase and fixtures: alice owns the workspace, bob is a member, charlie is an outsider."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.test import TestCase
+
+from compliance.models import Membership, Workspace
+
+PASSWORD = "korrekt-häst-batteri"
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username=username, email=f"{username}@example.se", password=PASSWORD)
+
+
+class BaseTestCase(TestCase):
+    """Every view gets its ownership test from these three."""
+
+    bob_role = Membership.Role.EDITOR
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.alice = make_user("alice")
+        cls.bob = make_user("bob")
+        cls.charlie = make_user("charlie")
+        cls.workspace = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+        Membership.objects.create(user=cls.alice, workspace=cls.workspace, role=Membership.Role.OWNER)
+        Membership.objects.create(user=cls.bob, workspace=cls.workspace, role=cls.bob_role)
+        # charlie has a workspace of his own, so "outsider" is not "has nothing".
+        cls.charlies_workspace = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
+        Membership.objects.create(user=cls.charlie, workspace=cls.charlies_workspace, role=Membership.Role.OWNER)
+
+    def login(self, user):
+        self.client.force_login(user)

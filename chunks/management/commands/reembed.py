@@ -1,0 +1,24 @@
+from django.core.management.base import BaseCommand
+from django.db.models import Q
+
+from chunks.embedding import active_model_name
+from chunks.models import ContentChunk
+from chunks.tasks import enqueue_embedding
+
+
+class Command(BaseCommand):
+    help = "Re-embed chunks whose vectors were made by another model than the active one."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--all", action="store_true", help="re-embed every chunk, even current ones")
+
+    def handle(self, *args, **opts):
+        model = active_model_name()
+        qs = ContentChunk.objects.all() if opts["all"] else ContentChunk.objects.filter(
+            Q(embedding__isnull=True) | ~Q(embedding_model=model))
+        ids = list(qs.values_list("id", flat=True))
+        if opts["all"]:
+            qs.update(embedding=None, embedding_model="")
+        # Old vectors stay searchable-by-keyword; vector search ignores other models' vectors anyway.
+        batches = enqueue_embedding(ids)
+        self.stdout.write(f"{len(ids)} textavsnitt köade för inbäddning med {model} ({batches} satser).")

@@ -1,0 +1,29 @@
+"""docker-compose.yml cannot run here (no Docker engine); check it is what we deploy."""
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_compose_names_the_images_and_services():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert set(services) >= {"db", "redis", "web", "worker"}
+    assert services["db"]["image"].startswith("pgvector/pgvector:pg1")
+    assert services["db"]["image"].split(":pg")[1] in ("17", "18")
+    assert services["redis"]["image"] == "redis:7-alpine"
+    assert "gunicorn" in services["web"]["command"]
+    assert "celery" in services["worker"]["command"] and "worker" in services["worker"]["command"]
+    for name in ("web", "worker"):
+        env = services[name]["environment"]
+        assert env["DATABASE_URL"].endswith("@db:5432/lagrum")
+        assert env["REDIS_URL"].startswith("redis://redis:6379")
+        assert services[name]["build"] == "."
+
+
+def test_dockerfile_runs_gunicorn():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert dockerfile.startswith("#") and "FROM python:3.11" in dockerfile
+    assert "gunicorn" in dockerfile and "compliance.wsgi:application" in dockerfile

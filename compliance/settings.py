@@ -97,7 +97,8 @@ def database_from_url(name: str, url: str) -> dict:
         "OPTIONS": options,
         "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
         "CONN_HEALTH_CHECKS": True,
-        "TEST": {"NAME": "test_" + unquote(parsed.path.lstrip("/"))},
+        # A suffix lets several test runs share one server without sharing a database.
+        "TEST": {"NAME": "test_" + unquote(parsed.path.lstrip("/")) + os.environ.get("LAGRUM_TEST_DB_SUFFIX", "")},
     }
 
 

@@ -1,0 +1,37 @@
+"""What retrieval hands to the rest of the agent: one ranked, citable chunk."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class RetrievedChunk:
+    chunk_id: int
+    source_type: str  # LEGAL_DOCUMENT / USER_FILE / ASSESSMENT
+    source_id: int  # the LegalDocument, UserFile or Assessment id
+    document_number: str  # the SFS number for statutes, "" otherwise
+    document_title: str
+    header: str  # "Arbetsmiljölag (1977:1160) > 3 kap. Allmänna skyldigheter > 2 a §"
+    path: str  # sorts in document order within its source
+    ordinal: int
+    citation: str  # "3 kap. 2 a §", "Sida 3", ...
+    text: str
+    token_count: int
+    workspace_id: int | None = None
+    page: int | None = None
+    content_type: str = ""  # SFS_LAW / SFS_ORDINANCE / AGENCY_REGULATION for statutes
+    score: float = 0.0  # fused score, higher is better
+    vector_similarity: float | None = None  # cosine similarity, when the vector search found it
+    keyword_rank: float | None = None  # ts_rank_cd, when the keyword search found it
+    reference_match: bool = False  # the question cited exactly this section
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def document_key(self) -> str:
+        return f"{self.source_type}:{self.source_id}"
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["document_key"] = self.document_key
+        return data

@@ -786,6 +786,8 @@ def _walk_html(root, on_heading: Callable[[int, str], None], on_text: Callable[[
 
 def _html_fragment_text(fragment: str) -> str:
     root = _parse_html(fragment)
+    if root is None:  # only comments or whitespace
+        return ""
     parts: list[str] = []
     _walk_html(root, lambda _level, text: parts.append(text), parts.append)
     return "\n\n".join(p.strip() for p in parts if p.strip())

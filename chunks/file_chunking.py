@@ -9,46 +9,13 @@ boundaries by the shared `split_text`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Iterable
 
+from chunks.chunking import PATH_WIDTH, ChunkDraft, split_text
 from chunks.extract import ExtractedDocument, TextBlock
 from chunks.tokens import count_tokens
-
-try:
-    from chunks.chunking import ChunkDraft, split_text
-except ImportError:  # TEMPORARY until chunks/chunking.py lands; same contract.
-    @dataclass
-    class ChunkDraft:  # type: ignore[no-redef]
-        header: str
-        path: str
-        ordinal: int
-        citation: str
-        text: str
-        token_count: int
-        chapter: str | None = None
-        section: str | None = None
-        page: int | None = None
-        heading: str | None = None
-        kind: str = "section"
-
-    def split_text(text: str, max_tokens: int) -> list[str]:  # type: ignore[misc]
-        pieces: list[str] = []
-        for paragraph in re.split(r"\n\s*\n", text):
-            current = ""
-            for sentence in re.split(r"(?<=[.!?])\s+(?=[A-ZÅÄÖ0-9])", paragraph.strip()):
-                candidate = f"{current} {sentence}".strip()
-                if current and count_tokens(candidate) > max_tokens:
-                    pieces.append(current)
-                    current = sentence
-                else:
-                    current = candidate
-            if current:
-                pieces.append(current)
-        return pieces
-
 
 # Bounds of the ContentChunk columns these strings land in.
 MAX_HEADER_CHARS = 1000
@@ -144,9 +111,9 @@ def _locate(title: str, heading_path: tuple[str, ...], page: int | None) -> _Loc
     )
 
 
-def _path(ordinal: int) -> str:
-    # Zero-padded so that sorting the path column gives document order.
-    return f"{ordinal:06d}"
+def _path(unit: int, part: int) -> str:
+    # Same shape as statute paths: zero-padded, so sorting gives document order.
+    return f"{unit:0{PATH_WIDTH}d}.{part:0{PATH_WIDTH}d}"
 
 
 def chunk_extracted(title: str, doc: ExtractedDocument, *, max_tokens: int = 400) -> list[ChunkDraft]:
@@ -158,12 +125,13 @@ def chunk_extracted(title: str, doc: ExtractedDocument, *, max_tokens: int = 400
     def section_key(block: TextBlock) -> tuple[tuple[str, ...], int | None]:
         return block.heading_path, block.page
 
-    for (heading_path, page), blocks in groupby(doc.blocks, key=section_key):
+    for unit, ((heading_path, page), blocks) in enumerate(groupby(doc.blocks, key=section_key)):
         location = _locate(title, heading_path, page)
-        for text in _pack((block.text for block in blocks), max_tokens):
+        parts = _pack((block.text for block in blocks), max_tokens)
+        for index, text in enumerate(parts):
             drafts.append(ChunkDraft(
                 header=location.header,
-                path=_path(len(drafts)),
+                path=_path(unit, index),
                 ordinal=len(drafts),
                 citation=location.citation,
                 text=text,
@@ -171,6 +139,8 @@ def chunk_extracted(title: str, doc: ExtractedDocument, *, max_tokens: int = 400
                 page=location.page,
                 heading=location.heading,
                 kind=location.kind,
+                split_index=index,
+                split_count=len(parts),
             ))
     return drafts
 
@@ -223,13 +193,15 @@ def chunk_assessment(
     return [
         ChunkDraft(
             header=header,
-            path=_path(ordinal),
+            path=_path(0, ordinal),
             ordinal=ordinal,
             citation=citation,
             text=body,
             token_count=count_tokens(body),
             heading=_clip(title, MAX_CITATION_CHARS) or None,
             kind="assessment",
+            split_index=ordinal,
+            split_count=len(bodies),
         )
         for ordinal, body in enumerate(bodies)
     ]

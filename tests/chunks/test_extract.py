@@ -250,7 +250,8 @@ def test_docx_headings_levels_and_tables():
     assert by_text["Roll | Uppgift"].heading_path[-1] == "2.1 Skyddsombud"
     assert "Chef | Utreder tillbudet" in by_text
     # A sibling heading pops the deeper level.
-    assert by_text["Tillbud följs upp på arbetsplatsträffar."].heading_path == ("Rutin för tillbud", "3. Uppföljning")
+    follow_up = by_text["Tillbud följs upp på arbetsplatsträffar."]
+    assert follow_up.heading_path == ("Rutin för tillbud", "3. Uppföljning")
     assert all(block.page is None for block in doc.blocks)
 
 
@@ -335,7 +336,8 @@ def test_txt_in_cp1252():
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "latin-1"])
 def test_txt_encodings(encoding):
-    doc = extract_text("Åtgärder: ärende öppnat, “citat” – klart.".encode(encoding, errors="replace"), "a.txt")
+    text = "Åtgärder: ärende öppnat, “citat” – klart."
+    doc = extract_text(text.encode(encoding, errors="replace"), "a.txt")
     assert doc.blocks[0].text.startswith("Åtgärder: ärende öppnat")
     assert "\ufeff" not in doc.blocks[0].text
 
@@ -492,3 +494,79 @@ def test_sniff_mime_and_supported_extensions():
     assert sniff_mime(PNG, "a.png") == "image/png"
     assert sniff_mime(make_zip({"a": b"b"}), "a.zip") == "application/zip"
     assert sniff_mime(b"\x00\x01\x02\x03" * 10, "x") == "application/octet-stream"
+
+
+def test_markdown_with_raw_html_blocks():
+    source = b"# A\n\n<!-- kommentar -->\n\n<div>\n<p>inb\xc3\xa4ddad html</p>\n</div>\n\nefter\n"
+    doc = extract_text(source, "a.md")
+    assert [(b.heading_path, b.text) for b in doc.blocks] == [(("A",), "inbäddad html"), (("A",), "efter")]
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def _mutations(seed: bytes, count: int, rng) -> list[bytes]:
+    out = []
+    for _ in range(count):
+        data = bytearray(seed)
+        op = rng.random()
+        if op < 0.4:
+            for _ in range(rng.randint(1, 10)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        elif op < 0.7:
+            del data[rng.randrange(len(data)):]
+        else:
+            at, src = rng.randrange(len(data)), rng.randrange(len(data))
+            data[at:at] = data[src:src + rng.randint(1, 200)]
+        out.append(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("filename,builder", [
+    ("a.pdf", lambda: make_pdf(PDF_PAGES)),
+    ("a.docx", make_docx),
+    ("a.html", lambda: "<h1>Å</h1><p>x</p><table><tr><td>a</td></tr></table>".encode()),
+    ("a.md", lambda: "# Å\n\n- x\n\n<!-- c -->\n\n| a |\n|---|\n| b |\n".encode()),
+])
+def test_damaged_files_only_ever_raise_extraction_error(filename, builder):
+    import random
+
+    rng = random.Random(filename)
+    for data in _mutations(builder(), 60, rng):
+        try:
+            doc = extract_text(data, filename)
+        except ExtractionError as error:
+            assert error.code != "corrupt_file", error  # each format names its own failure
+        else:
+            assert doc.blocks and all(b.text.strip() for b in doc.blocks)
+
+
+def test_arbitrary_bytes_only_ever_raise_extraction_error():
+    pytest.importorskip("hypothesis")
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.binary(max_size=2000), ext=st.sampled_from(sorted(SUPPORTED_EXTENSIONS) + ["", ".bin"]))
+    def check(data: bytes, ext: str) -> None:
+        try:
+            extract_text(data, "fil" + ext)
+        except ExtractionError as error:
+            assert error.code != "corrupt_file", error
+
+    check()
+
+
+@pytest.mark.parametrize("user_password,readable", [("", True), ("hemligt", False)])
+def test_aes_encrypted_pdf(user_password, readable):
+    # pypdf needs `cryptography` for AES, both to write and to read.
+    pytest.importorskip("cryptography")
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf(PDF_PAGES))))
+    writer.encrypt(user_password=user_password, owner_password="ägare", algorithm="AES-256")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    if readable:
+        assert extract_text(buffer.getvalue(), "a.pdf").page_count == 3
+    else:
+        assert _error(buffer.getvalue(), "a.pdf").code == "encrypted_pdf"

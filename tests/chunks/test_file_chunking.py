@@ -75,7 +75,7 @@ def test_docx_chunks_follow_headings():
 
 
 def test_long_section_is_split_at_sentences_within_budget():
-    paragraph = " ".join(f"{SENTENCE[:-1]} enligt punkt {i}." for i in range(40))
+    paragraph = " ".join(f"Punkt {i}: {SENTENCE}" for i in range(40))
     doc = ExtractedDocument(
         blocks=[TextBlock("Kort inledning.", ("Policy",)), TextBlock(paragraph, ("Policy", "Detaljer"))],
         page_count=None,
@@ -88,8 +88,8 @@ def test_long_section_is_split_at_sentences_within_budget():
     assert all(c.header == "policy.txt > Policy > Detaljer" for c in chunks[1:])
     for chunk in chunks[1:]:
         # Never inside a sentence: every piece starts a sentence and ends one.
-        assert chunk.text.startswith("Arbetsgivaren") and chunk.text.endswith(".")
-        assert re.fullmatch(r"(Arbetsgivaren[^.]*\.\s*)+", chunk.text)
+        assert chunk.text.startswith("Punkt") and chunk.text.endswith(".")
+        assert re.fullmatch(r"(Punkt \d+: Arbetsgivaren[^.]*\.\s*)+", chunk.text)
     _assert_well_formed(chunks, 60)
     _assert_no_loss(doc, chunks)
 
@@ -198,7 +198,9 @@ def test_assessment_long_notes_split_with_context_in_every_chunk():
     assert len(chunks) > 3
     _assert_well_formed(chunks, 120)
     for chunk in chunks:
-        assert chunk.text.startswith("Krav: Riskbedömning\nLagrum: Arbetsmiljöförordning (1977:1166)\nStatus: ej uppfyllt")
+        assert chunk.text.startswith(
+            "Krav: Riskbedömning\nLagrum: Arbetsmiljöförordning (1977:1166)\nStatus: ej uppfyllt"
+        )
         assert chunk.header == "Bedömning: Riskbedömning > Arbetsmiljöförordning (1977:1166)"
     carried = " ".join(c.text.split("Anteckningar:\n", 1)[1] for c in chunks)
     assert _words(carried) == _words(notes)

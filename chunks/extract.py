@@ -389,7 +389,7 @@ def _pdf_paragraphs(page_text: str) -> list[str]:
 
 def _extract_pdf(data: bytes) -> ExtractedDocument:
     import pypdf
-    from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+    from pypdf.errors import DependencyError, FileNotDecryptedError
 
     encrypted = _error(
         "encrypted_pdf",
@@ -411,7 +411,7 @@ def _extract_pdf(data: bytes) -> ExtractedDocument:
         raise
     except (FileNotDecryptedError, DependencyError):
         raise encrypted from None
-    except (PdfReadError, Exception) as exc:  # pypdf raises a zoo of types on bad input
+    except Exception as exc:  # pypdf raises a zoo of types on bad input, not only PdfReadError
         logger.info("PDF could not be opened: %r", exc)
         raise corrupt from None
     if page_count == 0:

@@ -1,0 +1,220 @@
+"""Chunking of statutes (and generic text) into retrieval-sized pieces.
+
+A statute is chunked along its legal structure: one chunk per § (per temporal
+version), per transitional block, per appendix and for any preamble. Only a unit that
+is longer than `max_tokens` is split, at stycke boundaries first, then at line breaks
+(tables), then at sentence boundaries; a single sentence is never cut, so a chunk can
+exceed `max_tokens` only when one sentence does. Every part is a contiguous slice of
+the original text and keeps the citation of its unit.
+
+`token_count` is the token count of `text` alone; callers that embed `header + text`
+should keep a margin for the header.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from chunks.sfs_parser import Appendix, ParsedSection, ParsedStatute, TransitionalBlock, Unit, parse_statute
+from chunks.tokens import count_tokens
+
+PATH_WIDTH = 5  # zero padding so that paths sort lexicographically in document order
+
+
+@dataclass
+class ChunkDraft:
+    """A chunk ready to be stored and embedded.
+
+    header: breadcrumb for display and embedding,
+        "Arbetsmiljölag (1977:1160) > 3 kap. Allmänna skyldigheter > 2 a §".
+    path: "<unit>.<part>" with zero-padded numbers; sorts in document order.
+    ordinal: running index of the chunk in the document (0, 1, 2 …).
+    citation: "3 kap. 2 a §", "36 §", "Övergångsbestämmelser 2009:1439", "Bilaga 1".
+    text: contiguous original text of the chunk.
+    token_count: tokens in `text` (chunks.tokens.count_tokens).
+    chapter / section: "3 a" / "2 a" where applicable.
+    page: page number for paginated sources (files); None for statutes.
+    heading: the rubrik of the §, if any.
+    kind: "section", "preamble", "chapter", "transitional", "appendix" (files may use
+        their own kinds).
+    temporal: version marker of the §, "Träder i kraft I:2024-07-01".
+    split_index / split_count: position of this part when a unit was split.
+    """
+
+    header: str
+    path: str
+    ordinal: int
+    citation: str
+    text: str
+    token_count: int
+    chapter: str | None = None
+    section: str | None = None
+    page: int | None = None
+    heading: str | None = None
+    kind: str = "section"
+    temporal: str | None = None
+    split_index: int = 0
+    split_count: int = 1
+
+
+def chunk_statute(title: str, sfs: str, text: str, *, max_tokens: int = 512) -> list[ChunkDraft]:
+    """Chunk one consolidated statute (see chunks.sfs_parser for the structure)."""
+    return chunk_parsed_statute(title, parse_statute(text, sfs), max_tokens=max_tokens)
+
+
+def chunk_parsed_statute(title: str, parsed: ParsedStatute, *, max_tokens: int = 512) -> list[ChunkDraft]:
+    if parsed.sfs not in title:
+        title = f"{title} ({parsed.sfs})"
+    drafts: list[ChunkDraft] = []
+    for unit in parsed.units:
+        header = unit_header(title, unit)
+        parts = split_text(unit.text, max_tokens)
+        for index, part in enumerate(parts):
+            drafts.append(_draft(unit, header, part, len(drafts), index, len(parts)))
+    return drafts
+
+
+def _draft(unit: Unit, header: str, text: str, ordinal: int, index: int, count: int) -> ChunkDraft:
+    section = unit if isinstance(unit, ParsedSection) else None
+    return ChunkDraft(
+        header=header,
+        path=f"{unit.ordinal:0{PATH_WIDTH}d}.{index:0{PATH_WIDTH}d}",
+        ordinal=ordinal,
+        citation=unit.citation,
+        text=text,
+        token_count=count_tokens(text),
+        chapter=section.chapter if section else None,
+        section=section.section if section else None,
+        heading=section.heading if section else None,
+        kind=unit.kind,
+        temporal=section.temporal if section else None,
+        split_index=index,
+        split_count=count,
+    )
+
+
+def unit_header(title: str, unit: Unit) -> str:
+    if isinstance(unit, TransitionalBlock):
+        return " > ".join(filter(None, [title, "Övergångsbestämmelser", unit.label]))
+    if isinstance(unit, Appendix):
+        return f"{title} > {unit.label}"
+    chapter = None
+    if unit.chapter is not None:
+        chapter = " ".join(filter(None, [f"{unit.chapter} kap.", unit.chapter_title]))
+    if unit.kind == "preamble":
+        return title
+    if unit.kind == "chapter":
+        return " > ".join(filter(None, [title, chapter]))
+    label = f"{unit.section} §" + (f" ({_temporal_label(unit.temporal)})" if unit.temporal else "")
+    return " > ".join(filter(None, [title, chapter, unit.heading, label]))
+
+
+def _temporal_label(marker: str) -> str:
+    """"Träder i kraft I:2024-07-01" -> "träder i kraft 2024-07-01"."""
+    label = re.sub(r" [IU]:", " ", marker).rstrip(". ")
+    return label[:1].lower() + label[1:]
+
+
+# --- generic splitting -------------------------------------------------------------
+
+# Tokens ending in "." that do not end a sentence. Single letters ("m. m.", "N.N.")
+# and dotted abbreviations ("t.ex.", "bl.a.") are handled by patterns below.
+_ABBREVIATIONS = frozenset(
+    """kap. jfr. resp. st. nr. prop. bet. dnr. ca. mom. art. avd. bil. ang. enl. inkl.
+    exkl. dvs. osv. etc. kr. milj. ff. fig. tab. ex. obs. vol. uppl. dir. ds. jämf. resp.
+    sek. min. tim. forts. ibid. adr. tel. tfn. el. kl. p. pkt. §. §§.""".split()
+)
+_DOTTED_ABBREVIATION = re.compile(r"^(?:[a-zåäö]{1,4}\.){2,}$", re.I)
+_SINGLE_LETTER = re.compile(r"^[a-zåäöA-ZÅÄÖ]\.$")
+_SMALL_NUMBER = re.compile(r"^\d{1,3}\.$")  # point numbers "1." — but years do end sentences
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_LINE_BREAK = re.compile(r"\n\s*")
+_SENTENCE_END = re.compile(r"[.!?][\"'”»)]*(?=\s+[\"'”»(–-]?[A-ZÅÄÖÉ0-9])")
+
+
+def split_text(text: str, max_tokens: int) -> list[str]:
+    """Split text into parts of at most `max_tokens` tokens where possible.
+
+    Cuts at paragraph breaks (blank lines) first, then at line breaks, then at sentence
+    ends; a sentence longer than `max_tokens` is returned whole. Parts are contiguous,
+    stripped slices of `text`, so joining them with whitespace restores the text.
+    Neighbouring pieces are packed greedily towards an even part size.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return []
+    offset = text.index(stripped[0])
+    spans = _split_span(text, offset, offset + len(stripped), max_tokens, 0)
+    return [text[start:end].strip() for start, end in spans if text[start:end].strip()]
+
+
+def fits(text: str, max_tokens: int) -> bool:
+    # A token covers at least one UTF-8 byte, so short texts need no tokenizer call.
+    return len(text.encode("utf-8")) <= max_tokens or count_tokens(text) <= max_tokens
+
+
+def _split_span(text: str, start: int, end: int, max_tokens: int, level: int) -> list[tuple[int, int]]:
+    if fits(text[start:end], max_tokens) or level == len(_BOUNDARY_FINDERS):
+        return [(start, end)]
+    cuts = _BOUNDARY_FINDERS[level](text, start, end)
+    if not cuts:
+        return _split_span(text, start, end, max_tokens, level + 1)
+    edges = [start, *cuts, end]
+    atoms: list[tuple[int, int]] = []
+    for a, b in zip(edges, edges[1:]):
+        atoms.extend(_split_span(text, a, b, max_tokens, level + 1))
+    return _pack(text, atoms, max_tokens)
+
+
+def _pack(text: str, atoms: list[tuple[int, int]], max_tokens: int) -> list[tuple[int, int]]:
+    counts = [count_tokens(text[a:b]) for a, b in atoms]
+    total = sum(counts)
+    # Aim for equal parts instead of leaving a small remainder at the end.
+    target = min(max_tokens, math.ceil(total / math.ceil(total / max_tokens) * 1.1))
+    packed: list[tuple[int, int]] = []
+    i = 0
+    while i < len(atoms):
+        j, estimate = i + 1, counts[i]
+        while j < len(atoms) and estimate + counts[j] + 1 <= target:
+            estimate += counts[j] + 1
+            j += 1
+        while j > i + 1 and not fits(text[atoms[i][0]:atoms[j - 1][1]], max_tokens):
+            j -= 1
+        packed.append((atoms[i][0], atoms[j - 1][1]))
+        i = j
+    return packed
+
+
+def _paragraph_cuts(text: str, start: int, end: int) -> list[int]:
+    return [m.end() for m in _PARAGRAPH_BREAK.finditer(text, start, end) if m.end() < end]
+
+
+def _line_cuts(text: str, start: int, end: int) -> list[int]:
+    return [m.end() for m in _LINE_BREAK.finditer(text, start, end) if m.end() < end]
+
+
+def _sentence_cuts(text: str, start: int, end: int) -> list[int]:
+    cuts = []
+    for match in _SENTENCE_END.finditer(text, start, end):
+        if match.group()[0] == "." and not _ends_sentence(text, start, match.start()):
+            continue
+        cut = match.end()
+        while cut < end and text[cut].isspace():
+            cut += 1
+        if cut < end:
+            cuts.append(cut)
+    return cuts
+
+
+def _ends_sentence(text: str, start: int, dot: int) -> bool:
+    """Is the full stop at `dot` a sentence end (not an abbreviation or a number)?"""
+    word_start = max(text.rfind(" ", start, dot), text.rfind("\n", start, dot)) + 1
+    word = text[word_start:dot + 1].lstrip("(\"'”")
+    if word.lower() in _ABBREVIATIONS or _DOTTED_ABBREVIATION.match(word) or _SINGLE_LETTER.match(word):
+        return False
+    return not _SMALL_NUMBER.match(word)
+
+
+_BOUNDARY_FINDERS = (_paragraph_cuts, _line_cuts, _sentence_cuts)

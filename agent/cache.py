@@ -1,0 +1,222 @@
+"""Retrieval cache: reuse ranked chunks for follow-ups on the same topic.
+
+Key = (workspace id, access-scope key, knowledge_version, options fingerprint,
+topic key). Every part matters:
+
+- workspace id + `AccessScope.key`: two users share an entry only if they would
+  see exactly the same sources, so nothing leaks across workspaces or scopes.
+- knowledge_version: the caller passes the workspace's counter, which is bumped
+  whenever its documents change. That IS workspace invalidation: old entries are
+  never read again and simply age out (TTL / LRU), so there is deliberately no
+  `invalidate_workspace()` to call — and no way to forget calling it.
+- options fingerprint: different top-k/weights/filters give different results.
+- topic key: the topic's significant words, lower-cased, de-duplicated and
+  sorted, so "Vad gäller för buller?" and a rephrased follow-up "buller, vad
+  gäller?" hit the same entry.
+
+Two backends share one tiny interface (get/set/clear): an in-process LRU with a
+TTL, and Django's cache (Redis in production) for sharing across workers.
+Values must be picklable (lists of RetrievedChunk are); both backends store a
+pickled copy, so a caller mutating what it got back cannot corrupt the cache.
+`get` returns None on a miss: a cached empty list is a hit, check `is None`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from django.conf import settings
+
+if TYPE_CHECKING:
+    from compliance.selectors import AccessScope
+
+# Words that do not change what a question is about (Swedish, plus a little English).
+STOPWORDS = frozenset("""
+och i att det som en på är av för med till den har de inte om ett men var jag sig från
+vad vilka vilken vilket hur när var varför kan ska skall måste får finns gäller gälla
+min mitt mina vår vårt våra oss er ni du dig mig vi han hon detta denna dessa det där här
+så också eller nu då efter under över mot vid hos än bara alla allt någon något några mer
+mycket kommer göra gör blir bli varit vara sin sitt sina man sådan sådana dem deras
+the an of to in is are what how for and or on do does can
+""".split())
+_WORD = re.compile(r"[\w§]+", re.UNICODE)
+
+
+def topic_key(topic: str) -> str:
+    """The topic's significant words, lower-cased, de-duplicated and sorted.
+
+    Only stopwords are dropped: numbers, "§" and single letters (the "a" in
+    "2 a §") are kept, because statute references depend on them.
+    """
+    words = {w.lower() for w in _WORD.findall(topic)}
+    return " ".join(sorted(words - STOPWORDS))
+
+
+def options_fingerprint(options: Any) -> str:
+    """A stable short hash of the retrieval options (dataclass, mapping or None)."""
+    if options is None:
+        data: Any = None
+    elif is_dataclass(options) and not isinstance(options, type):
+        data = asdict(options)
+    elif isinstance(options, Mapping):
+        data = dict(options)
+    else:
+        data = repr(options)
+    raw = json.dumps(data, sort_keys=True, default=repr, ensure_ascii=False)
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RetrievalCacheKey:
+    workspace_id: int
+    scope_key: str
+    knowledge_version: int
+    options_fingerprint: str
+    topic_key: str
+
+    def digest(self) -> str:
+        # JSON of the full tuple: unambiguous separators, so distinct keys never hash alike.
+        raw = json.dumps(
+            [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key],
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def retrieval_cache_key(
+    scope: AccessScope, knowledge_version: int, topic: str, options: Any = None
+) -> RetrievalCacheKey:
+    return RetrievalCacheKey(
+        workspace_id=scope.workspace_id,
+        scope_key=scope.key,
+        knowledge_version=int(knowledge_version),
+        options_fingerprint=options_fingerprint(options),
+        topic_key=topic_key(topic),
+    )
+
+
+class RetrievalCache(Protocol):
+    def get(self, key: RetrievalCacheKey) -> Any | None: ...
+
+    def set(self, key: RetrievalCacheKey, value: Any) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+class InMemoryRetrievalCache:
+    """Thread-safe LRU with a TTL, per process. ttl_ms <= 0 disables caching."""
+
+    def __init__(self, max_size: int, ttl_ms: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_size = max(1, max_size)
+        self.ttl_seconds = ttl_ms / 1000
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[RetrievalCacheKey, tuple[float, bytes]] = OrderedDict()
+
+    def get(self, key: RetrievalCacheKey) -> Any | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            expires_at, payload = entry
+            if self._clock() >= expires_at:
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)  # most recently used
+        return pickle.loads(payload)
+
+    def set(self, key: RetrievalCacheKey, value: Any) -> None:
+        if value is None or self.ttl_seconds <= 0:
+            return
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)  # outside the lock: may be slow
+        with self._lock:
+            self._entries[key] = (self._clock() + self.ttl_seconds, payload)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_size:
+                self._entries.popitem(last=False)  # least recently used
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+
+class DjangoRetrievalCache:
+    """Django's cache (Redis when configured), shared by all workers.
+
+    Keys are `<prefix><generation>:<sha256 of the key tuple>`. `clear()` bumps the
+    generation instead of calling cache.clear(), which would also wipe sessions
+    and everything else sharing the cache; old entries expire by TTL.
+    """
+
+    def __init__(self, ttl_ms: int, alias: str = "default", prefix: str = "retrieval:") -> None:
+        self.ttl_seconds = ttl_ms / 1000
+        self.alias = alias
+        self.prefix = prefix
+
+    @property
+    def _cache(self):
+        from django.core.cache import caches
+
+        return caches[self.alias]
+
+    def _generation(self) -> int:
+        gen_key = f"{self.prefix}generation"
+        generation = self._cache.get(gen_key)
+        if generation is None:
+            # Time-based start: if the counter is ever evicted, a fresh one can
+            # never coincide with an earlier generation and revive old entries.
+            self._cache.add(gen_key, time.time_ns(), timeout=None)
+            generation = self._cache.get(gen_key, time.time_ns())
+        return int(generation)
+
+    def _full_key(self, key: RetrievalCacheKey) -> str:
+        return f"{self.prefix}{self._generation()}:{key.digest()}"
+
+    def get(self, key: RetrievalCacheKey) -> Any | None:
+        return self._cache.get(self._full_key(key))
+
+    def set(self, key: RetrievalCacheKey, value: Any) -> None:
+        if value is None or self.ttl_seconds <= 0:
+            return
+        self._cache.set(self._full_key(key), value, timeout=self.ttl_seconds)
+
+    def clear(self) -> None:
+        gen_key = f"{self.prefix}generation"
+        try:
+            self._cache.incr(gen_key)
+        except ValueError:  # no counter yet: any fresh one is already a new generation
+            self._cache.add(gen_key, time.time_ns(), timeout=None)
+
+
+_singleton: RetrievalCache | None = None
+_singleton_config: tuple | None = None
+_singleton_lock = threading.Lock()
+
+
+def _configured() -> tuple[str, int, int]:
+    return (settings.RETRIEVAL_CACHE_BACKEND, settings.RETRIEVAL_CACHE_SIZE, settings.RETRIEVAL_CACHE_TTL_MS)
+
+
+def get_retrieval_cache() -> RetrievalCache:
+    """The configured cache, one per process; rebuilt if the settings change (tests)."""
+    global _singleton, _singleton_config
+    config = _configured()
+    with _singleton_lock:
+        if _singleton is None or _singleton_config != config:
+            backend, size, ttl_ms = config
+            _singleton = DjangoRetrievalCache(ttl_ms) if backend == "django" else InMemoryRetrievalCache(size, ttl_ms)
+            _singleton_config = config
+        return _singleton

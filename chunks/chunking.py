@@ -172,7 +172,8 @@ def _pack(text: str, atoms: list[tuple[int, int]], max_tokens: int) -> list[tupl
     counts = [count_tokens(text[a:b]) for a, b in atoms]
     total = sum(counts)
     # Aim for equal parts instead of leaving a small remainder at the end.
-    target = min(max_tokens, math.ceil(total / math.ceil(total / max_tokens) * 1.1))
+    part_count = max(1, math.ceil(total / max_tokens))
+    target = min(max_tokens, math.ceil(total / part_count * 1.1))
     packed: list[tuple[int, int]] = []
     i = 0
     while i < len(atoms):

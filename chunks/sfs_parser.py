@@ -303,8 +303,7 @@ def _split_paragraphs(text: str) -> list[str]:
 class _BodyParser:
     """State machine over the classified body paragraphs."""
 
-    def __init__(self, sfs: str) -> None:
-        self.sfs = sfs
+    def __init__(self) -> None:
         self.units: list[ParsedSection] = []
         self.chapters: list[tuple[str, str | None]] = []
         self.pending: list[str] = []
@@ -515,7 +514,7 @@ def parse_statute(text: str, sfs: str) -> ParsedStatute:
     paragraphs = _split_paragraphs(text)
     body_end = _tail_start(paragraphs)
     labels = _classify(paragraphs, body_end)
-    body = _BodyParser(sfs)
+    body = _BodyParser()
     for index in range(body_end):
         body.feed(paragraphs[index], labels[index], len(body.units))
     continuous = numbered_continuously(body.units)

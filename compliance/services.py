@@ -222,3 +222,98 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
         key_hash=ApiToken.hash_key(key),
     )
     return token, key
+
+
+# --- The embedding provider's health, as shown on the Kunskapsbas page -----------------
+
+def embedding_record_error(message: str) -> None:
+    """Record that the last embedding attempt failed (the page shows the model as "fel")."""
+    from django.core.cache import cache
+
+    from .selectors import EMBEDDING_ERROR_CACHE_KEY
+
+    cache.set(EMBEDDING_ERROR_CACHE_KEY, (message or "fel")[:500], timeout=None)
+
+
+def embedding_record_ok() -> None:
+    """Record that an embedding attempt succeeded: clears a recorded error."""
+    from django.core.cache import cache
+
+    from .selectors import EMBEDDING_ERROR_CACHE_KEY
+
+    cache.delete(EMBEDDING_ERROR_CACHE_KEY)
+
+
+# --- API additions: memberships, tokens, conversations -------------------------------
+
+
+class MembershipError(Exception):
+    """A membership change that would break the workspace. `message` is Swedish, for users."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _other_owners_exist(membership: Membership) -> bool:
+    return (Membership.objects.filter(workspace_id=membership.workspace_id, role=Membership.Role.OWNER)
+            .exclude(pk=membership.pk).exists())
+
+
+def membership_add(*, workspace: Workspace, user, role: str) -> Membership:
+    if role not in Membership.Role.values:
+        raise MembershipError("invalid_role", "Okänd roll.")
+    if Membership.objects.filter(workspace=workspace, user=user).exists():
+        raise MembershipError("already_member", "Användaren är redan medlem i arbetsytan.")
+    return Membership.objects.create(workspace=workspace, user=user, role=role)
+
+
+def membership_change_role(*, membership: Membership, role: str) -> Membership:
+    """Change a member's role; the last owner cannot be demoted."""
+    if role not in Membership.Role.values:
+        raise MembershipError("invalid_role", "Okänd roll.")
+    with transaction.atomic():
+        # Lock the workspace's owners: two owners demoting each other at once must not both succeed.
+        list(Membership.objects.select_for_update().filter(workspace_id=membership.workspace_id,
+                                                            role=Membership.Role.OWNER))
+        if (membership.role == Membership.Role.OWNER and role != Membership.Role.OWNER
+                and not _other_owners_exist(membership)):
+            raise MembershipError("last_owner", "Arbetsytan måste ha minst en ägare.")
+        membership.role = role
+        membership.save(update_fields=["role"])
+    return membership
+
+
+def membership_remove(*, membership: Membership) -> None:
+    """Remove a member; the last owner cannot be removed."""
+    with transaction.atomic():
+        list(Membership.objects.select_for_update().filter(workspace_id=membership.workspace_id,
+                                                            role=Membership.Role.OWNER))
+        if membership.role == Membership.Role.OWNER and not _other_owners_exist(membership):
+            raise MembershipError("last_owner", "Arbetsytan måste ha minst en ägare.")
+        membership.delete()
+
+
+def api_token_revoke(token: ApiToken) -> None:
+    """Idempotent: revoking a revoked token keeps its first revocation time."""
+    if token.revoked_at is None:
+        token.revoke()
+
+
+def conversation_create(*, workspace: Workspace, user, title: str = ""):
+    from agent.models import Conversation
+
+    return Conversation.objects.create(workspace=workspace, user=user, title=title[:200])
+
+
+def feedback_set(*, message, user, rating: int, comment: str = ""):
+    """One feedback per user and message: giving it again replaces it."""
+    from agent.models import Feedback
+
+    if rating not in (1, -1):
+        raise ValueError(f"rating must be 1 or -1, got {rating!r}")
+    feedback, _ = Feedback.objects.update_or_create(
+        message=message, user=user, defaults={"rating": rating, "comment": comment}
+    )
+    return feedback

@@ -1,3 +1,38 @@
-from django.urls import path  # noqa: F401
+"""/api/v1/. Unknown paths under it answer a JSON 404 in the error shape."""
 
-urlpatterns: list = []
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import agent_views, views
+from .errors import not_found_view
+
+ws = "workspaces/<slug:slug>/"
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("tokens/", views.TokenListApi.as_view(), name="api-tokens"),
+    path("tokens/<int:token_id>/", views.TokenDetailApi.as_view(), name="api-token"),
+    path("statutes/", views.StatuteListApi.as_view(), name="api-statutes"),
+    path("statutes/<str:sfs>/", views.StatuteDetailApi.as_view(), name="api-statute"),
+    path("workspaces/", views.WorkspaceListApi.as_view(), name="api-workspaces"),
+    path(ws, views.WorkspaceDetailApi.as_view(), name="api-workspace"),
+    path(ws + "stats/", views.WorkspaceStatsApi.as_view(), name="api-workspace-stats"),
+    path(ws + "members/", views.MemberListApi.as_view(), name="api-members"),
+    path(ws + "members/<int:member_id>/", views.MemberDetailApi.as_view(), name="api-member"),
+    path(ws + "files/", views.FileListApi.as_view(), name="api-files"),
+    path(ws + "files/<int:file_id>/", views.FileDetailApi.as_view(), name="api-file"),
+    path(ws + "files/<int:file_id>/download/", views.FileDownloadApi.as_view(), name="api-file-download"),
+    path(ws + "assessments/", views.AssessmentListApi.as_view(), name="api-assessments"),
+    path(ws + "assessments/<int:assessment_id>/", views.AssessmentDetailApi.as_view(), name="api-assessment"),
+    path(ws + "search", agent_views.SearchApi.as_view(), name="api-search"),
+    path(ws + "context", agent_views.ContextApi.as_view(), name="api-context"),
+    path(ws + "conversations/", agent_views.ConversationListApi.as_view(), name="api-conversations"),
+    path(ws + "conversations/<int:conversation_id>/", agent_views.ConversationDetailApi.as_view(),
+         name="api-conversation"),
+    path(ws + "conversations/<int:conversation_id>/messages", agent_views.MessageCreateApi.as_view(),
+         name="api-messages"),
+    path(ws + "conversations/<int:conversation_id>/messages/<int:message_id>/feedback",
+         agent_views.FeedbackApi.as_view(), name="api-feedback"),
+    re_path(r"^.*$", not_found_view),
+]

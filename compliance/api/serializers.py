@@ -1,0 +1,412 @@
+"""API serializers: input validation and output shapes only, no queries of their own.
+
+Inputs are validated to the last byte (lengths, ranges, enums, NUL bytes: DRF's
+CharField refuses them) so bad input is a 400, never a database error.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from chunks.models import SourceType
+from compliance.models import (
+    SFS_NUMBER_RE,
+    ApiToken,
+    Assessment,
+    LegalDocument,
+    Membership,
+    ProcessingStatus,
+    UserFile,
+    Workspace,
+)
+
+MAX_QUERY_CHARS = 2000
+MAX_MESSAGE_CHARS = 8000
+
+
+def validate_sfs(value: str) -> str:
+    if not SFS_NUMBER_RE.match(value):
+        raise serializers.ValidationError("Ogiltigt SFS-nummer: ange år och löpnummer, t.ex. 1977:1160.")
+    return value
+
+
+class FiniteFloatField(serializers.FloatField):
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not math.isfinite(value):
+            raise serializers.ValidationError("Ange ett ändligt tal.")
+        return value
+
+
+def inline_choice_field(choices, **kwargs) -> serializers.ChoiceField:
+    """A ChoiceField documented as an inline enum, not a named component.
+
+    For choice sets that appear under several field names (`source_types` items,
+    `content_types` items): named components would duplicate.
+    """
+    values = [value for value, _ in choices]
+    schema = {"type": "integer" if all(isinstance(v, int) for v in values) else "string", "enum": values}
+    field_class = extend_schema_field(schema)(type("InlineChoiceField", (serializers.ChoiceField,), {}))
+    return field_class(choices=choices, **kwargs)
+
+
+# --- shared pieces -------------------------------------------------------------------
+
+
+class UserRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    full_name = serializers.SerializerMethodField()
+
+    def get_full_name(self, user) -> str:
+        return user.get_full_name()
+
+
+class ProgressSerializer(serializers.Serializer):
+    chunks_embedded = serializers.IntegerField()
+    chunks_total = serializers.IntegerField()
+    percent = serializers.IntegerField(source="progress_percent", min_value=0, max_value=100)
+
+
+# --- workspaces and members -----------------------------------------------------------
+
+
+class WorkspaceSerializer(serializers.ModelSerializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices, read_only=True,
+                                   help_text="Din roll i arbetsytan.")
+
+    class Meta:
+        model = Workspace
+        fields = ["id", "name", "slug", "role", "created_at"]
+
+
+class MemberSerializer(serializers.ModelSerializer):
+    user = UserRefSerializer()
+
+    class Meta:
+        model = Membership
+        fields = ["id", "user", "role", "created_at"]
+
+
+class MemberCreateSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.VIEWER)
+
+    def validate_username(self, value):
+        user = get_user_model().objects.filter(username=value, is_active=True).first()
+        if user is None:
+            raise serializers.ValidationError("Användaren finns inte.")
+        return user
+
+
+class MemberUpdateSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+# --- tokens ---------------------------------------------------------------------------
+
+
+class ApiTokenSerializer(serializers.ModelSerializer):
+    is_active = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at", "is_active"]
+
+
+class ApiTokenCreatedSerializer(ApiTokenSerializer):
+    key = serializers.CharField(help_text="Nyckeln visas bara nu, en gång. Endast dess hash sparas.")
+
+    class Meta(ApiTokenSerializer.Meta):
+        fields = [*ApiTokenSerializer.Meta.fields, "key"]
+
+
+class ApiTokenCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+
+
+# --- statutes -------------------------------------------------------------------------
+
+
+class StatuteFilterSerializer(serializers.Serializer):
+    sfs = serializers.RegexField(r"^\d{4}(:\d{1,5})?$", required=False, max_length=12,
+                                 help_text="Exakt SFS-nummer (1977:1160) eller ett år (1977).",
+                                 error_messages={"invalid": "Ange ett SFS-nummer (1977:1160) eller ett år."})
+    content_type = serializers.ChoiceField(choices=LegalDocument.ContentType.choices, required=False)
+    q = serializers.CharField(max_length=200, required=False, help_text="Sök i titel, kortnamn och förkortningar.")
+
+
+class StatuteSerializer(serializers.ModelSerializer):
+    progress = ProgressSerializer(source="*")
+
+    class Meta:
+        model = LegalDocument
+        fields = ["sfs_number", "title", "short_names", "abbreviations", "content_type", "category", "issued",
+                  "amended_through", "in_force", "source", "status", "progress", "updated_at"]
+
+
+class StatuteSectionSerializer(serializers.Serializer):
+    citation = serializers.CharField()
+    header = serializers.CharField()
+    text = serializers.CharField()
+    kind = serializers.CharField()
+    chapter = serializers.CharField(allow_blank=True)
+    section = serializers.CharField(allow_blank=True)
+
+
+class StatuteDetailSerializer(StatuteSerializer):
+    sections = StatuteSectionSerializer(many=True)
+
+    class Meta(StatuteSerializer.Meta):
+        fields = [*StatuteSerializer.Meta.fields, "sections"]
+
+
+# --- files ----------------------------------------------------------------------------
+
+
+class UserFileSerializer(serializers.ModelSerializer):
+    progress = ProgressSerializer(source="*")
+    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = UserFile
+        fields = ["id", "title", "original_name", "mime_type", "size", "is_private", "status", "error_message",
+                  "progress", "page_count", "uploaded_by", "download_url", "created_at", "updated_at"]
+
+    def get_download_url(self, obj) -> str:
+        slug = self.context["workspace"].slug if "workspace" in self.context else obj.workspace.slug
+        return f"/api/v1/workspaces/{slug}/files/{obj.pk}/download/"
+
+
+class UserFileUploadSerializer(serializers.Serializer):
+    # Emptiness and size are the service's call (UploadError with its own code).
+    file = serializers.FileField(allow_empty_file=True, max_length=500)
+    title = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    is_private = serializers.BooleanField(required=False, default=False)
+
+
+class UserFileFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ProcessingStatus.choices, required=False)
+    is_private = serializers.BooleanField(required=False, allow_null=True, default=None)
+    q = serializers.CharField(max_length=200, required=False, help_text="Sök i titel och filnamn.")
+
+
+# --- assessments ----------------------------------------------------------------------
+
+
+class StatuteRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = LegalDocument
+        fields = ["sfs_number", "title"]
+
+
+class AssessmentSerializer(serializers.ModelSerializer):
+    legal_document = StatuteRefSerializer(allow_null=True)
+    owner = UserRefSerializer(allow_null=True)
+    progress = ProgressSerializer(source="*")
+
+    class Meta:
+        model = Assessment
+        fields = ["id", "title", "legal_document", "section_ref", "compliance_status", "notes", "owner", "due_date",
+                  "status", "error_message", "progress", "created_at", "updated_at"]
+
+
+class AssessmentInputSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=300)
+    legal_document = serializers.CharField(max_length=12, required=False, allow_null=True, allow_blank=True,
+                                           help_text="Författningens SFS-nummer, t.ex. 1977:1160.")
+    section_ref = serializers.CharField(max_length=80, required=False, allow_blank=True)
+    compliance_status = serializers.ChoiceField(choices=Assessment.Status.choices, required=False)
+    notes = serializers.CharField(max_length=20000, required=False, allow_blank=True)
+    owner = serializers.CharField(max_length=150, required=False, allow_null=True, allow_blank=True,
+                                  help_text="Ansvarig: användarnamn eller id för en medlem i arbetsytan.")
+    due_date = serializers.DateField(required=False, allow_null=True)
+
+    def validate_legal_document(self, value):
+        from compliance.models import LegalDocument as Doc
+
+        if not value:
+            return None
+        validate_sfs(value)
+        doc = Doc.objects.filter(sfs_number=value).first()
+        if doc is None:
+            raise serializers.ValidationError("Författningen finns inte.")
+        return doc
+
+    def validate_owner(self, value):
+        from compliance.selectors import workspace_member_user
+
+        if not value:
+            return None
+        user = workspace_member_user(self.context["workspace"], value)
+        if user is None:
+            raise serializers.ValidationError("Den ansvarige måste vara medlem i arbetsytan.")
+        return user
+
+
+class AssessmentFilterSerializer(serializers.Serializer):
+    compliance_status = serializers.ChoiceField(choices=Assessment.Status.choices, required=False)
+    sfs = serializers.CharField(max_length=12, required=False, validators=[validate_sfs])
+    owner = serializers.CharField(max_length=150, required=False, help_text="Ansvarigs användarnamn.")
+    q = serializers.CharField(max_length=200, required=False, help_text="Sök i krav och anteckningar.")
+
+
+# --- stats ----------------------------------------------------------------------------
+
+
+class KnowledgeStatsSerializer(serializers.Serializer):
+    files = serializers.IntegerField()
+    assessments = serializers.IntegerField()
+    statutes = serializers.IntegerField()
+    chunks = serializers.IntegerField()
+    chunks_embedded = serializers.IntegerField()
+    embedded_share = serializers.FloatField()
+
+
+# --- retrieval ------------------------------------------------------------------------
+
+
+class RetrievalOptionsSerializer(serializers.Serializer):
+    source_types = serializers.ListField(child=inline_choice_field(SourceType.choices),
+                                         required=False, max_length=3)
+    content_types = serializers.ListField(child=inline_choice_field(LegalDocument.ContentType.choices),
+                                          required=False, max_length=3)
+    sfs_numbers = serializers.ListField(child=serializers.CharField(max_length=12, validators=[validate_sfs]),
+                                        required=False, max_length=50)
+    date_from = serializers.DateField(required=False, allow_null=True)
+    date_to = serializers.DateField(required=False, allow_null=True)
+    top_k = serializers.IntegerField(min_value=1, max_value=100, default=20)
+    min_score = FiniteFloatField(required=False, allow_null=True, min_value=-1e6, max_value=1e6)
+    mode = serializers.ChoiceField(choices=[("hybrid", "hybrid"), ("vector", "vector"), ("keyword", "keyword")],
+                                   default="hybrid")
+
+    OPTION_FIELDS = ("source_types", "content_types", "sfs_numbers", "date_from", "date_to", "top_k", "min_score",
+                     "mode")
+
+    def validate(self, attrs):
+        if attrs.get("date_from") and attrs.get("date_to") and attrs["date_from"] > attrs["date_to"]:
+            raise serializers.ValidationError({"date_to": "Slutdatum får inte vara före startdatum."})
+        return attrs
+
+    def options(self) -> dict:
+        """The validated retrieval options (only the ones given, plus top_k and mode)."""
+        return {k: v for k, v in self.validated_data.items() if k in self.OPTION_FIELDS}
+
+
+class SearchInputSerializer(RetrievalOptionsSerializer):
+    query = serializers.CharField(max_length=MAX_QUERY_CHARS)
+
+
+class RetrievedChunkSerializer(serializers.Serializer):
+    chunk_id = serializers.IntegerField()
+    source_type = serializers.CharField(help_text="LEGAL_DOCUMENT, USER_FILE eller ASSESSMENT.")
+    source_id = serializers.IntegerField()
+    document_key = serializers.CharField()
+    document_number = serializers.CharField(allow_blank=True)
+    document_title = serializers.CharField(allow_blank=True)
+    header = serializers.CharField(allow_blank=True)
+    path = serializers.CharField(allow_blank=True)
+    ordinal = serializers.IntegerField()
+    citation = serializers.CharField(allow_blank=True)
+    text = serializers.CharField(allow_blank=True)
+    token_count = serializers.IntegerField()
+    workspace_id = serializers.IntegerField(allow_null=True)
+    page = serializers.IntegerField(allow_null=True)
+    content_type = serializers.CharField(allow_blank=True)
+    score = serializers.FloatField()
+    vector_similarity = serializers.FloatField(allow_null=True)
+    keyword_rank = serializers.FloatField(allow_null=True)
+    reference_match = serializers.BooleanField()
+    extra = serializers.DictField()
+
+
+class SearchResultSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    mode = serializers.CharField(help_text="Det sökläge som faktiskt användes.")
+    degraded = serializers.BooleanField(help_text="Sant om sökningen föll tillbaka (t.ex. bara nyckelord).")
+    notice = serializers.CharField(allow_blank=True)
+    timings_ms = serializers.DictField(child=serializers.FloatField())
+    count = serializers.IntegerField()
+    results = RetrievedChunkSerializer(many=True)
+
+
+class ChatMessageInputSerializer(serializers.Serializer):
+    # A pattern, not an enum: a second "role" enum would collide with the membership roles' component.
+    role = serializers.RegexField(r"^(user|assistant)$", max_length=9, help_text="`user` eller `assistant`.",
+                                  error_messages={"invalid": "Rollen måste vara user eller assistant."})
+    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True)
+
+
+class ContextInputSerializer(RetrievalOptionsSerializer):
+    query = serializers.CharField(max_length=MAX_QUERY_CHARS)
+    messages = ChatMessageInputSerializer(many=True, required=False, max_length=100)
+
+
+class PreparedContextSerializer(serializers.Serializer):
+    messages = serializers.ListField(child=serializers.DictField())
+    context_text = serializers.CharField(allow_blank=True)
+    citations = serializers.ListField(child=serializers.DictField())
+    metrics = serializers.DictField()
+    intent = serializers.CharField(allow_blank=True)
+    skipped = serializers.BooleanField()
+    degraded = serializers.BooleanField()
+
+
+# --- conversations --------------------------------------------------------------------
+
+
+class ConversationSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    created_at = serializers.DateTimeField(read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True)
+
+
+class MessageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    role = serializers.CharField()
+    content = serializers.CharField(allow_blank=True)
+    answer_mode = serializers.CharField(allow_blank=True)
+    sources = serializers.SerializerMethodField()
+    removed_citations = serializers.SerializerMethodField()
+    degraded = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_sources(self, obj):
+        return obj.sources if isinstance(obj.sources, list) else []
+
+    @extend_schema_field(serializers.ListField(child=serializers.JSONField()))
+    def get_removed_citations(self, obj):
+        return obj.removed_citations if isinstance(obj.removed_citations, list) else []
+
+
+class ConversationDetailSerializer(ConversationSerializer):
+    messages = MessageSerializer(many=True, read_only=True)
+
+
+class MessageCreateSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS)
+
+
+class StreamQuerySerializer(serializers.Serializer):
+    stream = serializers.BooleanField(required=False, default=False,
+                                      help_text="`true` ger svaret som text/event-stream.")
+
+
+class FeedbackInputSerializer(serializers.Serializer):
+    rating = inline_choice_field([(1, "tummen upp"), (-1, "tummen ner")])
+    comment = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="")
+
+
+class FeedbackSerializer(serializers.Serializer):
+    message_id = serializers.IntegerField()
+    rating = serializers.IntegerField()
+    comment = serializers.CharField(allow_blank=True)
+    updated_at = serializers.DateTimeField()
+

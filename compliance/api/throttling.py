@@ -1,0 +1,22 @@
+"""Rate limits keyed by API token (one budget per token), or by user for sessions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework.throttling import UserRateThrottle
+
+from compliance.models import ApiToken
+
+
+class TokenRateThrottle(UserRateThrottle):
+    scope = "user"
+
+    def get_rate(self):
+        # Read at request time, so a changed REST_FRAMEWORK setting takes effect (tests, reloads).
+        rates = getattr(settings, "REST_FRAMEWORK", {}).get("DEFAULT_THROTTLE_RATES", {})
+        return rates.get(self.scope) or super().get_rate()
+
+    def get_cache_key(self, request, view):
+        if isinstance(request.auth, ApiToken):
+            return self.cache_format % {"scope": self.scope, "ident": f"token{request.auth.pk}"}
+        return super().get_cache_key(request, view)

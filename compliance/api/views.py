@@ -1,0 +1,374 @@
+"""The REST API: thin views. Selectors read (and decide access), services write.
+
+Access, the same rule as everywhere else: a workspace the caller is not a member
+of, and anything in it, is a 404 (never a 403, so ids leak nothing). A member
+without the role for a write gets a 403: they can see the workspace anyway.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.filters import OrderingFilter
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from chunks.services import workspace_knowledge_stats
+from compliance import selectors, services
+from compliance.models import SFS_NUMBER_RE, ApiToken, Assessment, Membership, UserFile, Workspace
+
+from . import serializers as s
+from .pagination import StandardPagination
+from .schema import LagrumAutoSchema
+from .throttling import TokenRateThrottle
+
+
+def validated(serializer_class, data, **context):
+    serializer = serializer_class(data=data, context=context)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class ApiMixin:
+    schema = LagrumAutoSchema()
+    throttle_classes = [TokenRateThrottle]
+    pagination_class = StandardPagination
+
+
+class BaseApi(ApiMixin, APIView):
+    pass
+
+
+class WorkspaceMixin:
+    """Resolves `slug` to the caller's workspace and membership (404 for non-members)."""
+
+    def workspace_and_membership(self) -> tuple[Workspace, Membership]:
+        if not hasattr(self, "_workspace"):
+            self._workspace, self._membership = selectors.workspace_get_for_user(self.request.user,
+                                                                                 self.kwargs["slug"])
+        return self._workspace, self._membership
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.workspace_and_membership()[0]
+
+    @property
+    def membership(self) -> Membership:
+        return self.workspace_and_membership()[1]
+
+    def require_edit(self) -> None:
+        if not self.membership.can_edit:
+            raise PermissionDenied("Du har bara läsbehörighet i arbetsytan.")
+
+    def require_manage(self) -> None:
+        if not self.membership.can_manage:
+            raise PermissionDenied("Bara arbetsytans ägare kan hantera medlemmar.")
+
+    def fake_view(self) -> bool:
+        return getattr(self, "swagger_fake_view", False)
+
+
+class WorkspaceListApi(ApiMixin, generics.ListAPIView):
+    """The caller's workspaces."""
+
+    serializer_class = s.WorkspaceSerializer
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["name", "created_at"]
+    ordering = ["name"]
+
+    @extend_schema(tags=["workspaces"], summary="Mina arbetsytor")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Workspace.objects.none()
+        return selectors.workspace_list_with_role(self.request.user)
+
+
+class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["workspaces"], summary="En arbetsyta", responses=s.WorkspaceSerializer)
+    def get(self, request, slug):
+        workspace, membership = self.workspace_and_membership()
+        workspace.role = membership.role
+        return Response(s.WorkspaceSerializer(workspace).data)
+
+
+class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["workspaces"], summary="Kunskapsbasens omfattning", responses=s.KnowledgeStatsSerializer)
+    def get(self, request, slug):
+        return Response(s.KnowledgeStatsSerializer(workspace_knowledge_stats(self.workspace)).data)
+
+
+# --- members ----------------------------------------------------------------------------
+
+
+class MemberListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
+    serializer_class = s.MemberSerializer
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["created_at", "role", "user__username"]
+    ordering = ["created_at", "id"]
+
+    def get_queryset(self):
+        if self.fake_view():
+            return Membership.objects.none()
+        return selectors.membership_list(self.workspace)
+
+    @extend_schema(tags=["members"], summary="Arbetsytans medlemmar")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(tags=["members"], summary="Lägg till en medlem (ägare)", request=s.MemberCreateSerializer,
+                   responses={201: s.MemberSerializer})
+    def post(self, request, slug):
+        self.require_manage()
+        data = validated(s.MemberCreateSerializer, request.data)
+        membership = services.membership_add(workspace=self.workspace, user=data["username"], role=data["role"])
+        return Response(s.MemberSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+
+class MemberDetailApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["members"], summary="Ändra en medlems roll (ägare)", request=s.MemberUpdateSerializer,
+                   responses=s.MemberSerializer)
+    def patch(self, request, slug, member_id):
+        membership = selectors.membership_get_by_id(self.workspace, member_id)
+        self.require_manage()
+        data = validated(s.MemberUpdateSerializer, request.data)
+        membership = services.membership_change_role(membership=membership, role=data["role"])
+        return Response(s.MemberSerializer(membership).data)
+
+    @extend_schema(tags=["members"], summary="Ta bort en medlem (ägare)", responses={204: None})
+    def delete(self, request, slug, member_id):
+        membership = selectors.membership_get_by_id(self.workspace, member_id)
+        self.require_manage()
+        services.membership_remove(membership=membership)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- tokens -----------------------------------------------------------------------------
+
+
+class TokenListApi(ApiMixin, generics.ListAPIView):
+    serializer_class = s.ApiTokenSerializer
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["created_at", "name", "last_used_at"]
+    ordering = ["-created_at"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ApiToken.objects.none()
+        return selectors.api_token_list(self.request.user)
+
+    @extend_schema(tags=["tokens"], summary="Mina API-nycklar (utan nycklarna)")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(tags=["tokens"], summary="Skapa en API-nyckel", request=s.ApiTokenCreateSerializer,
+                   responses={201: s.ApiTokenCreatedSerializer},
+                   description="Nyckeln (`key`) finns bara i det här svaret; bara dess hash sparas.")
+    def post(self, request):
+        data = validated(s.ApiTokenCreateSerializer, request.data)
+        token, key = services.api_token_create(user=request.user, name=data["name"])
+        token.key = key
+        return Response(s.ApiTokenCreatedSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailApi(BaseApi):
+    @extend_schema(tags=["tokens"], summary="Återkalla en API-nyckel", responses={204: None})
+    def delete(self, request, token_id):
+        services.api_token_revoke(selectors.api_token_get(request.user, token_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- statutes ---------------------------------------------------------------------------
+
+
+class StatuteListApi(ApiMixin, generics.ListAPIView):
+    serializer_class = s.StatuteSerializer
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["sfs_number", "title", "issued", "updated_at"]
+    ordering = ["sfs_number"]
+
+    def get_queryset(self):
+        qs = selectors.legal_document_list().defer("full_text")
+        if getattr(self, "swagger_fake_view", False):
+            return qs.none()
+        f = validated(s.StatuteFilterSerializer, self.request.query_params)
+        if sfs := f.get("sfs"):
+            qs = qs.filter(sfs_number=sfs) if ":" in sfs else qs.filter(sfs_number__startswith=f"{sfs}:")
+        if content_type := f.get("content_type"):
+            qs = qs.filter(content_type=content_type)
+        if q := f.get("q", "").strip():
+            qs = qs.filter(Q(title__icontains=q) | Q(short_names__icontains=q) | Q(abbreviations__contains=[q])
+                           | Q(sfs_number__startswith=q))
+        return qs
+
+    @extend_schema(tags=["statutes"], summary="Författningar", parameters=[s.StatuteFilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class StatuteDetailApi(BaseApi):
+    @extend_schema(tags=["statutes"], summary="En författning med dess paragrafer",
+                   responses=s.StatuteDetailSerializer)
+    def get(self, request, sfs):
+        if not SFS_NUMBER_RE.match(sfs):
+            raise NotFound("Författningen finns inte.")
+        document = selectors.legal_document_get(sfs)
+        document.sections = selectors.legal_document_sections(document)
+        return Response(s.StatuteDetailSerializer(document).data)
+
+
+# --- files ------------------------------------------------------------------------------
+
+
+class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
+    serializer_class = s.UserFileSerializer
+    parser_classes = [MultiPartParser, FormParser]
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["created_at", "title", "size", "status"]
+    ordering = ["-created_at"]
+
+    def get_queryset(self):
+        if self.fake_view():
+            return UserFile.objects.none()
+        f = validated(s.UserFileFilterSerializer, self.request.query_params)
+        qs = selectors.user_file_list(self.workspace)
+        if f.get("status"):
+            qs = qs.filter(status=f["status"])
+        if f.get("is_private") is not None:
+            qs = qs.filter(is_private=f["is_private"])
+        if q := f.get("q", "").strip():
+            qs = qs.filter(Q(title__icontains=q) | Q(original_name__icontains=q))
+        return qs
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        if not self.fake_view():
+            context["workspace"] = self.workspace
+        return context
+
+    @extend_schema(tags=["files"], summary="Arbetsytans filer", parameters=[s.UserFileFilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(tags=["files"], summary="Ladda upp en fil", request=s.UserFileUploadSerializer,
+                   responses={201: s.UserFileSerializer},
+                   description="PDF, DOCX, TXT, Markdown eller HTML. Filen bearbetas i bakgrunden: "
+                               "följ `status` och `progress`. En fil som inte kan läsas får status `failed` "
+                               "och ett felmeddelande.")
+    def post(self, request, slug):
+        self.require_edit()
+        data = validated(s.UserFileUploadSerializer, request.data)
+        user_file = services.user_file_upload(workspace=self.workspace, user=request.user, uploaded=data["file"],
+                                              title=data["title"], is_private=data["is_private"])
+        return Response(s.UserFileSerializer(user_file, context={"workspace": self.workspace}).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class FileDetailApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["files"], summary="En fil", responses=s.UserFileSerializer)
+    def get(self, request, slug, file_id):
+        user_file = selectors.user_file_get(self.workspace, file_id)
+        return Response(s.UserFileSerializer(user_file, context={"workspace": self.workspace}).data)
+
+    @extend_schema(tags=["files"], summary="Ta bort en fil", responses={204: None})
+    def delete(self, request, slug, file_id):
+        user_file = selectors.user_file_get(self.workspace, file_id)
+        self.require_edit()
+        services.user_file_delete(user_file)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class FileDownloadApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["files"], summary="Hämta filen",
+                   responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
+    def get(self, request, slug, file_id):
+        user_file = selectors.user_file_get(self.workspace, file_id)
+        try:
+            handle = user_file.file.open("rb")
+        except (OSError, ValueError):
+            raise NotFound("Den lagrade filen saknas.") from None
+        response = FileResponse(handle, as_attachment=True, filename=user_file.original_name,
+                                content_type="application/octet-stream")
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+# --- assessments ------------------------------------------------------------------------
+
+
+class AssessmentListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
+    serializer_class = s.AssessmentSerializer
+    parser_classes = [JSONParser]
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["updated_at", "created_at", "due_date", "title", "compliance_status"]
+    ordering = ["-updated_at"]
+
+    def get_queryset(self):
+        if self.fake_view():
+            return Assessment.objects.none()
+        f = validated(s.AssessmentFilterSerializer, self.request.query_params)
+        qs = selectors.assessment_list(self.workspace)
+        if f.get("compliance_status"):
+            qs = qs.filter(compliance_status=f["compliance_status"])
+        if f.get("sfs"):
+            qs = qs.filter(legal_document__sfs_number=f["sfs"])
+        if f.get("owner"):
+            qs = qs.filter(owner__username=f["owner"])
+        if q := f.get("q", "").strip():
+            qs = qs.filter(Q(title__icontains=q) | Q(notes__icontains=q))
+        return qs
+
+    @extend_schema(tags=["assessments"], summary="Arbetsytans bedömningar", parameters=[s.AssessmentFilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(tags=["assessments"], summary="Skapa en bedömning", request=s.AssessmentInputSerializer,
+                   responses={201: s.AssessmentSerializer})
+    def post(self, request, slug):
+        self.require_edit()
+        data = validated(s.AssessmentInputSerializer, request.data, workspace=self.workspace)
+        assessment = services.assessment_save(workspace=self.workspace, user=request.user, **data)
+        return Response(s.AssessmentSerializer(assessment).data, status=status.HTTP_201_CREATED)
+
+
+class AssessmentDetailApi(WorkspaceMixin, BaseApi):
+    parser_classes = [JSONParser]
+
+    @extend_schema(tags=["assessments"], summary="En bedömning", responses=s.AssessmentSerializer)
+    def get(self, request, slug, assessment_id):
+        return Response(s.AssessmentSerializer(selectors.assessment_get(self.workspace, assessment_id)).data)
+
+    def _save(self, request, assessment_id, *, partial: bool):
+        assessment = selectors.assessment_get(self.workspace, assessment_id)
+        self.require_edit()
+        serializer = s.AssessmentInputSerializer(data=request.data, partial=partial,
+                                                 context={"workspace": self.workspace})
+        serializer.is_valid(raise_exception=True)
+        assessment = services.assessment_save(workspace=self.workspace, user=request.user, assessment=assessment,
+                                              **serializer.validated_data)
+        return Response(s.AssessmentSerializer(assessment).data)
+
+    @extend_schema(tags=["assessments"], summary="Ersätt en bedömning", request=s.AssessmentInputSerializer,
+                   responses=s.AssessmentSerializer)
+    def put(self, request, slug, assessment_id):
+        return self._save(request, assessment_id, partial=False)
+
+    @extend_schema(tags=["assessments"], summary="Ändra en bedömning", request=s.AssessmentInputSerializer(partial=True),
+                   responses=s.AssessmentSerializer)
+    def patch(self, request, slug, assessment_id):
+        return self._save(request, assessment_id, partial=True)
+
+    @extend_schema(tags=["assessments"], summary="Ta bort en bedömning", responses={204: None})
+    def delete(self, request, slug, assessment_id):
+        assessment = selectors.assessment_get(self.workspace, assessment_id)
+        self.require_edit()
+        services.assessment_delete(assessment)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+

@@ -1,14 +1,43 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
 from . import views
+
+
+class SfsNumberConverter:
+    """An SFS number such as 1977:1160 (the colon is part of the path)."""
+
+    regex = r"(?:1[6-9]\d\d|20\d\d):[1-9]\d{0,3}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(SfsNumberConverter, "sfs")
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("logga-in/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logga-ut/", auth_views.LogoutView.as_view(), name="logout"),
     path("ws/<slug:slug>/", views.workspace, name="workspace"),
+    path("ws/<slug:slug>/kunskapsbas/", views.knowledge, name="knowledge"),
+    path("ws/<slug:slug>/kunskapsbas/status/", views.knowledge_status, name="knowledge_status"),
+    path("ws/<slug:slug>/filer/ladda-upp/", views.file_upload, name="file_upload"),
+    path("ws/<slug:slug>/filer/<int:file_id>/", views.file_detail, name="file_detail"),
+    path("ws/<slug:slug>/filer/<int:file_id>/ladda-ner/", views.file_download, name="file_download"),
+    path("ws/<slug:slug>/filer/<int:file_id>/ta-bort/", views.file_delete, name="file_delete"),
+    path("ws/<slug:slug>/bedomningar/ny/", views.assessment_create, name="assessment_create"),
+    path("ws/<slug:slug>/bedomningar/<int:assessment_id>/", views.assessment_edit, name="assessment_edit"),
+    path("ws/<slug:slug>/bedomningar/<int:assessment_id>/ta-bort/", views.assessment_delete,
+         name="assessment_delete"),
+    # Statutes are shared. Both /lag/1977:1160 (what source links use) and /lag/1977:1160/ work.
+    path("lag/", views.statute_list, name="statute_list"),
+    path("lag/<sfs:sfs>", views.statute_detail, name="statute"),
+    path("lag/<sfs:sfs>/", views.statute_detail, name="statute_slash"),
     path("api/v1/", include("compliance.api.urls")),
     path("", include("agent.urls")),
     path("admin/", admin.site.urls),

@@ -1,11 +1,56 @@
-"""Workspace pages. Function-based, thin: selectors read, services write."""
+"""Workspace pages. Function-based, thin: selectors read, services write.
+
+Access: `workspace_get_for_user` decides membership (another workspace's slug
+or object id is a 404, never a 403). A member who may only read gets 403 on
+anything that writes: they can see the workspace, so that leaks nothing.
+"""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from . import selectors, services
+from .anchors import statute_blocks
+from .forms import AssessmentForm, UploadForm
+from .models import LegalDocument
 from .selectors import workspace_get_for_user, workspace_list_for_user
+
+
+def _workspace(request, slug: str):
+    """The workspace and membership (or 404); remembered as the user's current workspace."""
+    ws, membership = workspace_get_for_user(request.user, slug)
+    if request.session.get("current_workspace") != ws.slug:
+        request.session["current_workspace"] = ws.slug
+    return ws, membership
+
+
+def _current_workspace(request):
+    """For pages outside a workspace (the statutes): the last visited one, else the first."""
+    workspaces = list(workspace_list_for_user(request.user))
+    remembered = request.session.get("current_workspace")
+    return next((w for w in workspaces if w.slug == remembered), workspaces[0] if workspaces else None)
+
+
+def _require_edit(membership) -> None:
+    if not membership.can_edit:
+        raise PermissionDenied("Du har bara läsbehörighet i den här arbetsytan.")
+
+
+def _knowledge_context(ws, membership) -> dict:
+    return {
+        "workspace": ws,
+        "membership": membership,
+        "can_edit": membership.can_edit,
+        "files": selectors.user_file_list(ws),
+        "assessments": selectors.assessment_list(ws),
+        "overview": selectors.knowledge_overview(ws),
+    }
 
 
 @login_required
@@ -18,5 +63,187 @@ def home(request):
 
 @login_required
 def workspace(request, slug: str):
-    ws, membership = workspace_get_for_user(request.user, slug)
-    return render(request, "compliance/workspace.html", {"workspace": ws, "membership": membership})
+    ws, membership = _workspace(request, slug)
+    return render(request, "compliance/workspace.html", {
+        "workspace": ws,
+        "membership": membership,
+        "overview": selectors.knowledge_overview(ws),
+        "nav": "home",
+    })
+
+
+# --- Kunskapsbas ---------------------------------------------------------------------------
+
+@login_required
+@require_GET
+def knowledge(request, slug: str):
+    ws, membership = _workspace(request, slug)
+    context = _knowledge_context(ws, membership)
+    context.update(upload_form=UploadForm(), nav="knowledge")
+    return render(request, "compliance/knowledge.html", context)
+
+
+@login_required
+@require_GET
+def knowledge_status(request, slug: str):
+    """The figures and the status tables: the partial htmx polls while anything is processing."""
+    ws, membership = _workspace(request, slug)
+    return render(request, "compliance/_knowledge_status.html", _knowledge_context(ws, membership))
+
+
+@login_required
+@require_POST
+def file_upload(request, slug: str):
+    ws, membership = _workspace(request, slug)
+    _require_edit(membership)
+    form = UploadForm(request.POST)
+    is_private = form.is_valid() and form.cleaned_data["is_private"]
+    uploads = request.FILES.getlist("files")
+    if not uploads:
+        messages.error(request, "Välj minst en fil att ladda upp.")
+    for uploaded in uploads:
+        name = (uploaded.name or "fil").rsplit("/", 1)[-1]
+        try:
+            services.user_file_upload(workspace=ws, user=request.user, uploaded=uploaded, is_private=is_private)
+        except services.UploadError as exc:
+            messages.error(request, f"{name}: {exc.message}")
+        else:
+            messages.success(request, f"{name}: uppladdad, bearbetas nu.")
+    return redirect("knowledge", slug=ws.slug)
+
+
+@login_required
+@require_GET
+def file_detail(request, slug: str, file_id: int):
+    ws, membership = _workspace(request, slug)
+    user_file = selectors.user_file_get(ws, file_id)
+    return render(request, "compliance/file_detail.html", {
+        "workspace": ws,
+        "membership": membership,
+        "can_edit": membership.can_edit,
+        "file": user_file,
+        "chunks": selectors.user_file_chunks(user_file),
+        "nav": "knowledge",
+    })
+
+
+@login_required
+@require_GET
+def file_download(request, slug: str, file_id: int):
+    ws, _ = _workspace(request, slug)
+    user_file = selectors.user_file_get(ws, file_id)
+    try:
+        handle = user_file.file.open("rb")
+    except (OSError, ValueError):
+        raise Http404("Filen finns inte.") from None
+    return FileResponse(handle, as_attachment=True, filename=user_file.original_name,
+                        content_type=user_file.mime_type or "application/octet-stream")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def file_delete(request, slug: str, file_id: int):
+    ws, membership = _workspace(request, slug)
+    user_file = selectors.user_file_get(ws, file_id)
+    _require_edit(membership)
+    if request.method == "POST":
+        services.user_file_delete(user_file)
+        messages.success(request, f"{user_file.original_name} har tagits bort.")
+        return redirect("knowledge", slug=ws.slug)
+    return render(request, "compliance/confirm_delete.html", {
+        "workspace": ws,
+        "membership": membership,
+        "object_label": user_file.title or user_file.original_name,
+        "kind": "filen",
+        "note": "Filen används inte längre som underlag för AI-svar.",
+        "nav": "knowledge",
+    })
+
+
+# --- Bedömningar ---------------------------------------------------------------------------
+
+def _assessment_form_page(request, ws, membership, assessment=None):
+    _require_edit(membership)
+    form = AssessmentForm(request.POST or None, instance=assessment, workspace=ws)
+    if request.method == "POST" and form.is_valid():
+        fields = {name: form.cleaned_data.get(name) for name in services.ASSESSMENT_FIELDS}
+        try:
+            saved = services.assessment_save(workspace=ws, user=request.user, assessment=assessment, **fields)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"Bedömningen ”{saved.title}” har sparats.")
+            return redirect("knowledge", slug=ws.slug)
+    return render(request, "compliance/assessment_form.html", {
+        "workspace": ws,
+        "membership": membership,
+        "form": form,
+        "assessment": assessment,
+        "nav": "knowledge",
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def assessment_create(request, slug: str):
+    ws, membership = _workspace(request, slug)
+    return _assessment_form_page(request, ws, membership)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def assessment_edit(request, slug: str, assessment_id: int):
+    ws, membership = _workspace(request, slug)
+    assessment = selectors.assessment_get(ws, assessment_id)
+    return _assessment_form_page(request, ws, membership, assessment)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def assessment_delete(request, slug: str, assessment_id: int):
+    ws, membership = _workspace(request, slug)
+    assessment = selectors.assessment_get(ws, assessment_id)
+    _require_edit(membership)
+    if request.method == "POST":
+        services.assessment_delete(assessment)
+        messages.success(request, f"Bedömningen ”{assessment.title}” har tagits bort.")
+        return redirect("knowledge", slug=ws.slug)
+    return render(request, "compliance/confirm_delete.html", {
+        "workspace": ws,
+        "membership": membership,
+        "object_label": assessment.title,
+        "kind": "bedömningen",
+        "note": "Bedömningen och dess anteckningar raderas permanent.",
+        "nav": "knowledge",
+    })
+
+
+# --- Författningar (shared: any logged-in user) ----------------------------------------------
+
+@login_required
+@require_GET
+def statute_list(request):
+    query = request.GET.get("q", "").strip()
+    content_type = request.GET.get("typ", "")
+    page = Paginator(selectors.legal_document_search(query, content_type), 50).get_page(request.GET.get("sida"))
+    return render(request, "compliance/statute_list.html", {
+        "page": page,
+        "query": query,
+        "content_type": content_type,
+        "content_types": LegalDocument.ContentType.choices,
+        "workspace": _current_workspace(request),
+        "nav": "statutes",
+    })
+
+
+@login_required
+@require_GET
+def statute_detail(request, sfs: str):
+    doc = selectors.legal_document_get(sfs)
+    blocks = statute_blocks(selectors.legal_document_chunks(doc))
+    return render(request, "compliance/statute_detail.html", {
+        "doc": doc,
+        "blocks": blocks,
+        "workspace": _current_workspace(request),
+        "nav": "statutes",
+    })

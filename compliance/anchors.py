@@ -1,0 +1,126 @@
+"""Anchor ids for statute citations, shared by the statute page and the chat's source cards.
+
+    citation_anchor("3 kap. 2 a §")  -> "3kap2a"
+    citation_anchor("7 §")           -> "7"
+    citation_anchor("1 kap. 1 §")    -> "1kap1"
+    citation_anchor("3 kap.")        -> "3kap"
+    citation_anchor("Övergångsbestämmelser 2009:1439") -> "overgangsbestammelser-2009-1439"
+    citation_anchor("Bilaga 1")      -> "bilaga-1"
+
+A link to a § is then `/lag/1977:1160#3kap2a` (see `statute_url`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.text import slugify
+
+_SECTION_RE = re.compile(
+    r"^\s*(?:(?P<chapter>\d+(?:\s*[a-z])?)\s*kap\.?\s*)?(?P<section>\d+(?:\s*[a-z])?)\s*§\s*$",
+    re.IGNORECASE,
+)
+_CHAPTER_RE = re.compile(r"^\s*(?P<chapter>\d+(?:\s*[a-z])?)\s*kap\.?\s*$", re.IGNORECASE)
+
+
+def _compact(value: str) -> str:
+    return re.sub(r"\s+", "", value).lower()
+
+
+def citation_anchor(citation: str) -> str:
+    """A stable, URL-safe fragment id for a citation ("" for an empty citation)."""
+    citation = (citation or "").strip()
+    if not citation:
+        return ""
+    match = _SECTION_RE.match(citation)
+    if match:
+        chapter = match["chapter"]
+        section = _compact(match["section"])
+        return f"{_compact(chapter)}kap{section}" if chapter else section
+    match = _CHAPTER_RE.match(citation)
+    if match:
+        return f"{_compact(match['chapter'])}kap"
+    return slugify(citation.replace(":", " ").replace("§", " ")) or "avsnitt"
+
+
+def statute_url(sfs_number: str, citation: str = "") -> str:
+    """The statute page, optionally at one citation: `/lag/1977:1160#3kap2a`."""
+    from django.urls import reverse
+
+    url = reverse("statute", args=[sfs_number])
+    anchor = citation_anchor(citation)
+    return f"{url}#{anchor}" if anchor else url
+
+
+_CHAPTER_PART_RE = re.compile(r"^\d+(?:\s*[a-z])?\s*kap\.", re.IGNORECASE)
+_TEMPORAL_RE = re.compile(r"\(([^()]*)\)\s*$")
+_KIND_RANK = {"transitional": 1, "appendix": 2}
+
+
+def statute_blocks(chunks) -> list[dict]:
+    """Group a statute's chunks into display blocks, one per § (or other unit).
+
+    The chunks of one unit (a § split into parts shares its citation and the
+    unit prefix of its path) become one block. Body units come in path order,
+    then the transitional provisions, then the appendices. Every block gets a
+    unique anchor: a second block with the same citation (the other temporal
+    version of a §) gets "-2". A block that opens a new chapter carries the
+    chapter's heading.
+    """
+    ordered = sorted(chunks, key=lambda c: (_KIND_RANK.get(c.kind, 0), c.path))
+    blocks: list[dict] = []
+    for chunk in ordered:
+        unit = chunk.path.split(".", 1)[0] if "." in chunk.path else None
+        key = (unit, chunk.citation, chunk.kind)
+        if blocks and blocks[-1]["key"] == key:
+            blocks[-1]["texts"].append(chunk.text)
+            blocks[-1]["chunk_ids"].append(chunk.pk)
+            continue
+        parts = [p.strip() for p in (chunk.header or "").split(" > ")]
+        chapter_part = next((p for p in parts[1:] if _CHAPTER_PART_RE.match(p)), "")
+        inner = [p for p in parts[1:-1] if p != chapter_part]
+        temporal = _TEMPORAL_RE.search(parts[-1]) if chunk.kind == "section" and len(parts) > 1 else None
+        blocks.append({
+            "key": key,
+            "kind": chunk.kind,
+            "citation": chunk.citation,
+            "chapter": chunk.chapter,
+            "chapter_title": chapter_part or (f"{chunk.chapter} kap." if chunk.chapter else ""),
+            "heading": inner[-1] if chunk.kind == "section" and inner else "",
+            "temporal": temporal.group(1) if temporal else "",
+            "texts": [chunk.text],
+            "chunk_ids": [chunk.pk],
+        })
+    used: set[str] = set()
+    previous_chapter = None
+    previous_heading = ""
+    for block in blocks:
+        base = citation_anchor(block["citation"]) or ("inledning" if block["kind"] == "preamble" else "avsnitt")
+        anchor, n = base, 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        block["anchor"] = anchor
+        block["text"] = "\n\n".join(block.pop("texts"))
+        block.pop("key")
+        # A chapter heading opens each new chapter (a repealed-chapter stub is its own heading).
+        opens = (block["kind"] in ("section", "chapter") and block["chapter"]
+                 and block["chapter"] != previous_chapter)
+        block["opens_chapter"] = bool(opens) and block["kind"] != "chapter"
+        chapter_anchor = citation_anchor(f"{block['chapter']} kap.") if block["opens_chapter"] else ""
+        block["chapter_anchor"] = chapter_anchor if chapter_anchor and chapter_anchor not in used else ""
+        if block["chapter_anchor"]:
+            used.add(chapter_anchor)
+        if block["kind"] in ("section", "chapter"):
+            previous_chapter = block["chapter"] or previous_chapter
+        # A rubrik usually covers several §§: show it where it starts (again in each chapter).
+        if block["opens_chapter"] or block["kind"] != "section":
+            previous_heading = ""
+        block["show_heading"] = bool(block["heading"]) and block["heading"] != previous_heading
+        previous_heading = block["heading"]
+        block["is_transitional"] = block["kind"] == "transitional"
+    first_transitional = next((b for b in blocks if b["is_transitional"]), None)
+    for block in blocks:
+        block["opens_transitional"] = block is first_transitional
+    return blocks

@@ -120,6 +120,11 @@ def statute_blocks(chunks) -> list[dict]:
         block["show_heading"] = bool(block["heading"]) and block["heading"] != previous_heading
         previous_heading = block["heading"]
         block["is_transitional"] = block["kind"] == "transitional"
+        # Under the "Övergångsbestämmelser" heading the amending SFS number alone says enough.
+        label = block["citation"]
+        if block["is_transitional"] and label.startswith("Övergångsbestämmelser"):
+            label = label[len("Övergångsbestämmelser"):].strip() or label
+        block["label"] = label
     first_transitional = next((b for b in blocks if b["is_transitional"]), None)
     for block in blocks:
         block["opens_transitional"] = block is first_transitional

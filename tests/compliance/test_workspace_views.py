@@ -35,3 +35,48 @@ class WorkspaceViewTests(BaseTestCase):
         r = self.client.get(reverse("workspace", args=[self.charlies_workspace.slug]))
         self.assertContains(r, "Charlies AB")
         self.assertNotContains(r, "Alices AB")
+
+
+class LayoutTests(BaseTestCase):
+    def test_nav_links_for_the_current_workspace(self):
+        self.login(self.alice)
+        r = self.client.get(reverse("workspace", args=[self.workspace.slug]))
+        self.assertContains(r, 'href="/ws/alices-ab/chatt/"')
+        self.assertContains(r, 'href="%s"' % reverse("knowledge", args=[self.workspace.slug]))
+        self.assertContains(r, 'href="%s"' % reverse("statute_list"))
+        self.assertContains(r, "Chatt")
+        self.assertContains(r, "Kunskapsbas")
+        self.assertContains(r, "Författningar")
+        self.assertContains(r, "Logga ut")
+        self.assertContains(r, "htmx")
+
+    def test_active_nav_link_is_marked(self):
+        self.login(self.alice)
+        r = self.client.get(reverse("knowledge", args=[self.workspace.slug]))
+        self.assertContains(r, 'class="active" aria-current="page">Kunskapsbas</a>', html=False)
+
+    def test_statute_pages_keep_the_last_visited_workspace_in_the_nav(self):
+        from compliance.models import Membership
+
+        Membership.objects.create(user=self.alice, workspace=self.charlies_workspace, role=Membership.Role.VIEWER)
+        self.login(self.alice)
+        self.client.get(reverse("workspace", args=[self.charlies_workspace.slug]))
+        r = self.client.get(reverse("statute_list"))
+        self.assertContains(r, 'href="/ws/charlies-ab/chatt/"')
+        self.assertNotContains(r, 'href="/ws/alices-ab/chatt/"')
+
+    def test_statute_pages_never_offer_a_workspace_the_user_is_not_in(self):
+        self.login(self.charlie)
+        session = self.client.session
+        session["current_workspace"] = self.workspace.slug  # tampered or stale
+        session.save()
+        r = self.client.get(reverse("statute_list"))
+        self.assertNotContains(r, "alices-ab")
+        self.assertContains(r, 'href="/ws/charlies-ab/chatt/"')
+
+    def test_workspace_home_links_to_the_knowledge_base(self):
+        self.login(self.bob)
+        r = self.client.get(reverse("workspace", args=[self.workspace.slug]))
+        self.assertContains(r, "Alices AB")
+        self.assertContains(r, "redaktör")
+        self.assertContains(r, reverse("knowledge", args=[self.workspace.slug]))

@@ -1,0 +1,212 @@
+"""Source pages: the statute list and statute page (shared), and a workspace file's page."""
+
+from __future__ import annotations
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import SimpleTestCase
+from django.urls import reverse
+
+from chunks.models import ContentChunk
+from compliance import services
+from compliance.anchors import citation_anchor, statute_url
+from compliance.models import LegalDocument, Membership, content_hash
+from tests.helpers import BaseTestCase, make_user
+
+TITLE = "Arbetsmiljölag (1977:1160)"
+
+
+class CitationAnchorTests(SimpleTestCase):
+    def test_sections(self):
+        self.assertEqual(citation_anchor("3 kap. 2 a §"), "3kap2a")
+        self.assertEqual(citation_anchor("7 §"), "7")
+        self.assertEqual(citation_anchor("1 kap. 1 §"), "1kap1")
+        self.assertEqual(citation_anchor("12 a kap. 3 b §"), "12akap3b")
+        self.assertEqual(citation_anchor("  36 § "), "36")
+
+    def test_other_units(self):
+        self.assertEqual(citation_anchor("3 kap."), "3kap")
+        self.assertEqual(citation_anchor("Övergångsbestämmelser 2009:1439"), "overgangsbestammelser-2009-1439")
+        self.assertEqual(citation_anchor("Bilaga 1"), "bilaga-1")
+        self.assertEqual(citation_anchor(""), "")
+
+    def test_statute_url(self):
+        self.assertEqual(statute_url("1977:1160", "3 kap. 2 a §"), "/lag/1977:1160#3kap2a")
+        self.assertEqual(statute_url("1977:1160"), "/lag/1977:1160")
+
+
+def add_chunk(doc, path, citation, text, *, header=None, kind="section", chapter=""):
+    return ContentChunk.objects.create(
+        source_type="LEGAL_DOCUMENT", legal_document=doc, document_number=doc.sfs_number,
+        document_title=doc.title, header=header or f"{TITLE} > {citation}", path=path,
+        ordinal=int(path.replace(".", "")), citation=citation, text=text, kind=kind, chapter=chapter,
+        content_hash=content_hash(text),
+    )
+
+
+class StatutePageTests(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.doc = LegalDocument.objects.create(
+            sfs_number="1977:1160", title=TITLE, full_text="(full text)", category="arbetsmiljö",
+            amended_through="SFS 2024:1234", content_type=LegalDocument.ContentType.SFS_LAW,
+            abbreviations=["AML"],
+        )
+        cls.ordinance = LegalDocument.objects.create(
+            sfs_number="1977:1166", title="Arbetsmiljöförordning (1977:1166)", full_text="1 § Text.",
+            content_type=LegalDocument.ContentType.SFS_ORDINANCE,
+        )
+        # Created out of order on purpose: the page orders by path.
+        add_chunk(cls.doc, "00005.00000", "Övergångsbestämmelser 2009:1439", "ÖVERGÅNGSTEXT", kind="transitional",
+                  header=f"{TITLE} > Övergångsbestämmelser > 2009:1439")
+        add_chunk(cls.doc, "00003.00001", "3 kap. 2 a §", "DEL TVÅ av 2 a §", chapter="3",
+                  header=f"{TITLE} > 3 kap. Allmänna skyldigheter > 2 a §")
+        add_chunk(cls.doc, "00001.00000", "1 kap. 1 §", "Lagens ändamål är att förebygga ohälsa.", chapter="1",
+                  header=f"{TITLE} > 1 kap. Lagens ändamål och tillämpningsområde > 1 §")
+        add_chunk(cls.doc, "00003.00000", "3 kap. 2 a §", "DEL ETT av 2 a §", chapter="3",
+                  header=f"{TITLE} > 3 kap. Allmänna skyldigheter > Systematiskt arbetsmiljöarbete > 2 a §")
+        add_chunk(cls.doc, "00004.00000", "3 kap. 3 §", "Tredje paragrafen.", chapter="3",
+                  header=f"{TITLE} > 3 kap. Allmänna skyldigheter > 3 §")
+
+    def test_anonymous_is_sent_to_login(self):
+        for url in (reverse("statute_list"), "/lag/1977:1160", "/lag/1977:1160/"):
+            with self.subTest(url=url):
+                r = self.client.get(url)
+                self.assertEqual(r.status_code, 302)
+                self.assertTrue(r["Location"].startswith(reverse("login")))
+
+    def test_any_logged_in_user_sees_shared_statutes(self):
+        for user in (self.alice, self.bob, self.charlie, make_user("nobody")):
+            self.login(user)
+            with self.subTest(user=user.username):
+                self.assertContains(self.client.get("/lag/1977:1160"), TITLE)
+                self.assertContains(self.client.get(reverse("statute_list")), "1977:1160")
+
+    def test_url_with_and_without_slash(self):
+        self.login(self.alice)
+        self.assertEqual(reverse("statute", args=["1977:1160"]), "/lag/1977:1160")
+        self.assertEqual(self.client.get("/lag/1977:1160").status_code, 200)
+        self.assertEqual(self.client.get("/lag/1977:1160/").status_code, 200)
+        self.assertEqual(self.client.get("/lag/1999:1").status_code, 404)
+        self.assertEqual(self.client.get("/lag/inte-ett-nummer/").status_code, 404)
+
+    def test_metadata(self):
+        self.login(self.alice)
+        r = self.client.get("/lag/1977:1160")
+        for text in ("SFS-nummer", "1977:1160", "Ändring införd t.o.m.", "SFS 2024:1234", "Område", "arbetsmiljö"):
+            self.assertContains(r, text)
+
+    def test_anchors_and_document_order(self):
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        for anchor in ('id="1kap1"', 'id="3kap2a"', 'id="3kap3"', 'id="overgangsbestammelser-2009-1439"',
+                       'id="3kap"', 'id="1kap"'):
+            self.assertIn(anchor, body)
+        order = [body.index(t) for t in ('id="1kap1"', "Lagens ändamål är", 'id="3kap2a"', "DEL ETT", "DEL TVÅ",
+                                         'id="3kap3"', "ÖVERGÅNGSTEXT")]
+        self.assertEqual(order, sorted(order))
+        # The split § is one block: one anchor, both parts inside it.
+        self.assertEqual(body.count('id="3kap2a"'), 1)
+        block = body[body.index('id="3kap2a"'):body.index('id="3kap3"')]
+        self.assertIn("DEL ETT", block)
+        self.assertIn("DEL TVÅ", block)
+        # Chapter headings and the rubrik come from the chunk headers.
+        self.assertIn("3 kap. Allmänna skyldigheter", body)
+        self.assertIn("Systematiskt arbetsmiljöarbete", body)
+        self.assertIn("Övergångsbestämmelser", body)
+
+    def test_transitional_provisions_come_last_whatever_their_path(self):
+        add_chunk(self.doc, "00000.00000", "Övergångsbestämmelser 1991:677", "TIDIG ÖVERGÅNG", kind="transitional")
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        self.assertLess(body.index('id="3kap3"'), body.index("TIDIG ÖVERGÅNG"))
+
+    def test_two_versions_of_a_section_get_unique_anchors(self):
+        add_chunk(self.doc, "00006.00000", "3 kap. 3 §", "NY LYDELSE", chapter="3",
+                  header=f"{TITLE} > 3 kap. Allmänna skyldigheter > 3 § (träder i kraft 2025-07-01)")
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        self.assertEqual(body.count('id="3kap3"'), 1)
+        self.assertIn('id="3kap3-2"', body)
+        self.assertIn("träder i kraft 2025-07-01", body)
+
+    def test_without_chunks_the_full_text_is_shown(self):
+        self.login(self.alice)
+        r = self.client.get("/lag/1977:1166")
+        self.assertContains(r, "Författningen bearbetas")
+        self.assertContains(r, '<pre class="statute">1 § Text.</pre>', html=False)
+
+    def test_list_search_and_filter(self):
+        self.login(self.alice)
+        r = self.client.get(reverse("statute_list"), {"q": "förordning"})
+        self.assertContains(r, "1977:1166")
+        self.assertNotContains(r, 'href="/lag/1977:1160"')
+        r = self.client.get(reverse("statute_list"), {"q": "1977:1160"})
+        self.assertContains(r, 'href="/lag/1977:1160"')
+        self.assertNotContains(r, "1977:1166")
+        r = self.client.get(reverse("statute_list"), {"q": "AML"})
+        self.assertContains(r, 'href="/lag/1977:1160"')
+        r = self.client.get(reverse("statute_list"), {"typ": LegalDocument.ContentType.SFS_ORDINANCE})
+        self.assertContains(r, "1977:1166")
+        self.assertNotContains(r, 'href="/lag/1977:1160"')
+        r = self.client.get(reverse("statute_list"), {"q": "finns inte"})
+        self.assertContains(r, "Inga författningar hittades")
+
+
+class FilePageTests(BaseTestCase):
+    def setUp(self):
+        self.dave = make_user("dave")
+        Membership.objects.create(user=self.dave, workspace=self.workspace, role=Membership.Role.VIEWER)
+        self.file = services.user_file_upload(
+            workspace=self.workspace, user=self.alice, is_private=True,
+            uploaded=SimpleUploadedFile("rutin.md", "# Rutin\n\nText.".encode(), content_type="text/markdown"),
+        )
+        self.chunk_b = ContentChunk.objects.create(
+            source_type="USER_FILE", user_file=self.file, workspace=self.workspace, header="rutin.md > Del två",
+            path="00001", ordinal=1, text="ANDRA STYCKET", content_hash="b",
+        )
+        self.chunk_a = ContentChunk.objects.create(
+            source_type="USER_FILE", user_file=self.file, workspace=self.workspace, header="rutin.md > Rutin",
+            path="00000", ordinal=0, text="FÖRSTA STYCKET", content_hash="a",
+        )
+        self.url = reverse("file_detail", args=[self.workspace.slug, self.file.pk])
+
+    def test_members_see_metadata_and_chunks_in_order_with_anchors(self):
+        for user in (self.alice, self.bob, self.dave):
+            self.login(user)
+            with self.subTest(user=user.username):
+                r = self.client.get(self.url)
+                body = r.content.decode()
+                self.assertContains(r, "rutin.md")
+                self.assertContains(r, "privat")  # private files are visible to members
+                self.assertIn(f'id="chunk-{self.chunk_a.pk}"', body)
+                self.assertIn(f'id="chunk-{self.chunk_b.pk}"', body)
+                self.assertLess(body.index("FÖRSTA STYCKET"), body.index("ANDRA STYCKET"))
+                self.assertContains(r, "Del två")
+
+    def test_delete_control_only_for_editors(self):
+        delete_url = reverse("file_delete", args=[self.workspace.slug, self.file.pk])
+        self.login(self.dave)
+        self.assertNotContains(self.client.get(self.url), delete_url)
+        self.login(self.bob)
+        self.assertContains(self.client.get(self.url), delete_url)
+
+    def test_outsider_and_anonymous(self):
+        r = self.client.get(self.url)
+        self.assertRedirects(r, reverse("login") + "?next=" + self.url, fetch_redirect_response=False)
+        self.login(self.charlie)
+        self.assertEqual(self.client.get(self.url).status_code, 404)
+        idor = reverse("file_detail", args=[self.charlies_workspace.slug, self.file.pk])
+        self.assertEqual(self.client.get(idor).status_code, 404)
+
+    def test_deleted_file_is_404(self):
+        services.user_file_delete(self.file)
+        self.login(self.alice)
+        self.assertEqual(self.client.get(self.url).status_code, 404)
+
+    def test_failed_file_shows_its_error(self):
+        type(self.file).objects.filter(pk=self.file.pk).update(status="failed", error_message="Filen är skadad.")
+        ContentChunk.objects.filter(user_file=self.file).delete()
+        self.login(self.alice)
+        r = self.client.get(self.url)
+        self.assertContains(r, "Filen är skadad.")

@@ -34,6 +34,22 @@ def validate_sfs(value: str) -> str:
     return value
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: JSON numbers are a type error, not silently "5"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictRegexField(serializers.RegexField):
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class FiniteFloatField(serializers.FloatField):
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
@@ -59,7 +75,7 @@ def inline_choice_field(choices, **kwargs) -> serializers.ChoiceField:
 
 class UserRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    username = serializers.CharField()
+    username = StrictCharField()
     full_name = serializers.SerializerMethodField()
 
     def get_full_name(self, user) -> str:
@@ -93,7 +109,7 @@ class MemberSerializer(serializers.ModelSerializer):
 
 
 class MemberCreateSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = StrictCharField(max_length=150)
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.VIEWER)
 
     def validate_username(self, value):
@@ -119,25 +135,25 @@ class ApiTokenSerializer(serializers.ModelSerializer):
 
 
 class ApiTokenCreatedSerializer(ApiTokenSerializer):
-    key = serializers.CharField(help_text="Nyckeln visas bara nu, en gång. Endast dess hash sparas.")
+    key = StrictCharField(help_text="Nyckeln visas bara nu, en gång. Endast dess hash sparas.")
 
     class Meta(ApiTokenSerializer.Meta):
         fields = [*ApiTokenSerializer.Meta.fields, "key"]
 
 
 class ApiTokenCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+    name = StrictCharField(max_length=100)
 
 
 # --- statutes -------------------------------------------------------------------------
 
 
 class StatuteFilterSerializer(serializers.Serializer):
-    sfs = serializers.RegexField(r"^\d{4}(:\d{1,5})?$", required=False, max_length=12,
+    sfs = StrictRegexField(r"^\d{4}(:\d{1,5})?$", required=False, max_length=12,
                                  help_text="Exakt SFS-nummer (1977:1160) eller ett år (1977).",
                                  error_messages={"invalid": "Ange ett SFS-nummer (1977:1160) eller ett år."})
     content_type = serializers.ChoiceField(choices=LegalDocument.ContentType.choices, required=False)
-    q = serializers.CharField(max_length=200, required=False, help_text="Sök i titel, kortnamn och förkortningar.")
+    q = StrictCharField(max_length=200, required=False, help_text="Sök i titel, kortnamn och förkortningar.")
 
 
 class StatuteSerializer(serializers.ModelSerializer):
@@ -150,12 +166,12 @@ class StatuteSerializer(serializers.ModelSerializer):
 
 
 class StatuteSectionSerializer(serializers.Serializer):
-    citation = serializers.CharField()
-    header = serializers.CharField()
-    text = serializers.CharField()
-    kind = serializers.CharField()
-    chapter = serializers.CharField(allow_blank=True)
-    section = serializers.CharField(allow_blank=True)
+    citation = StrictCharField()
+    header = StrictCharField()
+    text = StrictCharField()
+    kind = StrictCharField()
+    chapter = StrictCharField(allow_blank=True)
+    section = StrictCharField(allow_blank=True)
 
 
 class StatuteDetailSerializer(StatuteSerializer):
@@ -186,14 +202,14 @@ class UserFileSerializer(serializers.ModelSerializer):
 class UserFileUploadSerializer(serializers.Serializer):
     # Emptiness and size are the service's call (UploadError with its own code).
     file = serializers.FileField(allow_empty_file=True, max_length=500)
-    title = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    title = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
     is_private = serializers.BooleanField(required=False, default=False)
 
 
 class UserFileFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=ProcessingStatus.choices, required=False)
     is_private = serializers.BooleanField(required=False, allow_null=True, default=None)
-    q = serializers.CharField(max_length=200, required=False, help_text="Sök i titel och filnamn.")
+    q = StrictCharField(max_length=200, required=False, help_text="Sök i titel och filnamn.")
 
 
 # --- assessments ----------------------------------------------------------------------
@@ -217,13 +233,13 @@ class AssessmentSerializer(serializers.ModelSerializer):
 
 
 class AssessmentInputSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=300)
-    legal_document = serializers.CharField(max_length=12, required=False, allow_null=True, allow_blank=True,
+    title = StrictCharField(max_length=300)
+    legal_document = StrictCharField(max_length=12, required=False, allow_null=True, allow_blank=True,
                                            help_text="Författningens SFS-nummer, t.ex. 1977:1160.")
-    section_ref = serializers.CharField(max_length=80, required=False, allow_blank=True)
+    section_ref = StrictCharField(max_length=80, required=False, allow_blank=True)
     compliance_status = serializers.ChoiceField(choices=Assessment.Status.choices, required=False)
-    notes = serializers.CharField(max_length=20000, required=False, allow_blank=True)
-    owner = serializers.CharField(max_length=150, required=False, allow_null=True, allow_blank=True,
+    notes = StrictCharField(max_length=20000, required=False, allow_blank=True)
+    owner = StrictCharField(max_length=150, required=False, allow_null=True, allow_blank=True,
                                   help_text="Ansvarig: användarnamn eller id för en medlem i arbetsytan.")
     due_date = serializers.DateField(required=False, allow_null=True)
 
@@ -251,9 +267,9 @@ class AssessmentInputSerializer(serializers.Serializer):
 
 class AssessmentFilterSerializer(serializers.Serializer):
     compliance_status = serializers.ChoiceField(choices=Assessment.Status.choices, required=False)
-    sfs = serializers.CharField(max_length=12, required=False, validators=[validate_sfs])
-    owner = serializers.CharField(max_length=150, required=False, help_text="Ansvarigs användarnamn.")
-    q = serializers.CharField(max_length=200, required=False, help_text="Sök i krav och anteckningar.")
+    sfs = StrictCharField(max_length=12, required=False, validators=[validate_sfs])
+    owner = StrictCharField(max_length=150, required=False, help_text="Ansvarigs användarnamn.")
+    q = StrictCharField(max_length=200, required=False, help_text="Sök i krav och anteckningar.")
 
 
 # --- stats ----------------------------------------------------------------------------
@@ -276,7 +292,7 @@ class RetrievalOptionsSerializer(serializers.Serializer):
                                          required=False, max_length=3)
     content_types = serializers.ListField(child=inline_choice_field(LegalDocument.ContentType.choices),
                                           required=False, max_length=3)
-    sfs_numbers = serializers.ListField(child=serializers.CharField(max_length=12, validators=[validate_sfs]),
+    sfs_numbers = serializers.ListField(child=StrictCharField(max_length=12, validators=[validate_sfs]),
                                         required=False, max_length=50)
     date_from = serializers.DateField(required=False, allow_null=True)
     date_to = serializers.DateField(required=False, allow_null=True)
@@ -299,25 +315,25 @@ class RetrievalOptionsSerializer(serializers.Serializer):
 
 
 class SearchInputSerializer(RetrievalOptionsSerializer):
-    query = serializers.CharField(max_length=MAX_QUERY_CHARS)
+    query = StrictCharField(max_length=MAX_QUERY_CHARS)
 
 
 class RetrievedChunkSerializer(serializers.Serializer):
     chunk_id = serializers.IntegerField()
-    source_type = serializers.CharField(help_text="LEGAL_DOCUMENT, USER_FILE eller ASSESSMENT.")
+    source_type = StrictCharField(help_text="LEGAL_DOCUMENT, USER_FILE eller ASSESSMENT.")
     source_id = serializers.IntegerField()
-    document_key = serializers.CharField()
-    document_number = serializers.CharField(allow_blank=True)
-    document_title = serializers.CharField(allow_blank=True)
-    header = serializers.CharField(allow_blank=True)
-    path = serializers.CharField(allow_blank=True)
+    document_key = StrictCharField()
+    document_number = StrictCharField(allow_blank=True)
+    document_title = StrictCharField(allow_blank=True)
+    header = StrictCharField(allow_blank=True)
+    path = StrictCharField(allow_blank=True)
     ordinal = serializers.IntegerField()
-    citation = serializers.CharField(allow_blank=True)
-    text = serializers.CharField(allow_blank=True)
+    citation = StrictCharField(allow_blank=True)
+    text = StrictCharField(allow_blank=True)
     token_count = serializers.IntegerField()
     workspace_id = serializers.IntegerField(allow_null=True)
     page = serializers.IntegerField(allow_null=True)
-    content_type = serializers.CharField(allow_blank=True)
+    content_type = StrictCharField(allow_blank=True)
     score = serializers.FloatField()
     vector_similarity = serializers.FloatField(allow_null=True)
     keyword_rank = serializers.FloatField(allow_null=True)
@@ -326,10 +342,10 @@ class RetrievedChunkSerializer(serializers.Serializer):
 
 
 class SearchResultSerializer(serializers.Serializer):
-    query = serializers.CharField()
-    mode = serializers.CharField(help_text="Det sökläge som faktiskt användes.")
+    query = StrictCharField()
+    mode = StrictCharField(help_text="Det sökläge som faktiskt användes.")
     degraded = serializers.BooleanField(help_text="Sant om sökningen föll tillbaka (t.ex. bara nyckelord).")
-    notice = serializers.CharField(allow_blank=True)
+    notice = StrictCharField(allow_blank=True)
     timings_ms = serializers.DictField(child=serializers.FloatField())
     count = serializers.IntegerField()
     results = RetrievedChunkSerializer(many=True)
@@ -337,22 +353,22 @@ class SearchResultSerializer(serializers.Serializer):
 
 class ChatMessageInputSerializer(serializers.Serializer):
     # A pattern, not an enum: a second "role" enum would collide with the membership roles' component.
-    role = serializers.RegexField(r"^(user|assistant)$", max_length=9, help_text="`user` eller `assistant`.",
+    role = StrictRegexField(r"^(user|assistant)$", max_length=9, help_text="`user` eller `assistant`.",
                                   error_messages={"invalid": "Rollen måste vara user eller assistant."})
-    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True)
+    content = StrictCharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True)
 
 
 class ContextInputSerializer(RetrievalOptionsSerializer):
-    query = serializers.CharField(max_length=MAX_QUERY_CHARS)
+    query = StrictCharField(max_length=MAX_QUERY_CHARS)
     messages = ChatMessageInputSerializer(many=True, required=False, max_length=100)
 
 
 class PreparedContextSerializer(serializers.Serializer):
     messages = serializers.ListField(child=serializers.DictField())
-    context_text = serializers.CharField(allow_blank=True)
+    context_text = StrictCharField(allow_blank=True)
     citations = serializers.ListField(child=serializers.DictField())
     metrics = serializers.DictField()
-    intent = serializers.CharField(allow_blank=True)
+    intent = StrictCharField(allow_blank=True)
     skipped = serializers.BooleanField()
     degraded = serializers.BooleanField()
 
@@ -362,16 +378,16 @@ class PreparedContextSerializer(serializers.Serializer):
 
 class ConversationSerializer(serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
-    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    title = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
 
 
 class MessageSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    role = serializers.CharField()
-    content = serializers.CharField(allow_blank=True)
-    answer_mode = serializers.CharField(allow_blank=True)
+    role = StrictCharField()
+    content = StrictCharField(allow_blank=True)
+    answer_mode = StrictCharField(allow_blank=True)
     sources = serializers.SerializerMethodField()
     removed_citations = serializers.SerializerMethodField()
     degraded = serializers.BooleanField()
@@ -391,7 +407,7 @@ class ConversationDetailSerializer(ConversationSerializer):
 
 
 class MessageCreateSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS)
+    content = StrictCharField(max_length=MAX_MESSAGE_CHARS)
 
 
 class StreamQuerySerializer(serializers.Serializer):
@@ -401,12 +417,12 @@ class StreamQuerySerializer(serializers.Serializer):
 
 class FeedbackInputSerializer(serializers.Serializer):
     rating = inline_choice_field([(1, "tummen upp"), (-1, "tummen ner")])
-    comment = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="")
+    comment = StrictCharField(max_length=4000, required=False, allow_blank=True, default="")
 
 
 class FeedbackSerializer(serializers.Serializer):
     message_id = serializers.IntegerField()
     rating = serializers.IntegerField()
-    comment = serializers.CharField(allow_blank=True)
+    comment = StrictCharField(allow_blank=True)
     updated_at = serializers.DateTimeField()
 

@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from compliance.models import (
@@ -204,6 +204,9 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         workspace_id = extra.get("workspace_id")
         if workspace_id:
             workspace_touch_knowledge(workspace_id)
+        else:
+            # A shared statute changed: every workspace's cached retrievals may be stale.
+            Workspace.objects.update(knowledge_version=F("knowledge_version") + 1)
 
 
 def embed_chunk_batch(chunk_ids: list[int]) -> int:
@@ -223,11 +226,11 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
             chunk.embedding = vector
             chunk.embedding_model = model_name
         ContentChunk.objects.bulk_update(pending, ["embedding", "embedding_model"], batch_size=200)
-    _refresh_progress({_source_key(c) for c in pending})
+    source_progress_refresh({chunk_source_key(c) for c in pending})
     return len(pending)
 
 
-def _source_key(chunk: ContentChunk) -> tuple[str, int]:
+def chunk_source_key(chunk: ContentChunk) -> tuple[str, int]:
     if chunk.legal_document_id:
         return SourceType.LEGAL_DOCUMENT, chunk.legal_document_id
     if chunk.user_file_id:
@@ -235,7 +238,7 @@ def _source_key(chunk: ContentChunk) -> tuple[str, int]:
     return SourceType.ASSESSMENT, chunk.assessment_id
 
 
-def _refresh_progress(sources: set[tuple[str, int]]) -> None:
+def source_progress_refresh(sources: set[tuple[str, int]]) -> None:
     """Progress is counted, never incremented: a redelivered batch cannot double it."""
     model_name = active_model_name()
     for source_type, source_id in sources:

@@ -1,0 +1,183 @@
+"""The pre-model step: decide whether to retrieve, retrieve (or reuse), assemble.
+
+prepare_context() never raises into the chat: if anything in retrieval fails,
+the turn goes ahead without sources and is marked degraded. Every turn leaves a
+RetrievalLog row behind, which the chat links to the answer it produced.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from chunks.tokens import count_tokens
+from compliance.models import Workspace
+from compliance.selectors import access_scope_for, workspace_list_for_user
+
+from .cache import get_retrieval_cache, retrieval_cache_key
+from .context_assembly import AssembledContext, AssemblyOptions, assemble_context, context_message
+from .intent import classify
+from .models import RetrievalLog
+from .prompts import SYSTEM_PROMPT
+from .query_analysis import analyse_query
+from .retrieval import RetrievalInputError, RetrievalOptions, retrieve_context
+from .statute_directory import statute_directory
+
+log = logging.getLogger(__name__)
+
+SKIP_INTENTS = ("greeting", "meta")
+MAX_HISTORY_MESSAGES = 10
+
+
+@dataclass
+class PrepareOptions:
+    retrieval: RetrievalOptions = field(default_factory=RetrievalOptions)
+    context_window: int | None = None  # the chat model's, when known
+    use_cache: bool = True
+    system_prompt: str = SYSTEM_PROMPT
+
+
+@dataclass
+class PreparedContext:
+    messages: list[dict]  # ready for the chat model
+    context_text: str
+    citations: list[dict]  # the citation map: [n] -> source
+    metrics: dict
+    intent: str
+    skipped: bool
+    degraded: bool = False
+    notice: str = ""  # Swedish, for the user when degraded
+    assembled: AssembledContext | None = None
+    log: RetrievalLog | None = None
+
+    @property
+    def chunks_by_number(self) -> dict:
+        return self.assembled.citations if self.assembled else {}
+
+
+def prepare_context(messages: list[dict], workspace: Workspace, user,
+                    options: PrepareOptions | None = None) -> PreparedContext:
+    options = options or PrepareOptions()
+    timings: dict[str, float] = {}
+    question, history = _split(messages)
+
+    t0 = time.perf_counter()
+    intent = classify(question)
+    timings["intent"] = _ms(t0)
+    conversation = _conversation(messages)
+    if intent.intent in SKIP_INTENTS:
+        prepared = _build(options, conversation, None, intent.intent, skipped=True, timings=timings)
+        prepared.log = _save_log(workspace, user, question, prepared, cache_hit=False)
+        return prepared
+
+    chunks, cache_hit, degraded, notice, error = [], False, False, "", ""
+    try:
+        chunks, cache_hit, notice, degraded = _retrieve(question, history, workspace, user, options, timings)
+    except RetrievalInputError as exc:
+        notice = exc.message
+    except Exception as exc:  # retrieval must never block an answer
+        log.exception("retrieval failed; answering without sources")
+        degraded, error = True, f"{type(exc).__name__}: {exc}"
+        notice = "Sökningen i källorna misslyckades; svaret bygger inte på några källor."
+
+    t0 = time.perf_counter()
+    assembly = AssemblyOptions(context_window=options.context_window,
+                               system_prompt_tokens=count_tokens(options.system_prompt),
+                               conversation_tokens=sum(count_tokens(m["content"]) for m in conversation))
+    assembled = assemble_context(chunks, assembly)
+    timings["assemble"] = _ms(t0)
+    prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings)
+    prepared.degraded, prepared.notice = degraded, notice
+    prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
+    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error)
+    return prepared
+
+
+def _retrieve(question, history, workspace, user, options, timings) -> tuple[list, bool, str, bool]:
+    t0 = time.perf_counter()
+    scope = access_scope_for(user, workspace)
+    other_names = [w.name for w in workspace_list_for_user(user).exclude(pk=workspace.pk)]
+    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=other_names)
+    timings["analysis"] = _ms(t0)
+    cache = get_retrieval_cache() if options.use_cache else None
+    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis.topic_key or analysis.text,
+                              options.retrieval)
+    t0 = time.perf_counter()
+    cached = cache.get(key) if cache else None
+    timings["cache"] = _ms(t0)
+    if cached is not None:
+        return cached, True, "", False
+    result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval, scope=scope)
+    for stage, value in result.timings_ms.items():
+        if not isinstance(value, bool):
+            timings[f"retrieval_{stage}"] = value
+    if cache and not result.degraded:
+        cache.set(key, result.chunks)
+    return result.chunks, False, result.notice, result.degraded
+
+
+def _build(options, conversation, assembled, intent, *, skipped, timings) -> PreparedContext:
+    out = [{"role": "system", "content": options.system_prompt}]
+    out.extend(conversation[:-1])
+    if assembled is not None:
+        out.append(context_message(assembled))
+    out.extend(conversation[-1:])
+    metrics = {
+        "intent": intent,
+        "skipped": skipped,
+        "cache_hit": False,
+        "chunks_considered": assembled.considered if assembled else 0,
+        "chunks_included": assembled.included if assembled else 0,
+        "chunks_excluded_by_budget": assembled.excluded_by_budget if assembled else 0,
+        "tokens_used": assembled.tokens_used if assembled else 0,
+        "token_budget": assembled.budget if assembled else 0,
+        "latency_ms": timings,
+        "zero_match": False,
+        "degraded": False,
+    }
+    timings["total"] = round(sum(v for k, v in timings.items() if k != "total" and not k.startswith("retrieval_")), 2)
+    return PreparedContext(
+        messages=out, context_text=assembled.text if assembled else "",
+        citations=assembled.citation_map() if assembled else [], metrics=metrics, intent=intent,
+        skipped=skipped, assembled=assembled,
+    )
+
+
+def _split(messages: list[dict]) -> tuple[str, list[str]]:
+    users = [m.get("content") or "" for m in messages if m.get("role") == "user"]
+    if not users:
+        return "", []
+    return users[-1], users[:-1]
+
+
+def _conversation(messages: list[dict]) -> list[dict]:
+    kept = [{"role": m["role"], "content": m.get("content") or ""} for m in messages
+            if m.get("role") in ("user", "assistant")]
+    return kept[-MAX_HISTORY_MESSAGES:]
+
+
+def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit: bool, error: str = ""):
+    m = prepared.metrics
+    try:
+        return RetrievalLog.objects.create(
+            workspace=workspace, user=user if getattr(user, "is_authenticated", False) else None,
+            query=question[:4000], intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit,
+            chunks_considered=m["chunks_considered"], chunks_included=m["chunks_included"],
+            chunks_excluded_by_budget=m["chunks_excluded_by_budget"], tokens_used=m["tokens_used"],
+            token_budget=m["token_budget"], latency_ms=m["latency_ms"], zero_match=m["zero_match"],
+            degraded=prepared.degraded, error=error[:2000],
+        )
+    except Exception:  # the log is for the dashboard; losing one row must not lose the answer
+        log.exception("could not save the retrieval log")
+        return None
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def default_context_window() -> int:
+    return settings.CHAT_CONTEXT_WINDOW

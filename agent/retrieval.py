@@ -1,0 +1,379 @@
+"""Workspace-scoped hybrid retrieval: pgvector cosine + Swedish full text, fused by RRF.
+
+One SQL statement runs both searches over the chunks the user may see
+(compliance.selectors.CHUNK_SCOPE_SQL) and fuses them with reciprocal rank
+fusion. A question that cites a section gets that section first; one that
+cites or names a statute gets a search limited to that statute next.
+If the embedder fails, the keyword half still answers and the result says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import date
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+
+from chunks.embedding import EmbeddingError, active_model_name, get_provider
+from compliance.models import Workspace
+from compliance.selectors import CHUNK_SCOPE_SQL, AccessScope, access_scope_for
+
+from . import rerank as rerank_module
+from .legal_refs import analyse_references, citation as citation_of
+from .query_analysis import analyse_query
+from .sources import RetrievedChunk
+from .statute_directory import statute_directory
+
+log = logging.getLogger(__name__)
+
+MODES = ("hybrid", "vector", "keyword")
+MAX_QUERY_CHARS = 2000
+# A question's meaning is in its first few sentences; embedding cost grows with length.
+MAX_EMBED_CHARS = 512
+CANDIDATES = 60  # per search, before fusion
+
+
+class RetrievalInputError(ValueError):
+    """The query cannot be searched. `message` is Swedish, for users."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class RetrievalOptions:
+    source_types: list[str] = field(default_factory=list)
+    content_types: list[str] = field(default_factory=list)
+    sfs_numbers: list[str] = field(default_factory=list)
+    date_from: date | None = None
+    date_to: date | None = None
+    min_score: float = 0.0
+    top_k: int = 0  # 0: settings.RETRIEVAL_TOP_K
+    mode: str = "hybrid"
+    rerank: bool = True  # applies only when a reranker is configured
+    use_references: bool = True
+
+    def fingerprint(self) -> str:
+        return "|".join(str(v) for v in (sorted(self.source_types), sorted(self.content_types),
+                                         sorted(self.sfs_numbers), self.date_from, self.date_to,
+                                         self.min_score, self.top_k, self.mode, self.rerank))
+
+
+@dataclass
+class RetrievalResult:
+    chunks: list[RetrievedChunk]
+    mode: str
+    degraded: bool = False
+    notice: str = ""  # Swedish, shown to users when degraded
+    timings_ms: dict = field(default_factory=dict)
+    references: list[str] = field(default_factory=list)  # citations the question made, e.g. "1977:1160 3 kap. 2 a §"
+
+
+# --- the query embedding cache: identical queries are embedded once per process ---
+
+class _QueryVectorCache:
+    def __init__(self, size: int = 256):
+        self._size = size
+        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_embed(self, model: str, text: str) -> tuple[np.ndarray, bool]:
+        key = (model, text)
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key], True
+        vector = get_provider().embed_query(text)
+        with self._lock:
+            self._data[key] = vector
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return vector, False
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+query_vectors = _QueryVectorCache()
+
+
+# --- input hygiene ---
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_query(query) -> str:
+    if not isinstance(query, str):
+        raise RetrievalInputError("invalid_query", "Frågan måste vara text.")
+    text = _CONTROL.sub(" ", query).strip()
+    if not text:
+        raise RetrievalInputError("empty_query", "Frågan är tom. Skriv vad du vill veta.")
+    return text[:MAX_QUERY_CHARS]
+
+
+def _keyword_query(text: str) -> str:
+    """OR the significant words: a question rarely repeats every word of the law it asks about."""
+    words = analyse_query(text).keywords or re.findall(r"\w+", text.lower())
+    words = [w for w in words if w.replace("_", "").strip()][:32]
+    return " or ".join(words)
+
+
+# --- SQL ---
+
+_SELECT_COLUMNS = """
+c.id, c.source_type, COALESCE(c.legal_document_id, c.user_file_id, c.assessment_id) AS source_id,
+c.document_number, c.document_title, c.header, c.path, c.ordinal, c.citation, c.text, c.token_count,
+c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
+"""
+
+
+def _filter_sql(options: RetrievalOptions, params: dict) -> str:
+    clauses = [CHUNK_SCOPE_SQL]
+    if options.source_types:
+        params["source_types"] = list(options.source_types)
+        clauses.append("c.source_type = ANY(%(source_types)s)")
+    if options.content_types:
+        params["content_types"] = list(options.content_types)
+        clauses.append("(c.legal_document_id IS NULL OR EXISTS (SELECT 1 FROM compliance_legaldocument d "
+                       "WHERE d.id = c.legal_document_id AND d.content_type = ANY(%(content_types)s)))")
+    if options.sfs_numbers:
+        params["sfs_numbers"] = list(options.sfs_numbers)
+        clauses.append("c.document_number = ANY(%(sfs_numbers)s)")
+    if options.date_from or options.date_to:
+        params["date_from"] = options.date_from or date(1, 1, 1)
+        params["date_to"] = options.date_to or date(9999, 12, 31)
+        # Statutes are dated by issue, workspace sources by when they were added.
+        clauses.append("COALESCE((SELECT d.issued FROM compliance_legaldocument d WHERE d.id = c.legal_document_id), "
+                       "c.created_at::date) BETWEEN %(date_from)s AND %(date_to)s")
+    return " AND ".join(f"({c.strip()})" for c in clauses)
+
+
+def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool) -> str:
+    vec = f"""
+      vec AS (
+        SELECT id, sim, row_number() OVER (ORDER BY dist) AS rnk FROM (
+          SELECT c.id, (c.embedding <=> %(qvec)s::vector) AS dist, 1 - (c.embedding <=> %(qvec)s::vector) AS sim
+          FROM chunks_contentchunk c
+          WHERE c.embedding IS NOT NULL AND c.embedding_model = %(model)s AND {where}
+          ORDER BY c.embedding <=> %(qvec)s::vector
+          LIMIT %(candidates)s) v)""" if use_vector else """
+      vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
+    kw = f"""
+      kw AS (
+        SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS rnk FROM (
+          SELECT c.id, ts_rank_cd(c.search_vector, q.query, 1) AS rank
+          FROM chunks_contentchunk c, (SELECT websearch_to_tsquery('swedish', %(tsquery)s) AS query) q
+          WHERE c.search_vector @@ q.query AND {where}
+          ORDER BY rank DESC
+          LIMIT %(candidates)s) k)""" if use_keyword else """
+      kw AS (SELECT NULL::bigint AS id, NULL::float AS rank, NULL::bigint AS rnk WHERE false)"""
+    return f"""
+    WITH {vec},
+    {kw},
+    fused AS (
+      SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
+             COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
+      FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
+    SELECT {_SELECT_COLUMNS}, f.score, f.sim, f.rank, f.vrnk, f.krnk
+    FROM fused f
+    JOIN chunks_contentchunk c ON c.id = f.id
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    ORDER BY f.score DESC, c.id
+    LIMIT %(limit)s
+    """
+
+
+def _exact_sql(where: str) -> str:
+    return f"""
+    SELECT {_SELECT_COLUMNS}, 1.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
+    FROM chunks_contentchunk c
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    WHERE c.legal_document_id IS NOT NULL AND (c.document_number, c.citation) IN (SELECT * FROM unnest(%(ref_sfs)s::text[], %(ref_cit)s::text[]))
+      AND {where}
+    ORDER BY c.path
+    LIMIT 50
+    """
+
+
+def _vector_literal(vector: np.ndarray) -> str:
+    # pgvector's text form: no adapter registration needed on Django's connection.
+    return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32).tolist()) + "]"
+
+
+def _row_to_chunk(row) -> RetrievedChunk:
+    (cid, source_type, source_id, number, title, header, path, ordinal, citation, text, tokens, ws, page,
+     content_type, score, sim, rank, vector_rank, keyword_rank) = row
+    return RetrievedChunk(
+        chunk_id=cid, source_type=source_type, source_id=source_id, document_number=number,
+        document_title=title, header=header, path=path, ordinal=ordinal, citation=citation, text=text,
+        token_count=tokens, workspace_id=ws, page=page, content_type=content_type, score=float(score),
+        vector_similarity=None if sim is None else float(sim), keyword_rank=None if rank is None else float(rank),
+        extra={"vector_rank": vector_rank, "keyword_rank": keyword_rank},
+    )
+
+
+def _run(sql: str, params: dict) -> list[RetrievedChunk]:
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+        cursor.execute("SET LOCAL hnsw.ef_search = 100")
+        cursor.execute(sql, params)
+        return [_row_to_chunk(row) for row in cursor.fetchall()]
+
+
+def _base_params(scope: AccessScope, limit: int) -> dict:
+    return {
+        "workspace_ids": list(scope.workspace_ids),
+        "model": active_model_name(),
+        "candidates": max(CANDIDATES, limit),
+        "limit": limit,
+        "rrf_k": float(settings.RETRIEVAL_RRF_K),
+        "wv": float(settings.RETRIEVAL_VECTOR_WEIGHT),
+        "wk": float(settings.RETRIEVAL_KEYWORD_WEIGHT),
+    }
+
+
+def hybrid_search(text: str, scope: AccessScope, options: RetrievalOptions, *, limit: int,
+                  qvec: np.ndarray | None, mode: str) -> list[RetrievedChunk]:
+    params = _base_params(scope, limit)
+    where = _filter_sql(options, params)
+    use_vector = mode in ("hybrid", "vector") and qvec is not None
+    use_keyword = mode in ("hybrid", "keyword")
+    if use_vector:
+        params["qvec"] = _vector_literal(qvec)
+    if use_keyword:
+        params["tsquery"] = _keyword_query(text)
+        if not params["tsquery"]:
+            use_keyword = False
+    if not (use_vector or use_keyword):
+        return []
+    return _run(_hybrid_sql(where, use_vector, use_keyword), params)
+
+
+def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
+                           options: RetrievalOptions) -> list[RetrievedChunk]:
+    if not refs:
+        return []
+    params = _base_params(scope, 50)
+    params["ref_sfs"] = [sfs for sfs, _ in refs]
+    params["ref_cit"] = [cit for _, cit in refs]
+    found = _run(_exact_sql(_filter_sql(options, params)), params)
+    for chunk in found:
+        chunk.reference_match = True
+    return found
+
+
+# --- the entry point ---
+
+def retrieve_context(query: str, workspace: Workspace, *, user, options: RetrievalOptions | None = None,
+                     scope: AccessScope | None = None) -> RetrievalResult:
+    """Search what `user` may see in `workspace`. Raises RetrievalInputError for unusable input."""
+    options = options or RetrievalOptions()
+    if options.mode not in MODES:
+        raise RetrievalInputError("invalid_mode", f"Okänt sökläge {options.mode!r}: välj hybrid, vector eller keyword.")
+    scope = scope or access_scope_for(user, workspace)
+    text = clean_query(query)
+    top_k = max(1, min(options.top_k or settings.RETRIEVAL_TOP_K, 200))
+    timings: dict[str, float] = {}
+    result = RetrievalResult(chunks=[], mode=options.mode, timings_ms=timings)
+
+    qvec = None
+    if options.mode in ("hybrid", "vector"):
+        qvec = _embed_query(text, result, timings)
+
+    t0 = time.perf_counter()
+    refs, named_sfs = _references(text) if options.use_references else ([], [])
+    result.references = [f"{sfs} {cit}" for sfs, cit in refs]
+    exact = exact_reference_search(refs, scope, options)
+    statute_hits: list[RetrievedChunk] = []
+    if named_sfs and not options.sfs_numbers:
+        limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
+        statute_hits = hybrid_search(text, scope, limited, limit=top_k, qvec=qvec, mode=result.mode)
+    general = hybrid_search(text, scope, options, limit=top_k * 2 if rerank_module.enabled(options) else top_k,
+                            qvec=qvec, mode=result.mode)
+    timings["sql"] = _ms(t0)
+
+    t0 = time.perf_counter()
+    chunks = _merge(exact, statute_hits, general)
+    chunks = [c for c in chunks if c.reference_match or c.score >= options.min_score]
+    timings["fuse"] = _ms(t0)
+
+    if rerank_module.enabled(options):
+        t0 = time.perf_counter()
+        chunks, rerank_error = rerank_module.rerank(text, chunks, keep_first=len(exact))
+        timings["rerank"] = _ms(t0)
+        if rerank_error:
+            result.notice = result.notice or "Omrankningen misslyckades; resultatet visas i ursprunglig ordning."
+    result.chunks = chunks[:top_k]
+    _log_timings(text, result)
+    return result
+
+
+def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarray | None:
+    t0 = time.perf_counter()
+    try:
+        qvec, cached = query_vectors.get_or_embed(active_model_name(), text[:MAX_EMBED_CHARS])
+        timings["embed_cached"] = cached
+        return qvec
+    except (EmbeddingError, OSError, RuntimeError, ValueError) as exc:
+        log.warning("query embedding failed, falling back to full text: %s", exc)
+        result.mode = "keyword"
+        result.degraded = True
+        result.notice = "Den semantiska sökningen är inte tillgänglig just nu; resultaten bygger på ordsökning."
+        return None
+    finally:
+        timings["embed"] = _ms(t0)
+
+
+def _references(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """(sfs, citation) pairs the question cites, and every statute it cites or names."""
+    directory = statute_directory()
+    refs = analyse_references(text, directory)
+    pairs: list[tuple[str, str]] = []
+    named: list[str] = []
+    for ref in refs:
+        if not ref.sfs or ref.sfs not in directory:
+            continue
+        if ref.sfs not in named:
+            named.append(ref.sfs)
+        if ref.section:
+            pair = (ref.sfs, citation_of(ref))
+            if pair not in pairs:
+                pairs.append(pair)
+    return pairs, named
+
+
+def _merge(*ranked_lists: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    seen: set[int] = set()
+    merged: list[RetrievedChunk] = []
+    for ranked in ranked_lists:
+        for chunk in ranked:
+            if chunk.chunk_id not in seen:
+                seen.add(chunk.chunk_id)
+                merged.append(chunk)
+    return merged
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _log_timings(text: str, result: RetrievalResult) -> None:
+    timings = {k: v for k, v in result.timings_ms.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    total = round(sum(timings.values()), 2)
+    result.timings_ms["total"] = total
+    fields = {"retrieval_" + k: v for k, v in timings.items()}
+    fields.update(retrieval_total_ms=total, retrieval_mode=result.mode, retrieval_results=len(result.chunks),
+                  retrieval_degraded=result.degraded)
+    level = logging.WARNING if total > settings.RETRIEVAL_SLOW_MS else logging.DEBUG
+    log.log(level, "retrieval %.1f ms (%s) for %r", total, timings, text[:80], extra=fields)

@@ -60,4 +60,4 @@ class AssessmentForm(forms.ModelForm):
         self.fields["legal_document"].queryset = legal_document_list().only("id", "sfs_number", "title")
         self.fields["owner"].queryset = workspace_members(workspace)
         self.fields["title"].widget.attrs.setdefault("autofocus", True)
-        self.fields["section_ref"].help_text = "T.ex. 3 kap. 2 a §"
+        self.fields["section_ref"].help_text = ""  # the placeholder shows the example

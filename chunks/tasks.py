@@ -34,7 +34,15 @@ def enqueue_embedding(chunk_ids: list[int]) -> int:
     max_retries=8,
 )
 def embed_chunks(chunk_ids: list[int]) -> int:
-    return services.embed_chunk_batch(chunk_ids)
+    from compliance.services import embedding_record_error, embedding_record_ok
+
+    try:
+        embedded = services.embed_chunk_batch(chunk_ids)
+    except EmbeddingError as exc:
+        embedding_record_error(str(exc))  # the knowledge base shows the model as "fel"
+        raise
+    embedding_record_ok()
+    return embedded
 
 
 @shared_task(acks_late=True)

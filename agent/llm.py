@@ -1,0 +1,93 @@
+"""The chat model, through the `openai` client (OpenAI or any compatible server).
+
+The only module that talks to a chat model. Streaming yields events so the
+caller can forward text as it arrives and run tool calls in between.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+
+class ModelError(Exception):
+    """The model call failed or timed out."""
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict = field(default_factory=dict)
+
+
+SEARCH_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_knowledge_base",
+        "description": (
+            "Sök i svenska författningar och arbetsytans egna dokument efter mer specifika källor. "
+            "Använd när källmaterialet inte räcker, t.ex. för en viss paragraf eller lag."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Vad du söker, gärna med lag och paragraf."},
+                "source_types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["LEGAL_DOCUMENT", "USER_FILE", "ASSESSMENT"]},
+                },
+                "sfs": {"type": "array", "items": {"type": "string"}, "description": "SFS-nummer, t.ex. 1977:1160"},
+            },
+            "required": ["query"],
+        },
+    },
+}
+
+
+def model_configured() -> bool:
+    return bool(settings.OPENAI_API_KEY or settings.OPENAI_BASE_URL)
+
+
+def _client():
+    from openai import OpenAI
+
+    return OpenAI(api_key=settings.OPENAI_API_KEY or "not-needed", base_url=settings.OPENAI_BASE_URL or None,
+                  timeout=settings.CHAT_TIMEOUT_SECONDS, max_retries=1)
+
+
+def stream_chat(messages: list[dict], *, tools: list[dict] | None = None) -> Iterator[str | ToolCall]:
+    """Yield text deltas (str) and, at the end, any complete tool calls (ToolCall)."""
+    import openai
+
+    kwargs = {"model": settings.CHAT_MODEL, "messages": messages, "stream": True, "temperature": 0.2}
+    if tools:
+        kwargs["tools"] = tools
+    calls: dict[int, dict] = {}
+    try:
+        for event in _client().chat.completions.create(**kwargs):
+            if not event.choices:
+                continue
+            delta = event.choices[0].delta
+            if delta.content:
+                yield delta.content
+            for tc in delta.tool_calls or []:
+                slot = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+                slot["id"] = tc.id or slot["id"]
+                if tc.function:
+                    slot["name"] = tc.function.name or slot["name"]
+                    slot["arguments"] += tc.function.arguments or ""
+    except openai.OpenAIError as exc:
+        raise ModelError(str(exc)) from exc
+    for slot in calls.values():
+        try:
+            arguments = json.loads(slot["arguments"] or "{}")
+        except json.JSONDecodeError:
+            arguments = {}
+        yield ToolCall(id=slot["id"] or "call", name=slot["name"], arguments=arguments if isinstance(arguments, dict) else {})

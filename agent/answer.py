@@ -33,6 +33,18 @@ def cited_numbers(text: str) -> list[int]:
     return found
 
 
+QUOTE_CHARS = 700
+
+
+def _quote(text: str) -> str:
+    """The passage verbatim, cut after a sentence when long."""
+    flat = " ".join(text.split())
+    if len(flat) <= QUOTE_CHARS:
+        return flat
+    cut = flat.rfind(". ", 0, QUOTE_CHARS)
+    return flat[: cut + 1 if cut > QUOTE_CHARS // 3 else QUOTE_CHARS] + " […]"
+
+
 def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6) -> str:
     """The most relevant passages, grouped by statute or file, quoted with their citations.
 
@@ -41,15 +53,16 @@ def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_p
     """
     if not citations:
         return NO_SOURCES_ANSWER
-    chosen = sorted(citations, key=lambda c: c["n"])[:max_passages]
+    # The most relevant passages (cited sections first), grouped by source in order of relevance.
+    by_relevance = sorted(citations, key=lambda c: (not c.get("reference_match"), -c.get("score", 0.0), c["n"]))
     groups: dict[str, list[dict]] = {}
-    for row in chosen:
+    for row in by_relevance[:max_passages]:
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
     parts = [lead]
     for title, rows in groups.items():
         parts.append(f"**Ur {title}:**")
         for row in rows:
             where = row.get("citation") or row["header"]
-            quote = " ".join(row["text"].split())
+            quote = _quote(row.get("passage") or row["text"])
             parts.append(f"> {where}: \"{quote}\" [{row['n']}]")
     return "\n\n".join(parts)

@@ -141,9 +141,20 @@ def _build(options, conversation, assembled, intent, *, skipped, timings) -> Pre
     timings["total"] = round(sum(v for k, v in timings.items() if k != "total" and not k.startswith("retrieval_")), 2)
     return PreparedContext(
         messages=out, context_text=assembled.text if assembled else "",
-        citations=assembled.citation_map() if assembled else [], metrics=metrics, intent=intent,
+        citations=_citation_rows(assembled) if assembled else [], metrics=metrics, intent=intent,
         skipped=skipped, assembled=assembled,
     )
+
+
+def _citation_rows(assembled: AssembledContext) -> list[dict]:
+    """The citation map, plus how relevant each source was (numbers follow document order)."""
+    rows = assembled.citation_map()
+    for row in rows:
+        chunk = assembled.citations[row["n"]]
+        row["score"] = round(chunk.score, 6)
+        row["reference_match"] = chunk.reference_match
+        row["passage"] = assembled.shown_texts.get(row["n"], chunk.text)
+    return rows
 
 
 def _split(messages: list[dict]) -> tuple[str, list[str]]:

@@ -1,4 +1,14 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-# Chat pages (agent/views.py) are added here.
-urlpatterns: list = []
+from . import views
+
+urlpatterns = [
+    path("ws/<slug:slug>/chatt/", views.chat_home, name="chat"),
+    path("ws/<slug:slug>/chatt/ny/", views.conversation_new, name="conversation_new"),
+    path("ws/<slug:slug>/chatt/<int:conversation_id>/", views.conversation_detail, name="conversation"),
+    path("ws/<slug:slug>/chatt/<int:conversation_id>/meddelanden/", views.message_stream, name="message_stream"),
+    path("ws/<slug:slug>/chatt/<int:conversation_id>/meddelanden/<int:message_id>/", views.message_detail,
+         name="message_detail"),
+    path("ws/<slug:slug>/chatt/<int:conversation_id>/meddelanden/<int:message_id>/omdome/",
+         views.message_feedback, name="message_feedback"),
+]

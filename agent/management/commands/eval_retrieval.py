@@ -1,0 +1,145 @@
+"""Retrieval quality on a question set: recall@k, MRR, nDCG@10 and latency per mode.
+
+Input: JSON lines (optionally gzipped) with `question` and `gold_refs`
+([{"sfs": "1977:1160", "ref": "3 kap. 2 a §"}, ...]), e.g. data/sfs/dev_questions.jsonl.gz.
+
+Scoring. A retrieved chunk is a hit when its (document_number, citation) is one
+of the question's gold refs. A split section's parts share their citation, so
+the ranked list is first reduced to unique (sfs, citation) pairs in rank order:
+a section counts once, at its best rank. Any gold ref counts as a hit (the dev
+set lists every section under a heading), so:
+
+- recall@k: share of questions with at least one gold section in the top k
+  unique sections (hit rate);
+- MRR: mean of 1 / rank of the first gold section (0 if none in the list);
+- nDCG@10: binary gains over the top 10 unique sections, ideal = min(|gold|, 10)
+  gold sections first.
+
+Latency is wall time per retrieve_context call, query embedding included (the
+query-vector cache is cleared before each mode); `sql_ms` is the SQL part alone.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, warn, write_json
+
+KS = (1, 5, 10, 20)
+MODES = ("hybrid", "vector", "keyword")
+
+
+def unique_sections(chunks) -> list[tuple[str, str]]:
+    seen: set[tuple[str, str]] = set()
+    out: list[tuple[str, str]] = []
+    for chunk in chunks:
+        key = (chunk.document_number, chunk.citation)
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
+def score(ranked: list[tuple[str, str]], gold: set[tuple[str, str]]) -> dict:
+    hits = [key in gold for key in ranked]
+    first = next((i for i, hit in enumerate(hits) if hit), None)
+    out = {f"recall@{k}": 1.0 if any(hits[:k]) else 0.0 for k in KS}
+    out["mrr"] = 0.0 if first is None else 1.0 / (first + 1)
+    dcg = sum(1.0 / math.log2(i + 2) for i, hit in enumerate(hits[:10]) if hit)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(gold), 10)))
+    out["ndcg@10"] = dcg / ideal if ideal else 0.0
+    return out
+
+
+class Command(BaseCommand):
+    help = "Evaluate retrieval on a question file (question + gold_refs): recall@k, MRR, nDCG@10, latency."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--questions", required=True, help="JSON lines file, .jsonl or .jsonl.gz")
+        parser.add_argument("--k", type=int, default=20, help="chunks retrieved per question (top_k)")
+        parser.add_argument("--mode", default="hybrid", choices=[*MODES, "all"])
+        parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **opts):
+        from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
+        from compliance.models import LegalDocument, ProcessingStatus
+
+        try:
+            questions = [q for q in read_jsonl(opts["questions"]) if q.get("question") and q.get("gold_refs")]
+        except OSError as exc:
+            raise CommandError(f"cannot read {opts['questions']}: {exc}") from exc
+        if opts["limit"]:
+            questions = questions[:opts["limit"]]
+        if not questions:
+            raise CommandError("no questions with `question` and `gold_refs` in the file")
+
+        status = dict(LegalDocument.objects.values_list("sfs_number", "status"))
+        loaded = {sfs for sfs, st in status.items() if st == ProcessingStatus.DONE}
+        not_done = {sfs for sfs, st in status.items() if st != ProcessingStatus.DONE}
+        usable, missing = [], {}
+        for q in questions:
+            gold_sfs = {g["sfs"] for g in q["gold_refs"]}
+            if gold_sfs & loaded:
+                usable.append(q)
+            else:
+                for sfs in gold_sfs:
+                    missing[sfs] = missing.get(sfs, 0) + 1
+        for sfs, n in sorted(missing.items()):
+            state = "not fully chunked/embedded" if sfs in not_done else "not loaded"
+            warn(f"gold statute {sfs} is {state}: {n} question(s) skipped")
+        if not usable:
+            raise CommandError("none of the questions' gold statutes is loaded (run load_sfs and embed)")
+
+        user, workspace = eval_user_and_workspace()
+        modes = MODES if opts["mode"] == "all" else (opts["mode"],)
+        k = max(opts["k"], 1)
+        report = {
+            "questions_file": str(opts["questions"]),
+            "questions": len(questions),
+            "questions_with_gold_loaded": len(usable),
+            "questions_skipped": len(questions) - len(usable),
+            "k": k,
+            "machine": machine_info(),
+            "modes": {},
+        }
+        for mode in modes:
+            query_vectors.clear()
+            options = RetrievalOptions(mode=mode, top_k=k)
+            totals = {name: 0.0 for name in [*(f"recall@{x}" for x in KS), "mrr", "ndcg@10"]}
+            wall, sql, degraded = [], [], 0
+            for q in usable:
+                gold = {(g["sfs"], g["ref"]) for g in q["gold_refs"]}
+                t0 = time.perf_counter()
+                result = retrieve_context(q["question"], workspace, user=user, options=options)
+                wall.append((time.perf_counter() - t0) * 1000)
+                sql.append(float(result.timings_ms.get("sql", 0.0)))
+                degraded += bool(result.degraded)
+                for name, value in score(unique_sections(result.chunks), gold).items():
+                    totals[name] += value
+            n = len(usable)
+            figures = {name: round(value / n, 4) for name, value in totals.items()}
+            figures["latency"] = latency_summary(wall)
+            figures["sql_ms"] = latency_summary(sql)
+            figures["degraded"] = degraded
+            report["modes"][mode] = figures
+
+        if opts["json"]:
+            write_json(self.stdout, report)
+        else:
+            self._table(report)
+
+    def _table(self, report: dict) -> None:
+        w = self.stdout.write
+        w(f"{report['questions_with_gold_loaded']} of {report['questions']} questions evaluated "
+          f"({report['questions_skipped']} skipped: gold statute not loaded), top_k={report['k']}")
+        cols = [*(f"recall@{k}" for k in KS), "mrr", "ndcg@10"]
+        w(f"{'mode':<8} " + " ".join(f"{c:>9}" for c in cols) + f" {'p50 ms':>8} {'p95 ms':>8}")
+        for mode, fig in report["modes"].items():
+            w(f"{mode:<8} " + " ".join(f"{fig[c]:>9.3f}" for c in cols)
+              + f" {fig['latency']['p50_ms']:>8.1f} {fig['latency']['p95_ms']:>8.1f}")
+        sys.stdout.flush()

@@ -1,0 +1,43 @@
+"""Answers as HTML: Markdown without raw HTML, and [n] linked to its source card."""
+
+from __future__ import annotations
+
+import re
+
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from markdown_it import MarkdownIt
+
+from compliance.anchors import statute_url
+
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable("image")
+_CITE = re.compile(r"\[(\d{1,3})\]")
+
+
+def answer_html(content: str, message_id: int, valid: set[int]) -> str:
+    html = _md.render(content or "")
+
+    def link(match: re.Match) -> str:
+        n = int(match.group(1))
+        if n not in valid:
+            return match.group(0)
+        return f'<a class="cite" href="#src-{message_id}-{n}" data-n="{n}">[{n}]</a>'
+
+    return mark_safe(_CITE.sub(link, html))
+
+
+def source_url(source: dict, workspace_slug: str) -> str:
+    """Where a source card opens the full source, at the cited place."""
+    if source.get("source_type") == "LEGAL_DOCUMENT" and source.get("document_number"):
+        return statute_url(source["document_number"], source.get("citation") or "")
+    if source.get("source_type") == "USER_FILE":
+        url = reverse("file_detail", args=[workspace_slug, source["source_id"]])
+        return f"{url}#chunk-{source['chunk_id']}"
+    if source.get("source_type") == "ASSESSMENT":
+        return reverse("assessment_edit", args=[workspace_slug, source["source_id"]])
+    return "#"
+
+
+def source_kind_label(source: dict) -> str:
+    return {"LEGAL_DOCUMENT": "Författning", "USER_FILE": "Fil", "ASSESSMENT": "Bedömning"}.get(
+        source.get("source_type"), "Källa")

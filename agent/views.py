@@ -1,0 +1,129 @@
+"""The chat pages. Thin: selectors read, agent.chat answers."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from compliance.selectors import workspace_get_for_user
+
+from . import chat
+from .answer import cited_numbers
+from .llm import model_configured
+from .rendering import answer_html, source_kind_label, source_url
+from .selectors import conversation_get, conversation_list, message_get
+
+
+def _message_view(message, workspace_slug: str, user) -> dict:
+    valid = {s["n"] for s in message.sources}
+    cited = set(cited_numbers(message.content))
+    sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s), "cited": s["n"] in cited}
+               for s in message.sources]
+    # Cited sources first: they are what the answer rests on.
+    sources.sort(key=lambda s: (not s["cited"], s["n"]))
+    feedback = next((f for f in message.feedback.all() if f.user_id == user.pk), None)
+    return {"message": message, "html": answer_html(message.content, message.pk, valid), "sources": sources,
+            "feedback": feedback}
+
+
+def _chat_page(request, slug: str, conversation=None):
+    ws, membership = workspace_get_for_user(request.user, slug)
+    messages = []
+    if conversation is not None:
+        messages = [_message_view(m, ws.slug, request.user)
+                    for m in conversation.messages.prefetch_related("feedback").order_by("created_at", "id")]
+    return render(request, "agent/chat.html", {
+        "workspace": ws, "membership": membership, "nav": "chat", "conversation": conversation,
+        "conversations": conversation_list(ws, request.user)[:50], "chat_messages": messages,
+        "model_configured": model_configured(),
+    })
+
+
+@login_required
+@require_GET
+def chat_home(request, slug: str):
+    return _chat_page(request, slug)
+
+
+@login_required
+@require_GET
+def conversation_detail(request, slug: str, conversation_id: int):
+    ws, _ = workspace_get_for_user(request.user, slug)
+    return _chat_page(request, slug, conversation_get(ws, request.user, conversation_id))
+
+
+@login_required
+@require_POST
+def conversation_new(request, slug: str):
+    ws, _ = workspace_get_for_user(request.user, slug)
+    conversation = chat.conversation_create(workspace=ws, user=request.user)
+    if "application/json" in request.headers.get("Accept", ""):
+        # The chat page starts a conversation and streams its first answer without a reload.
+        return JsonResponse({
+            "id": conversation.pk,
+            "url": reverse("conversation", args=[ws.slug, conversation.pk]),
+            "stream_url": reverse("message_stream", args=[ws.slug, conversation.pk]),
+            "message_base": reverse("conversation", args=[ws.slug, conversation.pk]) + "meddelanden/",
+        })
+    return redirect("conversation", slug=ws.slug, conversation_id=conversation.pk)
+
+
+def _sse(event: dict) -> str:
+    return f"event: {event['event']}\ndata: {json.dumps(event['data'], ensure_ascii=False)}\n\n"
+
+
+@login_required
+@require_POST
+def message_stream(request, slug: str, conversation_id: int):
+    ws, _ = workspace_get_for_user(request.user, slug)
+    conversation = conversation_get(ws, request.user, conversation_id)
+    content = request.POST.get("content", "")
+    try:
+        chat._clean(content)
+    except chat.ChatInputError as exc:
+        return StreamingHttpResponse(iter([_sse({"event": "error", "data": exc.message}),
+                                           _sse({"event": "done", "data": {"message_id": None}})]),
+                                     content_type="text/event-stream", status=400)
+    user = request.user
+
+    def events():
+        for event in chat.stream_answer(conversation, user, content):
+            yield _sse(event)
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # let proxies pass tokens through as they come
+    return response
+
+
+@login_required
+@require_GET
+def message_detail(request, slug: str, conversation_id: int, message_id: int):
+    ws, _ = workspace_get_for_user(request.user, slug)
+    message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
+    return render(request, "agent/_message.html", {"m": _message_view(message, ws.slug, request.user),
+                                                    "workspace": ws, "conversation": message.conversation})
+
+
+@login_required
+@require_POST
+def message_feedback(request, slug: str, conversation_id: int, message_id: int):
+    ws, _ = workspace_get_for_user(request.user, slug)
+    conversation = conversation_get(ws, request.user, conversation_id)
+    message = message_get(conversation, message_id)
+    try:
+        rating = int(request.POST.get("rating", "0"))
+        chat.feedback_save(message=message, user=request.user, rating=rating,
+                           comment=request.POST.get("comment", ""))
+        error = ""
+    except (ValueError, chat.ChatInputError):
+        error = "Betyget måste vara tummen upp eller tummen ner."
+    message = message_get(conversation, message_id)
+    return render(request, "agent/_feedback.html", {"m": _message_view(message, ws.slug, request.user),
+                                                     "workspace": ws, "conversation": conversation, "error": error},
+                  status=400 if error else 200)

@@ -1,0 +1,185 @@
+"""The chat: offline extractive answers, the model path through the real openai client, views and access."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from agent import chat
+from agent.models import Conversation, Feedback, Message, RetrievalLog
+from compliance.models import Membership, Workspace
+from tests.fake_openai import FakeOpenAI
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
+
+
+@pytest.fixture
+def setup(loaded, settings):
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+    alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
+    Membership.objects.create(user=alice, workspace=ws, role="owner")
+    Membership.objects.create(user=bob, workspace=ws, role="viewer")
+    Membership.objects.create(user=charlie, workspace=other, role="owner")
+    conversation = chat.conversation_create(workspace=ws, user=alice)
+    return {"alice": alice, "bob": bob, "charlie": charlie, "ws": ws, "other": other, "conv": conversation}
+
+
+@pytest.fixture
+def fake_model(settings):
+    with FakeOpenAI() as fake:
+        settings.OPENAI_BASE_URL = fake.base_url
+        settings.OPENAI_API_KEY = "test-key"
+        settings.CHAT_MODEL = "fake-model"
+        yield fake
+
+
+def events_of(conversation, user, text):
+    return list(chat.stream_answer(conversation, user, text))
+
+
+def test_offline_answer_is_extractive_and_cites_the_section(setup):
+    events = events_of(setup["conv"], setup["alice"], QUESTION)
+    assert [e["event"] for e in events][0] == "sources"
+    done = events[-1]["data"]
+    message = Message.objects.get(pk=done["message_id"])
+    assert message.answer_mode == "extractive"
+    assert message.content.startswith("Ingen språkmodell är ansluten")
+    cited = [s for s in message.sources if s["reference_match"]]
+    assert [(s["document_number"], s["citation"]) for s in cited] == [("1977:1160", "3 kap. 2 a §")]
+    first_quote = message.content.split("> ", 1)[1]
+    assert first_quote.startswith("3 kap. 2 a §") and f"[{cited[0]['n']}]" in first_quote.split("\n")[0]
+    # Every quoted passage is verbatim source text.
+    import re
+
+    by_n = {s["n"]: " ".join(s["passage"].split()) for s in message.sources}
+    quotes = re.findall(r'^> [^:]+: "(.*)" \[(\d+)\]$', message.content, re.M)
+    assert len(quotes) >= 3
+    for quote, n in quotes:
+        assert quote.removesuffix(" […]") in by_n[int(n)]
+    assert list(setup["conv"].messages.values_list("role", flat=True)) == ["user", "assistant"]
+    log = RetrievalLog.objects.get(message=message)
+    assert log.intent == "factual" and not log.skipped and log.chunks_included > 0
+
+
+def test_model_answer_streams_and_invented_citations_are_removed(setup, fake_model, settings):
+    settings.RETRIEVAL_TOP_K = 5  # five sources: the fake model's [9] names none of them
+    events = events_of(setup["conv"], setup["alice"], QUESTION)
+    tokens = [e["data"] for e in events if e["event"] == "token"]
+    assert len(tokens) > 5  # streamed word by word
+    done = events[-1]["data"]
+    message = Message.objects.get(pk=done["message_id"])
+    assert message.answer_mode == "model" and message.model_name == "fake-model"
+    assert "[1]" in message.content and "[9]" not in message.content
+    assert message.removed_citations == [9]
+    sent = fake_model.requests[0]
+    assert sent["stream"] is True and sent["model"] == "fake-model"
+    roles = [m["role"] for m in sent["messages"]]
+    assert roles[0] == "system" and "Källa" not in sent["messages"][0]["content"].split("Regler")[0]
+    context = [m for m in sent["messages"] if m["role"] == "user" and "--- Källa [1]:" in m["content"]]
+    assert len(context) == 1 and sent["messages"][-1]["content"] == QUESTION
+    assert "Arbetsmiljölag (1977:1160)" in context[0]["content"]
+    assert any(t["function"]["name"] == "search_knowledge_base" for t in sent["tools"])
+
+
+def test_model_failure_shows_sources_and_keeps_the_conversation(setup, fake_model):
+    fake_model.script = [{"status": 500}, {"status": 500}, {"status": 500}]
+    events = events_of(setup["conv"], setup["alice"], QUESTION)
+    assert any(e["event"] == "error" and "Språkmodellen svarade inte" in e["data"] for e in events)
+    message = Message.objects.get(pk=events[-1]["data"]["message_id"])
+    assert message.answer_mode == "error" and message.degraded and message.sources
+    assert "3 kap. 2 a §" in message.content
+    assert setup["conv"].messages.filter(role="user", content=QUESTION).exists()
+
+
+def test_tool_call_adds_sources(setup, fake_model):
+    fake_model.script = [
+        {"tool_call": {"name": "search_knowledge_base", "arguments": {"query": "turordning vid uppsägning",
+                                                                      "sfs": ["1982:80"]}}},
+        {"text": "Turordningen följer anställningstiden [2]."},
+    ]
+    message = chat.answer(setup["conv"], setup["alice"], "Vad gäller vid uppsägning på grund av arbetsbrist?")
+    assert len(fake_model.requests) == 2
+    tool_msgs = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"]
+    assert tool_msgs and "Källa [" in tool_msgs[0]["content"]
+    assert any(s["document_number"] == "1982:80" for s in message.sources)
+
+
+@pytest.mark.parametrize("text,intent", [("Hej!", "greeting"), ("Vad kan du hjälpa mig med?", "meta"),
+                                         ("What can you do?", "meta"), ("hello", "greeting")])
+def test_greeting_and_meta_skip_retrieval(setup, fake_model, text, intent):
+    message = chat.answer(setup["conv"], setup["alice"], text)
+    assert message.answer_mode == "direct" and message.sources == []
+    assert fake_model.requests == []  # no model call, no sources
+    log = RetrievalLog.objects.get(message=message)
+    assert log.skipped and log.intent == intent
+
+
+def test_empty_message_is_refused_in_swedish(setup):
+    with pytest.raises(chat.ChatInputError) as exc:
+        chat.answer(setup["conv"], setup["alice"], "   ")
+    assert "tomt" in exc.value.message
+
+
+# --- views ---
+
+def stream_url(s):
+    return reverse("message_stream", args=[s["ws"].slug, s["conv"].pk])
+
+
+def test_chat_page_access(setup, client):
+    url = reverse("chat", args=[setup["ws"].slug])
+    assert client.get(url).status_code == 302  # anonymous → login
+    for user, status in ((setup["alice"], 200), (setup["bob"], 200), (setup["charlie"], 404)):
+        client.force_login(user)
+        assert client.get(url).status_code == status
+    client.force_login(setup["alice"])
+    page = client.get(reverse("conversation", args=[setup["ws"].slug, setup["conv"].pk]))
+    assert page.status_code == 200 and "Ingen språkmodell är ansluten" in page.content.decode()
+
+
+def test_conversations_are_private_to_their_user(setup, client):
+    for user, slug in ((setup["bob"], setup["ws"].slug), (setup["charlie"], setup["ws"].slug),
+                       (setup["charlie"], setup["other"].slug)):
+        client.force_login(user)
+        assert client.get(reverse("conversation", args=[slug, setup["conv"].pk])).status_code == 404
+        assert client.post(reverse("message_stream", args=[slug, setup["conv"].pk]),
+                           {"content": "x"}).status_code == 404
+
+
+def test_streaming_endpoint_and_feedback(setup, client):
+    client.force_login(setup["alice"])
+    response = client.post(stream_url(setup), {"content": QUESTION})
+    assert response["Content-Type"] == "text/event-stream"
+    body = b"".join(response.streaming_content).decode()
+    assert body.index("event: sources") < body.index("event: token") < body.index("event: done")
+    message = Message.objects.filter(conversation=setup["conv"], role="assistant").latest("id")
+    detail = client.get(reverse("message_detail", args=[setup["ws"].slug, setup["conv"].pk, message.pk]))
+    html = detail.content.decode()
+    assert 'href="/lag/1977:1160#3kap2a"' in html and "Tummen upp" in html
+    fb_url = reverse("message_feedback", args=[setup["ws"].slug, setup["conv"].pk, message.pk])
+    assert client.post(fb_url, {"rating": "1", "comment": "Bra!"}).status_code == 200
+    assert Feedback.objects.get(message=message, user=setup["alice"]).comment == "Bra!"
+    assert client.post(fb_url, {"rating": "5"}).status_code == 400
+    client.force_login(setup["charlie"])
+    assert client.post(fb_url, {"rating": "1"}).status_code == 404
+
+
+def test_empty_stream_request_is_a_400(setup, client):
+    client.force_login(setup["alice"])
+    response = client.post(stream_url(setup), {"content": ""})
+    assert response.status_code == 400
+    assert "tomt" in b"".join(response.streaming_content).decode()
+
+
+def test_new_conversation_json_for_the_chat_page(setup, client):
+    client.force_login(setup["alice"])
+    response = client.post(reverse("conversation_new", args=[setup["ws"].slug]), HTTP_ACCEPT="application/json")
+    data = response.json()
+    conv = Conversation.objects.get(pk=data["id"])
+    assert conv.user == setup["alice"] and data["stream_url"].endswith("/meddelanden/")

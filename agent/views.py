@@ -28,7 +28,7 @@ def _message_view(message, workspace_slug: str, user) -> dict:
     sources.sort(key=lambda s: (not s["cited"], s["n"]))
     feedback = next((f for f in message.feedback.all() if f.user_id == user.pk), None)
     return {"message": message, "html": answer_html(message.content, message.pk, valid), "sources": sources,
-            "feedback": feedback}
+            "feedback": feedback, "uncited_count": sum(1 for s in sources if not s["cited"])}
 
 
 def _chat_page(request, slug: str, conversation=None):

@@ -1,0 +1,65 @@
+"""A person in a real browser: log in, ask about a section, read the cited answer, open the source, give a thumbs up."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.models import Feedback
+from compliance.models import Membership, Workspace
+from tests.helpers import PASSWORD, make_user
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
+
+
+@pytest.fixture
+def alice(settings, django_db_blocker):
+    from tests.corpus import load_statutes
+
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+    with django_db_blocker.unblock():
+        load_statutes("1977:1160")
+    user = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user
+
+
+def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
+    page.set_default_timeout(60_000)
+    page.goto(f"{live_server.url}/logga-in/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/ws/alices-ab/**")
+
+    page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
+    page.fill("#chat-input", QUESTION)
+    page.click("#chat-send")
+    card = page.locator('.msg-assistant .source-card[data-citation="3 kap. 2 a §"][data-sfs="1977:1160"]')
+    card.first.wait_for()
+    answer = page.locator(".msg-assistant .answer").last.inner_text()
+    assert "Ingen språkmodell är ansluten" in answer and "3 kap. 2 a §" in answer
+    assert page.locator(".badge-extractive").count() == 1
+    page.screenshot(path=str(artifacts / "chat.png"), full_page=True)
+
+    # The question survives a reload: the conversation was saved.
+    page.reload()
+    assert QUESTION in page.locator(".msg-user").first.inner_text()
+    card = page.locator('.msg-assistant .source-card[data-citation="3 kap. 2 a §"]').first
+
+    with page.expect_navigation():
+        card.locator("a.source-link").click()
+    assert page.url.endswith("/lag/1977:1160#3kap2a")
+    section = page.locator("[id='3kap2a']")
+    assert "2 a §" in section.inner_text()
+    page.screenshot(path=str(artifacts / "statute.png"))
+
+    page.go_back()
+    page.locator(".msg-assistant .thumb[aria-label='Tummen upp']").last.click()
+    page.locator(".fb-thanks").last.wait_for()
+    assert Feedback.objects.get(user=alice).rating == 1
+    page.close()

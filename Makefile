@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 services: install
-	@$(PY) compliance/devservices.py start >/dev/null
+	@$(PY) scripts/devservices.py start >/dev/null
 
 stop-services:
-	@$(PY) compliance/devservices.py stop
+	@$(PY) scripts/devservices.py stop
 
 migrate: services
 	$(PY) manage.py migrate --noinput -v 0

@@ -102,9 +102,9 @@ def database_from_url(name: str, url: str) -> dict:
     }
 
 
-# The embedded dev services (compliance/devservices.py) listen here.
-EMBEDDED_DATABASE_URL = "postgres://lagrum:lagrum@127.0.0.1:54329/lagrum"
-EMBEDDED_REDIS_URL = "redis://127.0.0.1:63799/0"
+# The embedded dev services (scripts/devservices.py) listen here.
+EMBEDDED_DATABASE_URL = f"postgres://lagrum:lagrum@127.0.0.1:{os.environ.get('LAGRUM_PG_PORT', '54329')}/lagrum"
+EMBEDDED_REDIS_URL = f"redis://127.0.0.1:{os.environ.get('LAGRUM_REDIS_PORT', '63799')}/0"
 
 DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = env_str("SECRET_KEY")

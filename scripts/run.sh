@@ -13,7 +13,7 @@ cleanup() {
   echo; echo "Stoppar Lagrum..."
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  $PY compliance/devservices.py stop || true
+  $PY scripts/devservices.py stop || true
 }
 trap cleanup INT TERM EXIT
 

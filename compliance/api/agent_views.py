@@ -12,11 +12,11 @@ import json
 import logging
 
 from django.http import StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import generics, renderers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotAcceptable, ValidationError
 from rest_framework.filters import OrderingFilter
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
@@ -46,15 +46,16 @@ def _input_error(exc) -> ApiError:
     return ApiError(getattr(exc, "code", "invalid"), getattr(exc, "message", "Ogiltig fråga."))
 
 
-class EventStreamRenderer(renderers.BaseRenderer):
-    """Lets clients ask for `text/event-stream`; errors then arrive as one SSE `error` event."""
+class JsonFallbackNegotiation(DefaultContentNegotiation):
+    """`Accept: text/event-stream` must not be a 406: the streamed answer is a
+    StreamingHttpResponse that bypasses renderers, and everything else (the
+    non-streamed answer, errors) is JSON whatever the client accepts."""
 
-    media_type = "text/event-stream"
-    format = "sse"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        return sse_event("error", data).encode("utf-8")
+    def select_renderer(self, request, renderers, format_suffix=None):
+        try:
+            return super().select_renderer(request, renderers, format_suffix)
+        except NotAcceptable:
+            return renderers[0], renderers[0].media_type
 
 
 def sse_event(event: str, data) -> str:
@@ -110,12 +111,7 @@ MESSAGE_RESPONSE_EXAMPLE = OpenApiExample(
         "removed_citations": [], "degraded": False, "created_at": "2025-03-01T10:15:00+01:00",
     },
 )
-STREAM_EXAMPLE = (
-    'event: token\ndata: "Ja. "\n\n'
-    'event: token\ndata: "Arbetsgivaren ska …"\n\n'
-    'event: sources\ndata: [{"n": 1, "chunk_id": 4711, "citation": "8 §"}]\n\n'
-    'event: done\ndata: {"message_id": 42}\n\n'
-)
+STREAM_EXAMPLE = {"event": "token", "data": '"Arbetsgivaren ska …"'}
 
 
 # --- search and context ---------------------------------------------------------------
@@ -221,7 +217,8 @@ class ConversationDetailApi(WorkspaceMixin, BaseApi):
 
 class MessageCreateApi(WorkspaceMixin, BaseApi):
     parser_classes = [JSONParser]
-    renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
+    renderer_classes = [renderers.JSONRenderer]
+    content_negotiation_class = JsonFallbackNegotiation
 
     @extend_schema(
         tags=["conversations"], summary="Ställ en fråga",
@@ -231,7 +228,8 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         parameters=[s.StreamQuerySerializer], request=s.MessageCreateSerializer,
         responses={
             201: s.MessageSerializer,
-            (200, "text/event-stream"): OpenApiResponse(OpenApiTypes.STR, description="Server-sent events.",
+            (200, "text/event-stream"): OpenApiResponse(s.ServerSentEventSerializer,
+                                                        description="Server-sent events, ett per händelse.",
                                                         examples=[OpenApiExample("Ström", value=STREAM_EXAMPLE,
                                                                                  response_only=True)]),
         },
@@ -244,7 +242,10 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         chat = agent_module("chat")
         if stream:
             return self._stream(chat, conversation, request.user, content)
-        message = chat.answer(conversation, request.user, content)
+        try:
+            message = chat.answer(conversation, request.user, content)
+        except getattr(chat, "ChatInputError", ValueError) as exc:
+            raise ApiError("invalid", getattr(exc, "message", str(exc))) from None
         return Response(s.MessageSerializer(message).data, status=status.HTTP_201_CREATED)
 
     def _stream(self, chat, conversation, user, content):
@@ -252,6 +253,8 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
             try:
                 for item in chat.stream_answer(conversation, user, content):
                     yield sse_event(str(item.get("event", "message")), item.get("data"))
+            except getattr(chat, "ChatInputError", ValueError) as exc:
+                yield sse_event("error", {"code": "invalid", "message": getattr(exc, "message", str(exc))})
             except Exception:  # the status line is long gone: report in-band
                 log.exception("streaming answer failed")
                 yield sse_event("error", {"code": "server_error",

@@ -415,6 +415,16 @@ class StreamQuerySerializer(serializers.Serializer):
                                       help_text="`true` ger svaret som text/event-stream.")
 
 
+class ServerSentEventSerializer(serializers.Serializer):
+    """One event of a streamed answer (`text/event-stream`); `data` is JSON."""
+
+    event = serializers.ChoiceField(choices=[(e, e) for e in ("sources", "token", "notice", "done", "error")],
+                                    help_text="`sources` (källkartan) först, `token` (svarstext) under tiden, "
+                                              "`notice` vid begränsad sökning, `done` (det sparade meddelandet) "
+                                              "sist, `error` om något gick fel.")
+    data = serializers.CharField(help_text="JSON-kodat innehåll.")
+
+
 class FeedbackInputSerializer(serializers.Serializer):
     rating = inline_choice_field([(1, "tummen upp"), (-1, "tummen ner")])
     comment = StrictCharField(max_length=4000, required=False, allow_blank=True, default="")

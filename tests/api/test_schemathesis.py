@@ -1,0 +1,111 @@
+"""Property-based API tests generated from the OpenAPI schema (schemathesis).
+
+Every operation gets a bounded number of generated requests (valid and invalid),
+sent as alice with an API token into her real workspace and real object ids, and
+every response must be a non-5xx that matches the documented schema for its
+status code (the one error shape included).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import schemathesis
+from django.core.cache import cache
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
+
+from agent.models import Conversation, Message
+from chunks.models import ContentChunk, SourceType
+from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
+from compliance.services import api_token_create
+from compliance.wsgi import application
+from tests.helpers import make_user
+
+MAX_EXAMPLES = 15
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", application)
+
+
+@pytest.fixture
+def wsgi_in_test_transaction():
+    """Requests go through the real WSGI handler, which closes the DB connection when a
+    request finishes; that would end the test's transaction. Django's test client
+    disconnects the same handlers."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+class FakeChat:
+    """Stands in for agent.chat until it exists: the API contract, not the answer, is under test."""
+
+    @staticmethod
+    def answer(conversation, user, content):
+        Message.objects.create(conversation=conversation, role="user", content=content)
+        return Message.objects.create(conversation=conversation, role="assistant", content="Svar [1].",
+                                      answer_mode="extractive", sources=[{"n": 1, "chunk_id": 1}])
+
+    @staticmethod
+    def stream_answer(conversation, user, content):
+        yield {"event": "token", "data": "Svar"}
+        yield {"event": "done", "data": {}}
+
+
+@pytest.fixture
+def chat_module(monkeypatch):
+    try:
+        importlib.import_module("agent.chat")
+    except ImportError:
+        from compliance.api import agent_views
+
+        real = agent_views.agent_module
+        monkeypatch.setattr(agent_views, "agent_module", lambda name: FakeChat if name == "chat" else real(name))
+
+
+@pytest.fixture
+def world(db, wsgi_in_test_transaction, chat_module):
+    alice, bob = make_user("alice"), make_user("bob")
+    workspace = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=alice, workspace=workspace, role=Membership.Role.OWNER)
+    bob_membership = Membership.objects.create(user=bob, workspace=workspace, role=Membership.Role.EDITOR)
+    statute = LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)",
+                                           full_text="1 § Text.")
+    ContentChunk.objects.create(source_type=SourceType.LEGAL_DOCUMENT, legal_document=statute, header="AML > 1 §",
+                                path="00000.00000", ordinal=0, citation="1 §", content_hash="x",
+                                text="Lagens ändamål är att förebygga ohälsa och olycksfall i arbetet.")
+    user_file = UserFile.objects.create(workspace=workspace, title="Policy", original_name="policy.txt",
+                                        file="workspaces/x/policy.txt", size=10)
+    assessment = Assessment.objects.create(workspace=workspace, title="Riskbedömning", legal_document=statute)
+    conversation = Conversation.objects.create(workspace=workspace, user=alice, title="Fråga")
+    message = Message.objects.create(conversation=conversation, role="assistant", content="Svar")
+    token, key = api_token_create(user=alice, name="schemathesis")
+    # A second token to revoke, so DELETE tokens/{id} does not lock the test out.
+    spare, _ = api_token_create(user=alice, name="spare")
+    return {
+        "key": key,
+        "path": {"slug": "alices-ab", "sfs": "1977:1160", "file_id": user_file.pk, "assessment_id": assessment.pk,
+                 "conversation_id": conversation.pk, "message_id": message.pk, "member_id": bob_membership.pk,
+                 "token_id": spare.pk},
+    }
+
+
+@schema.parametrize()
+@settings(max_examples=MAX_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.filter_too_much, HealthCheck.data_too_large])
+def test_api_conforms_to_its_schema(case, world):
+    cache.clear()  # throttling counters: generated traffic must not be rate limited
+    if case.path_parameters:
+        # Aim at alice's real objects; random ids would only ever exercise the 404 path.
+        for name in case.path_parameters:
+            if name in world["path"]:
+                case.path_parameters[name] = world["path"][name]
+    case.call_and_validate(headers={"Authorization": f"Bearer {world['key']}"},
+                           checks=[not_a_server_error, response_schema_conformance])

@@ -1,0 +1,195 @@
+"""A real Celery worker process on the real Redis broker, writing to the test database.
+
+Tests that use it must commit their data (`django_db(transaction=True)`): the
+worker is another process with its own connection and sees only committed rows.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+QUEUE = "lagrum"
+BROKER_URL = os.environ["CELERY_BROKER_URL"]  # tests/conftest.py: redis://127.0.0.1:63799/15
+VISIBILITY_TIMEOUT = 10  # the settings' minimum: a killed worker's task comes back after ~10-20 s
+WORKER_BATCH_SIZE = 2
+READY_TIMEOUT = 90
+SUCCEEDED = re.compile(r"Task (?P<task>[\w.]+)\[(?P<id>[0-9a-f-]+)\] succeeded in [\d.]+s: (?P<result>.*)$", re.M)
+
+
+# `celery -A compliance worker`, plus kombu's sweep for unacknowledged messages every second
+# instead of every ~100 s (10 s interval x throttle 10 in kombu 5.7): with the short visibility
+# timeout, a killed worker's task comes back within seconds instead of minutes.
+WORKER_MAIN = (
+    "import sys\n"
+    "from compliance.celery import app\n"
+    "app.conf.broker_transport_options = {**app.conf.broker_transport_options,\n"
+    "    'unacked_restore_interval': 1, 'unacked_restore_throttle': 1}\n"
+    "app.worker_main(sys.argv[1:])\n"
+)
+
+
+def wait_for(predicate, *, timeout: float, interval: float = 0.1, what: str = "condition"):
+    """Poll until `predicate()` is truthy; a bounded wait, never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def _redis():
+    import redis
+
+    return redis.Redis.from_url(BROKER_URL)
+
+
+def purge_test_queue() -> None:
+    """Empty the test broker's queue, including messages a killed run left unacknowledged."""
+    from compliance.celery import app
+
+    assert BROKER_URL.endswith("/15"), BROKER_URL  # never purge a real queue
+    app.control.purge()
+    r = _redis()
+    r.delete("unacked", "unacked_index", "unacked_mutex")
+
+
+def queued_task_calls(task_name: str) -> list[tuple[list, dict]]:
+    """(args, kwargs) of every queued, not yet delivered call of `task_name` on the test broker."""
+    calls = []
+    for key in _redis().keys(QUEUE + "*"):
+        if _redis().type(key) != b"list":
+            continue
+        for raw in _redis().lrange(key, 0, -1):
+            message = json.loads(raw)
+            if message["headers"].get("task") != task_name:
+                continue
+            body = message["body"]
+            if message["properties"].get("body_encoding") == "base64":
+                body = base64.b64decode(body)
+            args, kwargs, _embed = json.loads(body)
+            calls.append((args, kwargs))
+    return calls
+
+
+class Worker:
+    """One `celery worker` process (solo pool: SIGKILL takes the running task with it)."""
+
+    def __init__(self, name: str, log_path: Path, env: dict):
+        self.name = name
+        self.log_path = log_path
+        self.env = env
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Worker:
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER_MAIN, "worker", "--pool", "solo", "-Q", QUEUE, "-l", "info",
+             "-n", f"{self.name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=settings.BASE_DIR, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_for(self._ready, timeout=READY_TIMEOUT, interval=0.2, what=f"worker {self.name} to be ready")
+        return self
+
+    def _ready(self) -> bool:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"worker {self.name} exited ({self.proc.returncode}):\n{self.log()[-3000:]}")
+        return " ready." in self.log()
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def results(self, task_name: str) -> list[str]:
+        """The return values the worker logged for every succeeded call of `task_name`."""
+        return [m["result"] for m in SUCCEEDED.finditer(self.log()) if m["task"] == task_name]
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no warm shutdown, the running task is neither finished nor acknowledged."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        self._log.close()
+
+    def stop(self) -> None:
+        if self.alive:
+            self.proc.send_signal(signal.SIGTERM)  # warm shutdown: unacked messages go back to the queue
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=30)
+        if self.proc is not None and not self._log.closed:
+            self._log.close()
+
+
+@pytest.fixture(scope="module")
+def worker_factory(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Start workers on the test database and broker; every one is stopped at teardown."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    assert db["NAME"].startswith("test_"), db["NAME"]
+    media_root = tmp_path_factory.mktemp("worker-media")
+    logs = tmp_path_factory.mktemp("worker-logs")
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DATABASE_CONN_MAX_AGE": "0",  # hold no idle connection the test's flush would wait for
+        "CELERY_BROKER_URL": BROKER_URL,
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+        "EMBEDDING_BATCH_SIZE": str(WORKER_BATCH_SIZE),
+        "EMBEDDING_BACKEND": "local",
+        "MEDIA_ROOT": str(media_root),
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("EMBEDDING_MODEL", None)
+    workers: list[Worker] = []
+
+    def start(name: str = "") -> Worker:
+        if not workers:
+            purge_test_queue()
+        name = name or f"test-worker-{os.getpid()}-{len(workers) + 1}"
+        worker = Worker(name, logs / f"{name}.log", env)
+        workers.append(worker)
+        return worker.start()
+
+    start.media_root = media_root
+    start.workers = workers
+    try:
+        yield start
+    finally:
+        for worker in workers:
+            worker.stop()
+        purge_test_queue()
+
+
+@pytest.fixture(scope="module")
+def celery_worker(worker_factory):
+    """One worker for the whole module."""
+    return worker_factory()
+
+
+@pytest.fixture
+def clean_queue():
+    """For tests that enqueue without a worker: nothing they queue outlives them."""
+    purge_test_queue()
+    yield
+    purge_test_queue()

@@ -106,7 +106,7 @@ def _retrieve(question, history, workspace, user, options, timings) -> tuple[lis
     key = retrieval_cache_key(scope, workspace.knowledge_version, analysis.topic_key or analysis.text,
                               options.retrieval)
     t0 = time.perf_counter()
-    cached = cache.get(key) if cache else None
+    cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
         return cached, True, "", False
@@ -114,7 +114,7 @@ def _retrieve(question, history, workspace, user, options, timings) -> tuple[lis
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value
-    if cache and not result.degraded:
+    if cache is not None and not result.degraded:
         cache.set(key, result.chunks)
     return result.chunks, False, result.notice, result.degraded
 

@@ -1,0 +1,117 @@
+"""Workspace isolation as a property: whatever the workspaces, members, files and questions,
+no result ever comes from a workspace the user is not a member of, or from a private or deleted file.
+
+Covers plain retrieval, the exact-reference path and the retrieval cache (through prepare_context).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+from django.http import Http404
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from agent.cache import get_retrieval_cache
+from agent.prepare import prepare_context
+from agent.retrieval import RetrievalOptions, retrieve_context
+from chunks.embedding import active_model_name, get_provider, passage_text
+from chunks.models import ContentChunk
+from compliance.models import Membership, UserFile, Workspace, content_hash
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+TEXTS = [
+    "Vår rutin för skyddsombud och riskbedömning på lagret.",
+    "Lönepolicy: löner revideras årligen i april.",
+    "Systematiskt arbetsmiljöarbete enligt 3 kap. 2 a § arbetsmiljölagen i vår verksamhet.",
+    "Turordning vid uppsägning hanteras av HR enligt LAS.",
+    "Incidentrapport: tillbud med truck i lager B.",
+]
+QUERIES = ["skyddsombud", "löner", "Vad säger 3 kap. 2 a § arbetsmiljölagen?", "turordning LAS", "tillbud truck",
+           "riskbedömning", "7 § LAS", "🙂"]
+_vectors: dict[str, list] = {}
+
+
+def vector_for(text: str, header: str):
+    key = passage_text(header, text)
+    if key not in _vectors:
+        _vectors[key] = get_provider().embed_passages([key])[0]
+    return _vectors[key]
+
+
+files_strategy = st.lists(
+    st.tuples(st.integers(0, 2), st.sampled_from(range(len(TEXTS))), st.booleans(), st.booleans()),
+    min_size=1, max_size=8,
+)
+membership_strategy = st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=2, max_size=2)
+
+
+def build(memberships, files):
+    workspaces = [Workspace.objects.create(name=f"WS {i}", slug=f"ws-{i}") for i in range(3)]
+    users = []
+    for u, row in enumerate(memberships):
+        user = make_user(f"user{u}")
+        users.append(user)
+        for w, member in enumerate(row):
+            if member:
+                Membership.objects.create(user=user, workspace=workspaces[w], role="viewer")
+    for i, (w, t, private, deleted) in enumerate(files):
+        title = f"fil{i}.txt"
+        f = UserFile.objects.create(workspace=workspaces[w], title=title, original_name=title, file="x",
+                                    is_private=private, deleted_at=timezone.now() if deleted else None,
+                                    status="done")
+        header = f"{title} > Sida 1"
+        ContentChunk.objects.create(
+            source_type="USER_FILE", user_file=f, workspace=workspaces[w], document_title=title, header=header,
+            path="00000.00000", ordinal=0, citation="Sida 1", text=TEXTS[t], token_count=20,
+            content_hash=content_hash(TEXTS[t]), embedding=vector_for(TEXTS[t], header),
+            embedding_model=active_model_name(),
+        )
+    return workspaces, users
+
+
+def assert_visible(chunk_ids, workspace):
+    for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file"):
+        assert chunk.workspace_id in (None, workspace.pk), "a chunk from another workspace leaked"
+        if chunk.user_file_id:
+            assert not chunk.user_file.is_private, "a private file leaked"
+            assert chunk.user_file.deleted_at is None, "a deleted file leaked"
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(memberships=membership_strategy, files=files_strategy, query=st.sampled_from(QUERIES),
+       mode=st.sampled_from(["hybrid", "vector", "keyword"]))
+def test_no_result_ever_leaks(loaded, memberships, files, query, mode):
+    get_retrieval_cache().clear()
+    with transaction.atomic():
+        workspaces, users = build(memberships, files)
+        for user, row in zip(users, memberships):
+            for workspace, member in zip(workspaces, row):
+                if not member:
+                    with pytest.raises(Http404):
+                        retrieve_context(query, workspace, user=user)
+                    continue
+                result = retrieve_context(query, workspace, user=user, options=RetrievalOptions(mode=mode))
+                assert_visible([c.chunk_id for c in result.chunks], workspace)
+                # Twice through the pre-model step: the second answer may come from the cache.
+                for _ in range(2):
+                    prepared = prepare_context([{"role": "user", "content": query}], workspace, user)
+                    assert_visible([c["chunk_id"] for c in prepared.citations], workspace)
+        transaction.set_rollback(True)
+
+
+def test_cache_is_not_shared_between_workspaces(loaded):
+    get_retrieval_cache().clear()
+    with transaction.atomic():
+        workspaces, users = build([[True, True, False]], [(0, 0, False, False), (1, 0, False, False)])
+        a = prepare_context([{"role": "user", "content": "skyddsombud"}], workspaces[0], users[0])
+        b = prepare_context([{"role": "user", "content": "skyddsombud"}], workspaces[1], users[0])
+        again = prepare_context([{"role": "user", "content": "skyddsombud"}], workspaces[0], users[0])
+        assert not a.metrics["cache_hit"] and not b.metrics["cache_hit"] and again.metrics["cache_hit"]
+        a_files = {c["source_id"] for c in a.citations if c["source_type"] == "USER_FILE"}
+        b_files = {c["source_id"] for c in b.citations if c["source_type"] == "USER_FILE"}
+        assert a_files and b_files and a_files.isdisjoint(b_files)
+        transaction.set_rollback(True)

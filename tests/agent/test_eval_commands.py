@@ -1,0 +1,88 @@
+"""The evaluation and benchmark commands run end to end on real statutes (figures are not asserted)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+QUESTIONS = [
+    {"question": "Vad säger 3 kap. 2 a § arbetsmiljölagen?",
+     "gold_refs": [{"sfs": "1977:1160", "ref": "3 kap. 2 a §"}]},
+    {"question": "Vilka regler gäller för turordning vid uppsägning enligt LAS?",
+     "gold_refs": [{"sfs": "1982:80", "ref": "22 §"}]},
+    {"question": "Hur många semesterdagar har en arbetstagare rätt till?",
+     "gold_refs": [{"sfs": "1977:480", "ref": "4 §"}]},  # semesterlagen is not loaded here
+]
+
+
+def run(name, *args) -> tuple[dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command(name, *args, stdout=out, stderr=err)
+    return json.loads(out.getvalue()), err.getvalue()
+
+
+@pytest.fixture
+def question_file(tmp_path):
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in QUESTIONS) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_retrieval_scores_the_loaded_statutes(loaded, question_file):
+    report, err = run("eval_retrieval", "--questions", str(question_file), "--mode", "all", "--json")
+    assert report["questions"] == 3
+    assert report["questions_with_gold_loaded"] == 2
+    assert report["questions_skipped"] == 1
+    assert "1977:480" in err
+    assert set(report["modes"]) == {"hybrid", "vector", "keyword"}
+    for figures in report["modes"].values():
+        for key in ("recall@1", "recall@5", "recall@10", "recall@20", "mrr", "ndcg@10"):
+            assert 0.0 <= figures[key] <= 1.0
+        assert {"p50_ms", "p95_ms"} <= set(figures["latency"])
+
+
+def test_a_cited_section_is_recalled_first(loaded, question_file, tmp_path):
+    single = tmp_path / "one.jsonl"
+    single.write_text(json.dumps(QUESTIONS[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    report, _ = run("eval_retrieval", "--questions", str(single), "--json")
+    hybrid = report["modes"]["hybrid"]
+    assert hybrid["recall@1"] == 1.0
+    assert hybrid["mrr"] == 1.0
+
+
+def test_eval_retrieval_dedupes_split_sections():
+    from agent.management.commands.eval_retrieval import score, unique_sections
+    from agent.sources import RetrievedChunk
+
+    def chunk(i, citation):
+        return RetrievedChunk(chunk_id=i, source_type="LEGAL_DOCUMENT", source_id=1, document_number="1977:1160",
+                              document_title="", header="", path=f"{i:05d}", ordinal=i, citation=citation,
+                              text="", token_count=1)
+
+    ranked = unique_sections([chunk(1, "1 §"), chunk(2, "1 §"), chunk(3, "2 §")])
+    assert ranked == [("1977:1160", "1 §"), ("1977:1160", "2 §")]
+    figures = score(ranked, {("1977:1160", "2 §")})
+    assert figures["recall@1"] == 0.0 and figures["recall@5"] == 1.0 and figures["mrr"] == 0.5
+
+
+def test_bench_context_prints_its_figures(loaded):
+    report, _ = run("bench_context", "--questions", "3", "--json")
+    assert report["questions"] == 3
+    for key in ("miss", "hit", "avg_context_tokens", "avg_top20_tokens", "miss_stages_p50_ms", "machine"):
+        assert key in report
+    assert {"p50_ms", "p95_ms"} <= set(report["miss"])
+    assert report["hits_served_from_cache"] == 3
+
+
+def test_bench_ingest_prints_its_figures():
+    report, _ = run("bench_ingest", "--sfs", "1977:1160", "--sample", "10", "--quick", "--no-corpus", "--json")
+    assert report["chunking"]["selected"]["chunks"] > 0
+    assert report["embedding"]["sample_chunks"] == 10
+    assert {c["config"] for c in report["embedding"]["configs"]} == {"naive_doc_order_b32", "length_sorted_b32"}
+    assert report["projection_best"]["core_18"]["chunks"] > 0
+    assert report["peak_rss_mb"]["self"] > 0

@@ -14,7 +14,7 @@ GREETING: list[str] = [
     "god eftermiddag", "god kväll", "god dag", "goddag", "morsning", "mors", "hej hej",
     "tack", "tack så mycket", "tusen tack", "stort tack", "tackar", "toppen", "perfekt", "okej", "ok",
     "bra", "super", "hej då", "hejdå", "vi hörs", "ha det bra", "trevlig helg",
-    "hello", "hi", "hey", "hiya", "good morning", "good afternoon", "good evening", "greetings",
+    "hello there", "hi there", "hey there", "hello", "hi", "hey", "hiya", "good morning", "good afternoon", "good evening", "greetings",
     "thanks", "thank you", "thx", "cheers", "great", "bye", "goodbye",
 ]
 

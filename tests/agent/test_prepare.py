@@ -1,0 +1,106 @@
+"""The pre-model step: skip, retrieve or reuse, assemble, log; never raise into the chat."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.cache import get_retrieval_cache
+from agent.models import RetrievalLog
+from agent.prepare import PrepareOptions, prepare_context
+from agent.retrieval import RetrievalOptions
+from compliance.models import Membership, Workspace
+from compliance.services import workspace_touch_knowledge
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice_ws(loaded):
+    get_retrieval_cache().clear()
+    alice = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=alice, workspace=ws, role="owner")
+    return alice, ws
+
+
+def ask(text, ws, user, history=(), **opts):
+    messages = [*history, {"role": "user", "content": text}]
+    return prepare_context(messages, ws, user, PrepareOptions(**opts) if opts else None)
+
+
+@pytest.mark.parametrize("text", ["Hej!", "God morgon", "Hello there", "Vad kan du göra?", "What can you do?",
+                                  "Sammanfatta vårt samtal"])
+def test_greeting_and_meta_skip_retrieval(alice_ws, text):
+    alice, ws = alice_ws
+    prepared = ask(text, ws, alice)
+    assert prepared.skipped and prepared.citations == [] and prepared.context_text == ""
+    assert [m["role"] for m in prepared.messages] == ["system", "user"]
+    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    assert log.skipped and log.intent in ("greeting", "meta") and log.chunks_included == 0
+
+
+def test_factual_question_gets_a_separate_context_message(alice_ws):
+    alice, ws = alice_ws
+    prepared = ask("Vad säger 3 kap. 2 a § arbetsmiljölagen?", ws, alice)
+    roles = [m["role"] for m in prepared.messages]
+    assert roles == ["system", "user", "user"]
+    assert "Källa" not in prepared.messages[0]["content"].split("Regler")[0]
+    context = prepared.messages[1]["content"]
+    assert "--- Källa [" in context and "Arbetsmiljölag (1977:1160)" in context
+    assert context.index("Visar ") < context.index("--- Källa [1]")
+    assert prepared.messages[-1]["content"] == "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
+    by_n = {c["n"]: c for c in prepared.citations}
+    assert all(f"--- Källa [{n}]: {c['header']} ---" in context for n, c in by_n.items())
+    m = prepared.metrics
+    assert m["chunks_included"] == len(prepared.citations) and 0 < m["tokens_used"] <= m["token_budget"] == 8000
+    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    assert not log.skipped and not log.degraded and log.tokens_used == m["tokens_used"]
+    assert {"intent", "analysis", "assemble", "retrieval_sql"} <= set(log.latency_ms)
+
+
+def test_budget_shrinks_with_a_small_context_window(alice_ws):
+    alice, ws = alice_ws
+    prepared = ask("Vad gäller för skyddsombud?", ws, alice, context_window=6000)
+    assert prepared.metrics["token_budget"] < 8000
+    assert prepared.metrics["tokens_used"] <= prepared.metrics["token_budget"]
+
+
+def test_same_topic_follow_up_hits_the_cache_until_knowledge_changes(alice_ws):
+    alice, ws = alice_ws
+    first = ask("turordning vid uppsägning", ws, alice)
+    again = ask("Uppsägning och turordning?", ws, alice)
+    assert not first.metrics["cache_hit"] and again.metrics["cache_hit"]
+    assert [c["chunk_id"] for c in again.citations] == [c["chunk_id"] for c in first.citations]
+    assert RetrievalLog.objects.get(pk=again.log.pk).cache_hit
+    workspace_touch_knowledge(ws.pk)
+    ws.refresh_from_db()
+    assert not ask("turordning vid uppsägning", ws, alice).metrics["cache_hit"]
+
+
+def test_short_follow_up_uses_the_conversation(alice_ws):
+    alice, ws = alice_ws
+    history = [{"role": "user", "content": "Vilka regler gäller för semester enligt LAS och arbetsmiljölagen?"},
+               {"role": "assistant", "content": "Det beror på..."}]
+    prepared = ask("och för minderåriga?", ws, alice, history=history)
+    assert prepared.citations  # "och för minderåriga?" alone names nothing
+    assert prepared.messages[-1]["content"] == "och för minderåriga?"
+
+
+def test_retrieval_failure_degrades_instead_of_raising(alice_ws):
+    alice, ws = alice_ws
+    # An impossible date reaches Postgres, which refuses it: a real failure inside retrieval.
+    prepared = ask("Vad gäller för skyddsombud?", ws, alice,
+                   retrieval=RetrievalOptions(date_from="inte-ett-datum"))
+    assert prepared.degraded and prepared.citations == []
+    assert "misslyckades" in prepared.notice
+    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    assert log.degraded and log.error
+    assert prepared.messages[-1]["content"] == "Vad gäller för skyddsombud?"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "🙂🙂", "och det"])
+def test_empty_or_meaningless_messages_do_not_crash(alice_ws, text):
+    alice, ws = alice_ws
+    prepared = ask(text, ws, alice)
+    assert isinstance(prepared.citations, list) and prepared.messages[0]["role"] == "system"

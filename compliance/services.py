@@ -244,7 +244,7 @@ def embedding_record_ok() -> None:
     cache.delete(EMBEDDING_ERROR_CACHE_KEY)
 
 
-# --- API additions: memberships, tokens, conversations -------------------------------
+# --- API additions: memberships, tokens ---------------------------------------------
 
 
 class MembershipError(Exception):
@@ -300,20 +300,3 @@ def api_token_revoke(token: ApiToken) -> None:
     if token.revoked_at is None:
         token.revoke()
 
-
-def conversation_create(*, workspace: Workspace, user, title: str = ""):
-    from agent.models import Conversation
-
-    return Conversation.objects.create(workspace=workspace, user=user, title=title[:200])
-
-
-def feedback_set(*, message, user, rating: int, comment: str = ""):
-    """One feedback per user and message: giving it again replaces it."""
-    from agent.models import Feedback
-
-    if rating not in (1, -1):
-        raise ValueError(f"rating must be 1 or -1, got {rating!r}")
-    feedback, _ = Feedback.objects.update_or_create(
-        message=message, user=user, defaults={"rating": rating, "comment": comment}
-    )
-    return feedback

@@ -20,7 +20,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from compliance import selectors, services
+from compliance import selectors
 
 from . import serializers as s
 from .errors import ApiError, ServiceUnavailable
@@ -202,8 +202,8 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
                    responses={201: s.ConversationSerializer})
     def post(self, request, slug):
         data = validated(s.ConversationSerializer, request.data)
-        conversation = services.conversation_create(workspace=self.workspace, user=request.user,
-                                                    title=data["title"])
+        chat = agent_module("chat")
+        conversation = chat.conversation_create(workspace=self.workspace, user=request.user, title=data["title"])
         return Response(s.ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
 
 
@@ -279,7 +279,11 @@ class FeedbackApi(WorkspaceMixin, BaseApi):
         data = validated(s.FeedbackInputSerializer, request.data)
         if message.role != Message.Role.ASSISTANT:
             raise ValidationError({"message": ["Återkoppling kan bara ges på assistentens svar."]})
-        feedback = services.feedback_set(message=message, user=request.user, rating=data["rating"],
-                                         comment=data["comment"])
+        chat = agent_module("chat")
+        try:
+            feedback = chat.feedback_save(message=message, user=request.user, rating=data["rating"],
+                                          comment=data["comment"])
+        except getattr(chat, "ChatInputError", ValueError) as exc:
+            raise ApiError("invalid", getattr(exc, "message", str(exc))) from None
         return Response(s.FeedbackSerializer({"message_id": message.pk, "rating": feedback.rating,
                                               "comment": feedback.comment, "updated_at": feedback.updated_at}).data)

@@ -303,6 +303,10 @@ class FileDownloadApi(WorkspaceMixin, BaseApi):
 # --- assessments ------------------------------------------------------------------------
 
 
+ASSESSMENT_DEFAULTS = {"legal_document": None, "section_ref": "", "compliance_status": Assessment.Status.NOT_ASSESSED,
+                       "notes": "", "owner": None, "due_date": None}
+
+
 class AssessmentListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     serializer_class = s.AssessmentSerializer
     parser_classes = [JSONParser]
@@ -351,8 +355,11 @@ class AssessmentDetailApi(WorkspaceMixin, BaseApi):
         serializer = s.AssessmentInputSerializer(data=request.data, partial=partial,
                                                  context={"workspace": self.workspace})
         serializer.is_valid(raise_exception=True)
+        fields = serializer.validated_data
+        if not partial:  # PUT replaces: what is left out goes back to its default
+            fields = {**ASSESSMENT_DEFAULTS, **fields}
         assessment = services.assessment_save(workspace=self.workspace, user=request.user, assessment=assessment,
-                                              **serializer.validated_data)
+                                              **fields)
         return Response(s.AssessmentSerializer(assessment).data)
 
     @extend_schema(tags=["assessments"], summary="Ersätt en bedömning", request=s.AssessmentInputSerializer,

@@ -27,11 +27,12 @@ class AssessmentTests(ApiTestCase):
                          ("compliant", "bob"))
         self.assertEqual(response.json()["notes"], "Rutiner saknas.")  # untouched by PATCH
 
-        response = self.client.put(url, {"title": "Nytt krav", "legal_document": None, "owner": None},
-                                   format="json")
+        response = self.client.put(url, {"title": "Nytt krav", "notes": "Ny anteckning"}, format="json")
         self.assertEqual(response.status_code, 200, response.content)
-        self.assertEqual((response.json()["title"], response.json()["legal_document"], response.json()["owner"]),
-                         ("Nytt krav", None, None))
+        body = response.json()  # PUT replaces: omitted fields are back to their defaults
+        self.assertEqual((body["title"], body["notes"], body["legal_document"], body["owner"], body["section_ref"],
+                          body["compliance_status"], body["due_date"]),
+                         ("Nytt krav", "Ny anteckning", None, None, "", "not_assessed", None))
 
         self.assertEqual(self.client.get(url).json()["title"], "Nytt krav")
         self.assertEqual(self.client.delete(url).status_code, 204)

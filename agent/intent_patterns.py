@@ -40,7 +40,7 @@ META: list[str] = [
 # Words that may follow a meta phrase without making it a content question.
 META_FILLER: list[str] = [
     "hjälpa", "hjälp", "mig", "oss", "med", "till", "göra", "egentligen", "här", "exakt", "allt",
-    "help", "me", "us", "with", "do", "exactly", "here", "really", "for",
+    "help", "me", "us", "with", "do", "exactly", "here", "really", "for", "please", "snälla", "tack", "nu", "now",
 ]
 
 # Imperatives that ask for work product. Matched at the start of the message

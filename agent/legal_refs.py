@@ -36,6 +36,7 @@ Conventions (documented because callers depend on them):
   `find_sfs_numbers` still reports the SFS numbers of amendment tags.
 * "första stycket andra meningen" with no section (a reference inside the
   same §) gives a reference with only `stycke` set.
+* At most `MAX_REFERENCES` references are returned per call.
 * EU acts ("artikel 6.1 e i EU:s dataskyddsförordning", "(EU) 2016/679") are
   not reported.
 """
@@ -61,6 +62,8 @@ __all__ = [
 
 MAX_RANGE = 200
 MAX_PUNKT_RANGE = 50
+# Hard cap per call so a pathological input ("1-200 §" repeated) stays cheap.
+MAX_REFERENCES = 5000
 # A statute name is never longer than this many words after "lagen om".
 _MAX_TAIL_WORDS = 10
 
@@ -278,11 +281,15 @@ class _Num:
         return f"{self.n} {self.letter}" if self.letter else str(self.n)
 
 
+# Curated colloquial names win over the block list ("momslagen" ends in "omslag").
+_KNOWN_STEMS = frozenset(strip_inflection(n) for names, _ in CURATED.values() for n in names if " " not in n)
+
+
 def _is_statute_compound(word: str) -> bool:
     if len(word) > 60:
         return False
     stem = strip_inflection(word)
-    if stem in _EXACT_STATUTES:
+    if stem in _EXACT_STATUTES or stem in _KNOWN_STEMS:
         return True
     if stem.endswith("grundlag"):
         return len(stem) > len("grundlag")
@@ -315,10 +322,17 @@ def _raw_tokens(text: str) -> list[_Tok]:
     return toks
 
 
-def _para_start(text: str, pos: int) -> bool:
-    """True if only whitespace precedes `pos` on its line (or in the text)."""
-    line_start = text.rfind("\n", 0, pos) + 1
-    return not text[line_start:pos].strip()
+def _para_start(text: str, prev_end: int | None, pos: int) -> bool:
+    """True if only whitespace precedes `pos` on its line.
+
+    Looks only at the gap since the previous token (`prev_end`), so the
+    total work over a text stays linear.
+    """
+    gap = text[prev_end or 0 : pos]
+    newline = gap.rfind("\n")
+    if newline < 0 and prev_end is not None:
+        return False
+    return not gap[newline + 1 :].strip()
 
 
 class _Lexer:
@@ -397,7 +411,8 @@ class _Lexer:
             kind = {"st": "stycke", "p": "punkt", "mom": "moment"}[low]
             out.append(_Tok(kind, tok.start, end, self.text[tok.start : end], num.n))
             return used
-        out.append(_Tok("num", tok.start, tok.end, tok.text, num, _para_start(self.text, tok.start)))
+        prev_end = raw[i - 1].end if i > 0 else None
+        out.append(_Tok("num", tok.start, tok.end, tok.text, num, _para_start(self.text, prev_end, tok.start)))
         return 1
 
     def _lex_sfs(self, i: int, out: list[_Tok]) -> int:
@@ -495,7 +510,10 @@ class _Lexer:
             if third and _is_statute_compound(third):
                 i += 2
                 word = third
-        if _is_statute_compound(word):
+        if _is_statute_compound(word) or (
+            self.directory is not None and len(word) < 60 and word.lower().rstrip("ns").endswith(("lag", "lage", "balk", "balke", "ning", "ninge", "form", "forme"))
+            and self.directory.lookup(word)
+        ):
             start = raw[start_i].start
             paren = self._paren_after(i + 1)
             end = raw[i + 1].end if paren else raw[i].end
@@ -726,6 +744,11 @@ class _Parser:
                 return items, k
 
     def parse_chain(self, i: int) -> tuple[list[_Item], int]:
+        """Items of the chain starting at i and the index after it.
+
+        On failure (no kap./§ after the first group) returns no items and the
+        index after that group.
+        """
         items: list[_Item] = []
         chapter: str | None = None
         j = i
@@ -734,6 +757,8 @@ class _Parser:
             if not group:
                 break
             term = self.kind(k)
+            if not items and term not in ("chap", "sect"):
+                return [], k
             if term == "chap":
                 chapters = [n.label() for n in self.flatten(group, MAX_RANGE)]
                 k += 1
@@ -750,6 +775,8 @@ class _Parser:
             else:
                 break
             j = k
+            if len(items) >= MAX_REFERENCES:
+                break
             # Continue over ", " / "och" / "eller" when another group follows
             # that ends in kap. or §.
             m = j
@@ -790,7 +817,7 @@ class _Parser:
 
     def emit(self, items: list[_Item], start: int, end: int, st: _Statute | None) -> None:
         raw = self.text[start:end]
-        for it in items:
+        for it in items[: max(0, MAX_REFERENCES - len(self.refs))]:
             self.refs.append(LegalReference(
                 sfs=st.sfs if st else None,
                 statute_name=st.name if st else None,
@@ -817,7 +844,7 @@ class _Parser:
         toks = self.toks
         pending: tuple[int, int] | None = None  # (token index, refs index) of an unbound statute mention
         i = 0
-        while i < len(toks):
+        while i < len(toks) and len(self.refs) < MAX_REFERENCES:
             tok = toks[i]
             if tok.kind == "num":
                 if self.is_heading(i):
@@ -828,7 +855,10 @@ class _Parser:
                     i = self.bind_chain(i, j, items, pending)
                     pending = None
                     continue
-                i += 1
+                # Every later number of a failed group fails the same way:
+                # skipping it keeps long "1-1-1-…" runs linear.
+                i = max(i + 1, j)
+                pending = None
                 continue
             if tok.kind == "colon":
                 k = self.colon_chain(i)

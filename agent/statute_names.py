@@ -157,7 +157,7 @@ def strip_inflection(word: str) -> str:
 def name_key(name: str) -> str:
     """Inflection- and case-insensitive lookup key for a statute name."""
     cleaned = _SFS_PAREN_RE.sub(" ", name)
-    words = [w.strip(",;:!?()\"'") for w in cleaned.split()]
+    words = [w.strip(",;:!?.()\"'") for w in cleaned.split()]
     return " ".join(strip_inflection(w) for w in words if w)
 
 

@@ -1,0 +1,542 @@
+"""Legal reference detection on the real forms in data/sfs/REFERENCE_FORMATS.md."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from agent.legal_refs import (
+    LegalReference,
+    StatuteDirectory,
+    analyse_references,
+    citation,
+    find_sfs_numbers,
+    parse_references,
+)
+from agent.statute_names import CURATED, name_key, names_for
+
+INDEX = Path(__file__).resolve().parents[2] / "data" / "sfs" / "index.tsv"
+
+
+@pytest.fixture(autouse=True)
+def _media_root():
+    """Shadow the Django-only autouse fixture of tests/conftest.py: pure Python tests."""
+
+
+@pytest.fixture(scope="module")
+def directory() -> StatuteDirectory:
+    return StatuteDirectory.from_index_tsv(INDEX)
+
+
+def cites(refs: list[LegalReference]) -> list[str]:
+    return [citation(r) for r in refs]
+
+
+def full(refs: list[LegalReference]) -> list[tuple]:
+    return [(r.sfs, r.chapter, r.section, r.stycke, r.punkt) for r in refs]
+
+
+# ------------------------------------------------------------ SFS numbers
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("SFS 1977:1160", ["1977:1160"]),
+        ("Arbetsmiljölag (1977:1160)", ["1977:1160"]),
+        ("se 1977:1160 och 1982:80", ["1977:1160", "1982:80"]),
+        ("t.o.m. SFS 2023:349", ["2023:349"]),
+        ("SFS\u00a01977:1160", ["1977:1160"]),
+        ("Lag (1994:579). Lag (1994:579).", ["1994:579"]),
+    ],
+)
+def test_find_sfs_numbers(text: str, expected: list[str]) -> None:
+    assert find_sfs_numbers(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "prop. 1976/77:149",
+        "bet. 2005/06:FöU9",
+        "SOU 2019:1",
+        "NJA 2005 s. 1",
+        "AD 2005 nr 1",
+        "RH 1999:1",
+        "HFD 2015 ref. 1",
+        "(EU) 2016/679",
+        "2001/23/EG",
+        "Ds 2019:1",
+        "AFS 2001:1",
+        "kl. 10:30",
+    ],
+)
+def test_look_alikes_are_not_sfs_numbers_or_references(text: str) -> None:
+    assert find_sfs_numbers(text) == []
+    assert parse_references(text) == []
+
+
+# ------------------------------------------- REFERENCE_FORMATS.md examples
+
+
+def test_01_amendment_tag_is_not_a_reference() -> None:
+    text = "… uppnå en god arbetsmiljö. Lag (1994:579)."
+    assert parse_references(text) == []
+    assert find_sfs_numbers(text) == ["1994:579"]
+
+
+def test_02_amendment_tag_ordinance() -> None:
+    text = "… inom Sveriges sjöterritorium. Förordning (2018:128)."
+    assert parse_references(text) == []
+    assert find_sfs_numbers(text) == ["2018:128"]
+
+
+def test_03_chapter_carries_over_in_section_lists() -> None:
+    text = "2 c § Bestämmelserna i 2 kap. 1 § första stycket, 2 och 3 §§ och 3 kap. 4 § andra stycket gäller utländska fartyg"
+    refs = parse_references(text)
+    assert full(refs) == [
+        (None, "2", "1", 1, None),
+        (None, "2", "2", None, None),
+        (None, "2", "3", None, None),
+        (None, "3", "4", 2, None),
+    ]
+    assert refs[0].raw == "2 kap. 1 § första stycket, 2 och 3 §§ och 3 kap. 4 § andra stycket"
+    assert text[refs[0].span[0] : refs[0].span[1]] == refs[0].raw
+
+
+def test_04_letter_suffix() -> None:
+    assert cites(parse_references("… uppfyller kraven i 3 kap. 2 a §.")) == ["3 kap. 2 a §"]
+
+
+def test_05_chapter_ranges_without_section() -> None:
+    refs = parse_references("3 § Vid tillämpning av 2–4 och 7–9 kap. ska med arbetstagare likställas")
+    assert cites(refs) == ["2 kap.", "3 kap.", "4 kap.", "7 kap.", "8 kap.", "9 kap."]
+
+
+def test_06_short_name_with_sfs(directory: StatuteDirectory) -> None:
+    (ref,) = parse_references("… finns i fartygssäkerhetslagen (2003:364).")
+    assert (ref.sfs, ref.statute_name, ref.section) == ("2003:364", "fartygssäkerhetslagen", None)
+    assert ref.raw == "fartygssäkerhetslagen (2003:364)"
+
+
+def test_07_chapter_of_named_statute(directory: StatuteDirectory) -> None:
+    (ref,) = analyse_references("… enligt 30 kap. socialförsäkringsbalken vilar på honom.", directory)
+    assert (ref.sfs, ref.statute_name, ref.chapter, ref.section) == ("2010:110", "socialförsäkringsbalken", "30", None)
+    assert citation(ref) == "30 kap."
+
+
+def test_08_lagen_sfs_om_form() -> None:
+    (ref,) = parse_references("1. bank- eller finansieringsrörelse enligt lagen (2004:297) om bank- och finansieringsrörelse,")
+    assert ref.sfs == "2004:297"
+    assert ref.statute_name == "lagen om bank- och finansieringsrörelse"
+    assert ref.raw == "lagen (2004:297) om bank- och finansieringsrörelse"
+
+
+def test_09_chapter_section_name_sfs() -> None:
+    (ref,) = parse_references("… enligt definitionen i 1 kap. 4 § årsredovisningslagen (1995:1554),")
+    assert (ref.sfs, ref.statute_name, citation(ref)) == ("1995:1554", "årsredovisningslagen", "1 kap. 4 §")
+
+
+def test_10_denna_lag() -> None:
+    text = "Sanktionsavgift som avses i 8 kap. 5 § denna lag får påföras"
+    (ref,) = parse_references(text)
+    assert (ref.statute_name, ref.sfs, ref.anaphoric, citation(ref)) == ("denna lag", None, True, "8 kap. 5 §")
+    (own,) = parse_references(text, self_sfs="1977:1160")
+    assert own.sfs == "1977:1160"
+
+
+def test_11_samma_lag_and_den_lagen() -> None:
+    (ref,) = parse_references("… som anges i 4 kap. 1 § samma lag. Lag (2004:572).")
+    assert (ref.statute_name, ref.anaphoric, citation(ref)) == ("samma lag", True, "4 kap. 1 §")
+    refs = parse_references(
+        "… tillstånd enligt 2 kap. 1 § den lagen eller bedriver verksamhet enligt 3 kap. 1 § andra stycket 2"
+    )
+    assert [(r.statute_name, r.chapter, r.section, r.stycke, r.punkt) for r in refs] == [
+        ("den lagen", "2", "1", None, None),
+        (None, "3", "1", 2, 2),
+    ]
+
+
+def test_11_anaphora_resolves_to_most_recent_named_statute(directory: StatuteDirectory) -> None:
+    text = (
+        "tillstånd enligt lagen (2004:297) om bank- och finansieringsrörelse eller enligt miljöbalken; "
+        "tillstånd enligt 2 kap. 1 § den lagen"
+    )
+    refs = analyse_references(text, directory)
+    last = refs[-1]
+    assert (last.sfs, last.statute_name, last.anaphoric, citation(last)) == ("1998:808", "miljöbalken", True, "2 kap. 1 §")
+    text2 = "enligt 7 § LAS. Se även 22 § samma lag."
+    assert [r.sfs for r in analyse_references(text2, directory)] == ["1982:80", "1982:80"]
+
+
+def test_12_punkt_range_after_stycket() -> None:
+    refs = parse_references("… som avses i 1 kap. 2 § första stycket 1-13 får inte tillhandahålla anonyma konton …")
+    assert [r.punkt for r in refs] == list(range(1, 14))
+    assert {(r.chapter, r.section, r.stycke) for r in refs} == {("1", "2", 1)}
+
+
+def test_13_punkt_alternatives_and_fundamental_laws(directory: StatuteDirectory) -> None:
+    text = (
+        "Om rätten enligt 3 kap. 4 § första stycket 4 eller 5 tryckfrihetsförordningen eller "
+        "2 kap. 4 § första stycket 4 eller 5 yttrandefrihetsgrundlagen"
+    )
+    refs = analyse_references(text, directory)
+    assert full(refs) == [
+        ("1949:105", "3", "4", 1, 4),
+        ("1949:105", "3", "4", 1, 5),
+        ("1991:1469", "2", "4", 1, 4),
+        ("1991:1469", "2", "4", 1, 5),
+    ]
+
+
+def test_14_mening_inside_same_section() -> None:
+    (ref,) = parse_references("… gäller första stycket andra meningen i fråga om domförhet. Lag (2021:285).")
+    assert (ref.section, ref.stycke, ref.statute_name) == (None, 1, None)
+
+
+def test_15_mixed_list_then_law_name() -> None:
+    text = (
+        "2 kap. 1 § andra stycket, 5 kap. 20, 37–44 och 48 §§, 6 kap. 2 § första stycket och 5 § "
+        "årsredovisningslagen (1995:1554),"
+    )
+    refs = parse_references(text)
+    assert cites(refs) == (
+        ["2 kap. 1 §", "5 kap. 20 §"]
+        + [f"5 kap. {n} §" for n in range(37, 45)]
+        + ["5 kap. 48 §", "6 kap. 2 §", "6 kap. 5 §"]
+    )
+    assert {r.sfs for r in refs} == {"1995:1554"}
+    assert refs[0].stycke == 2 and refs[-2].stycke == 1
+
+
+def test_16_hyphen_ranges_with_letters() -> None:
+    refs = parse_references("Bestämmelserna i 4-6 b, 6 f, 6 g, 7-20, 22-37, 39 och 40 §§ gäller inte för")
+    sections = [r.section for r in refs]
+    # Documented approximation: "4-6 b" is 4, 5, 6, 6 b (6 a cannot be known).
+    assert sections[:6] == ["4", "5", "6", "6 b", "6 f", "6 g"]
+    assert sections[6:] == [str(n) for n in range(7, 21)] + [str(n) for n in range(22, 38)] + ["39", "40"]
+    assert all(r.chapter is None for r in refs)
+
+
+def test_17_lettered_chapter() -> None:
+    refs = parse_references("… det som föreskrivs om sanktionsavgift i 7 a kap. 5-11 §§ den lagen.")
+    assert cites(refs) == [f"7 a kap. {n} §" for n in range(5, 12)]
+    assert all(r.anaphoric for r in refs)
+
+
+def test_18_eu_articles_are_not_sfs_references() -> None:
+    text = (
+        "… med stöd av artikel 6.1 e i EU:s dataskyddsförordning, … enligt artikel 16 i Europaparlamentets "
+        "och rådets förordning (EU) 2016/679 av den 27 april 2016 …"
+    )
+    assert parse_references(text) == []
+    assert find_sfs_numbers(text) == []
+
+
+def test_19_temporal_markers_are_not_references() -> None:
+    assert parse_references("3 § /Träder i kraft I:2024-07-01/ Det finns följande former av föräldraledighet:") == []
+    assert parse_references("3 § /Upphör att gälla U:2024-07-01/ Det finns följande former") == []
+
+
+def test_20_sfs_prefix_in_running_text() -> None:
+    text = "(I kraft den 1 januari 1994 genom SFS 1993:1646 och den 1 december 1995 genom SFS 1995:1185). Lag (1993:647)."
+    refs = parse_references(text)
+    assert [(r.sfs, r.section) for r in refs] == [("1993:1646", None), ("1995:1185", None)]
+    assert find_sfs_numbers(text) == ["1993:1646", "1995:1185", "1993:647"]
+
+
+def test_21_moment() -> None:
+    (ref,) = parse_references("… enligt 27 § 1 mom. värnpliktslagen (1941:967) …")
+    assert (ref.sfs, ref.statute_name, citation(ref)) == ("1941:967", "värnpliktslagen", "27 §")
+
+
+def test_22_punkten_in_transitional_provisions() -> None:
+    text = (
+        "… med stöd av punkten 3 i övergångsbestämmelserna till lagen (1999:1114) om ändring i "
+        "lagen (1995:1560) om årsredovisning i försäkringsföretag"
+    )
+    refs = parse_references(text)
+    assert [r.sfs for r in refs] == ["1999:1114", "1995:1560"]
+    assert refs[1].statute_name == "lagen om årsredovisning i försäkringsföretag"
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "20 kap. Om tjänstefel m. m.",
+        "1 Kap. Upphovsrättens föremål och innehåll",
+        "10 Kap. Bostadsarrende",
+        "1 kap. - Inledande bestämmelser",
+        "4 § En arbetstagare har rätt till tjugofem semesterdagar",
+    ],
+)
+def test_structural_headings_are_not_references(heading: str) -> None:
+    assert parse_references(heading) == []
+    assert parse_references("Text.\n\n" + heading) == []
+
+
+def test_official_titles_and_definite_forms(directory: StatuteDirectory) -> None:
+    text = "lagen (1982:80) om anställningsskydd, semesterlagen (1977:480), offentlighets- och sekretesslagen (2009:400)"
+    refs = analyse_references(text, directory)
+    assert [(r.sfs, r.statute_name) for r in refs] == [
+        ("1982:80", "lagen om anställningsskydd"),
+        ("1977:480", "semesterlagen"),
+        ("2009:400", "offentlighets- och sekretesslagen"),
+    ]
+
+
+def test_hard_line_breaks_and_nbsp_inside_references() -> None:
+    refs = parse_references("enligt 12\u00a0kap.\n16\u00a0b\u00a0§ och 3\u2013 5 §§")
+    assert cites(refs) == ["12 kap. 16 b §", "12 kap. 3 §", "12 kap. 4 §", "12 kap. 5 §"]
+
+
+# --------------------------------------------------------- informal forms
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("enligt 3 kap 2 § gäller", ["3 kap. 2 §"]),
+        ("enligt 30 kap.1 § gäller", ["30 kap. 1 §"]),
+        ("se 3 kap. 2 a § och 5 §", ["3 kap. 2 a §", "3 kap. 5 §"]),
+        ("kraven i 2a §", ["2 a §"]),
+    ],
+)
+def test_informal_section_forms(text: str, expected: list[str]) -> None:
+    assert cites(parse_references(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text, sfs, cite, stycke",
+    [
+        ("Enligt AML 3:2 ska arbetsgivaren", "1977:1160", "3 kap. 2 §", None),
+        ("BrB 3:1 handlar om mord", "1962:700", "3 kap. 1 §", None),
+        ("se JB 12:46 1 st. om uppsägning", "1970:994", "12 kap. 46 §", 1),
+        ("Gäller 7 § LAS här?", "1982:80", "7 §", None),
+        ("Enligt LAS 7 § krävs saklig grund", "1982:80", "7 §", None),
+        ("5 kap. 1 § UtlL", "2005:716", "5 kap. 1 §", None),
+        ("3 kap. 2 a § arbetsmiljölagen", "1977:1160", "3 kap. 2 a §", None),
+        ("36 § avtalslagen", "1915:218", "36 §", None),
+        ("22 § lagen om anställningsskydd", "1982:80", "22 §", None),
+        ("3 kap. 2 § i arbetsmiljölagen", "1977:1160", "3 kap. 2 §", None),
+        ("3 kap. arbetsmiljölagen", "1977:1160", "3 kap.", None),
+        ("2 kap. 3 § MB", "1998:808", "2 kap. 3 §", None),
+        ("21 kap. 7 § OSL", "2009:400", "21 kap. 7 §", None),
+        ("4 § första stycket 2 diskrimineringslagen", "2008:567", "4 §", 1),
+    ],
+)
+def test_abbreviation_and_name_forms(directory: StatuteDirectory, text: str, sfs: str, cite: str, stycke: int | None) -> None:
+    (ref,) = analyse_references(text, directory)
+    assert (ref.sfs, citation(ref), ref.stycke) == (sfs, cite, stycke)
+
+
+def test_stycke_punkt_abbreviations() -> None:
+    (ref,) = parse_references("7 § 3 st. 2 p. gäller")
+    assert (ref.section, ref.stycke, ref.punkt) == ("7", 3, 2)
+    assert citation(ref, detailed=True) == "7 § tredje stycket 2"
+
+
+@pytest.mark.parametrize(
+    "text, sfs",
+    [
+        ("arbetsmiljölagen", "1977:1160"),
+        ("arbetsmiljölag", "1977:1160"),
+        ("Arbetsmiljölagens", "1977:1160"),
+        ("lagen om anställningsskydd", "1982:80"),
+        ("anställningsskyddslagen", "1982:80"),
+        ("diskrimineringslagen", "2008:567"),
+        ("dataskyddslagen", "2018:218"),
+        ("penningtvättslagen", "2017:630"),
+        ("LAS", "1982:80"),
+        ("MBL", "1976:580"),
+        ("brottsbalken", "1962:700"),
+        ("plan- och bygglagen", "2010:900"),
+        ("regeringsformen", "1974:152"),
+        ("Arbetsmiljölag (1977:1160)", "1977:1160"),
+    ],
+)
+def test_statute_only_mentions(directory: StatuteDirectory, text: str, sfs: str) -> None:
+    (ref,) = analyse_references(f"Vad säger {text} om detta?", directory)
+    assert (ref.sfs, ref.chapter, ref.section) == (sfs, None, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jag las boken igår.",
+        "Filen är 5 MB stor.",
+        "Ett fl antal personer",
+        "Vårt AML-arbete och våra AML rutiner",
+        "Aktiebolagen lämnade förslag och underlag till vårt arbetslag.",
+        "Vi pratade om lagen och det nya förslaget.",
+        "Det finns ingen lag om det.",
+        "Vi träffas kl. 10:30 den 3 maj.",
+        "Sida 12 av 40, punkt 3.",
+        "lagen om det här gäller inte",
+    ],
+)
+def test_false_positives(text: str) -> None:
+    assert parse_references(text) == []
+
+
+def test_ambiguous_abbreviation_after_citing_word(directory: StatuteDirectory) -> None:
+    refs = analyse_references("Vad säger FL om kommunicering, och hur tillämpas MB enligt RF?", directory)
+    assert [r.sfs for r in refs] == ["2017:900", "1974:152"]
+
+
+# ------------------------------------------------------------ directory
+
+
+def test_directory_resolution(directory: StatuteDirectory) -> None:
+    assert len(directory) == 177
+    assert directory.resolve("LAS") == "1982:80"
+    assert directory.resolve("las") == "1982:80"  # explicit lookups are lenient
+    assert directory.resolve("arbetsmiljölagens") == "1977:1160"
+    assert directory.resolve("lagen om anställningsskydd") == "1982:80"
+    assert directory.resolve("Lag (1982:80) om anställningsskydd") == "1982:80"
+    assert directory.resolve("offentlighets- och sekretesslagen") == "2009:400"
+    assert directory.resolve("förordningen om skydd mot olyckor") == "2003:789"
+    assert directory.resolve("lagen om skydd mot olyckor") == "2003:778"
+    assert directory.resolve("SFS 1977:1160") == "1977:1160"
+    assert directory.resolve("1941:967") is None
+    assert directory.resolve("okändalagen") is None
+    assert directory.resolve("") is None
+    assert directory.title("1982:80") == "Lag (1982:80) om anställningsskydd"
+
+
+def test_directory_from_rows() -> None:
+    d = StatuteDirectory([("1982:80", "Lag (1982:80) om anställningsskydd", ["lagen om anställningsskydd"], ["LAS"])])
+    assert d.resolve("LAS") == "1982:80"
+    assert "1982:80" in d
+    refs = analyse_references("7 § LAS och 3 kap. 2 § AML", d)
+    assert [(r.sfs, r.statute_name) for r in refs] == [("1982:80", "LAS"), (None, "AML")]
+
+
+def test_names_for_titles() -> None:
+    assert names_for("1977:1160", "Arbetsmiljölag (1977:1160)").short_names == ["arbetsmiljölagen"]
+    las = names_for("1982:80", "Lag (1982:80) om anställningsskydd")
+    assert las.short_names == ["lagen om anställningsskydd", "anställningsskyddslagen"]
+    assert las.abbreviations == ["LAS"]
+    assert names_for("2009:400", "Offentlighets- och sekretesslag (2009:400)").short_names[0] == "offentlighets- och sekretesslagen"
+    assert names_for("1998:808", "Miljöbalk (1998:808)").short_names == ["miljöbalken"]
+    assert names_for("2003:789", "Förordning (2003:789) om skydd mot olyckor").short_names == ["förordningen om skydd mot olyckor"]
+    assert names_for("1974:152", "Kungörelse (1974:152) om beslutad ny regeringsform").short_names == ["regeringsformen"]
+    assert names_for("2010:696", "Radio- och tv-lag (2010:696)").short_names == ["radio- och tv-lagen"]
+    assert name_key("Arbetsmiljölagens") == name_key("arbetsmiljölag") == "arbetsmiljölag"
+
+
+def test_curated_table_only_lists_corpus_statutes(directory: StatuteDirectory) -> None:
+    missing = [sfs for sfs in CURATED if sfs not in directory]
+    assert missing == []
+    for abbr in ["LAS", "AML", "MBL", "OSL", "BrB", "RB", "JB", "AvtL", "SkL", "TF", "RF", "MB", "PBL", "BFL",
+                 "ÅRL", "ABL", "DL", "DSL", "PTL", "LSO", "YGL", "FL", "ATL", "UtlL"]:
+        assert directory.resolve(abbr) is not None, abbr
+
+
+def test_every_derived_name_resolves_to_its_own_statute(directory: StatuteDirectory) -> None:
+    import csv
+
+    with open(INDEX, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    clashes = []
+    for row in rows:
+        for name in names_for(row["sfs"], row["title"]).short_names:
+            if directory.resolve(name) != row["sfs"]:
+                clashes.append((row["sfs"], name, directory.resolve(name)))
+    assert clashes == []
+
+
+def test_every_derived_name_is_detected_in_text(directory: StatuteDirectory) -> None:
+    import csv
+
+    with open(INDEX, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    missed = []
+    for row in rows:
+        for name in names_for(row["sfs"], row["title"]).short_names:
+            refs = analyse_references(f"Enligt 3 § {name} gäller detta.", directory)
+            if not refs or refs[0].sfs != row["sfs"] or refs[0].section != "3":
+                missed.append((row["sfs"], name, refs[:1]))
+    assert missed == []
+
+
+# ------------------------------------------------------- robustness
+
+
+@hsettings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(codec=None, blacklist_categories=("Cs",)), max_size=300))
+def test_fuzz_never_crashes(text: str) -> None:
+    refs = parse_references(text)
+    for ref in refs:
+        assert 0 <= ref.span[0] <= ref.span[1] <= len(text)
+        assert ref.raw == text[ref.span[0] : ref.span[1]]
+        citation(ref)
+    find_sfs_numbers(text)
+
+
+_PIECES = ["3", " kap.", " 2 a", " §", "§", ", ", " och ", "-", "–", " första stycket", " 4", " LAS", " MB", "lagen",
+           " om ", "(1982:80)", "SFS 1977:1160", "denna lag", "\n", "\u00a0", "\x00", "😀", "BrB 3:1", " 1 st.",
+           "offentlighets- och ", "sekretesslagen", "Lag (1994:579).", "/Träder i kraft I:2024-07-01/"]
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60))
+def test_fuzz_reference_like_input(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for directory in (None, _DIRECTORY):
+        refs = parse_references(text) if directory is None else analyse_references(text, directory)
+        for ref in refs:
+            assert ref.raw == text[ref.span[0] : ref.span[1]]
+
+
+_DIRECTORY = StatuteDirectory.from_index_tsv(INDEX)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a-" * 50_000,
+        "1 " * 50_000,
+        "1-" * 50_000,
+        "1, " * 33_000 + "§",
+        "2 kap. " * 14_000,
+        "lagen om " + "x " * 50_000,
+        "(" * 100_000,
+        "/Träder i kraft " * 6_000,
+        "😀\x00§" * 33_000,
+        "arbetsmiljölagens" * 6_000,
+        "SFS 1977:" * 11_000,
+        "första stycket " * 7_000,
+    ],
+)
+def test_adversarial_input_is_fast(text: str) -> None:
+    started = time.perf_counter()
+    analyse_references(text, _DIRECTORY)
+    find_sfs_numbers(text)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_non_string_and_empty_input() -> None:
+    assert parse_references("") == []
+    assert parse_references("   ") == []
+    assert find_sfs_numbers("") == []
+    assert parse_references(None) == []  # type: ignore[arg-type]
+
+
+def test_citation_forms() -> None:
+    ref = LegalReference(None, None, "3", "2 a", None, None, (0, 0), "")
+    assert citation(ref) == "3 kap. 2 a §"
+    assert citation(LegalReference(None, None, None, "7", None, None, (0, 0), "")) == "7 §"
+    assert citation(LegalReference(None, None, "3", None, None, None, (0, 0), "")) == "3 kap."
+    assert citation(LegalReference("1982:80", "LAS", None, None, None, None, (0, 0), "")) == ""
+
+
+@pytest.mark.parametrize("text", ["1-200 § " * 12_000, "1 kap. 1-200 §§, " * 6_000, "LAS 7 § " * 12_000])
+def test_reference_heavy_input_is_capped_and_fast(text: str) -> None:
+    started = time.perf_counter()
+    refs = analyse_references(text, _DIRECTORY)
+    assert len(refs) <= 5000
+    assert time.perf_counter() - started < 2.0

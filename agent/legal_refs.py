@@ -235,7 +235,12 @@ _LAG_BLOCK = (
     "tillslag", "handslag", "överslag", "genomslag", "motslag", "frislag", "nedslag", "underlag",
     "samlag", "arbetslag", "fotbollslag", "idrottslag", "landslag", "hockeylag", "skiftlag", "ramlag",
     "speciallag", "ändringslag", "modellag", "anlag", "kollag", "dagslag", "utlag",
-    "pålag", "inlag", "avlag", "huvudlag", "tvärslag", "grundlag",
+    "pålag", "inlag", "avlag", "huvudlag", "tvärslag", "grundlag", "upplag", "vederlag", "svågerlag",
+    # "-slag" meaning "kind of": statutes end in "s"+"lag" too, so list them.
+    "varuslag", "aktieslag", "inkomstslag", "avfallsslag", "trädslag", "djurslag", "växtslag", "ämnesslag",
+    "kostnadsslag", "intäktsslag", "bränsleslag", "fordonsslag", "tillgångsslag", "skatteslag",
+    "avgiftsslag", "ersättningsslag", "fondslag", "transportslag", "trafikslag", "verksamhetsslag",
+    "produktslag", "energislag", "jordartsslag", "bergartsslag", "virkesslag", "sädesslag",
 )
 _FORORDNING_BLOCK = (
     "ändringsförordning", "tillämpningsförordning", "genomförandeförordning", "eu-förordning",
@@ -491,7 +496,9 @@ class _Lexer:
                             _Statute(name, None, anaphoric=True, self_ref=low in _SELF_DET)))
             return 2
         # "lagen (2004:297) om bank- och finansieringsrörelse", "lagen om anställningsskydd".
-        if low in _NAME_HEADS:
+        # Indefinite "lag om …" is generic ("finns det en lag om distansarbete?")
+        # unless it is a title: capitalised or followed by the SFS number.
+        if low in _NAME_HEADS and (low.endswith("en") or word[0].isupper() or self._paren_after(i + 1)):
             return self._lex_head_name(i, out)
         # Abbreviations are case-sensitive: "LAS" is a statute, "las" is a verb.
         if word in self.abbreviations:

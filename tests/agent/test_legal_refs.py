@@ -376,6 +376,8 @@ def test_statute_only_mentions(directory: StatuteDirectory, text: str, sfs: str)
         "Vi träffas kl. 10:30 den 3 maj.",
         "Sida 12 av 40, punkt 3.",
         "lagen om det här gäller inte",
+        "Finns det en lag om distansarbete?",
+        "Varuslag, aktieslag och avgångsvederlag i skatteupplag",
     ],
 )
 def test_false_positives(text: str) -> None:

@@ -1,0 +1,21 @@
+"""Create an API token for a user from the command line; prints only the key (shown once)."""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from compliance.services import api_token_create
+
+
+class Command(BaseCommand):
+    help = "Create an API token for USERNAME and print its key. Only a hash is stored."
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("--name", default="kommandorad")
+
+    def handle(self, *args, **opts):
+        user = get_user_model().objects.filter(username=opts["username"]).first()
+        if user is None:
+            raise CommandError(f"no user named {opts['username']!r}")
+        _, key = api_token_create(user=user, name=opts["name"])
+        self.stdout.write(key)

@@ -48,70 +48,61 @@ class MembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ["user", "workspace"]
 
 
+class ProcessedSourceAdmin(admin.ModelAdmin):
+    """Progress column and re-process / re-embed actions shared by every knowledge source."""
+
+    actions = ["reprocess", "reembed"]
+    reprocess_service = None  # a services.<entity>_reprocess function
+    reembed_kwarg = ""  # which id list reembed_sources takes
+
+    @admin.display(description="inbäddning")
+    def progress(self, obj):
+        return progress_bar(obj)
+
+    @admin.action(description="Bearbeta om markerade")
+    def reprocess(self, request, queryset):
+        for obj in queryset:
+            type(self).reprocess_service(obj)
+        self.message_user(request, f"{queryset.count()} köade för bearbetning.", messages.SUCCESS)
+
+    @admin.action(description="Bädda in markerade på nytt")
+    def reembed(self, request, queryset):
+        from chunks.services import reembed_sources
+
+        n = reembed_sources(**{self.reembed_kwarg: list(queryset.values_list("pk", flat=True))})
+        self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
+
+
 @admin.register(LegalDocument)
-class LegalDocumentAdmin(admin.ModelAdmin):
+class LegalDocumentAdmin(ProcessedSourceAdmin):
     list_display = ("sfs_number", "title", "content_type", "status", "progress", "amended_through")
     list_filter = ("content_type", "status", "category")
     search_fields = ("sfs_number", "title", "short_names", "abbreviations")
     readonly_fields = PROCESSING_READONLY
-    actions = ["reprocess", "reembed"]
-
-    @admin.display(description="inbäddning")
-    def progress(self, obj):
-        return progress_bar(obj)
-
-    @admin.action(description="Bearbeta om markerade författningar")
-    def reprocess(self, request, queryset):
-        for doc in queryset:
-            services.legal_document_reprocess(doc)
-        self.message_user(request, f"{queryset.count()} författningar köade för bearbetning.", messages.SUCCESS)
-
-    @admin.action(description="Bädda in markerade författningar på nytt")
-    def reembed(self, request, queryset):
-        from chunks.services import reembed_sources
-
-        n = reembed_sources(legal_document_ids=list(queryset.values_list("pk", flat=True)))
-        self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
+    reprocess_service = services.legal_document_reprocess
+    reembed_kwarg = "legal_document_ids"
 
 
 @admin.register(UserFile)
-class UserFileAdmin(admin.ModelAdmin):
+class UserFileAdmin(ProcessedSourceAdmin):
     list_display = ("title", "workspace", "original_name", "size", "is_private", "status", "progress", "deleted_at")
     list_filter = ("status", "is_private", "workspace", ("deleted_at", admin.EmptyFieldListFilter))
     search_fields = ("title", "original_name", "workspace__name")
     readonly_fields = PROCESSING_READONLY + ("size", "mime_type", "page_count", "uploaded_by")
-    actions = ["reprocess", "reembed"]
-
-    @admin.display(description="inbäddning")
-    def progress(self, obj):
-        return progress_bar(obj)
-
-    @admin.action(description="Bearbeta om markerade filer")
-    def reprocess(self, request, queryset):
-        for f in queryset:
-            services.user_file_reprocess(f)
-        self.message_user(request, f"{queryset.count()} filer köade för bearbetning.", messages.SUCCESS)
-
-    @admin.action(description="Bädda in markerade filer på nytt")
-    def reembed(self, request, queryset):
-        from chunks.services import reembed_sources
-
-        n = reembed_sources(user_file_ids=list(queryset.values_list("pk", flat=True)))
-        self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
+    reprocess_service = services.user_file_reprocess
+    reembed_kwarg = "user_file_ids"
 
 
 @admin.register(Assessment)
-class AssessmentAdmin(admin.ModelAdmin):
+class AssessmentAdmin(ProcessedSourceAdmin):
     list_display = ("title", "workspace", "legal_document", "section_ref", "compliance_status", "owner",
                      "due_date", "status")
     list_filter = ("compliance_status", "status", "workspace")
     search_fields = ("title", "notes", "section_ref", "legal_document__sfs_number")
     readonly_fields = PROCESSING_READONLY
     autocomplete_fields = ["legal_document", "owner"]
-
-    @admin.display(description="inbäddning")
-    def progress(self, obj):
-        return progress_bar(obj)
+    actions = ["reembed"]
+    reembed_kwarg = "assessment_ids"
 
     def save_model(self, request, obj, form, change):
         fields = {name: getattr(obj, name) for name in services.ASSESSMENT_FIELDS}

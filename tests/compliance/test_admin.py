@@ -1,0 +1,53 @@
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from chunks.models import ContentChunk
+from compliance.models import Assessment, LegalDocument, ProcessingStatus, UserFile
+from tests.helpers import BaseTestCase
+
+
+class AdminTests(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
+        cls.doc = LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)",
+                                               full_text="1 § Text.", status=ProcessingStatus.DONE)
+        cls.chunk = ContentChunk.objects.create(
+            source_type="LEGAL_DOCUMENT", legal_document=cls.doc, header="Arbetsmiljölag > 1 §", path="00000.00000",
+            ordinal=0, citation="1 §", text="1 § Text.", content_hash="h", embedding=[0.1] * 384,
+            embedding_model="multilingual-e5-small-q4")
+        UserFile.objects.create(workspace=cls.workspace, title="Policy", original_name="p.txt", file="p.txt")
+        Assessment.objects.create(workspace=cls.workspace, title="Riskbedömning")
+
+    def setUp(self):
+        self.client.force_login(self.admin)
+
+    def test_every_changelist_and_filters_load(self):
+        for model in ("workspace", "membership", "legaldocument", "userfile", "assessment", "apitoken"):
+            self.assertEqual(self.client.get(reverse(f"admin:compliance_{model}_changelist")).status_code, 200)
+        url = reverse("admin:compliance_legaldocument_changelist")
+        self.assertContains(self.client.get(url, {"content_type__exact": "SFS_LAW", "q": "1977"}), "1977:1160")
+        self.assertEqual(self.client.get(reverse("admin:chunks_contentchunk_changelist")).status_code, 200)
+        self.assertEqual(self.client.get(reverse("admin:agent_retrievallog_changelist")).status_code, 200)
+
+    def test_reprocess_action_enqueues_on_commit(self):
+        url = reverse("admin:compliance_legaldocument_changelist")
+        with self.captureOnCommitCallbacks() as callbacks:
+            self.client.post(url, {"action": "reprocess", "_selected_action": [self.doc.pk]})
+        self.assertEqual(len(callbacks), 1)
+        self.doc.refresh_from_db()
+        self.assertEqual(self.doc.status, ProcessingStatus.PENDING)
+
+    def test_reembed_action_drops_vectors_and_enqueues(self):
+        url = reverse("admin:compliance_legaldocument_changelist")
+        with self.captureOnCommitCallbacks() as callbacks:
+            self.client.post(url, {"action": "reembed", "_selected_action": [self.doc.pk]})
+        self.assertEqual(len(callbacks), 1)
+        self.chunk.refresh_from_db()
+        self.assertIsNone(self.chunk.embedding)
+
+    def test_non_staff_cannot_use_admin(self):
+        self.client.force_login(self.alice)
+        response = self.client.get(reverse("admin:compliance_legaldocument_changelist"))
+        self.assertEqual(response.status_code, 302)

@@ -221,12 +221,13 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
     if not pending:
         return 0
     vectors = get_provider().embed_passages([passage_text(c.header, c.text) for c in pending])
+    # Vectors and progress commit together: a worker killed in between leaves both as they were.
     with transaction.atomic():
         for chunk, vector in zip(pending, vectors):
             chunk.embedding = vector
             chunk.embedding_model = model_name
         ContentChunk.objects.bulk_update(pending, ["embedding", "embedding_model"], batch_size=200)
-    source_progress_refresh({chunk_source_key(c) for c in pending})
+        source_progress_refresh({chunk_source_key(c) for c in pending})
     return len(pending)
 
 
@@ -241,7 +242,7 @@ def chunk_source_key(chunk: ContentChunk) -> tuple[str, int]:
 def source_progress_refresh(sources: set[tuple[str, int]]) -> None:
     """Progress is counted, never incremented: a redelivered batch cannot double it."""
     model_name = active_model_name()
-    for source_type, source_id in sources:
+    for source_type, source_id in sorted(sources):  # one lock order: concurrent batches never deadlock
         fk = SOURCE_FK[source_type]
         counts = ContentChunk.objects.filter(**{fk: source_id}).aggregate(
             total=Count("id"), embedded=Count("id", filter=Q(embedding__isnull=False, embedding_model=model_name)),

@@ -105,7 +105,7 @@ def pg_init() -> None:
         shutil.chown(PG_DATA, PG_SYSTEM_USER, PG_SYSTEM_USER)
     PG_DATA.chmod(0o700)
     _run(_as_pg_user([pg_bin("initdb"), "-D", str(PG_DATA), "-U", "postgres", "--auth=trust",
-                      "--encoding=UTF8", "--locale=C.UTF-8", "--text-search-config=pg_catalog.swedish"]),
+                      "--encoding=UTF8", "--locale=C.UTF-8", "--text-search-config=swedish"]),
          stdout=subprocess.DEVNULL)
     with open(PG_DATA / "postgresql.conf", "a") as conf:
         conf.write(

@@ -121,11 +121,72 @@ def clean_query(query) -> str:
     return text[:MAX_QUERY_CHARS]
 
 
-def _keyword_query(text: str) -> str:
-    """OR the significant words: a question rarely repeats every word of the law it asks about."""
+_NOT_A_WORD = re.compile(r"^[\d:§.,]+$|^(kap|st|p|sfs|mom)$")
+
+
+def _keyword_terms(text: str) -> list[str]:
+    """The significant words. Numbers and "kap" are left to the reference search: as
+    keywords they match half of every statute."""
     words = analyse_query(text).keywords or re.findall(r"\w+", text.lower())
-    words = [w for w in words if w.replace("_", "").strip()][:32]
-    return " or ".join(words)
+    return [w for w in words if w.replace("_", "").strip() and not _NOT_A_WORD.match(w)][:32]
+
+
+class _TermFrequencies:
+    """How many chunks each term matches, capped, cached per process.
+
+    Words that match a large share of a big corpus ("arbetsgivare" in a million
+    statute sections) add almost nothing to ranking but force ts_rank_cd over
+    every matching row: they are dropped from the keyword query, as IDF would
+    weigh them down. Frequencies change slowly, so a stale count is harmless.
+    """
+
+    TTL_SECONDS = 600
+
+    def __init__(self):
+        self._counts: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def counts(self, terms: list[str], cap: int) -> dict[str, int]:
+        now = time.monotonic()
+        with self._lock:
+            known = {t: c for t, (at, c) in self._counts.items() if t in terms and now - at < self.TTL_SECONDS}
+        missing = [t for t in terms if t not in known]
+        if missing:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT t, (SELECT count(*) FROM (SELECT 1 FROM chunks_contentchunk c "
+                    "WHERE c.search_vector @@ plainto_tsquery('swedish', t) LIMIT %s) s) "
+                    "FROM unnest(%s::text[]) AS t", [cap + 1, missing])
+                fresh = dict(cursor.fetchall())
+            with self._lock:
+                if len(self._counts) > 10000:
+                    self._counts.clear()
+                for term, count in fresh.items():
+                    self._counts[term] = (now, count)
+            known.update(fresh)
+        return known
+
+    def clear(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+
+term_frequencies = _TermFrequencies()
+
+
+def _keyword_query(text: str) -> str:
+    """OR the significant, not-too-common words: a question rarely repeats every word of the law it asks about."""
+    terms = _keyword_terms(text)
+    if not terms:
+        return ""
+    cap = settings.RETRIEVAL_COMMON_TERM_ROWS
+    counts = term_frequencies.counts(terms, cap)
+    kept = [t for t in terms if 0 < counts.get(t, 0) <= cap]
+    if not kept:
+        # Only common words: keep the two rarest that match anything at all.
+        matching = sorted((t for t in terms if counts.get(t, 0) > 0), key=lambda t: counts[t])
+        kept = matching[:2]
+    return " or ".join(kept)
 
 
 # --- SQL ---

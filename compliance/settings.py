@@ -254,6 +254,8 @@ RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)
 RETRIEVAL_CACHE_SIZE = env_int("RETRIEVAL_CACHE_SIZE", 20, minimum=1)
 RETRIEVAL_CACHE_BACKEND = env_choice("RETRIEVAL_CACHE_BACKEND", "memory", ("memory", "django"))
 RETRIEVAL_SLOW_MS = env_int("RETRIEVAL_SLOW_MS", 500, minimum=1)
+# A keyword matching more chunks than this is too common to rank by (see agent/retrieval.py).
+RETRIEVAL_COMMON_TERM_ROWS = env_int("RETRIEVAL_COMMON_TERM_ROWS", 2000, minimum=10)
 RERANK_BACKEND = env_choice("RERANK_BACKEND", "none", ("none", "http"))
 RERANK_URL = env_str("RERANK_URL")
 RERANK_API_KEY = env_str("RERANK_API_KEY")

@@ -175,3 +175,16 @@ def test_bad_mode_is_a_clear_error(people):
     alice, _, ws, _ = people
     with pytest.raises(RetrievalInputError):
         retrieve_context("x", ws, user=alice, options=RetrievalOptions(mode="magic"))
+
+
+def test_common_words_are_left_out_of_the_keyword_query(people, settings):
+    from agent.retrieval import _keyword_query, term_frequencies
+
+    term_frequencies.clear()
+    settings.RETRIEVAL_COMMON_TERM_ROWS = 10  # "arbetsgivaren" matches far more sections than that
+    assert _keyword_query("arbetsgivaren skyddskommitté") == "skyddskommitté"
+    assert _keyword_query("arbetsgivaren arbetstagaren") in ("arbetsgivaren or arbetstagaren",
+                                                           "arbetstagaren or arbetsgivaren")
+    settings.RETRIEVAL_COMMON_TERM_ROWS = 100000
+    term_frequencies.clear()
+    assert _keyword_query("Vad säger SFS 1977:1160 3 kap. om arbetsgivaren?") == "arbetsgivaren"

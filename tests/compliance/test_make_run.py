@@ -41,7 +41,7 @@ def wait_for(predicate, seconds: float, what: str):
 
 @pytest.fixture
 def run_env():
-    data = ROOT / ".data" / f"make-run-test-{os.getpid()}"
+    data = ROOT / ".data" / "make-run-test"  # stable: a private checkout keeps one outside cluster for it
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL",
                                                             "CACHE_BACKEND", "LAGRUM_TEST_DB_SUFFIX")}
     env.update(LAGRUM_DATA_DIR=str(data), LAGRUM_PG_PORT=str(PORTS["pg"]), LAGRUM_REDIS_PORT=str(PORTS["redis"]),

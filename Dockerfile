@@ -3,11 +3,12 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     TIKTOKEN_CACHE_DIR=/app/.data/tiktoken LAGRUM_DATA_DIR=/app/.data
 WORKDIR /app
+# Dependencies first, from pyproject.toml alone (the project itself ships no package): a code
+# change then rebuilds only the layers below.
 COPY pyproject.toml ./
-RUN pip install --no-cache-dir -e . || true
+RUN pip install --no-cache-dir .
 COPY . .
-RUN pip install --no-cache-dir -e . \
- && DEBUG=false SECRET_KEY=build-only python manage.py collectstatic --noinput
+RUN DEBUG=false SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --system --create-home lagrum && mkdir -p /app/.data && chown -R lagrum /app/.data
 USER lagrum
 EXPOSE 8000

@@ -24,6 +24,20 @@
     form.dataset.streamUrl = data.stream_url;
     form.dataset.messageBase = data.message_base;
     history.replaceState(null, "", data.url);
+    return data.url;
+  }
+
+  // A conversation started on this page joins the sidebar list, titled by its first question.
+  function listConversation(url, title) {
+    const list = document.querySelector(".conversation-list");
+    if (!list) return;
+    list.querySelectorAll("li.current").forEach((li) => li.classList.remove("current"));
+    list.querySelectorAll("li.muted").forEach((li) => li.remove());
+    const item = el("li", "current");
+    const link = el("a", "", title.length > 80 ? title.slice(0, 80) + "…" : title);
+    link.href = url;
+    item.appendChild(link);
+    list.prepend(item);
   }
 
   function parseEvents(buffer, onEvent) {
@@ -53,7 +67,8 @@
     log.appendChild(answer);
     answer.scrollIntoView({block: "end"});
 
-    await ensureConversation();
+    const newUrl = await ensureConversation();
+    if (newUrl) listConversation(newUrl, text);
     const response = await fetch(form.dataset.streamUrl, {
       method: "POST",
       headers: {"X-CSRFToken": csrf, "Content-Type": "application/x-www-form-urlencoded"},

@@ -45,6 +45,7 @@ def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
     assert "Ingen språkmodell är ansluten" in answer and "3 kap. 2 a §" in answer
     assert page.locator(".badge-extractive").count() == 1
     page.screenshot(path=str(artifacts / "chat.png"), full_page=True)
+    assert QUESTION in page.locator(".conversation-list li.current").inner_text()
 
     # The question survives a reload: the conversation was saved.
     page.reload()

@@ -11,7 +11,8 @@ Two layers, both pure Python and linear-time:
    (the chapter carries over), ranges ("4-6 b", "37–44"), subdivisions
    (stycke, punkt, mening, moment) and the statute the chain points to
    (name after or directly before it, "i <name>", colon form "BrB 3:1",
-   anaphora "denna lag", "samma lag", "den lagen").
+   anaphora "denna lag", "samma lag", "nämnda lag", "den lagen", and the
+   statute named earlier for a bare chain).
 
 Real citation forms are documented in data/sfs/REFERENCE_FORMATS.md.
 
@@ -36,6 +37,22 @@ Conventions (documented because callers depend on them):
   `find_sfs_numbers` still reports the SFS numbers of amendment tags.
 * "första stycket andra meningen" with no section (a reference inside the
   same §) gives a reference with only `stycke` set.
+* Right after a §, a bare number is a punkt ("8 § 2 eller 9 § 1 …") and a
+  lone letter a lettered punkt ("5 § c", not stored); stycken and punkter
+  can be listed ("1 st. och 2 st.", "första och andra styckena",
+  "punkt 1 och 2"). None of these ends the chain: it still binds to the
+  statute named after it.
+* An SFS number written with the name wins over the name ("lagen om
+  anställningsskydd (1974:12)" is 1974:12, not today's act of that name).
+* A chain with no statute of its own (a "bare" chain) takes, with
+  `anaphoric` True: the statute whose text this is (`self_sfs`: bare
+  references in a statute point to itself); else the statute named last
+  earlier in the text; else the first one named later in the same sentence
+  without a chain of its own ("Vad innebär 7 § för en arbetsgivare enligt
+  LAS?", but not "… i 1 § … i 37 kap. rättegångsbalken"). An ambiguous
+  abbreviation outside a citing context ("5 MB") is no antecedent.
+* Statute words: lag, förordning, balk, grundlag, kungörelse, stadga, in
+  names, compounds ("ordningsstadgan") and anaphora ("samma kungörelse").
 * At most `MAX_REFERENCES` references are returned per call.
 * EU acts ("artikel 6.1 e i EU:s dataskyddsförordning", "(EU) 2016/679") are
   not reported.
@@ -730,8 +747,8 @@ class _Parser:
         self.refs: list[LegalReference] = []
         self.last_named: _Statute | None = None
         # Indexes in refs of bare chains in the current sentence that no
-        # statute named earlier could claim: one named later in the sentence
-        # does ("Gäller 7 § även enligt LAS?").
+        # statute named earlier could claim: one named alone later in the
+        # sentence does ("Gäller 7 § även enligt LAS?").
         self.orphans: list[int] = []
 
     def kind(self, i: int) -> str:
@@ -971,12 +988,16 @@ class _Parser:
             return _Statute(self.last_named.name, self.last_named.sfs, anaphoric=True)
         return _Statute(st.name, None, anaphoric=True)
 
-    def note_named(self, st: _Statute) -> None:
+    def note_named(self, st: _Statute, *, alone: bool = False) -> None:
+        """Remember a named statute. Named `alone` (not with a chain of its own),
+        it also claims the bare chains before it in the sentence; one that
+        comes with its own chain ("… i 37 kap. rättegångsbalken") does not."""
         if st.anaphoric or not (st.name or st.sfs):
             return
         self.last_named = st
-        for index in self.orphans:
-            self.refs[index] = replace(self.refs[index], sfs=st.sfs, statute_name=st.name, anaphoric=True)
+        if alone:
+            for index in self.orphans:
+                self.refs[index] = replace(self.refs[index], sfs=st.sfs, statute_name=st.name, anaphoric=True)
         self.orphans.clear()
 
     def carried(self) -> _Statute | None:
@@ -1058,7 +1079,7 @@ class _Parser:
                 if not st.anaphoric and (not st.ambiguous or self.citing_context(i)):
                     self.emit([_Item(None, None)], tok.start, tok.end, resolved)
                     pending = (i, len(self.refs) - 1)
-                    self.note_named(resolved)
+                    self.note_named(resolved, alone=True)
                 elif st.ambiguous and self.kind(i + 1) == "num" and self.adjacent(i, i + 1):
                     pending = (i, -1)  # may still be claimed by "MB 2 kap. 3 §"
                 else:
@@ -1147,7 +1168,8 @@ def parse_references(text: str, *, self_sfs: str | None = None) -> list[LegalRef
     """All legal references in `text`, in order, without name resolution.
 
     `sfs` is set only where the text itself gives it ("lagen (1982:80) om …",
-    "SFS 1977:1160") or via an anaphor's antecedent. Pass `self_sfs` when
+    "SFS 1977:1160"), via an anaphor's antecedent or from the statute a bare
+    chain points to (see the module docstring). Pass `self_sfs` when
     parsing a statute's own text so that "denna lag" resolves to it.
     """
     return _parse(text, None, self_sfs)

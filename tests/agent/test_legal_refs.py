@@ -677,6 +677,11 @@ def test_bare_references_without_an_antecedent_stay_unresolved(directory: Statut
     assert {r.sfs for r in analyse_references(text, directory) if r.section} == {None}
 
 
+def test_a_statute_with_its_own_chain_does_not_claim_earlier_bare_chains(directory: StatuteDirectory) -> None:
+    refs = analyse_references("Regeln i 4 § liknar den som finns i 3 kap. 2 § arbetsmiljölagen.", directory)
+    assert section_refs(refs) == [(None, None, "4", None, None), ("1977:1160", "3", "2", None, None)]
+
+
 @pytest.mark.parametrize("text", ["Föreningens stadgar och bolagets stadga gäller.", "Föreningsstadgan ändrades.",
                                   "Vi läste kungörelsen på anslagstavlan.", "Han betalade 2 § 3 000 kronor"])
 def test_statute_words_in_ordinary_prose(text: str) -> None:

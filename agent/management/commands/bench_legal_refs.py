@@ -73,6 +73,7 @@ class Command(BaseCommand):
                             help="multiplies the size of every adversarial input (default 1: about 100k characters)")
         parser.add_argument("--statutes", type=int, default=0, help="parse only the first N statutes (0: all)")
         parser.add_argument("--rounds", type=int, default=20, help="times each question is parsed")
+        parser.add_argument("--json", action="store_true", help="accepted like the other bench commands; JSON is always printed")
 
     def handle(self, *args, **opts):
         scale = opts["scale"]

@@ -219,6 +219,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "lagrum"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10)}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Periodic tasks, run by `celery beat` (scripts/run.sh, docker-compose's beat service).
+CELERY_BEAT_SCHEDULE = {
+    "prune-retrieval-logs": {"task": "agent.tasks.prune_retrieval_logs", "schedule": 6 * 3600.0},
+}
 
 # Embeddings: one interface (chunks/embedding.py), chosen here.
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "local", ("local", "openai"))
@@ -258,6 +262,8 @@ RETRIEVAL_KEYWORD_WEIGHT = env_float("RETRIEVAL_KEYWORD_WEIGHT", 1.0, maximum=10
 RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)
 RETRIEVAL_CACHE_SIZE = env_int("RETRIEVAL_CACHE_SIZE", 20, minimum=1)
 RETRIEVAL_CACHE_BACKEND = env_choice("RETRIEVAL_CACHE_BACKEND", "memory", ("memory", "django"))
+# Retrieval logs (the dashboard's raw material) older than this are deleted by a periodic task.
+RETRIEVAL_LOG_RETENTION_DAYS = env_int("RETRIEVAL_LOG_RETENTION_DAYS", 180, minimum=1)
 RETRIEVAL_SLOW_MS = env_int("RETRIEVAL_SLOW_MS", 500, minimum=1)
 # A keyword matching more chunks than this is too common to rank by (see agent/retrieval.py).
 RETRIEVAL_COMMON_TERM_ROWS = env_int("RETRIEVAL_COMMON_TERM_ROWS", 2000, minimum=10)

@@ -26,3 +26,11 @@ def message_get(conversation: Conversation, message_id) -> Message:
         return conversation.messages.get(pk=int(message_id))
     except (Message.DoesNotExist, ValueError, TypeError):
         raise Http404("Meddelandet finns inte.") from None
+
+
+def conversation_get_in_workspace(workspace: Workspace, conversation_id) -> Conversation:
+    """Any member's conversation in `workspace`: for its owners' review from the dashboard, never for chatting."""
+    try:
+        return Conversation.objects.select_related("user").get(workspace=workspace, pk=int(conversation_id))
+    except (Conversation.DoesNotExist, ValueError, TypeError):
+        raise Http404("Konversationen finns inte.") from None

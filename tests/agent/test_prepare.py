@@ -136,8 +136,8 @@ def test_skipped_turn_logs_confidence_and_total_but_no_retrieval(alice_ws):
 
 
 def test_prune_deletes_only_logs_older_than_the_retention(alice_ws, settings):
-    alice, ws = alice_ws
-    old, edge, new = (RetrievalLog.objects.create(workspace=ws, query=q, intent="factual") for q in "abc")
+    _, ws = alice_ws
+    old, edge, _ = (RetrievalLog.objects.create(workspace=ws, query=q, intent="factual") for q in "abc")
     now = timezone.now()
     RetrievalLog.objects.filter(pk=old.pk).update(created_at=now - timedelta(days=11))
     RetrievalLog.objects.filter(pk=edge.pk).update(created_at=now - timedelta(days=9))

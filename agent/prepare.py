@@ -22,6 +22,7 @@ from compliance.selectors import access_scope_for, workspace_list_for_user
 from .cache import get_retrieval_cache, retrieval_cache_key
 from .context_assembly import AssembledContext, AssemblyOptions, assemble_context, budget_for, context_message
 from .intent import classify
+from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
 from .query_analysis import analyse_query
@@ -231,6 +232,9 @@ def _conversation(messages: list[dict]) -> list[dict]:
 def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit: bool, error: str = "",
               facts: dict):
     m = prepared.metrics
+    observe_turn(intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit, zero_match=m["zero_match"],
+                 degraded=prepared.degraded, retrieval_ms=facts.get("retrieval_ms"),
+                 total_ms=m["latency_ms"].get("total"))
     try:
         return RetrievalLog.objects.create(
             **facts, total_ms=m["latency_ms"].get("total"),

@@ -36,3 +36,14 @@ def test_beat_runs_the_periodic_tasks_in_compose_and_make_run():
     assert "celery -A compliance beat" in (ROOT / "scripts" / "run.sh").read_text()
     tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert "agent.tasks.prune_retrieval_logs" in tasks
+
+
+def test_prometheus_is_optional_and_scrapes_the_app():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert services["prometheus"]["profiles"] == ["monitoring"]
+    assert "./prometheus.yml:/etc/prometheus/prometheus.yml:ro" in services["prometheus"]["volumes"]
+    assert "PROMETHEUS_MULTIPROC_DIR" in services["web"]["command"]
+    config = yaml.safe_load((ROOT / "prometheus.yml").read_text())
+    job = config["scrape_configs"][0]
+    assert job["metrics_path"] == "/metrics" and job["static_configs"][0]["targets"] == ["web:8000"]
+    assert job["authorization"]["type"] == "Bearer"

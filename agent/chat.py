@@ -158,7 +158,7 @@ def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: s
             error=error[:2000], model_name=settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
         )
         if prepared.log is not None:
-            RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message)
+            RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message, answer_mode=mode)
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return {"event": "done", "data": {
         "message_id": message.pk, "content": cleaned, "answer_mode": mode, "removed_citations": removed,

@@ -1,7 +1,7 @@
 """How the assistant is doing: aggregates over RetrievalLog, Message and Feedback.
 
 Everything is computed by Postgres (GROUP BY, COUNT ... FILTER, percentile_cont);
-Python only fills in the days without questions. `workspace_ids=None` means
+Python only adds up the (at most 90) day rows and fills in the days without questions. `workspace_ids=None` means
 every workspace and is for staff callers only: the pages decide who may ask.
 """
 
@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 
-from django.db.models import Aggregate, Avg, Count, F, FloatField, Max, Q
+from django.contrib.postgres.fields import ArrayField
+from django.db import connection, transaction
+from django.db.models import Aggregate, Count, F, FloatField, Max, Q, Sum
 from django.db.models.functions import Lower, Trim, TruncDate
 from django.utils import timezone
 
@@ -24,15 +26,16 @@ LATEST_NEGATIVE = 20
 FOUND_NOTHING = 20
 
 
-class Percentile(Aggregate):
-    """Postgres's percentile_cont: the interpolated percentile, like numpy's default."""
+class Percentiles(Aggregate):
+    """Postgres's percentile_cont over an array of fractions: one sort gives p50 and p95,
+    interpolated like numpy's default."""
 
     function = "percentile_cont"
-    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
+    template = "%(function)s(ARRAY[%(fractions)s]::float8[]) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = ArrayField(FloatField())
 
-    def __init__(self, expression, fraction: float, **extra):
-        super().__init__(expression, fraction=float(fraction), **extra)
+    def __init__(self, expression, fractions=(0.5, 0.95), **extra):
+        super().__init__(expression, fractions=", ".join(str(float(f)) for f in fractions), **extra)
 
 
 def period_start(days: int, *, now: datetime | None = None) -> datetime:
@@ -47,60 +50,60 @@ def _logs(workspace_ids: Sequence[int] | None, since: datetime):
     return logs if workspace_ids is None else logs.filter(workspace_id__in=list(workspace_ids))
 
 
-def _figures() -> dict:
-    """The aggregates shared by the period's totals and each day's row."""
+_COUNTS = ("questions", *(f"intent_{i}" for i in INTENTS), *(f"mode_{m}" for m in ANSWER_MODES), "retrieving",
+           "zero_match", "cache_hit", "degraded", "considered_sum", "included_sum", "tokens_sum")
+
+
+def _day_figures() -> dict:
+    """Each day's aggregates: counts and sums (which add up to the period's) and the day's percentiles."""
     retrieving = Q(skipped=False)
     return {
         "questions": Count("id"),
         **{f"intent_{i}": Count("id", filter=Q(intent=i)) for i in INTENTS},
-        **{f"mode_{m}": Count("id", filter=Q(message__answer_mode=m)) for m in ANSWER_MODES},
+        **{f"mode_{m}": Count("id", filter=Q(answer_mode=m)) for m in ANSWER_MODES},
         "retrieving": Count("id", filter=retrieving),
         "zero_match": Count("id", filter=retrieving & Q(zero_match=True)),
         "cache_hit": Count("id", filter=retrieving & Q(cache_hit=True)),
-        "degraded": Count("id", filter=Q(degraded=True) | Q(message__degraded=True)),
-        "retrieval_p50": Percentile("retrieval_ms", 0.5),
-        "retrieval_p95": Percentile("retrieval_ms", 0.95),
-        "total_p50": Percentile("total_ms", 0.5),
-        "total_p95": Percentile("total_ms", 0.95),
-        "considered_avg": Avg("chunks_considered", filter=retrieving),
-        "included_avg": Avg("chunks_included", filter=retrieving),
-        "tokens_avg": Avg("tokens_used", filter=retrieving),
+        # Degraded: the search fell back (embedder down) or the model failed.
+        "degraded": Count("id", filter=Q(degraded=True) | Q(answer_mode=Message.AnswerMode.ERROR)),
+        "considered_sum": Sum("chunks_considered", filter=retrieving, default=0),
+        "included_sum": Sum("chunks_included", filter=retrieving, default=0),
+        "tokens_sum": Sum("tokens_used", filter=retrieving, default=0),
+        "retrieval": Percentiles("retrieval_ms"),
+        "total": Percentiles("total_ms"),
     }
 
 
 def _shape(row: dict) -> dict:
     """A row of raw aggregates as the dashboard shows it: rates in 0..1, times in ms, rounded."""
-    retrieving = row["retrieving"]
+    retrieving, questions = row["retrieving"], row["questions"]
 
-    def rate(n):
-        return round(n / retrieving, 4) if retrieving else None
+    def rate(n, of):
+        return round(n / of, 4) if of else None
 
-    def r(value, digits=1):
-        return None if value is None else round(float(value), digits)
+    def avg(total, digits=1):
+        return round(total / retrieving, digits) if retrieving else None
+
+    def pct(values):
+        values = [v for v in (values or []) if v is not None]
+        return {"p50": round(values[0], 1), "p95": round(values[1], 1)} if values else {"p50": None, "p95": None}
 
     return {
-        "questions": row["questions"],
+        "questions": questions,
         "by_intent": {i: row[f"intent_{i}"] for i in INTENTS},
         "by_answer_mode": {m: row[f"mode_{m}"] for m in ANSWER_MODES},
         "retrieving": retrieving,
         "zero_match": row["zero_match"],
-        "zero_match_rate": rate(row["zero_match"]),
-        "cache_hit_rate": rate(row["cache_hit"]),
+        "zero_match_rate": rate(row["zero_match"], retrieving),
+        "cache_hit_rate": rate(row["cache_hit"], retrieving),
         "degraded": row["degraded"],
-        "degraded_rate": round(row["degraded"] / row["questions"], 4) if row["questions"] else None,
-        "retrieval_ms": {"p50": r(row["retrieval_p50"]), "p95": r(row["retrieval_p95"])},
-        "total_ms": {"p50": r(row["total_p50"]), "p95": r(row["total_p95"])},
-        "sources_considered_avg": r(row["considered_avg"]),
-        "sources_included_avg": r(row["included_avg"]),
-        "context_tokens_avg": r(row["tokens_avg"], 0),
+        "degraded_rate": rate(row["degraded"], questions),
+        "retrieval_ms": pct(row.get("retrieval")),
+        "total_ms": pct(row.get("total")),
+        "sources_considered_avg": avg(row["considered_sum"]),
+        "sources_included_avg": avg(row["included_sum"]),
+        "context_tokens_avg": avg(row["tokens_sum"], 0),
     }
-
-
-def _empty_day() -> dict:
-    return _shape({"questions": 0, **{f"intent_{i}": 0 for i in INTENTS}, **{f"mode_{m}": 0 for m in ANSWER_MODES},
-                   "retrieving": 0, "zero_match": 0, "cache_hit": 0, "degraded": 0, "retrieval_p50": None,
-                   "retrieval_p95": None, "total_p50": None, "total_p95": None, "considered_avg": None,
-                   "included_avg": None, "tokens_avg": None})
 
 
 def _feedback(workspace_ids: Sequence[int] | None, since: datetime) -> dict:
@@ -140,21 +143,30 @@ def _found_nothing(logs) -> list[dict]:
 
 
 def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: datetime | None = None) -> dict:
-    """The dashboard's figures for the last `days` days (today included) of the given workspaces."""
+    """The dashboard's figures for the last `days` days (today included) of the given workspaces.
+
+    Two passes over the period's logs: one GROUP BY day (counts, sums, the day's percentiles),
+    whose counts and sums add up to the period's, and one for the period's percentiles.
+    """
     if days not in PERIODS:
         raise ValueError(f"days must be one of {PERIODS}")
     since = period_start(days, now=now)
-    logs = _logs(workspace_ids, since)
-    totals = _shape(logs.aggregate(**_figures()))
-    by_day = {
-        row["day"]: _shape(row)
-        for row in logs.annotate(day=TruncDate("created_at")).values("day").annotate(**_figures()).order_by("day")
-    }
+    logs = _logs(workspace_ids, since).order_by()
+    with transaction.atomic():
+        # Sorting a period's latencies for the percentiles must not spill to disk.
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL work_mem = '32MB'")
+        rows = list(logs.annotate(day=TruncDate("created_at")).values("day").annotate(**_day_figures())
+                    .order_by("day"))
+        period = logs.aggregate(retrieval=Percentiles("retrieval_ms"), total=Percentiles("total_ms"))
+    totals = {key: sum(row[key] for row in rows) for key in _COUNTS}
+    empty = _shape(dict.fromkeys(_COUNTS, 0))
+    by_day = {row["day"]: _shape(row) for row in rows}
     first = since.date()
-    daily = [{"date": (first + timedelta(days=n)).isoformat(), **by_day.get(first + timedelta(days=n), _empty_day())}
+    daily = [{"date": (first + timedelta(days=n)).isoformat(), **by_day.get(first + timedelta(days=n), empty)}
              for n in range(days)]
     return {
         "days": days, "start": first.isoformat(), "end": (first + timedelta(days=days - 1)).isoformat(),
-        "totals": totals, "daily": daily, "feedback": _feedback(workspace_ids, since),
+        "totals": _shape({**totals, **period}), "daily": daily, "feedback": _feedback(workspace_ids, since),
         "found_nothing": _found_nothing(logs),
     }

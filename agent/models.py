@@ -106,6 +106,9 @@ class RetrievalLog(models.Model):
     total_ms = models.FloatField(null=True, blank=True)  # the whole pre-model step
     zero_match = models.BooleanField(default=False)
     degraded = models.BooleanField(default=False)
+    # The answer's mode, copied in the same UPDATE that links the message, so that the dashboard's
+    # aggregates read this table alone (no join with every message).
+    answer_mode = models.CharField(max_length=12, blank=True, default="")
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -49,7 +49,7 @@ class DashboardSeed(BaseTestCase):
         for name, (workspace, days_ago, conv, mode, fields) in seed.items():
             msg = Message.objects.create(conversation=conv, role="assistant", content=f"svar {name}",
                                          answer_mode=mode)
-            log = RetrievalLog.objects.create(workspace=workspace, message=msg, **fields)
+            log = RetrievalLog.objects.create(workspace=workspace, message=msg, answer_mode=mode, **fields)
             RetrievalLog.objects.filter(pk=log.pk).update(created_at=at_noon(days_ago))
             cls.messages[name] = msg
         Feedback.objects.create(message=cls.messages["a1"], user=cls.alice, rating=1)

@@ -18,7 +18,7 @@
   }
   function line(label, values, i, extra) {
     return Object.assign({ label, data: values, borderColor: palette[i % palette.length],
-      backgroundColor: palette[i % palette.length], spanGaps: true, tension: 0.2, pointRadius: 2 }, extra || {});
+      backgroundColor: palette[i % palette.length], spanGaps: true, tension: 0, pointRadius: 2 }, extra || {});
   }
   const common = (yTitle, suffix) => ({
     responsive: true, maintainAspectRatio: false, animation: false,
@@ -28,11 +28,19 @@
     scales: { x: { title: { display: true, text: "Dag" } }, y: { beginAtZero: true, title: { display: true, text: yTitle } } },
   });
 
+  const counts = (yTitle) => {
+    const options = common(yTitle);
+    options.scales.x.stacked = true;
+    options.scales.y.stacked = true;
+    options.scales.y.ticks = { precision: 0 };  // whole questions
+    return options;
+  };
+
   const charts = {
     intents: () => ({ type: "bar", data: { labels, datasets: stacked(data.intents, "by_intent") },
-      options: common("Frågor") }),
+      options: counts("Frågor") }),
     modes: () => ({ type: "bar", data: { labels, datasets: stacked(data.modes, "by_answer_mode") },
-      options: common("Svar") }),
+      options: counts("Svar") }),
     latency: () => ({ type: "line", data: { labels, datasets: [
       line("Sökning p50", days.map((d) => d.retrieval_ms.p50), 0),
       line("Sökning p95", days.map((d) => d.retrieval_ms.p95), 0, { borderDash: [6, 4] }),

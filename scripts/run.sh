@@ -22,8 +22,9 @@ trap cleanup INT TERM EXIT
 .venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum -n "lagrum@%h" &
 pids+=($!)
 # Periodic tasks (CELERY_BEAT_SCHEDULE in compliance/settings.py), e.g. pruning old retrieval logs.
-mkdir -p .data
-.venv/bin/celery -A compliance beat -l warning -s .data/celerybeat-schedule &
+DATA_DIR=${LAGRUM_DATA_DIR:-.data}
+mkdir -p "$DATA_DIR"
+.venv/bin/celery -A compliance beat -l warning -s "$DATA_DIR/celerybeat-schedule" &
 pids+=($!)
 # Loading is idempotent: a second `make run` finds every text unchanged and skips it.
 $PY manage.py load_sfs

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 
 from django.contrib.postgres.fields import ArrayField
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Aggregate, Count, F, FloatField, Max, Q, Sum
 from django.db.models.functions import Lower, Trim, TruncDate
@@ -24,6 +25,7 @@ INTENTS = ("greeting", "meta", "factual", "task")
 ANSWER_MODES = tuple(v for v in Message.AnswerMode.values if v)
 LATEST_NEGATIVE = 20
 FOUND_NOTHING = 20
+CACHE_SECONDS = 600
 
 
 class Percentiles(Aggregate):
@@ -170,3 +172,31 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
         "totals": _shape({**totals, **period}), "daily": daily, "feedback": _feedback(workspace_ids, since),
         "found_nothing": _found_nothing(logs),
     }
+
+
+def _version(workspace_ids: Sequence[int] | None) -> str:
+    """What changes when the figures may have: the newest log and the newest rating (two index look-ups)."""
+    logs = RetrievalLog.objects.all() if workspace_ids is None else \
+        RetrievalLog.objects.filter(workspace_id__in=list(workspace_ids))
+    newest = logs.order_by("-created_at").values_list("id", flat=True).first()
+    feedback = Feedback.objects.all() if workspace_ids is None else \
+        Feedback.objects.filter(message__conversation__workspace_id__in=list(workspace_ids))
+    rated = feedback.aggregate(last=Max("updated_at"), n=Count("id"))
+    return f"{newest}:{rated['last'].timestamp() if rated['last'] else 0}:{rated['n']}"
+
+
+def retrieval_stats_cached(*, workspace_ids: Sequence[int] | None, days: int) -> dict:
+    """retrieval_stats, reused until a new turn is logged, an answer is rated or the day changes.
+
+    Reading the page again (another owner, the period switch back and forth) then costs two index
+    look-ups instead of two passes over the period's logs.
+    """
+    if days not in PERIODS:
+        raise ValueError(f"days must be one of {PERIODS}")
+    scope = "all" if workspace_ids is None else ",".join(str(i) for i in sorted(workspace_ids))
+    key = f"dashboard:stats:{scope}:{days}:{timezone.localdate().isoformat()}:{_version(workspace_ids)}"
+    stats = cache.get(key)
+    if stats is None:
+        stats = retrieval_stats(workspace_ids=workspace_ids, days=days)
+        cache.set(key, stats, CACHE_SECONDS)
+    return stats

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 
 from compliance.selectors import workspace_get_for_user
 
-from .dashboard import ANSWER_MODES, DEFAULT_PERIOD, INTENTS, PERIODS, retrieval_stats
+from .dashboard import ANSWER_MODES, DEFAULT_PERIOD, INTENTS, PERIODS, retrieval_stats_cached
 from .models import Message
 from .selectors import conversation_get_in_workspace
 
@@ -60,7 +60,7 @@ def _render(request, *, stats, days, error, workspace=None, membership=None, con
 def workspace_dashboard(request, slug: str):
     workspace, membership = owned_workspace(request.user, slug)
     days, error = _period(request)
-    stats = retrieval_stats(workspace_ids=[workspace.pk], days=days)
+    stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=days)
 
     def conversation_url(ws_slug, conversation_id, message_id):
         url = reverse("dashboard_conversation", args=[ws_slug, conversation_id])
@@ -76,7 +76,7 @@ def staff_dashboard(request):
     if not request.user.is_staff:
         raise Http404
     days, error = _period(request)
-    stats = retrieval_stats(workspace_ids=None, days=days)
+    stats = retrieval_stats_cached(workspace_ids=None, days=days)
 
     def conversation_url(ws_slug, conversation_id, message_id):
         return reverse("admin:agent_conversation_change", args=[conversation_id])

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agent.dashboard import DEFAULT_PERIOD, PERIODS, retrieval_stats
+from agent.dashboard import DEFAULT_PERIOD, PERIODS, retrieval_stats_cached
 
 from .views import BaseApi, WorkspaceMixin, validated
 
@@ -104,4 +104,4 @@ class WorkspaceMetricsApi(WorkspaceMixin, BaseApi):
         if not self.membership.can_manage:
             raise Http404("Arbetsytan finns inte.")
         days = validated(MetricsQuerySerializer, request.query_params)["days"]
-        return Response(MetricsSerializer(retrieval_stats(workspace_ids=[self.workspace.pk], days=days)).data)
+        return Response(MetricsSerializer(retrieval_stats_cached(workspace_ids=[self.workspace.pk], days=days)).data)

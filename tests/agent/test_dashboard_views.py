@@ -4,8 +4,10 @@ and one workspace's questions never show in another's figures."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from agent.models import Feedback, RetrievalLog
 from compliance.services import api_token_create
 from tests.api.base import assert_error
 
@@ -44,6 +46,17 @@ class DashboardPageTests(DashboardSeed):
         bad = self.client.get(PAGE + "?dagar=14")
         self.assertEqual(bad.status_code, 400)
         self.assertIn("Ogiltig period: välj 7, 30 eller 90 dagar.", bad.content.decode())
+
+    def test_a_new_turn_or_rating_shows_at_once(self):
+        self.login(self.alice)
+        self.assertIn('data-figure="questions">6<', self.client.get(PAGE).content.decode())
+        self.assertIn("(1 / 2)", self.client.get(PAGE).content.decode())  # Bra / Inte bra
+        RetrievalLog.objects.create(workspace=self.workspace, query="Ny fråga", intent="factual")
+        self.assertIn('data-figure="questions">7<', self.client.get(PAGE).content.decode())
+        Feedback.objects.create(message=self.messages["a6"], user=self.alice, rating=1)
+        self.assertIn("(2 / 2)", self.client.get(PAGE).content.decode())
+        Feedback.objects.filter(message=self.messages["a6"]).update(rating=-1, updated_at=timezone.now())
+        self.assertIn("(1 / 3)", self.client.get(PAGE).content.decode())
 
     def test_member_who_is_not_owner_and_outsider_get_404(self):
         for user in (self.bob, self.charlie):

@@ -12,7 +12,13 @@ from django.views.decorators.http import require_GET
 
 from compliance.selectors import workspace_get_for_user
 
-from .dashboard import ANSWER_MODES, DEFAULT_PERIOD, INTENTS, PERIODS, retrieval_stats_cached
+from .dashboard import (
+    ANSWER_MODES,
+    DEFAULT_PERIOD,
+    INTENTS,
+    PERIODS,
+    retrieval_stats_cached,
+)
 from .models import Message
 from .selectors import conversation_get_in_workspace
 

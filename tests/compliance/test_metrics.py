@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
+import os
+import tempfile
+from unittest import mock
 
 from django.test import override_settings
+from prometheus_client import Counter, values
 from prometheus_client.parser import text_string_to_metric_families
 
 from agent.prepare import prepare_context
@@ -68,3 +72,16 @@ class MetricsTests(BaseTestCase):
         scrape(self.client, REMOTE_ADDR="10.1.2.3")
         self.assertEqual(self.client.get("/metrics").status_code, 403)
         self.assertEqual(self.client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code, 403)
+
+    def test_multiprocess_mode_merges_the_workers_files(self):
+        # Under gunicorn each worker writes its figures to PROMETHEUS_MULTIPROC_DIR; the scrape reads them all.
+        with tempfile.TemporaryDirectory() as folder, mock.patch.dict(os.environ, {"PROMETHEUS_MULTIPROC_DIR": folder}):
+            in_process = values.ValueClass
+            values.ValueClass = values.MultiProcessValue(process_identifier=lambda: 4242)  # "another worker"
+            try:
+                Counter("lagrum_worker_probe", "A figure another worker wrote.", registry=None).inc(3)
+            finally:
+                values.ValueClass = in_process
+            samples = scrape(self.client)
+        self.assertEqual(value(samples, "lagrum_worker_probe_total"), 3)
+        self.assertIn(("lagrum_chunks_awaiting_embedding", ()), samples)

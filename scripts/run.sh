@@ -21,6 +21,11 @@ trap cleanup INT TERM EXIT
 
 .venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum -n "lagrum@%h" &
 pids+=($!)
+# Periodic tasks (CELERY_BEAT_SCHEDULE in compliance/settings.py), e.g. pruning old retrieval logs.
+DATA_DIR=${LAGRUM_DATA_DIR:-.data}
+mkdir -p "$DATA_DIR"
+.venv/bin/celery -A compliance beat -l warning -s "$DATA_DIR/celerybeat-schedule" &
+pids+=($!)
 # Loading is idempotent: a second `make run` finds every text unchanged and skips it.
 $PY manage.py load_sfs
 $PY manage.py embed_pending

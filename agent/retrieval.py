@@ -27,6 +27,7 @@ from compliance.models import Workspace
 from compliance.selectors import CHUNK_SCOPE_SQL, AccessScope, access_scope_for
 
 from . import rerank as rerank_module
+from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
 from .legal_refs import analyse_references, citation as citation_of
 from .query_analysis import analyse_query
 from .sources import RetrievedChunk
@@ -122,90 +123,6 @@ def clean_query(query) -> str:
     return text[:MAX_QUERY_CHARS]
 
 
-_NOT_A_WORD = re.compile(r"^[\d:§.,]+$|^(kap|st|p|sfs|mom)$")
-
-
-def _keyword_terms(text: str) -> list[str]:
-    """The significant words. Numbers and "kap" are left to the reference search: as
-    keywords they match half of every statute."""
-    words = analyse_query(text).keywords or re.findall(r"\w+", text.lower())
-    return [w for w in words if w.replace("_", "").strip() and not _NOT_A_WORD.match(w)][:32]
-
-
-class _TermFrequencies:
-    """How many chunks each term matches, capped, cached per process.
-
-    Words that match a large share of a big corpus ("arbetsgivare" in a million
-    statute sections) add almost nothing to ranking but force ts_rank_cd over
-    every matching row: they are dropped from the keyword query, as IDF would
-    weigh them down. Frequencies change slowly, so a stale count is harmless.
-    """
-
-    TTL_SECONDS = 600
-
-    def __init__(self):
-        self._counts: dict[str, tuple[float, int]] = {}
-        self._lock = threading.Lock()
-
-    def counts(self, terms: list[str], cap: int) -> dict[str, int]:
-        now = time.monotonic()
-        with self._lock:
-            known = {t: c for t, (at, c) in self._counts.items() if t in terms and now - at < self.TTL_SECONDS}
-        missing = [t for t in terms if t not in known]
-        if missing:
-            fresh = self._measure(missing, cap)
-            with self._lock:
-                if len(self._counts) > 10000:
-                    self._counts.clear()
-                for term, count in fresh.items():
-                    self._counts[term] = (now, count)
-            known.update(fresh)
-        return known
-
-    @staticmethod
-    def _measure(terms: list[str], cap: int) -> dict[str, int]:
-        """The planner's estimate first (from ANALYZE's most common lexemes: no data is read);
-        an exact, capped count only where the estimate is not clearly far above the cap."""
-        counts: dict[str, int] = {}
-        with connection.cursor() as cursor:
-            for term in terms:
-                cursor.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM chunks_contentchunk c "
-                               "WHERE c.search_vector @@ plainto_tsquery('swedish', %s)", [term])
-                plan = cursor.fetchone()[0]
-                plan = json.loads(plan) if isinstance(plan, str) else plan
-                if plan[0]["Plan"]["Plan Rows"] > 20 * cap:
-                    counts[term] = cap + 1
-            exact = [t for t in terms if t not in counts]
-            if exact:
-                cursor.execute(
-                    "SELECT t, (SELECT count(*) FROM (SELECT 1 FROM chunks_contentchunk c "
-                    "WHERE c.search_vector @@ plainto_tsquery('swedish', t) LIMIT %s) s) "
-                    "FROM unnest(%s::text[]) AS t", [cap + 1, exact])
-                counts.update(cursor.fetchall())
-        return counts
-
-    def clear(self) -> None:
-        with self._lock:
-            self._counts.clear()
-
-
-term_frequencies = _TermFrequencies()
-
-
-def _keyword_query(text: str) -> str:
-    """OR the significant, not-too-common words: a question rarely repeats every word of the law it asks about."""
-    terms = _keyword_terms(text)
-    if not terms:
-        return ""
-    cap = settings.RETRIEVAL_COMMON_TERM_ROWS
-    counts = term_frequencies.counts(terms, cap)
-    kept = [t for t in terms if 0 < counts.get(t, 0) <= cap]
-    if not kept:
-        # Only common words: together (AND) they are selective; ranking any one of them alone is not.
-        return " ".join(t for t in terms if counts.get(t, 0) > 0)
-    return " or ".join(kept)
-
-
 # --- SQL ---
 
 _SELECT_COLUMNS = """
@@ -216,7 +133,8 @@ c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 
 
 def _filter_sql(options: RetrievalOptions, params: dict) -> str:
-    clauses = [CHUNK_SCOPE_SQL]
+    # Stubs (repealed, renumbered, empty headings) stay on statute pages, out of retrieval.
+    clauses = [CHUNK_SCOPE_SQL, "c.retrievable"]
     if options.source_types:
         params["source_types"] = list(options.source_types)
         clauses.append("c.source_type = ANY(%(source_types)s)")
@@ -236,7 +154,8 @@ def _filter_sql(options: RetrievalOptions, params: dict) -> str:
     return " AND ".join(f"({c.strip()})" for c in clauses)
 
 
-def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False) -> str:
+def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False,
+                filtered: bool = False) -> str:
     # Within a few statutes an exact scan is faster and better than walking the whole HNSW
     # graph for the few nodes that pass the filter; "+ 0" keeps the planner off the index.
     order = "(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector else "c.embedding <=> %(qvec)s::vector"
@@ -249,14 +168,7 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
           ORDER BY {order}
           LIMIT %(candidates)s) v)""" if use_vector else """
       vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
-    kw = f"""
-      kw AS (
-        SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS rnk FROM (
-          SELECT c.id, ts_rank_cd(c.search_vector, q.query, 1) AS rank
-          FROM chunks_contentchunk c, (SELECT websearch_to_tsquery('swedish', %(tsquery)s) AS query) q
-          WHERE c.search_vector @@ q.query AND {where}
-          ORDER BY rank DESC
-          LIMIT %(candidates)s) k)""" if use_keyword else """
+    kw = keyword_cte(where, filtered=filtered) if use_keyword else """
       kw AS (SELECT NULL::bigint AS id, NULL::float AS rank, NULL::bigint AS rnk WHERE false)"""
     return f"""
     WITH {vec},
@@ -325,7 +237,7 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
 
 
 def hybrid_search(text: str, scope: AccessScope, options: RetrievalOptions, *, limit: int,
-                  qvec: np.ndarray | None, mode: str) -> list[RetrievedChunk]:
+                  qvec: np.ndarray | None, mode: str, kwq: KeywordQuery | None = None) -> list[RetrievedChunk]:
     params = _base_params(scope, limit)
     where = _filter_sql(options, params)
     use_vector = mode in ("hybrid", "vector") and qvec is not None
@@ -333,13 +245,15 @@ def hybrid_search(text: str, scope: AccessScope, options: RetrievalOptions, *, l
     if use_vector:
         params["qvec"] = _vector_literal(qvec)
     if use_keyword:
-        params["tsquery"] = _keyword_query(text)
-        if not params["tsquery"]:
-            use_keyword = False
+        kwq = kwq if kwq is not None else keyword_query(text, list(scope.workspace_ids))
+        params.update(keyword_params(kwq))
+        use_keyword = bool(kwq)
     if not (use_vector or use_keyword):
         return []
     exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5
-    return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector), params)
+    filtered = bool(options.sfs_numbers or options.source_types or options.content_types
+                    or options.date_from or options.date_to)
+    return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector, filtered=filtered), params)
 
 
 def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
@@ -377,16 +291,17 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     refs, named_sfs = _references(text) if options.use_references else ([], [])
     result.references = [f"{sfs} {cit}" for sfs, cit in refs]
     exact = exact_reference_search(refs, scope, options)
+    kwq = keyword_query(text, list(scope.workspace_ids)) if result.mode in ("hybrid", "keyword") else None
     statute_hits: list[RetrievedChunk] = []
     if named_sfs and not options.sfs_numbers:
         limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
-        statute_hits = hybrid_search(text, scope, limited, limit=top_k, qvec=qvec, mode=result.mode)
+        statute_hits = hybrid_search(text, scope, limited, limit=top_k, qvec=qvec, mode=result.mode, kwq=kwq)
     reranking = rerank_module.enabled(options)
     general: list[RetrievedChunk] = []
     # The general results only fill what the cited statute leaves: when it fills top_k they would be cut anyway.
     if reranking or len({c.chunk_id for c in exact + statute_hits}) < top_k:
         general = hybrid_search(text, scope, options, limit=top_k * 2 if reranking else top_k, qvec=qvec,
-                                mode=result.mode)
+                                mode=result.mode, kwq=kwq)
     timings["sql"] = _ms(t0)
 
     t0 = time.perf_counter()

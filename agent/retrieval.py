@@ -40,6 +40,10 @@ MAX_QUERY_CHARS = 2000
 # A question's meaning is in its first few sentences; embedding cost grows with length.
 MAX_EMBED_CHARS = 512
 CANDIDATES = 60  # per search, before fusion
+# Extra results fetched so that dropping a second temporal version of a § still fills top_k.
+SLACK = 10
+# Weight of the rank within a statute the question names, against 1 for the rank among all sources.
+STATUTE_PRIOR_WEIGHT = 2.0
 
 
 class RetrievalInputError(ValueError):
@@ -295,17 +299,16 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     statute_hits: list[RetrievedChunk] = []
     if named_sfs and not options.sfs_numbers:
         limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
-        statute_hits = hybrid_search(text, scope, limited, limit=top_k, qvec=qvec, mode=result.mode, kwq=kwq)
+        statute_hits = hybrid_search(text, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
     reranking = rerank_module.enabled(options)
-    general: list[RetrievedChunk] = []
-    # The general results only fill what the cited statute leaves: when it fills top_k they would be cut anyway.
-    if reranking or len({c.chunk_id for c in exact + statute_hits}) < top_k:
-        general = hybrid_search(text, scope, options, limit=top_k * 2 if reranking else top_k, qvec=qvec,
-                                mode=result.mode, kwq=kwq)
+    # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
+    general = hybrid_search(text, scope, options, limit=(top_k * 2 if reranking else top_k) + SLACK, qvec=qvec,
+                            mode=result.mode, kwq=kwq)
     timings["sql"] = _ms(t0)
 
     t0 = time.perf_counter()
-    chunks = _merge(exact, statute_hits, general)
+    ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
+    chunks = _one_version_per_section(_merge(exact, ranked))
     chunks = [c for c in chunks if c.reference_match or c.score >= options.min_score]
     timings["fuse"] = _ms(t0)
 
@@ -352,6 +355,35 @@ def _references(text: str) -> tuple[list[tuple[str, str]], list[str]]:
             if pair not in pairs:
                 pairs.append(pair)
     return pairs, named
+
+
+def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk],
+                weight: float) -> list[RetrievedChunk]:
+    """Reciprocal-rank fusion of the search within the named statutes and the general one."""
+    k = float(settings.RETRIEVAL_RRF_K)
+    scores: dict[int, float] = {}
+    by_id: dict[int, RetrievedChunk] = {}
+    for factor, ranked in ((weight, statute_hits), (1.0, general)):
+        for rank, chunk in enumerate(ranked, start=1):
+            by_id.setdefault(chunk.chunk_id, chunk)
+            scores[chunk.chunk_id] = scores.get(chunk.chunk_id, 0.0) + factor / (k + rank)
+    order = sorted(scores, key=lambda cid: (-scores[cid], cid))
+    return [by_id[cid] for cid in order]
+
+
+def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """Two temporal versions of one § ("/Träder i kraft I:…/") are two units with one citation:
+    keep the better-ranked version's parts only, so the other does not take a second slot."""
+    unit_of: dict[tuple, str] = {}
+    kept: list[RetrievedChunk] = []
+    for chunk in chunks:
+        if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation:
+            key = (chunk.source_id, chunk.citation)
+            unit = chunk.path.split(".", 1)[0]
+            if unit_of.setdefault(key, unit) != unit:
+                continue
+        kept.append(chunk)
+    return kept
 
 
 def _merge(*ranked_lists: list[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -25,8 +25,8 @@ indexed tokens. Stubs (retrievable = false) get no postings and are not counted.
 from __future__ import annotations
 
 K1 = 1.2
-B = 0.75
-HEADER_WEIGHT = 1.0
+B = 0.6
+HEADER_WEIGHT = 2.0
 REFERENCE_LENGTH = 55  # indexed tokens in a mean statute chunk (header included)
 
 IMPACT_FUNCTION_SQL = f"""

@@ -64,6 +64,9 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="hybrid", choices=[*MODES, "all"])
         parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--loaded-only", action="store_true",
+                            help="search only the statutes the questions may use (fully loaded ones): a "
+                                 "sub-corpus measurement while embedding is still under way")
 
     def handle(self, *args, **opts):
         from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
@@ -107,12 +110,14 @@ class Command(BaseCommand):
             "questions_with_gold_loaded": len(usable),
             "questions_skipped": len(questions) - len(usable),
             "k": k,
+            "searched_statutes": len(loaded) if opts["loaded_only"] else "all",
             "machine": machine_info(),
             "modes": {},
         }
         for mode in modes:
             query_vectors.clear()
-            options = RetrievalOptions(mode=mode, top_k=k)
+            options = RetrievalOptions(mode=mode, top_k=k,
+                                       sfs_numbers=sorted(loaded) if opts["loaded_only"] else [])
             names = [*(f"recall@{x}" for x in KS), "mrr", "ndcg@10"]
             totals = {name: 0.0 for name in names}
             by_kind: dict[str, dict] = {}

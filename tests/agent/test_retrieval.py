@@ -263,3 +263,48 @@ def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people)
 
     doc = stub.legal_document
     assert stub.pk in {c.pk for c in selectors.legal_document_chunks(doc)}  # what the statute page shows
+
+
+def test_a_compound_in_the_question_finds_sections_by_its_parts(people):
+    """No statute writes "arbetsmiljöansvar"; arbetsmiljölagen speaks of ansvar and arbetsmiljö apart."""
+    from django.db import connection
+
+    from agent.keyword_search import compound_parts
+
+    alice, _, ws, _ = people
+    with connection.cursor() as cursor:
+        assert compound_parts(cursor, "Vem har arbetsmiljöansvar?") == ["ansv", "arbetsmiljö"]
+        assert compound_parts(cursor, "arbetsgivaren") == []  # a word the statutes use whole stays whole
+    result = retrieve_context("arbetsmiljöansvar", ws, user=alice,
+                              options=RetrievalOptions(mode="keyword", use_references=False, top_k=5))
+    assert result.chunks and all(c.document_number == "1977:1160" for c in result.chunks)
+    assert all("ansvar" in c.text.lower() and "arbetsmiljö" in (c.header + c.text).lower() for c in result.chunks[:3])
+
+
+def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
+    alice, _, ws, _ = people
+    options = RetrievalOptions(mode="keyword", top_k=10)
+    plain = retrieve_context("skyddsombud och uppsägning", ws, user=alice, options=options).chunks
+    named = retrieve_context("skyddsombud och uppsägning enligt LAS", ws, user=alice, options=options).chunks
+    share = lambda chunks: sum(c.document_number == "1982:80" for c in chunks)  # noqa: E731
+    assert named[0].document_number == "1982:80"
+    assert share(named) > share(plain)
+    assert any(c.document_number == "1977:1160" for c in named)  # a prior, not a fence
+
+
+def test_two_temporal_versions_of_a_section_take_one_slot():
+    from agent.retrieval import _one_version_per_section
+    from agent.sources import RetrievedChunk
+
+    def chunk(cid, path, citation, header):
+        return RetrievedChunk(chunk_id=cid, source_type="LEGAL_DOCUMENT", source_id=7, document_number="2010:110",
+                              document_title="Socialförsäkringsbalk (2010:110)", header=header, path=path, ordinal=cid,
+                              citation=citation, text="…", token_count=10)
+
+    ranked = [
+        chunk(1, "00120.00000", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (upphör att gälla 2025-01-01)"),
+        chunk(2, "00121.00000", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (träder i kraft 2025-01-01)"),
+        chunk(3, "00120.00001", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (upphör att gälla 2025-01-01)"),
+        chunk(4, "00122.00000", "5 kap. 10 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 10 §"),
+    ]
+    assert [c.chunk_id for c in _one_version_per_section(ranked)] == [1, 3, 4]  # a split section keeps its parts

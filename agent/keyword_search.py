@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from compliance.selectors import CHUNK_SCOPE_SQL
+from chunks.selectors import CHUNK_SCOPE_SQL
 
 MAX_TERMS = 48
 # Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.

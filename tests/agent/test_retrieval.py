@@ -259,7 +259,7 @@ def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people)
             result = retrieve_context(query, ws, user=alice, options=RetrievalOptions(mode=mode, top_k=50))
             assert stub.pk not in {c.chunk_id for c in result.chunks}
             assert not any(c.text.split("§", 1)[-1].strip().lower().startswith("har upphävts") for c in result.chunks)
-    from compliance import selectors
+    from chunks import selectors
 
     doc = stub.legal_document
     assert stub.pk in {c.pk for c in selectors.legal_document_chunks(doc)}  # what the statute page shows

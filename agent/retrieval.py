@@ -9,7 +9,6 @@ If the embedder fails, the keyword half still answers and the result says so.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading

@@ -102,10 +102,10 @@ def _draft(unit: Unit, header: str, text: str, ordinal: int, index: int, count: 
 
 # "9 § Har upphävts genom lag (2000:764).", "33 kap. Kapitlet har upphävts …",
 # "40 § Ny beteckning genom lag (2017:679).", "3 a § Har betecknats 24 kap. 7 § genom lag …"
-_LABEL = re.compile(r"^\s*(?:\d+\s*(?:[a-z]\s*)?(?:kap\.|§)\s*)+", re.I)
+_LABEL = re.compile(r"^\s*(?:\d+\s*(?:[a-z]\s*)?(?:kap\.|§)\s*)+", re.IGNORECASE)
 _STUB = re.compile(
     r"^(?:/[^/]*/\s*)?(?:kapitlet\s+)?(?:har\s+(?:upp?hävts?|utgått|upphört att gälla|betecknats)|ny beteckning)\b",
-    re.I)
+    re.IGNORECASE)
 
 
 def is_stub(text: str) -> bool:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from agent.retrieval import RetrievalInputError, RetrievalOptions, query_vectors, retrieve_context
+from agent.retrieval import (
+    RetrievalInputError,
+    RetrievalOptions,
+    query_vectors,
+    retrieve_context,
+)
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
 from tests.helpers import make_user
@@ -231,7 +236,7 @@ def test_keyword_statistics_follow_chunk_inserts_and_deletes(people):
 
 def test_keyword_statistics_are_per_workspace_scope(people):
     """A private, deleted or other workspace's file never moves a workspace's weights or ranking."""
-    alice, charlie, ws, other = people
+    alice, _, ws, other = people
     query = "skyddsombud arbetsgivaren ska anmäla"
     options = RetrievalOptions(mode="keyword", use_references=False)
     before_w = _weights(query, [ws.pk])
@@ -286,7 +291,7 @@ def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
     options = RetrievalOptions(mode="keyword", top_k=10)
     plain = retrieve_context("skyddsombud och uppsägning", ws, user=alice, options=options).chunks
     named = retrieve_context("skyddsombud och uppsägning enligt LAS", ws, user=alice, options=options).chunks
-    share = lambda chunks: sum(c.document_number == "1982:80" for c in chunks)  # noqa: E731
+    share = lambda chunks: sum(c.document_number == "1982:80" for c in chunks)
     assert named[0].document_number == "1982:80"
     assert share(named) > share(plain)
     assert any(c.document_number == "1977:1160" for c in named)  # a prior, not a fence

@@ -384,7 +384,9 @@ def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk
         for rank, chunk in enumerate(ranked, start=1):
             by_id.setdefault(chunk.chunk_id, chunk)
             scores[chunk.chunk_id] = max(scores.get(chunk.chunk_id, 0.0), factor / (k + rank))
-    order = sorted(scores, key=lambda cid: (-scores[cid], cid))
+    named = {c.chunk_id for c in statute_hits}
+    # Equal ranks: the named statute's section first (that is the prior).
+    order = sorted(scores, key=lambda cid: (-scores[cid], cid not in named, cid))
     return [by_id[cid] for cid in order]
 
 

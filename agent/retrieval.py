@@ -9,7 +9,6 @@ If the embedder fails, the keyword half still answers and the result says so.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -30,6 +29,7 @@ from compliance.selectors import AccessScope, access_scope_for
 from compliance.text import strip_control
 
 from . import rerank as rerank_module
+from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
 from .legal_refs import LegalReference
 from .legal_refs import citation as citation_of
 from .query_analysis import QueryAnalysis, analyse_query
@@ -42,6 +42,10 @@ MODES = ("hybrid", "vector", "keyword")
 # A question's meaning is in its first few sentences; embedding cost grows with length.
 MAX_EMBED_CHARS = 512
 CANDIDATES = 60  # per search, before fusion
+# Extra results fetched so that dropping a second temporal version of a § still fills top_k.
+SLACK = 10
+# Weight of the rank within a statute the question names, against 1 for the rank among all sources.
+STATUTE_PRIOR_WEIGHT = 1.0  # measured: 1.0 and 1.5 equal overall; above 1 it fences again (see docs)
 
 
 class RetrievalInputError(ApplicationError):
@@ -123,79 +127,6 @@ def keyword_terms(analysis: QueryAnalysis) -> list[str]:
     return [w for w in words if w.replace("_", "").strip() and not _NOT_A_WORD.match(w)][:32]
 
 
-class _TermFrequencies:
-    """How many chunks each term matches, capped, cached per process.
-
-    Words that match a large share of a big corpus ("arbetsgivare" in a million
-    statute sections) add almost nothing to ranking but force ts_rank_cd over
-    every matching row: they are dropped from the keyword query, as IDF would
-    weigh them down. Frequencies change slowly, so a stale count is harmless.
-    """
-
-    TTL_SECONDS = 600
-
-    def __init__(self):
-        self._counts: dict[str, tuple[float, int]] = {}
-        self._lock = threading.Lock()
-
-    def counts(self, terms: list[str], cap: int) -> dict[str, int]:
-        now = time.monotonic()
-        with self._lock:
-            known = {t: c for t, (at, c) in self._counts.items() if t in terms and now - at < self.TTL_SECONDS}
-        missing = [t for t in terms if t not in known]
-        if missing:
-            fresh = self._measure(missing, cap)
-            with self._lock:
-                if len(self._counts) > 10000:
-                    self._counts.clear()
-                for term, count in fresh.items():
-                    self._counts[term] = (now, count)
-            known.update(fresh)
-        return known
-
-    @staticmethod
-    def _measure(terms: list[str], cap: int) -> dict[str, int]:
-        """The planner's estimate first (from ANALYZE's most common lexemes: no data is read);
-        an exact, capped count only where the estimate is not clearly far above the cap."""
-        counts: dict[str, int] = {}
-        with connection.cursor() as cursor:
-            for term in terms:
-                cursor.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM chunks_contentchunk c "
-                               "WHERE c.search_vector @@ plainto_tsquery('swedish', %s)", [term])
-                plan = cursor.fetchone()[0]
-                plan = json.loads(plan) if isinstance(plan, str) else plan
-                if plan[0]["Plan"]["Plan Rows"] > 20 * cap:
-                    counts[term] = cap + 1
-            exact = [t for t in terms if t not in counts]
-            if exact:
-                cursor.execute(
-                    "SELECT t, (SELECT count(*) FROM (SELECT 1 FROM chunks_contentchunk c "
-                    "WHERE c.search_vector @@ plainto_tsquery('swedish', t) LIMIT %s) s) "
-                    "FROM unnest(%s::text[]) AS t", [cap + 1, exact])
-                counts.update(cursor.fetchall())
-        return counts
-
-    def clear(self) -> None:
-        with self._lock:
-            self._counts.clear()
-
-
-term_frequencies = _TermFrequencies()
-
-
-def _keyword_query(terms: list[str]) -> str:
-    """OR the significant, not-too-common words: a question rarely repeats every word of the law it asks about."""
-    if not terms:
-        return ""
-    cap = settings.RETRIEVAL_COMMON_TERM_ROWS
-    counts = term_frequencies.counts(terms, cap)
-    kept = [t for t in terms if 0 < counts.get(t, 0) <= cap]
-    if not kept:
-        # Only common words: together (AND) they are selective; ranking any one of them alone is not.
-        return " ".join(t for t in terms if counts.get(t, 0) > 0)
-    return " or ".join(kept)
-
-
 # --- SQL ---
 
 _SELECT_COLUMNS = """
@@ -206,7 +137,8 @@ c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 
 
 def _filter_sql(options: RetrievalOptions, params: dict) -> str:
-    clauses = [CHUNK_SCOPE_SQL]
+    # Stubs (repealed, renumbered, empty headings) stay on statute pages, out of retrieval.
+    clauses = [CHUNK_SCOPE_SQL, "c.retrievable"]
     if options.source_types:
         params["source_types"] = list(options.source_types)
         clauses.append("c.source_type = ANY(%(source_types)s)")
@@ -227,7 +159,8 @@ def _filter_sql(options: RetrievalOptions, params: dict) -> str:
     return " AND ".join(f"({c.strip()})" for c in clauses)
 
 
-def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False) -> str:
+def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False,
+                filtered: bool = False) -> str:
     # Within a few statutes an exact scan is faster and better than walking the whole HNSW
     # graph for the few nodes that pass the filter; "+ 0" keeps the planner off the index.
     order = "(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector else "c.embedding <=> %(qvec)s::vector"
@@ -240,14 +173,7 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
           ORDER BY {order}
           LIMIT %(candidates)s) v)""" if use_vector else """
       vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
-    kw = f"""
-      kw AS (
-        SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS rnk FROM (
-          SELECT c.id, ts_rank_cd(c.search_vector, q.query, 1) AS rank
-          FROM chunks_contentchunk c, (SELECT websearch_to_tsquery('swedish', %(tsquery)s) AS query) q
-          WHERE c.search_vector @@ q.query AND {where}
-          ORDER BY rank DESC
-          LIMIT %(candidates)s) k)""" if use_keyword else """
+    kw = keyword_cte(where, filtered=filtered) if use_keyword else """
       kw AS (SELECT NULL::bigint AS id, NULL::float AS rank, NULL::bigint AS rnk WHERE false)"""
     return f"""
     WITH {vec},
@@ -316,9 +242,10 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
 
 
 def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int,
-                  qvec: np.ndarray | None, mode: str) -> list[RetrievedChunk]:
-    """One SQL statement: the vector and keyword halves, fused. `terms` are the query's
-    `keyword_terms`, `qvec` its embedding (None in keyword mode)."""
+                  qvec: np.ndarray | None, mode: str, kwq: KeywordQuery | None = None) -> list[RetrievedChunk]:
+    """One SQL statement: the vector and keyword halves, fused. `kwq` is the query's BM25
+    query (built from `terms`, the query's `keyword_terms`, when not given); `qvec` its
+    embedding (None in keyword mode)."""
     params = _base_params(scope, limit)
     where = _filter_sql(options, params)
     use_vector = mode in ("hybrid", "vector") and qvec is not None
@@ -326,13 +253,15 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
     if use_vector:
         params["qvec"] = _vector_literal(qvec)
     if use_keyword:
-        params["tsquery"] = _keyword_query(terms)
-        if not params["tsquery"]:
-            use_keyword = False
+        kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
+        params.update(keyword_params(kwq))
+        use_keyword = bool(kwq)
     if not (use_vector or use_keyword):
         return []
     exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5
-    return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector), params)
+    filtered = bool(options.sfs_numbers or options.source_types or options.content_types
+                    or options.date_from or options.date_to)
+    return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector, filtered=filtered), params)
 
 
 def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
@@ -378,20 +307,23 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     refs, named_sfs = _references(analysis.references) if options.use_references else ([], [])
     result.references = [f"{sfs} {cit}" for sfs, cit in refs]
     exact = exact_reference_search(refs, scope, options)
+    # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
+    kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
+           if result.mode in ("hybrid", "keyword") else None)
     statute_hits: list[RetrievedChunk] = []
     if named_sfs and not options.sfs_numbers:
         limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
-        statute_hits = hybrid_search(terms, scope, limited, limit=top_k, qvec=qvec, mode=result.mode)
+        statute_hits = hybrid_search(terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
+                                     kwq=kwq)
     reranking = rerank_module.enabled(options)
-    general: list[RetrievedChunk] = []
-    # The general results only fill what the cited statute leaves: when it fills top_k they would be cut anyway.
-    if reranking or len({c.chunk_id for c in exact + statute_hits}) < top_k:
-        general = hybrid_search(terms, scope, options, limit=top_k * 2 if reranking else top_k, qvec=qvec,
-                                mode=result.mode)
+    # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
+    general = hybrid_search(terms, scope, options, limit=(top_k * 2 if reranking else top_k) + SLACK, qvec=qvec,
+                            mode=result.mode, kwq=kwq)
     timings["sql"] = _ms(t0)
 
     t0 = time.perf_counter()
-    merged = _merge(exact, statute_hits, general)
+    ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
+    merged = _one_version_per_section(_merge(exact, ranked))
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
     result.excluded_by_threshold = len(merged) - len(chunks)
     timings["fuse"] = _ms(t0)
@@ -438,6 +370,42 @@ def _references(refs: list[LegalReference]) -> tuple[list[tuple[str, str]], list
             if pair not in pairs:
                 pairs.append(pair)
     return pairs, named
+
+
+def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk],
+                weight: float) -> list[RetrievedChunk]:
+    """Interleave the search within the named statutes and the general one by rank.
+
+    A chunk counts at its better (weighted) rank of the two lists, not the sum: a sum
+    would put every named-statute section that also ranks in the general list above
+    the general list's best other source, i.e. a fence again.
+    """
+    k = float(settings.RETRIEVAL_RRF_K)
+    scores: dict[int, float] = {}
+    by_id: dict[int, RetrievedChunk] = {}
+    for factor, ranked in ((weight, statute_hits), (1.0, general)):
+        for rank, chunk in enumerate(ranked, start=1):
+            by_id.setdefault(chunk.chunk_id, chunk)
+            scores[chunk.chunk_id] = max(scores.get(chunk.chunk_id, 0.0), factor / (k + rank))
+    named = {c.chunk_id for c in statute_hits}
+    # Equal ranks: the named statute's section first (that is the prior).
+    order = sorted(scores, key=lambda cid: (-scores[cid], cid not in named, cid))
+    return [by_id[cid] for cid in order]
+
+
+def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """Two temporal versions of one § ("/Träder i kraft I:…/") are two units with one citation:
+    keep the better-ranked version's parts only, so the other does not take a second slot."""
+    unit_of: dict[tuple, str] = {}
+    kept: list[RetrievedChunk] = []
+    for chunk in chunks:
+        if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation:
+            key = (chunk.source_id, chunk.citation)
+            unit = chunk.path.split(".", 1)[0]
+            if unit_of.setdefault(key, unit) != unit:
+                continue
+        kept.append(chunk)
+    return kept
 
 
 def _merge(*ranked_lists: list[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -23,7 +23,7 @@ class RetrievedChunk:
     content_type: str = ""  # SFS_LAW / SFS_ORDINANCE / AGENCY_REGULATION for statutes
     score: float = 0.0  # fused score, higher is better
     vector_similarity: float | None = None  # cosine similarity, when the vector search found it
-    keyword_rank: float | None = None  # ts_rank_cd, when the keyword search found it
+    keyword_rank: float | None = None  # BM25 score, when the keyword search found it
     reference_match: bool = False  # the question cited exactly this section
     extra: dict = field(default_factory=dict)
 

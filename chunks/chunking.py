@@ -41,6 +41,8 @@ class ChunkDraft:
     kind: "section", "preamble", "chapter", "transitional", "appendix" (files may use
         their own kinds).
     temporal: version marker of the §, "Träder i kraft I:2024-07-01".
+    retrievable: False for stubs that say only that a § or chapter was repealed or
+        renumbered, and for units with no words beyond their label (see is_stub).
     split_index / split_count: position of this part when a unit was split.
     """
 
@@ -58,6 +60,7 @@ class ChunkDraft:
     temporal: str | None = None
     split_index: int = 0
     split_count: int = 1
+    retrievable: bool = True
 
 
 def chunk_statute(title: str, sfs: str, text: str, *, max_tokens: int = 512) -> list[ChunkDraft]:
@@ -93,7 +96,22 @@ def _draft(unit: Unit, header: str, text: str, ordinal: int, index: int, count: 
         temporal=section.temporal if section else None,
         split_index=index,
         split_count=count,
+        retrievable=not (getattr(unit, "repealed", False) or is_stub(text)),
     )
+
+
+# "9 § Har upphävts genom lag (2000:764).", "33 kap. Kapitlet har upphävts …",
+# "40 § Ny beteckning genom lag (2017:679).", "3 a § Har betecknats 24 kap. 7 § genom lag …"
+_LABEL = re.compile(r"^\s*(?:\d+\s*(?:[a-z]\s*)?(?:kap\.|§)\s*)+", re.IGNORECASE)
+_STUB = re.compile(
+    r"^(?:/[^/]*/\s*)?(?:kapitlet\s+)?(?:har\s+(?:upp?hävts?|utgått|upphört att gälla|betecknats)|ny beteckning)\b",
+    re.IGNORECASE)
+
+
+def is_stub(text: str) -> bool:
+    """A unit that only records a repeal or a renumbering, or has no words beyond its label."""
+    body = _LABEL.sub("", text.strip(), count=1).strip()
+    return bool(_STUB.match(body)) or len(re.findall(r"[^\W\d_]{2,}", body)) < 2
 
 
 def unit_header(title: str, unit: Unit) -> str:

@@ -42,6 +42,9 @@ class ContentChunk(models.Model):
     section = models.CharField(max_length=20, blank=True)
     page = models.PositiveIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=20, default="section")
+    # False for repealed or renumbered stubs and empty headings: shown on the statute page,
+    # never retrieved (and never in the keyword postings or statistics).
+    retrievable = models.BooleanField(default=True)
     text = models.TextField()
     token_count = models.PositiveIntegerField(default=0)
     content_hash = models.CharField(max_length=64, db_index=True)

@@ -182,7 +182,8 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
             new_chunks.append(ContentChunk(
                 source_type=source_type, **{fk: source}, header=draft.header[:1000], path=draft.path,
                 ordinal=draft.ordinal, citation=(draft.citation or "")[:200], chapter=draft.chapter or "",
-                section=draft.section or "", page=draft.page, kind=draft.kind, text=draft.text,
+                section=draft.section or "", page=draft.page, kind=draft.kind, retrievable=draft.retrievable,
+                text=draft.text,
                 token_count=draft.token_count, content_hash=chash, embedding=embedding,
                 embedding_model=emb_model, **extra,
             ))

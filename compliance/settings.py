@@ -280,8 +280,6 @@ METRICS_ALLOWED_NETWORKS = env_networks("METRICS_ALLOWED_NETWORKS", "127.0.0.1/3
 # Retrieval logs (the dashboard's raw material) older than this are deleted by a periodic task.
 RETRIEVAL_LOG_RETENTION_DAYS = env_int("RETRIEVAL_LOG_RETENTION_DAYS", 180, minimum=1)
 RETRIEVAL_SLOW_MS = env_int("RETRIEVAL_SLOW_MS", 500, minimum=1)
-# A keyword matching more chunks than this is too common to rank by (see agent/retrieval.py).
-RETRIEVAL_COMMON_TERM_ROWS = env_int("RETRIEVAL_COMMON_TERM_ROWS", 2000, minimum=10)
 RERANK_BACKEND = env_choice("RERANK_BACKEND", "none", ("none", "http"))
 RERANK_URL = env_str("RERANK_URL")
 RERANK_API_KEY = env_str("RERANK_API_KEY")

@@ -135,3 +135,41 @@ def test_cache_is_not_shared_between_workspaces(loaded):
         b_files = {c["source_id"] for c in b.citations if c["source_type"] == "USER_FILE"}
         assert a_files and b_files and a_files.isdisjoint(b_files)
         transaction.set_rollback(True)
+
+
+def _file_chunk(workspace, i, text, *, private=False, deleted=False):
+    title = f"stat{i}.txt"
+    f = UserFile.objects.create(workspace=workspace, title=title, original_name=title, file="x", is_private=private,
+                                deleted_at=timezone.now() if deleted else None, status="done")
+    ContentChunk.objects.create(
+        source_type="USER_FILE", user_file=f, workspace=workspace, document_title=title, header=f"{title} > Sida 1",
+        path="00000.00000", ordinal=0, citation="Sida 1", text=text, token_count=20, content_hash=content_hash(text))
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(files=files_strategy, query=st.sampled_from(QUERIES))
+def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, files, query):
+    """Term weights and the keyword ranking of one workspace are the same whatever other
+    workspaces, private files and deleted files hold: no count reveals their text."""
+    from agent.keyword_search import keyword_query
+
+    get_retrieval_cache().clear()
+    with transaction.atomic():
+        workspaces, users = build([[True, False, False], [False, True, False]], [(0, 0, False, False)])
+        mine, user = workspaces[0], users[0]
+        options = RetrievalOptions(mode="keyword", use_references=False)
+
+        def observed():
+            q = keyword_query(query, [mine.pk])
+            ranked = [c.chunk_id for c in retrieve_context(query, mine, user=user, options=options).chunks]
+            return list(zip(q.terms, q.weights)), ranked
+
+        before = observed()
+        for i, (w, t, private, deleted) in enumerate(files):
+            # Every extra file is one `mine` must not see: another workspace's, or a private/deleted one of its own.
+            target = workspaces[w] if w else mine
+            hidden = private or deleted or not (target is mine)
+            _file_chunk(target, i, TEXTS[t] + " " + query, private=private or not hidden, deleted=deleted)
+        assert observed() == before
+        transaction.set_rollback(True)

@@ -5,17 +5,11 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from agent.query_analysis import analyse_query
 from agent.retrieval import (
     RetrievalInputError,
     RetrievalOptions,
-    keyword_terms,
     query_vectors,
     retrieve_context,
-    term_frequencies,
-)
-from agent.retrieval import (
-    _keyword_query as keyword_query,
 )
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
@@ -190,14 +184,137 @@ def test_bad_mode_is_a_clear_error(people):
         retrieve_context("x", ws, user=alice, options=RetrievalOptions(mode="magic"))
 
 
-def test_common_words_are_left_out_of_the_keyword_query(people, settings):
-    def _keyword_query(text):
-        return keyword_query(keyword_terms(analyse_query(text)))
+def _weights(text, ws_ids):
+    from agent.keyword_search import keyword_query
 
-    term_frequencies.clear()
-    settings.RETRIEVAL_COMMON_TERM_ROWS = 10  # "arbetsgivaren" matches far more sections than that
-    assert _keyword_query("arbetsgivaren skyddskommitté") == "skyddskommitté"
-    assert _keyword_query("arbetsgivaren arbetstagaren") == "arbetsgivaren arbetstagaren"  # AND when all are common
-    settings.RETRIEVAL_COMMON_TERM_ROWS = 100000
-    term_frequencies.clear()
-    assert _keyword_query("Vad säger SFS 1977:1160 3 kap. om arbetsgivaren?") == "arbetsgivaren"
+    q = keyword_query(text, ws_ids)
+    return dict(zip(q.terms, q.weights))
+
+
+def test_bm25_weighs_a_rare_term_above_a_common_one(people):
+    alice, _, ws, _ = people
+    weights = _weights("arbetsgivaren skyddskommitté", [ws.pk])
+    assert weights["skyddskommitté"] > 2 * weights["arbetsgiv"]
+    # Numbers and chapter words are left to the reference search.
+    assert set(_weights("Vad säger SFS 1977:1160 3 kap. om arbetsgivaren?", [ws.pk])) == {"arbetsgiv", "säg"}
+    result = retrieve_context("arbetsgivaren skyddskommitté", ws, user=alice,
+                              options=RetrievalOptions(mode="keyword", use_references=False, top_k=3))
+    assert all("skyddskommitté" in c.text.lower() for c in result.chunks)
+
+
+def test_keyword_statistics_follow_chunk_inserts_and_deletes(people):
+    from django.db import connection
+
+    def shared(term):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT (SELECT df FROM chunks_termstat WHERE lexeme = %s), "
+                           "(SELECT n_docs FROM chunks_corpusstat), "
+                           "(SELECT count(*) FROM chunks_contentchunk WHERE workspace_id IS NULL AND retrievable), "
+                           "(SELECT count(*) FROM chunks_contentchunk WHERE workspace_id IS NULL AND retrievable "
+                           " AND search_vector @@ to_tsquery('swedish', %s))", [term, term])
+            return cursor.fetchone()
+
+    def consistent():
+        df, n_docs, chunks, matching = shared("skyddsombud")
+        assert (df, n_docs) == (matching, chunks)
+        return df, n_docs
+
+    df, n_docs = consistent()
+    assert df > 0
+    _, _, ws, _ = people
+    add_file_chunk(ws, "Skyddsombud och skyddsombud.")  # workspace text never enters the shared statistics
+    assert consistent() == (df, n_docs)
+    las = ContentChunk.objects.filter(document_number="1982:80", retrievable=True)
+    section = las.exclude(text__icontains="skyddsombud").first()
+    section.text += " Skyddsombud."  # an indexing update is a removal plus an addition
+    section.save()
+    assert consistent() == (df + 1, n_docs)
+    removed = las.count()
+    las.delete()
+    assert consistent()[1] == n_docs - removed
+    ContentChunk.objects.filter(document_number="1977:1160").update(retrievable=False)
+    assert consistent() == (0, 0)
+
+
+def test_keyword_statistics_are_per_workspace_scope(people):
+    """A private, deleted or other workspace's file never moves a workspace's weights or ranking."""
+    alice, _, ws, other = people
+    query = "skyddsombud arbetsgivaren ska anmäla"
+    options = RetrievalOptions(mode="keyword", use_references=False)
+    before_w = _weights(query, [ws.pk])
+    before = [c.chunk_id for c in retrieve_context(query, ws, user=alice, options=options).chunks]
+    for i in range(30):
+        add_file_chunk(other, f"Skyddsombud skyddsombud anmäla {i}.", title=f"c{i}.pdf")
+        add_file_chunk(ws, f"Skyddsombud skyddsombud anmäla privat {i}.", private=True, title=f"p{i}.pdf")
+        add_file_chunk(ws, f"Skyddsombud skyddsombud anmäla raderad {i}.", deleted=True, title=f"d{i}.pdf")
+    assert _weights(query, [ws.pk]) == before_w
+    assert [c.chunk_id for c in retrieve_context(query, ws, user=alice, options=options).chunks] == before
+    # The asking workspace's own visible files do count: the statistic is scoped, not frozen.
+    for i in range(30):
+        add_file_chunk(ws, f"Skyddsombud skyddsombud anmäla synlig {i}.", title=f"v{i}.pdf")
+    assert _weights(query, [ws.pk])["skyddsombud"] < before_w["skyddsombud"]
+    assert _weights(query, [other.pk])["skyddsombud"] < before_w["skyddsombud"]
+
+
+def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people):
+    alice, _, ws, _ = people
+    stub = ContentChunk.objects.get(document_number="1982:80", citation="6 a §")
+    assert stub.text.startswith("6 a § Har upphävts") and not stub.retrievable
+    assert ContentChunk.objects.filter(document_number="1977:1160", citation="7 kap. 9 §", retrievable=False).exists()
+    for mode in ("keyword", "vector", "hybrid"):
+        for query in ("Har upphävts genom lag", "Vad säger 6 a § LAS?", "upphävts lag 2006:439"):
+            result = retrieve_context(query, ws, user=alice, options=RetrievalOptions(mode=mode, top_k=50))
+            assert stub.pk not in {c.chunk_id for c in result.chunks}
+            assert not any(c.text.split("§", 1)[-1].strip().lower().startswith("har upphävts") for c in result.chunks)
+    from chunks import selectors
+
+    doc = stub.legal_document
+    assert stub.pk in {c.pk for c in selectors.legal_document_chunks(doc)}  # what the statute page shows
+
+
+def test_a_compound_in_the_question_finds_sections_by_its_parts(people, monkeypatch):
+    """No statute writes "arbetsmiljöansvar"; arbetsmiljölagen speaks of ansvar and arbetsmiljö apart."""
+    from django.db import connection
+
+    from agent import keyword_search
+    from agent.keyword_search import compound_parts
+
+    alice, _, ws, _ = people
+    with connection.cursor() as cursor:
+        assert compound_parts(cursor, "Vem har arbetsmiljöansvar?") == ["ansv", "arbetsmiljö"]
+        assert compound_parts(cursor, "arbetsgivaren") == []  # a word the statutes use whole stays whole
+    options = RetrievalOptions(mode="keyword", use_references=False, top_k=5)
+    result = retrieve_context("arbetsmiljöansvar", ws, user=alice, options=options)
+    assert result.chunks and all(c.document_number == "1977:1160" for c in result.chunks)
+    assert "arbetsmiljö" in (result.chunks[0].header + result.chunks[0].text).lower()
+    monkeypatch.setattr(keyword_search, "SPLIT_COMPOUNDS", False)
+    assert retrieve_context("arbetsmiljöansvar", ws, user=alice, options=options).chunks == []  # whole, it is nowhere
+
+
+def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
+    alice, _, ws, _ = people
+    options = RetrievalOptions(mode="keyword", top_k=10)
+    plain = retrieve_context("skyddsombud och uppsägning", ws, user=alice, options=options).chunks
+    named = retrieve_context("skyddsombud och uppsägning enligt LAS", ws, user=alice, options=options).chunks
+    share = lambda chunks: sum(c.document_number == "1982:80" for c in chunks)
+    assert named[0].document_number == "1982:80"
+    assert share(named) > share(plain)
+    assert any(c.document_number == "1977:1160" for c in named)  # a prior, not a fence
+
+
+def test_two_temporal_versions_of_a_section_take_one_slot():
+    from agent.retrieval import _one_version_per_section
+    from agent.sources import RetrievedChunk
+
+    def chunk(cid, path, citation, header):
+        return RetrievedChunk(chunk_id=cid, source_type="LEGAL_DOCUMENT", source_id=7, document_number="2010:110",
+                              document_title="Socialförsäkringsbalk (2010:110)", header=header, path=path, ordinal=cid,
+                              citation=citation, text="…", token_count=10)
+
+    ranked = [
+        chunk(1, "00120.00000", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (upphör att gälla 2025-01-01)"),
+        chunk(2, "00121.00000", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (träder i kraft 2025-01-01)"),
+        chunk(3, "00120.00001", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (upphör att gälla 2025-01-01)"),
+        chunk(4, "00122.00000", "5 kap. 10 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 10 §"),
+    ]
+    assert [c.chunk_id for c in _one_version_per_section(ranked)] == [1, 3, 4]  # a split section keeps its parts

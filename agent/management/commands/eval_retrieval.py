@@ -66,6 +66,9 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="hybrid", choices=[*MODES, "all"])
         parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--loaded-only", action="store_true",
+                            help="search only the statutes the questions may use (fully loaded ones): a "
+                                 "sub-corpus measurement while embedding is still under way")
 
     def handle(self, *args, **opts):
         try:
@@ -77,9 +80,12 @@ class Command(BaseCommand):
         if not questions:
             raise CommandError("no questions with `question` and `gold_refs` in the file")
 
-        status = dict(LegalDocument.objects.values_list("sfs_number", "status"))
-        loaded = {sfs for sfs, st in status.items() if st == ProcessingStatus.DONE}
-        not_done = {sfs for sfs, st in status.items() if st != ProcessingStatus.DONE}
+        needs_vectors = opts["mode"] != "keyword"
+        status = {sfs: (st, n) for sfs, st, n in LegalDocument.objects.values_list("sfs_number", "status", "chunks_total")}
+        # Keyword search needs chunks only; the vector modes need every chunk embedded.
+        loaded = {sfs for sfs, (st, n) in status.items()
+                  if st == ProcessingStatus.DONE or (not needs_vectors and n and st != ProcessingStatus.FAILED)}
+        not_done = {sfs for sfs in status if sfs not in loaded}
         usable, missing = [], {}
         for q in questions:
             gold_sfs = {g["sfs"] for g in q["gold_refs"]}
@@ -103,13 +109,17 @@ class Command(BaseCommand):
             "questions_with_gold_loaded": len(usable),
             "questions_skipped": len(questions) - len(usable),
             "k": k,
+            "searched_statutes": len(loaded) if opts["loaded_only"] else "all",
             "machine": machine_info(),
             "modes": {},
         }
         for mode in modes:
             query_vectors.clear()
-            options = RetrievalOptions(mode=mode, top_k=k)
-            totals = {name: 0.0 for name in [*(f"recall@{x}" for x in KS), "mrr", "ndcg@10"]}
+            options = RetrievalOptions(mode=mode, top_k=k,
+                                       sfs_numbers=sorted(loaded) if opts["loaded_only"] else [])
+            names = [*(f"recall@{x}" for x in KS), "mrr", "ndcg@10"]
+            totals = {name: 0.0 for name in names}
+            by_kind: dict[str, dict] = {}
             wall, sql, degraded = [], [], 0
             for q in usable:
                 gold = {(g["sfs"], g["ref"]) for g in q["gold_refs"]}
@@ -118,10 +128,17 @@ class Command(BaseCommand):
                 wall.append((time.perf_counter() - t0) * 1000)
                 sql.append(float(result.timings_ms.get("sql", 0.0)))
                 degraded += bool(result.degraded)
+                kind = by_kind.setdefault(q.get("kind") or "", {"n": 0, **{name: 0.0 for name in names}})
+                kind["n"] += 1
                 for name, value in score(unique_sections(result.chunks), gold).items():
                     totals[name] += value
+                    kind[name] += value
             n = len(usable)
             figures = {name: round(value / n, 4) for name, value in totals.items()}
+            if len(by_kind) > 1:
+                figures["by_kind"] = {
+                    kind: {"n": row["n"], **{name: round(row[name] / row["n"], 4) for name in names}}
+                    for kind, row in sorted(by_kind.items())}
             figures["latency"] = latency_summary(wall)
             figures["sql_ms"] = latency_summary(sql)
             figures["degraded"] = degraded
@@ -140,5 +157,8 @@ class Command(BaseCommand):
         w(f"{'mode':<8} " + " ".join(f"{c:>9}" for c in cols) + f" {'p50 ms':>8} {'p95 ms':>8}")
         for mode, fig in report["modes"].items():
             w(f"{mode:<8} " + " ".join(f"{fig[c]:>9.3f}" for c in cols)
-              + f" {fig['latency']['p50_ms']:>8.1f} {fig['latency']['p95_ms']:>8.1f}")
+              + f" {fig['latency']['p50_ms']:>8.1f} {fig['latency']['p95_ms']:>8.1f}"
+              + f"  sql p50 {fig['sql_ms']['p50_ms']:.1f} p95 {fig['sql_ms']['p95_ms']:.1f}")
+            for kind, row in fig.get("by_kind", {}).items():
+                w(f"  {kind} (n={row['n']}) " + " ".join(f"{row[c]:>9.3f}" for c in cols))
         sys.stdout.flush()

@@ -1,0 +1,173 @@
+"""The keyword half of retrieval: BM25 over chunks.keyword_index's postings.
+
+Query terms are the Swedish-stemmed lexemes of the question (stop words out,
+numbers and "kap"/"st"/"§"-words out: the reference search handles those).
+Each term is weighted by its idf within the asking workspace's scope: document
+frequencies of the shared statutes (kept by triggers) plus the workspace's own
+visible chunks, counted now. Nothing another workspace holds, and no private or
+deleted file, is ever counted, so no tenant's uploads move another tenant's
+ranking.
+
+Two SQL forms, same scores:
+- general (no filter beyond the scope): each term's postings are read
+  best-impact first, at most `depth` per term, then summed. A common word's
+  weak postings past the depth are not read: their idf is small, and reading
+  them is what made the old keyword search slow on large corpora.
+- filtered (a statute, a type or a date range): every posting of the
+  matching chunks is scored exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from django.db import connection
+
+from chunks.selectors import CHUNK_SCOPE_SQL
+
+MAX_TERMS = 48
+# Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.
+MIN_PART = 3
+MIN_PART_DF = 3
+MAX_WHOLE_DF = 50  # a word the statutes use this often is searched as it is
+PART_WEIGHT = 0.5  # a part stands in for the whole word only in part
+SPLIT_COMPOUNDS = True
+# Query-term frequency saturation (BM25's k3): a long question repeating a word counts it more, but not linearly.
+K3 = 1.2
+DEPTH = 1000
+
+_NOT_A_TERM = re.compile(r"^[\d:§.,_-]+$|^(kap|st|p|sfs|mom|lag|§)$")
+
+
+@dataclass
+class KeywordQuery:
+    terms: list[str]
+    weights: list[float]
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def tsquery(self) -> str:
+        """The terms as a tsquery literal (already normalised lexemes: no parser in between)."""
+        return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in self.terms)
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def compound_parts(cursor, text: str) -> list[str]:
+    """Lexemes of the parts of the question's compound words ("arbetsmiljöansvar" -> arbetsmiljö, ansvar).
+
+    Swedish writes compounds as one word and the Snowball stemmer keeps them whole, so a
+    question's "uppsägningstid" never meets the law's "tid för uppsägning". A word is split
+    once, at the point where both sides (after an optional linking -s-) are words the
+    shared statutes use; of several such points the most balanced wins (the shorter side
+    longest), which prefers arbetsmiljö|ansvar to arbet|s|miljöansvar. Words the statutes
+    themselves use often are left whole. The vocabulary is the statutes' own, so the
+    method holds for any question and no workspace's text steers it.
+    """
+    words = {w for w in _WORD.findall(text.lower()) if len(w) >= 2 * MIN_PART + 2}
+    candidates: list[tuple[str, int, str, str]] = []
+    for word in words:
+        for i in range(MIN_PART, len(word) - MIN_PART + 1):
+            head, tail = word[:i], word[i:]
+            candidates.append((word, i, head, tail))
+            if head.endswith("s") and len(head) > MIN_PART:
+                candidates.append((word, i, head[:-1], tail))
+    if not candidates:
+        return []
+    parts = sorted({p for _, _, head, tail in candidates for p in (head, tail)} | words)
+    cursor.execute("""
+        SELECT p, v.lexeme, ts.df FROM unnest(%s::text[]) AS p, unnest(to_tsvector('swedish', p)) AS v
+        JOIN chunks_termstat ts ON ts.lexeme = v.lexeme""", [parts])
+    known = {p: (lexeme, df) for p, lexeme, df in cursor.fetchall()}
+    best: dict[str, tuple[int, str, str]] = {}
+    for word, _, head, tail in candidates:
+        if known.get(word, ("", 0))[1] >= MAX_WHOLE_DF:
+            continue
+        if known.get(head, ("", 0))[1] >= MIN_PART_DF and known.get(tail, ("", 0))[1] >= MIN_PART_DF:
+            balance = min(len(head), len(tail))
+            if word not in best or balance >= best[word][0]:  # ties: the longer head
+                best[word] = (balance, known[head][0], known[tail][0])
+    return sorted({lex for _, h, t in best.values() for lex in (h, t)})
+
+
+def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
+    """BM25 query weights for `text` within the scope of `workspace_ids` (shared statutes always)."""
+    params = {"text": text, "workspace_ids": list(workspace_ids), "parts": []}
+    with connection.cursor() as cursor:
+        if SPLIT_COMPOUNDS:
+            params["parts"] = compound_parts(cursor, text)
+        cursor.execute(f"""
+            WITH whole AS (
+                SELECT lexeme AS term, coalesce(array_length(positions, 1), 1) AS qtf
+                FROM unnest(to_tsvector('swedish', %(text)s))),
+            q AS (
+                SELECT term, qtf, false AS part FROM whole
+                UNION ALL
+                SELECT p, 1, true FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
+            ws AS (
+                SELECT p.lexeme, count(*) AS n
+                FROM chunks_posting p JOIN chunks_contentchunk c ON c.id = p.chunk_id
+                WHERE p.workspace_id = ANY(%(workspace_ids)s) AND p.lexeme IN (SELECT term FROM q)
+                  AND {CHUNK_SCOPE_SQL}
+                GROUP BY p.lexeme)
+            SELECT q.term, q.qtf, q.part, coalesce(ts.df, 0) + coalesce(ws.n, 0),
+                   (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
+                   + (SELECT count(*) FROM chunks_contentchunk c
+                      WHERE c.workspace_id = ANY(%(workspace_ids)s) AND c.retrievable AND {CHUNK_SCOPE_SQL})
+            FROM q
+            LEFT JOIN chunks_termstat ts ON ts.lexeme = q.term
+            LEFT JOIN ws ON ws.lexeme = q.term
+        """, params)
+        rows = cursor.fetchall()
+    scored = []
+    for term, qtf, part, df, n_docs in rows:
+        if df <= 0 or _NOT_A_TERM.match(term):
+            continue
+        idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        scored.append((idf * (K3 + 1) * qtf / (K3 + qtf) * (PART_WEIGHT if part else 1.0), term))
+    scored.sort(reverse=True)
+    scored = scored[:MAX_TERMS]
+    return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored])
+
+
+def keyword_cte(where: str, *, filtered: bool) -> str:
+    """`kw(id, rank, rnk)`: the top %(candidates)s chunks by BM25 among those passing `where`."""
+    if filtered:
+        inner = f"""
+          SELECT c.id, sum(q.w * p.impact) AS rank
+          FROM chunks_contentchunk c
+          JOIN chunks_posting p ON p.chunk_id = c.id
+          JOIN unnest(%(kw_terms)s::text[], %(kw_weights)s::float8[]) AS q(term, w) ON q.term = p.lexeme
+          WHERE c.search_vector @@ %(kw_tsquery)s::tsquery AND c.retrievable AND {where}
+          GROUP BY c.id
+          ORDER BY rank DESC
+          LIMIT %(candidates)s"""
+    else:
+        inner = f"""
+          SELECT s.id, s.rank FROM (
+            SELECT p.chunk_id AS id, sum(q.w * p.impact) AS rank
+            FROM unnest(%(kw_terms)s::text[], %(kw_weights)s::float8[]) AS q(term, w)
+            CROSS JOIN LATERAL (
+              SELECT p.chunk_id, p.impact FROM chunks_posting p
+              WHERE p.lexeme = q.term
+                AND (p.workspace_id IS NULL OR (p.workspace_id = ANY(%(workspace_ids)s) AND EXISTS (
+                     SELECT 1 FROM chunks_contentchunk c WHERE c.id = p.chunk_id AND {CHUNK_SCOPE_SQL})))
+              ORDER BY p.impact DESC
+              LIMIT %(kw_depth)s) p
+            GROUP BY p.chunk_id
+            ORDER BY rank DESC
+            LIMIT %(candidates)s) s
+          JOIN chunks_contentchunk c ON c.id = s.id
+          WHERE {where}"""
+    return f"""
+      kw AS (
+        SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS rnk FROM ({inner}) k)"""
+
+
+def keyword_params(query: KeywordQuery) -> dict:
+    return {"kw_terms": query.terms, "kw_weights": query.weights, "kw_tsquery": query.tsquery(),
+            "kw_depth": DEPTH}

@@ -8,6 +8,7 @@ variable, instead of failing later in some request.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -127,6 +128,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_htmx",
+    "axes",
     "compliance",
     "chunks",
     "agent",
@@ -142,6 +144,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as axes requires: it turns a locked-out login into the lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -186,6 +190,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login throttling (django-axes, attempts in the database so admin lists them):
+# after LOGIN_FAILURE_LIMIT failures a user name, and separately a client IP, is
+# locked out for LOGIN_LOCKOUT_MINUTES; a success before the limit clears the count.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "compliance.login_throttling.locked_out_response"
+AXES_HTTP_RESPONSE_CODE = 429
+# Behind a reverse proxy, REMOTE_ADDR is the proxy: name the META key of the header it
+# overwrites with the client's address (e.g. HTTP_X_REAL_IP). Never one a client can set.
+AXES_CLIENT_IP_CALLABLE = "compliance.login_throttling.client_ip"
+LOGIN_CLIENT_IP_HEADER = env_str("LOGIN_CLIENT_IP_HEADER")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -13,10 +13,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from compliance.errors import ApplicationError
 from compliance.models import (
     Assessment,
     LegalDocument,
@@ -29,7 +32,10 @@ from compliance.services import workspace_touch_knowledge
 
 from .chunking import ChunkDraft, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
+from .extract import ExtractionError, extract_text
+from .file_chunking import chunk_assessment, chunk_extracted
 from .models import ContentChunk, SourceType
+from .selectors import EMBEDDING_ERROR_CACHE_KEY
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +51,8 @@ SOURCE_FK = {
 }
 
 
-class SourceFailed(Exception):
-    """The source cannot be chunked; `message` is Swedish and shown to users."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class SourceFailed(ApplicationError):
+    """The source cannot be chunked; the message is shown on the file."""
 
 
 @dataclass
@@ -76,9 +77,6 @@ def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
         drafts = chunk_statute(source.title, source.sfs_number, source.full_text)
         return drafts, {"document_number": source.sfs_number, "document_title": source.title}
     if source_type == SourceType.USER_FILE:
-        from .extract import ExtractionError, extract_text
-        from .file_chunking import chunk_extracted
-
         try:
             with source.file.open("rb") as fh:
                 data = fh.read()
@@ -94,8 +92,6 @@ def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
         drafts = chunk_extracted(source.title or source.original_name, extracted)
         return drafts, {"document_title": source.title or source.original_name, "workspace_id": source.workspace_id}
     if source_type == SourceType.ASSESSMENT:
-        from .file_chunking import chunk_assessment
-
         doc = source.legal_document
         drafts = chunk_assessment(
             title=source.title,
@@ -115,8 +111,6 @@ def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
 
 
 def _max_upload_bytes() -> int:
-    from django.conf import settings
-
     return settings.MAX_UPLOAD_BYTES
 
 
@@ -268,35 +262,22 @@ def batches_by_length(chunk_ids: list[int], batch_size: int) -> list[list[int]]:
     return [ordered[i:i + batch_size] for i in range(0, len(ordered), batch_size)]
 
 
-def workspace_knowledge_stats(workspace: Workspace) -> dict:
-    from compliance.selectors import user_file_list
-
-    files = user_file_list(workspace)
-    ws_chunks = ContentChunk.objects.filter(workspace=workspace)
-    shared = ContentChunk.objects.filter(workspace__isnull=True)
-    model_name = active_model_name()
-    total = ws_chunks.count() + shared.count()
-    embedded = (ws_chunks.filter(embedding__isnull=False, embedding_model=model_name).count()
-                + shared.filter(embedding__isnull=False, embedding_model=model_name).count())
-    return {
-        "files": files.count(),
-        "assessments": workspace.assessments.count(),
-        "statutes": LegalDocument.objects.count(),
-        "chunks": total,
-        "chunks_embedded": embedded,
-        "embedded_share": round(embedded / total, 4) if total else 0.0,
-    }
+def embedding_record_error(message: str) -> None:
+    """Record that the last embedding attempt failed (the Kunskapsbas page shows the model as "fel")."""
+    cache.set(EMBEDDING_ERROR_CACHE_KEY, (message or "fel")[:500], timeout=None)
 
 
-def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
-    """Drop the vectors of the given sources and enqueue them again."""
-    from .tasks import enqueue_embedding
+def embedding_record_ok() -> None:
+    """Record that an embedding attempt succeeded: clears a recorded error."""
+    cache.delete(EMBEDDING_ERROR_CACHE_KEY)
 
+
+def embeddings_drop(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> list[int]:
+    """Clear the vectors of the given sources; returns the ids of the chunks to embed again."""
     qs = ContentChunk.objects.filter(
         Q(legal_document_id__in=list(legal_document_ids)) | Q(user_file_id__in=list(user_file_ids))
         | Q(assessment_id__in=list(assessment_ids))
     )
     ids = list(qs.values_list("id", flat=True))
     qs.update(embedding=None, embedding_model="")
-    transaction.on_commit(lambda: enqueue_embedding(ids))
-    return len(ids)
+    return ids

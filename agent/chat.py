@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compliance.errors import ApplicationError
-from compliance.models import Workspace
+from compliance.models import LegalDocument, Workspace
 from compliance.text import strip_control
 
 from . import llm
@@ -124,7 +124,8 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
     args = call.arguments
     options = RetrievalOptions(
         source_types=[s for s in args.get("source_types") or [] if s in ("LEGAL_DOCUMENT", "USER_FILE", "ASSESSMENT")],
-        sfs_numbers=[str(s) for s in args.get("sfs") or []][:10], top_k=5)
+        sfs_numbers=[str(s) for s in args.get("sfs") or []][:10],
+        content_types=[t for t in args.get("content_types") or [] if t in LegalDocument.ContentType.values], top_k=5)
     try:
         result = retrieve_context(str(args.get("query") or ""), workspace, user=user, options=options)
     except RetrievalInputError as exc:

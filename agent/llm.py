@@ -46,6 +46,11 @@ SEARCH_TOOL = {
                     "items": {"type": "string", "enum": ["LEGAL_DOCUMENT", "USER_FILE", "ASSESSMENT"]},
                 },
                 "sfs": {"type": "array", "items": {"type": "string"}, "description": "SFS-nummer, t.ex. 1977:1160"},
+                "content_types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["SFS_LAW", "SFS_ORDINANCE", "AGENCY_REGULATION"]},
+                    "description": "Bara författningar av dessa slag (lag, förordning, myndighetsföreskrift).",
+                },
             },
             "required": ["query"],
         },

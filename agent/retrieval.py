@@ -211,8 +211,9 @@ def _filter_sql(options: RetrievalOptions, params: dict) -> str:
         clauses.append("c.source_type = ANY(%(source_types)s)")
     if options.content_types:
         params["content_types"] = list(options.content_types)
-        clauses.append("(c.legal_document_id IS NULL OR EXISTS (SELECT 1 FROM compliance_legaldocument d "
-                       "WHERE d.id = c.legal_document_id AND d.content_type = ANY(%(content_types)s)))")
+        # Content types are kinds of statute: asking for laws means statutes of that kind only.
+        clauses.append("EXISTS (SELECT 1 FROM compliance_legaldocument d "
+                       "WHERE d.id = c.legal_document_id AND d.content_type = ANY(%(content_types)s))")
     if options.sfs_numbers:
         params["sfs_numbers"] = list(options.sfs_numbers)
         clauses.append("c.document_number = ANY(%(sfs_numbers)s)")

@@ -17,7 +17,7 @@ from .answer import cited_numbers
 from .chat import sse_event
 from .llm import model_configured
 from .rendering import answer_html, source_kind_label, source_url
-from .selectors import conversation_get, conversation_list, message_get
+from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
 
 def _message_view(message, workspace_slug: str, user) -> dict:
@@ -36,8 +36,7 @@ def _chat_page(request, slug: str, conversation=None):
     ws, membership = workspace_get_for_user(request.user, slug)
     messages = []
     if conversation is not None:
-        messages = [_message_view(m, ws.slug, request.user)
-                    for m in conversation.messages.prefetch_related("feedback").order_by("created_at", "id")]
+        messages = [_message_view(m, ws.slug, request.user) for m in message_list(conversation)]
     return render(request, "agent/chat.html", {
         "workspace": ws, "membership": membership, "nav": "chat", "conversation": conversation,
         "conversations": conversation_list(ws, request.user)[:50], "chat_messages": messages,
@@ -103,6 +102,7 @@ def message_stream(request, slug: str, conversation_id: int):
 def message_detail(request, slug: str, conversation_id: int, message_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
+    message_sources_current([message])
     return render(request, "agent/_message.html", {"m": _message_view(message, ws.slug, request.user),
                                                     "workspace": ws, "conversation": message.conversation})
 
@@ -121,6 +121,7 @@ def message_feedback(request, slug: str, conversation_id: int, message_id: int):
     except ApplicationError as exc:
         error = exc.message
     message = message_get(conversation, message_id)
+    message_sources_current([message])
     return render(request, "agent/_feedback.html", {"m": _message_view(message, ws.slug, request.user),
                                                      "workspace": ws, "conversation": conversation, "error": error},
                   status=400 if error else 200)

@@ -18,7 +18,7 @@ from agent import chat, prepare, retrieval
 from agent.chat import sse_event
 from agent.models import Conversation, Message
 from agent.retrieval import RetrievalOptions
-from agent.selectors import conversation_get, conversation_list, message_get
+from agent.selectors import conversation_get, conversation_list, message_get, message_list
 from compliance.errors import ApplicationError
 
 from . import serializers as s
@@ -180,6 +180,7 @@ class ConversationDetailApi(WorkspaceMixin, BaseApi):
                    responses=s.ConversationDetailSerializer)
     def get(self, request, slug, conversation_id):
         conversation = conversation_get(self.workspace, request.user, conversation_id)
+        conversation.visible_messages = message_list(conversation)
         return Response(s.ConversationDetailSerializer(conversation).data)
 
 

@@ -398,7 +398,8 @@ class MessageSerializer(serializers.Serializer):
 
 
 class ConversationDetailSerializer(ConversationSerializer):
-    messages = MessageSerializer(many=True, read_only=True)
+    # The view sets `visible_messages` (agent.selectors.message_list): sources as they may be shown today.
+    messages = MessageSerializer(many=True, read_only=True, source="visible_messages")
 
 
 class MessageCreateSerializer(serializers.Serializer):

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from agent import chat
 from agent.models import Conversation, Feedback, Message, RetrievalLog
-from compliance.models import Membership, Workspace
+from chunks.services import chunk_document, embed_chunk_batch
+from compliance import services
+from compliance.models import Membership, UserFile, Workspace
 from compliance.text import fold_lookalikes
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
@@ -265,3 +268,27 @@ def test_new_conversation_checks_ownership(setup, client):
     assert response.status_code == 404
     assert Conversation.objects.count() == before
     assert client.post(reverse("conversation_new", args=[setup["other"].slug])).status_code == 302
+
+
+@pytest.mark.parametrize("how", ["deleted", "private"])
+def test_a_removed_file_is_no_longer_quoted_by_old_answers(setup, client, how):
+    text = "Vår rutin för zebrasäkerhet: skyddsombudet går en runda på lagret varje fredag."
+    upload = SimpleUploadedFile("zebra.txt", text.encode(), content_type="text/plain")
+    user_file = services.user_file_upload(workspace=setup["ws"], user=setup["alice"], uploaded=upload)
+    embed_chunk_batch(chunk_document("USER_FILE", user_file.pk).to_embed)
+    message = chat.answer(setup["conv"], setup["alice"], "Hur går det till med zebrasäkerhet på lagret?")
+    assert any(s["source_type"] == "USER_FILE" and "fredag" in s["text"] for s in message.sources)
+    if how == "deleted":
+        services.user_file_delete(user_file)
+    else:
+        UserFile.objects.filter(pk=user_file.pk).update(is_private=True)
+    client.force_login(setup["alice"])
+    page = client.get(reverse("conversation", args=[setup["ws"].slug, setup["conv"].pk])).content.decode()
+    api = client.get(f"/api/v1/workspaces/{setup['ws'].slug}/conversations/{setup['conv'].pk}/").json()
+    assert "Källan har tagits bort" in page and "varje fredag" not in page.split("source-card", 1)[-1]
+    shown = [s for m in api["messages"] for s in m["sources"]
+             if s.get("source_type") == "USER_FILE" and s.get("source_id") == user_file.pk]
+    assert shown and all(s.get("removed") and s["text"] == "" for s in shown), shown
+    # What the answer was built on stays in the database: only what is shown changes.
+    message.refresh_from_db()
+    assert any("fredag" in s["text"] for s in message.sources)

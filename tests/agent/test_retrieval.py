@@ -132,6 +132,8 @@ def test_filters(people):
     ordinances = retrieve_context("skyddsombud", ws, user=alice,
                                   options=RetrievalOptions(content_types=["SFS_ORDINANCE"], source_types=["LEGAL_DOCUMENT"]))
     assert ordinances.chunks == []
+    laws = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(content_types=["SFS_LAW"]))
+    assert laws.chunks and {c.source_type for c in laws.chunks} == {"LEGAL_DOCUMENT"}  # no user file slips through
     top3 = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(top_k=3))
     assert len(top3.chunks) == 3
     strict = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(min_score=0.03, use_references=False))

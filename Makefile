@@ -38,8 +38,10 @@ worker: services
 browser:
 	@command -v chromium >/dev/null || { (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# The deploy check runs with production settings (DEBUG=false, a throwaway key) and fails on any warning.
 test: services browser
 	$(PY) manage.py check
+	DEBUG=false SECRET_KEY=$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))') $(PY) manage.py check --deploy --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run >/dev/null
 	$(PY) -m pytest $(PYTEST_ARGS)
 

@@ -24,6 +24,7 @@ from compliance.text import strip_control
 
 from . import llm
 from .answer import check_citations, extractive_answer
+from .context_assembly import render_tool_sources
 from .metrics import observe_model_error
 from .models import Conversation, Feedback, Message, RetrievalLog
 from .prepare import PrepareOptions, prepare_context
@@ -135,7 +136,7 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
         log.exception("search tool failed")
         return "Sökningen misslyckades."
     known = {c["chunk_id"]: c["n"] for c in citations}
-    lines = []
+    numbered = []
     for chunk in result.chunks:
         n = known.get(chunk.chunk_id)
         if n is None:
@@ -145,8 +146,9 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
                               "source_type": chunk.source_type, "source_id": chunk.source_id, "page": chunk.page,
                               "text": chunk.text[:1200], "truncated": False})
             known[chunk.chunk_id] = n
-        lines.append(f"--- Källa [{n}]: {chunk.header} ---\n{chunk.text}\n--- Slut på källa [{n}] ---")
-    return "\n".join(lines) or "Inga träffar."
+        numbered.append((n, chunk))
+    # Raw chunk text would let a source forge a boundary: the same assembly as the context.
+    return render_tool_sources(numbered) if numbered else "Inga träffar."
 
 
 def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: str, error: str = "") -> dict:

@@ -20,7 +20,14 @@ from compliance.models import Workspace
 from compliance.selectors import access_scope_for, workspace_list_for_user
 
 from .cache import get_retrieval_cache, retrieval_cache_key
-from .context_assembly import AssembledContext, AssemblyOptions, assemble_context, budget_for, context_message
+from .context_assembly import (
+    AssembledContext,
+    AssemblyOptions,
+    assemble_context,
+    budget_for,
+    context_message,
+    with_fresh_boundary,
+)
 from .intent import classify
 from .metrics import observe_turn
 from .models import RetrievalLog
@@ -126,7 +133,10 @@ _assembly_memo = _AssemblyMemo()
 
 
 def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
-    return _assembly_memo.get_or_build(chunks, assembly) if chunks else assemble_context(chunks, assembly)
+    if not chunks:
+        return assemble_context(chunks, assembly)
+    # A memoised block is reused, its boundary token never: each request gets its own.
+    return with_fresh_boundary(_assembly_memo.get_or_build(chunks, assembly), assembly)
 
 
 def _retrieve(question, history, workspace, user, options, timings, facts) -> tuple[list, bool, str, bool]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
+from pathlib import PurePosixPath, PureWindowsPath
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -146,9 +148,45 @@ class LegalDocument(ProcessedSource):
         validate_sfs_number(self.sfs_number)
 
 
+# A stored name's length in bytes: file systems limit a name to 255 bytes, not characters
+# ("ä" is two), and the storage may add a suffix to avoid a clash.
+STORED_NAME_MAX_BYTES = 120
+DISPLAY_NAME_MAX_CHARS = 250
+# What counts as an extension: a short run of ASCII letters and digits after the last dot.
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
+_NOT_NAME_CHARACTER = re.compile(r"[^\w-]+")
+
+
+def display_file_name(original: str) -> str:
+    """The uploaded name as users see it: the last path part, printable characters only,
+    at most DISPLAY_NAME_MAX_CHARS, a cut made before the extension so it survives."""
+    name = unicodedata.normalize("NFC", original or "")
+    name = PureWindowsPath(PurePosixPath(name).name).name
+    name = "".join(ch for ch in name if ch.isprintable()).strip()
+    if name in ("", ".", ".."):
+        return "fil"
+    if len(name) > DISPLAY_NAME_MAX_CHARS:
+        match = _EXTENSION.search(name)
+        ext = match.group() if match else ""
+        name = name[: DISPLAY_NAME_MAX_CHARS - len(ext)].rstrip() + ext
+    return name
+
+
+def stored_file_name(original: str) -> str:
+    """The name a file is stored under, safe by construction: letters, digits, "_" and "-"
+    plus its extension, at most STORED_NAME_MAX_BYTES bytes of UTF-8, never cut inside a
+    character. The original name is kept apart (UserFile.original_name) for display."""
+    name = display_file_name(original)
+    match = _EXTENSION.search(name)
+    ext = match.group() if match else ""
+    stem = _NOT_NAME_CHARACTER.sub("_", name[: len(name) - len(ext)]).strip("_") or "fil"
+    stem = stem.encode()[: STORED_NAME_MAX_BYTES - len(ext)].decode("utf-8", "ignore")
+    return stem + ext
+
+
 def user_file_path(instance: "UserFile", filename: str) -> str:
     # A random folder: two uploads with the same name never overwrite each other.
-    return f"workspaces/{instance.workspace_id}/{secrets.token_hex(8)}/{filename}"
+    return f"workspaces/{instance.workspace_id}/{secrets.token_hex(8)}/{stored_file_name(filename)}"
 
 
 class UserFileQuerySet(models.QuerySet):

@@ -6,6 +6,7 @@ row is not yet visible, and a rolled-back upload must never be processed.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 
@@ -26,8 +27,11 @@ from .models import (
     UserFile,
     Workspace,
     content_hash,
+    display_file_name,
 )
 from .processing import request_processing
+
+log = logging.getLogger(__name__)
 
 
 def workspace_touch_knowledge(workspace_id: int) -> None:
@@ -130,7 +134,7 @@ def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", i
     itself is always kept, so nothing a user uploaded is lost.
     """
     size = getattr(uploaded, "size", None) or 0
-    name = (getattr(uploaded, "name", "") or "fil").rsplit("/", 1)[-1][:250]
+    name = display_file_name(getattr(uploaded, "name", ""))
     if size == 0:
         raise UploadError("empty", "Filen är tom.")
     limit = settings.MAX_UPLOAD_BYTES
@@ -148,7 +152,13 @@ def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", i
             is_private=is_private,
             content_hash=content_hash(data),
         )
-        user_file.file.save(name, ContentFile(data), save=False)
+        try:
+            # Stored under a safe name (models.stored_file_name); a disk that still refuses
+            # (full, read-only) is this file's error, not the request's.
+            user_file.file.save(name, ContentFile(data), save=False)
+        except OSError:
+            log.exception("storing upload %r in workspace %s failed", name, workspace.pk)
+            raise UploadError("storage_failed", "Filen kunde inte sparas. Försök igen senare.", status=503) from None
         user_file.save()
         request_processing("USER_FILE", user_file.pk)
     return user_file

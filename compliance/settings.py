@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -125,6 +126,35 @@ ALLOWED_HOSTS = [h.strip() for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhos
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 SITE_NAME = "Lagrum"
 
+# HTTPS: on by default in production (DEBUG=false), off in development (plain http on
+# 127.0.0.1). Behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER to the META key
+# of the header it sets to "https" (e.g. HTTP_X_FORWARDED_PROTO), or the redirect loops.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+SECURE_PROXY_SSL_HEADER = (env_str("SECURE_PROXY_SSL_HEADER"), "https") if env_str("SECURE_PROXY_SSL_HEADER") else None
+X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): everything from this origin, nothing inline.
+# Scripts live in static/js; htmx is told not to inject its indicator <style> (base.html).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -136,6 +166,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_htmx",
+    "axes",
+    "csp",
     "compliance",
     "chunks",
     "agent",
@@ -151,8 +183,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "compliance.middleware.ApplicationErrorMiddleware",
+    # Last, as axes requires: it turns a locked-out login into the lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -197,6 +232,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login throttling (django-axes, attempts in the database so admin lists them):
+# after LOGIN_FAILURE_LIMIT failures a user name, and separately a client IP, is
+# locked out for LOGIN_LOCKOUT_MINUTES; a success before the limit clears the count.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "compliance.login_throttling.locked_out_response"
+AXES_HTTP_RESPONSE_CODE = 429
+# Behind a reverse proxy, REMOTE_ADDR is the proxy: name the META key of the header it
+# overwrites with the client's address (e.g. HTTP_X_REAL_IP). Never one a client can set.
+AXES_CLIENT_IP_CALLABLE = "compliance.login_throttling.client_ip"
+LOGIN_CLIENT_IP_HEADER = env_str("LOGIN_CLIENT_IP_HEADER")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -8,6 +8,7 @@ is exactly one list of stop words and one rule for where a sentence ends.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Words that do not change what a question is about (Swedish, plus English, and the
 # relative-time words whose meaning the date parser extracts separately).
@@ -93,3 +94,32 @@ def strip_invisible(text: str) -> str:
 def one_line(text: str) -> str:
     """Control characters and runs of white space folded to single spaces."""
     return " ".join(_CONTROL.sub(" ", text).split())
+
+
+# Characters that render as nothing: every format character (Unicode category Cf), variation
+# selectors, the combining grapheme joiner and the Hangul fillers. Written out as ranges because
+# scanning all of Unicode for the category at import costs a third of a second per process;
+# tests/compliance/test_text_folding.py checks the list still covers every Cf character.
+_ZERO_WIDTH = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180b-\u180f"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]"
+)
+# Dash look-alikes after NFKC: all dash punctuation (category Pd), minus signs, and the
+# horizontal line and bar characters (box drawing and others) a run of which reads as "---".
+_DASH_LIKE = (
+    "\u058a\u05be\u1400\u1806\u2010-\u2015\u2043\u2212\u23af\u23e4\u2500\u2501\u2504-\u2509"
+    "\u254c\u254d\u2550\u2574\u2576\u2578\u257a\u257c\u257e\u2796\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u2e5d"
+    "\u301c\u3030\u30a0\u30fc\u3161\ufe31\ufe32\ufe58\ufe63\uff0d\uff70\U00010ead"
+)
+_DASH_LIKE_RE = re.compile(f"[{_DASH_LIKE}]")
+
+
+def fold_lookalikes(text: str) -> str:
+    """`text` as a reader sees it: invisible characters removed, NFKC (full-width and
+    compatibility forms to their plain letters, brackets and digits), and every dash
+    look-alike as an ASCII "-". Used where text must not pass for a marker of ours."""
+    text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text))
+    # NFKC can itself produce format characters and dashes (e.g. from compatibility forms).
+    return _DASH_LIKE_RE.sub("-", _ZERO_WIDTH.sub("", text))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 from django.contrib.auth import get_user_model
 from django.test import TestCase
 
@@ -33,3 +37,12 @@ class BaseTestCase(TestCase):
 
     def login(self, user):
         self.client.force_login(user)
+
+
+def blocked_media_root(testcase, workspace_id: int) -> Path:
+    """A media folder where the workspace's folder is a plain file: the disk refuses every write there."""
+    root = Path(tempfile.mkdtemp(prefix="lagrum-blocked-"))
+    testcase.addCleanup(shutil.rmtree, root, ignore_errors=True)
+    (root / "workspaces").mkdir()
+    (root / "workspaces" / str(workspace_id)).write_text("not a folder")
+    return root

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -51,11 +52,12 @@ def test_factual_question_gets_a_separate_context_message(alice_ws):
     assert roles == ["system", "user", "user"]
     assert "Källa" not in prepared.messages[0]["content"].split("Regler")[0]
     context = prepared.messages[1]["content"]
-    assert "--- Källa [" in context and "Arbetsmiljölag (1977:1160)" in context
-    assert context.index("Visar ") < context.index("--- Källa [1]")
+    b = re.search(r"Koden ([0-9a-f]{12}) är ny för varje fråga", context).group(1)
+    assert f"--- {b} Källa [" in context and "Arbetsmiljölag (1977:1160)" in context
+    assert context.index("Visar ") < context.index(f"--- {b} Källa [1]")
     assert prepared.messages[-1]["content"] == "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
     by_n = {c["n"]: c for c in prepared.citations}
-    assert all(f"--- Källa [{n}]: {c['header']} ---" in context for n, c in by_n.items())
+    assert all(f"--- {b} Källa [{n}]: {c['header']} ---" in context for n, c in by_n.items())
     m = prepared.metrics
     assert m["chunks_included"] == len(prepared.citations) and 0 < m["tokens_used"] <= m["token_budget"] == 8000
     log = RetrievalLog.objects.get(pk=prepared.log.pk)

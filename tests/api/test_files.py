@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
 from chunks.services import chunk_document
 from compliance.models import Membership, UserFile
+
+from tests.helpers import blocked_media_root
 
 from .base import WS, ApiTestCase, assert_error
 
@@ -60,6 +63,37 @@ class FileTests(ApiTestCase):
         assert_error(self, self.client.get(f"{WS}/files/{file_id}/"), 404)
         assert_error(self, self.client.get(f"{WS}/files/{file_id}/download/"), 404)
         self.assertEqual(self.client.get(f"{WS}/files/").json()["count"], 1)
+
+    def test_long_non_ascii_name_is_stored_safely_and_kept_for_display(self):
+        self.auth(self.bob)
+        name = "ä" * 200 + ".txt"
+        response = self.post_file(name, "Rutin för brandskydd.".encode(), "text/plain")
+        self.assertEqual(response.status_code, 201, response.content)
+        self.assertEqual((response.json()["original_name"], response.json()["title"]), (name, name))
+        user_file = UserFile.objects.get(pk=response.json()["id"])
+        stored = Path(user_file.file.name).name
+        self.assertTrue(stored.endswith(".txt") and stored.startswith("ää"))
+        self.assertLessEqual(len(stored.encode()), 255)
+        self.assertFalse(chunk_document("USER_FILE", user_file.pk).failed)
+        download = self.client.get(f"{WS}/files/{user_file.pk}/download/")
+        self.assertEqual(b"".join(download.streaming_content), "Rutin för brandskydd.".encode())
+        self.assertIn("%C3%A4%C3%A4", download["Content-Disposition"])  # the original name, RFC 5987-encoded
+
+    def test_long_ascii_name_keeps_its_extension(self):
+        self.auth(self.bob)
+        response = self.post_file("riktlinje-" * 25 + ".md", b"# Riktlinje\n\nText.", "text/markdown")
+        self.assertEqual(response.status_code, 201, response.content)
+        user_file = UserFile.objects.get(pk=response.json()["id"])
+        self.assertTrue(user_file.original_name.endswith(".md"))
+        self.assertTrue(Path(user_file.file.name).name.endswith(".md"))
+
+    def test_a_file_the_disk_refuses_is_a_structured_error(self):
+        self.auth(self.bob)
+        with self.settings(MEDIA_ROOT=blocked_media_root(self, self.workspace.pk)):
+            response = self.post_file("rutin.txt", b"Rutin.", "text/plain")
+        error = assert_error(self, response, 503, "storage_failed")
+        self.assertIn("kunde inte sparas", error["message"])
+        self.assertFalse(UserFile.objects.filter(original_name="rutin.txt").exists())
 
     def test_viewer_reads_but_cannot_write(self):
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)

@@ -18,7 +18,7 @@ from chunks.selectors import EMBEDDING_ERROR_CACHE_KEY, chunk_index_size, embedd
 from chunks.services import chunk_source_key, embedding_record_error, embedding_record_ok, source_progress_refresh
 from compliance import services
 from compliance.models import Assessment, LegalDocument, Membership, ProcessingStatus, UserFile
-from tests.helpers import BaseTestCase, make_user
+from tests.helpers import BaseTestCase, blocked_media_root, make_user
 
 
 def upload(name: str, data: bytes, content_type: str = "text/plain") -> SimpleUploadedFile:
@@ -221,6 +221,26 @@ class UploadTests(KnowledgeTestCase):
         self.assertContains(r, "väntar")
         # Something is waiting: the status partial polls.
         self.assertContains(r, 'hx-trigger="every 2s"')
+
+    def test_a_long_non_ascii_name_first_in_a_batch_costs_nothing(self):
+        self.login(self.bob)
+        long_name = "ä" * 200 + ".txt"
+        r = self.post_files(upload(long_name, "Rutin.".encode()), upload("bra.txt", b"Innehall."))
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, f"{long_name}: uppladdad")
+        self.assertContains(r, "bra.txt: uppladdad")
+        saved = UserFile.objects.get(original_name=long_name)
+        self.assertTrue(saved.file.name.endswith(".txt"))
+        self.assertTrue(UserFile.objects.filter(original_name="bra.txt").exists())
+
+    def test_a_file_the_disk_refuses_is_reported_in_swedish_and_the_page_still_works(self):
+        self.login(self.bob)
+        with self.settings(MEDIA_ROOT=blocked_media_root(self, self.workspace.pk)):
+            r = self.post_files(upload("rutin.txt", b"Rutin."), upload("bra.txt", b"Innehall."))
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, "rutin.txt: Filen kunde inte sparas")
+        self.assertContains(r, "bra.txt: Filen kunde inte sparas")
+        self.assertFalse(UserFile.objects.filter(original_name__in=["rutin.txt", "bra.txt"]).exists())
 
     def test_private_flag(self):
         self.login(self.alice)

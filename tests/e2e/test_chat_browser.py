@@ -24,17 +24,22 @@ def alice(settings, django_db_blocker):
     user = make_user("alice")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=user, workspace=ws, role="owner")
+    other = Workspace.objects.create(name="Bolaget B", slug="bolaget-b")
+    Membership.objects.create(user=user, workspace=other, role="owner")
     return user
 
 
 def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
     page.set_default_timeout(60_000)
+    # Anything the Content-Security-Policy blocks shows up as a console error.
+    blocked = []
+    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
     page.goto(f"{live_server.url}/logga-in/")
     page.fill("#id_username", "alice")
     page.fill("#id_password", PASSWORD)
     page.click("button[type=submit]")
-    page.wait_for_url("**/ws/alices-ab/**")
+    page.wait_for_url(lambda url: "/logga-in/" not in url)
 
     page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
     page.fill("#chat-input", QUESTION)
@@ -63,4 +68,10 @@ def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
     page.locator(".msg-assistant .thumb[aria-label='Tummen upp']").last.click()
     page.locator(".fb-thanks").last.wait_for()
     assert Feedback.objects.get(user=alice).rating == 1
+
+    # The workspace switcher (a script file, not an inline handler) opens the chosen workspace.
+    with page.expect_navigation():
+        page.select_option("#ws-select", label="Bolaget B")
+    assert "/ws/bolaget-b/" in page.url
+    assert blocked == []
     page.close()

@@ -30,6 +30,7 @@ from compliance.services import workspace_touch_knowledge
 from .chunking import ChunkDraft, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
 from .models import ContentChunk, SourceType
+from .shipped_vectors import shipped_vectors
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ class ChunkResult:
     failed: bool = False
     chunks: int = 0
     reused_embeddings: int = 0
+    shipped_embeddings: int = 0
     to_embed: list[int] | None = None
 
 
@@ -180,11 +182,16 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
                                                    embedding_model=model_name)
             .values("content_hash", "embedding", "embedding_model")
         }
+        # Bundled statutes come with precomputed vectors, keyed by the embedded text's hash.
+        shipped = shipped_vectors() if source_type == SourceType.LEGAL_DOCUMENT else None
         ContentChunk.objects.filter(**{fk: source.pk}).delete()
         new_chunks = []
         for draft in drafts:
             chash = content_hash(passage_text(draft.header, draft.text))
             embedding, emb_model = old.get(chash, (None, ""))
+            if embedding is None and shipped is not None and (vector := shipped.get(chash)) is not None:
+                embedding, emb_model = vector, model_name
+                result.shipped_embeddings += 1
             new_chunks.append(ContentChunk(
                 source_type=source_type, **{fk: source}, header=draft.header[:1000], path=draft.path,
                 ordinal=draft.ordinal, citation=(draft.citation or "")[:200], chapter=draft.chapter or "",

@@ -265,6 +265,8 @@ if RERANK_BACKEND == "http" and not RERANK_URL:
 
 # Which statutes `load_sfs` and `make run` load by default.
 SFS_CORPUS_PATH = Path(env_str("SFS_CORPUS_PATH", str(BASE_DIR / "data" / "sfs" / "sfs.jsonl.gz")))
+# Precomputed statute vectors (chunks/shipped_vectors.py); empty: vectors-<model>.npz beside the corpus.
+SFS_VECTORS_PATH = env_str("SFS_VECTORS_PATH")
 
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(DATA_DIR / "tiktoken"))
 

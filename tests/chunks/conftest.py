@@ -61,7 +61,8 @@ def purge_test_queue() -> None:
     """Empty the test broker's queue, including messages a killed run left unacknowledged."""
     from compliance.celery import app
 
-    assert BROKER_URL.endswith("/15"), BROKER_URL  # never purge a real queue
+    # Never purge the development queue (DB 0); tests get /15 or a DB of their own through the environment.
+    assert not BROKER_URL.endswith("/0"), BROKER_URL
     app.control.purge()
     r = _redis()
     r.delete("unacked", "unacked_index", "unacked_mutex")
@@ -156,6 +157,7 @@ def worker_factory(django_db_setup, django_db_blocker, tmp_path_factory):
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
         "EMBEDDING_BATCH_SIZE": str(WORKER_BATCH_SIZE),
         "EMBEDDING_BACKEND": "local",
+        "SFS_VECTORS_PATH": str(media_root / "no-shipped-vectors.npz"),  # statutes need the worker's model
         "MEDIA_ROOT": str(media_root),
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "PYTHONUNBUFFERED": "1",

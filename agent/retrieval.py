@@ -158,7 +158,8 @@ class _TermFrequencies:
                 if len(self._counts) > 10000:
                     self._counts.clear()
                 for term, count in fresh.items():
-                    self._counts[term] = (now, count)
+                    if count:  # a word no chunk has yet may be in the upload being processed: ask again
+                        self._counts[term] = (now, count)
             known.update(fresh)
         return known
 

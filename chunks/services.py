@@ -11,8 +11,11 @@ and a redelivered batch embeds nothing twice.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
@@ -227,15 +230,43 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
     )
     if not pending:
         return 0
+    started = time.monotonic()
     vectors = get_provider().embed_passages([passage_text(c.header, c.text) for c in pending])
+    embedding_rate_record(len(pending), time.monotonic() - started)
     # Vectors and progress commit together: a worker killed in between leaves both as they were.
     with transaction.atomic():
+        # Another worker may have embedded some of these meanwhile (a redelivered or recovered batch):
+        # the row locks serialise the two, and only chunks still pending are written and counted.
+        still_pending = set(
+            ContentChunk.objects.select_for_update().filter(pk__in=[c.pk for c in pending])
+            .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name)).order_by("id")
+            .values_list("id", flat=True)
+        )
+        todo = []
         for chunk, vector in zip(pending, vectors):
-            chunk.embedding = vector
-            chunk.embedding_model = model_name
-        ContentChunk.objects.bulk_update(pending, ["embedding", "embedding_model"], batch_size=200)
-        source_progress_refresh({chunk_source_key(c) for c in pending})
-    return len(pending)
+            if chunk.pk in still_pending:
+                chunk.embedding = vector
+                chunk.embedding_model = model_name
+                todo.append(chunk)
+        ContentChunk.objects.bulk_update(todo, ["embedding", "embedding_model"], batch_size=200)
+        source_progress_refresh({chunk_source_key(c) for c in todo})
+    return len(todo)
+
+
+EMBED_RATE_CACHE_KEY = "chunks:embed-rate"
+
+
+def embedding_rate_record(chunks: int, seconds: float) -> None:
+    """A moving average of the workers' chunks per second, for the time-left estimate (shared via the cache)."""
+    if chunks <= 0 or seconds <= 0:
+        return
+    rate = chunks / seconds
+    previous = cache.get(EMBED_RATE_CACHE_KEY)
+    cache.set(EMBED_RATE_CACHE_KEY, rate if previous is None else 0.8 * previous + 0.2 * rate, timeout=86400)
+
+
+def embedding_rate() -> float | None:
+    return cache.get(EMBED_RATE_CACHE_KEY)
 
 
 def chunk_source_key(chunk: ContentChunk) -> tuple[str, int]:
@@ -268,6 +299,20 @@ def chunk_ids_needing_embedding(*, limit: int | None = None) -> list[int]:
     return list(qs[:limit] if limit else qs)
 
 
+def chunk_ids_stalled(*, older_than_s: float, exclude: set[int], limit: int | None = None) -> list[int]:
+    """Chunks without a vector of the active model, created more than `older_than_s` ago, not in `exclude`."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    qs = (ContentChunk.objects.filter(Q(embedding__isnull=True) | ~Q(embedding_model=active_model_name()))
+          .filter(created_at__lt=cutoff).order_by("id").values_list("id", flat=True))
+    stalled = []
+    for cid in qs.iterator(chunk_size=2000):
+        if cid not in exclude:
+            stalled.append(cid)
+            if limit and len(stalled) >= limit:
+                break
+    return stalled
+
+
 def batches_by_length(chunk_ids: list[int], batch_size: int) -> list[list[int]]:
     """Group chunks of similar length: the model pads each batch to its longest text."""
     lengths = dict(ContentChunk.objects.filter(pk__in=chunk_ids).values_list("id", "token_count"))
@@ -282,9 +327,13 @@ def workspace_knowledge_stats(workspace: Workspace) -> dict:
     ws_chunks = ContentChunk.objects.filter(workspace=workspace)
     shared = ContentChunk.objects.filter(workspace__isnull=True)
     model_name = active_model_name()
-    total = ws_chunks.count() + shared.count()
-    embedded = (ws_chunks.filter(embedding__isnull=False, embedding_model=model_name).count()
-                + shared.filter(embedding__isnull=False, embedding_model=model_name).count())
+    ws_total, shared_total = ws_chunks.count(), shared.count()
+    ws_embedded = ws_chunks.filter(embedding__isnull=False, embedding_model=model_name).count()
+    embedded = ws_embedded + shared.filter(embedding__isnull=False, embedding_model=model_name).count()
+    total = ws_total + shared_total
+    sources = [files, workspace.assessments.all(), LegalDocument.objects.all()]
+    rate = embedding_rate()
+    own_pending, pending = ws_total - ws_embedded, total - embedded
     return {
         "files": files.count(),
         "assessments": workspace.assessments.count(),
@@ -292,6 +341,14 @@ def workspace_knowledge_stats(workspace: Workspace) -> dict:
         "chunks": total,
         "chunks_embedded": embedded,
         "embedded_share": round(embedded / total, 4) if total else 0.0,
+        # Honest progress: waiting vs. being worked on, and time left at the workers' measured rate.
+        # The workspace's own chunks go first (interactive queue), so their estimate counts only them.
+        "sources_queued": sum(qs.filter(status=ProcessingStatus.PENDING).count() for qs in sources),
+        "sources_processing": sum(qs.filter(status=ProcessingStatus.PROCESSING).count() for qs in sources),
+        "chunks_pending": pending,
+        "own_chunks_pending": own_pending,
+        "eta_seconds": round(pending / rate) if rate and pending else None,
+        "own_eta_seconds": round(own_pending / rate) if rate and own_pending else None,
     }
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Started by `make run`: loads the core statutes, then runs a Celery worker and the
+# Started by `make run`: loads the statutes, then runs a Celery worker, celery beat and the
 # web server until Ctrl-C, and stops everything it started (also Postgres and Redis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,11 +19,15 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-.venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum -n "lagrum@%h" &
+# One worker serves both queues, "lagrum" (uploads, assessments) always before "lagrum-bulk"
+# (statutes, re-embeds): on 2 cores one model process beats two competing ones (bench_priority).
+.venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum,lagrum-bulk -n "lagrum@%h" &
+pids+=($!)
+# Beat re-enqueues chunks left without a live task (a worker killed hard): chunks.tasks.recover_stalled_embeddings.
+.venv/bin/celery -A compliance beat -l warning &
 pids+=($!)
 # Loading is idempotent: a second `make run` finds every text unchanged and skips it.
 $PY manage.py load_sfs
-$PY manage.py embed_pending
 echo "Lagrum körs på http://$HOST:$PORT/ (Ctrl-C stoppar)"
 $PY manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)

@@ -44,7 +44,7 @@ class Command(BaseCommand):
                     from chunks.tasks import enqueue_embedding
 
                     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
-                    enqueue_embedding(result.to_embed or [])
+                    enqueue_embedding(result.to_embed or [], bulk=True)
         self.stdout.write(f"{len(records)} författningar lästa, {changed} nya eller ändrade.")
 
     @staticmethod

@@ -191,7 +191,7 @@ class Command(BaseCommand):
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "compliance", "worker", "-l", "info", "--concurrency", "1",
              "-Q", queues, "-n", f"{name}@%h", "--without-gossip", "--without-mingle"],
-            cwd=settings.BASE_DIR, env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=log,
+            cwd=settings.BASE_DIR, env=self._worker_env(), stdout=log,
             stderr=subprocess.STDOUT,
         )
         self._wait(lambda: " ready." in log_path.read_text(errors="replace") or proc.poll() is not None, 120,
@@ -199,6 +199,16 @@ class Command(BaseCommand):
         if proc.poll() is not None:
             raise CommandError(f"worker {name} exited:\n{log_path.read_text(errors='replace')[-2000:]}")
         return proc
+
+    @staticmethod
+    def _worker_env() -> dict:
+        """The workers use this process's database, broker and media folder, whatever the environment says."""
+        from django.db import connection
+
+        db = connection.settings_dict
+        return {**os.environ, "PYTHONUNBUFFERED": "1", "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"}
 
     @staticmethod
     def _found(query: str, workspace, user, mode: str, user_file) -> bool:

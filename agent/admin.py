@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from compliance.admin import WorkspaceScopedAdmin
+
 from .models import Conversation, Feedback, Message, RetrievalLog
 
 
@@ -11,7 +13,7 @@ class MessageInline(admin.TabularInline):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(admin.ModelAdmin):
+class ConversationAdmin(WorkspaceScopedAdmin):
     list_display = ("title", "workspace", "user", "updated_at")
     list_filter = ("workspace",)
     search_fields = ("title", "user__username")
@@ -19,13 +21,14 @@ class ConversationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Feedback)
-class FeedbackAdmin(admin.ModelAdmin):
+class FeedbackAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "message__conversation__workspace"
     list_display = ("message", "user", "rating", "comment", "created_at")
     list_filter = ("rating",)
 
 
 @admin.register(RetrievalLog)
-class RetrievalLogAdmin(admin.ModelAdmin):
+class RetrievalLogAdmin(WorkspaceScopedAdmin):
     list_display = ("created_at", "workspace", "intent", "skipped", "cache_hit", "chunks_included",
                     "tokens_used", "zero_match", "degraded")
     list_filter = ("intent", "skipped", "cache_hit", "degraded", "zero_match", "workspace")

@@ -7,6 +7,7 @@ class AgentConfig(AppConfig):
     verbose_name = "Assistent"
 
     def ready(self):
+        # Not at the top: models exist only once the app registry is ready.
         from compliance.models import LegalDocument
 
         from .statute_directory import statute_directory_invalidate

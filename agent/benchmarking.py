@@ -18,6 +18,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
+
+from compliance.models import Membership, Workspace
+
 EVAL_USERNAME = "eval"
 EVAL_WORKSPACE_SLUG = "eval"
 
@@ -92,9 +96,7 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
 
 def eval_user_and_workspace():
     """A dedicated user and workspace to search as (created on first use)."""
-    from django.contrib.auth import get_user_model
 
-    from compliance.models import Membership, Workspace
 
     user, _ = get_user_model().objects.get_or_create(
         username=EVAL_USERNAME, defaults={"email": "eval@example.invalid", "is_active": True})

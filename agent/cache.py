@@ -1,7 +1,7 @@
 """Retrieval cache: reuse ranked chunks for follow-ups on the same topic.
 
 Key = (workspace id, access-scope key, knowledge_version, options fingerprint,
-topic key). Every part matters:
+topic key, cited sections). Every part matters:
 
 - workspace id + `AccessScope.key`: two users share an entry only if they would
   see exactly the same sources, so nothing leaks across workspaces or scopes.
@@ -10,9 +10,11 @@ topic key). Every part matters:
   never read again and simply age out (TTL / LRU), so there is deliberately no
   `invalidate_workspace()` to call — and no way to forget calling it.
 - options fingerprint: different top-k/weights/filters give different results.
-- topic key: the topic's significant words, lower-cased, de-duplicated and
-  sorted, so "Vad gäller för buller?" and a rephrased follow-up "buller, vad
-  gäller?" hit the same entry.
+- topic key: the query analysis's significant words, lower-cased,
+  de-duplicated and sorted, so "Vad gäller för buller?" and a rephrased
+  follow-up "buller, vad gäller?" hit the same entry.
+- cited sections, in order, as the analysis resolved them: "3 kap. 2 §",
+  "2 kap. 3 §" and "3 kap. 2 a §" share their words but are different questions.
 
 Two backends share one tiny interface (get/set/clear): an in-process LRU with a
 TTL, and Django's cache (Redis in production) for sharing across workers.
@@ -26,39 +28,20 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from django.conf import settings
+from django.core.cache import caches
 
-if TYPE_CHECKING:
-    from compliance.selectors import AccessScope
+from compliance.selectors import AccessScope
 
-# Words that do not change what a question is about (Swedish, plus a little English).
-STOPWORDS = frozenset("""
-och i att det som en på är av för med till den har de inte om ett men var jag sig från
-vad vilka vilken vilket hur när var varför kan ska skall måste får finns gäller gälla
-min mitt mina vår vårt våra oss er ni du dig mig vi han hon detta denna dessa det där här
-så också eller nu då efter under över mot vid hos än bara alla allt någon något några mer
-mycket kommer göra gör blir bli varit vara sin sitt sina man sådan sådana dem deras
-the an of to in is are what how for and or on do does can
-""".split())
-_WORD = re.compile(r"[\w§]+", re.UNICODE)
-
-
-def topic_key(topic: str) -> str:
-    """The topic's significant words, lower-cased, de-duplicated and sorted.
-
-    Only stopwords are dropped: numbers, "§" and single letters (the "a" in
-    "2 a §") are kept, because statute references depend on them.
-    """
-    words = {w.lower() for w in _WORD.findall(topic)}
-    return " ".join(sorted(words - STOPWORDS))
+from .legal_refs import citation
+from .query_analysis import QueryAnalysis
 
 
 def options_fingerprint(options: Any) -> str:
@@ -82,25 +65,29 @@ class RetrievalCacheKey:
     knowledge_version: int
     options_fingerprint: str
     topic_key: str
+    references: tuple[str, ...] = ()
 
     def digest(self) -> str:
         # JSON of the full tuple: unambiguous separators, so distinct keys never hash alike.
         raw = json.dumps(
-            [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key],
+            [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key,
+             list(self.references)],
             ensure_ascii=False,
         )
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
 def retrieval_cache_key(
-    scope: AccessScope, knowledge_version: int, topic: str, options: Any = None
+    scope: AccessScope, knowledge_version: int, analysis: QueryAnalysis, options: Any = None
 ) -> RetrievalCacheKey:
     return RetrievalCacheKey(
         workspace_id=scope.workspace_id,
         scope_key=scope.key,
         knowledge_version=int(knowledge_version),
         options_fingerprint=options_fingerprint(options),
-        topic_key=topic_key(topic),
+        topic_key=analysis.topic_key or analysis.text,
+        references=tuple(f"{ref.sfs or ref.statute_name or ''} {citation(ref)}".strip()
+                         for ref in analysis.references if ref.chapter or ref.section),
     )
 
 
@@ -168,8 +155,6 @@ class DjangoRetrievalCache:
 
     @property
     def _cache(self):
-        from django.core.cache import caches
-
         return caches[self.alias]
 
     def _generation(self) -> int:

@@ -18,7 +18,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from compliance.models import Workspace
+from compliance.errors import ApplicationError
+from compliance.models import LegalDocument, Workspace
+from compliance.text import strip_control
 
 from . import llm
 from .answer import check_citations, extractive_answer
@@ -30,13 +32,10 @@ from .retrieval import RetrievalInputError, RetrievalOptions, retrieve_context
 log = logging.getLogger(__name__)
 
 MAX_TOOL_ROUNDS = 2
-MAX_MESSAGE_CHARS = 8000
 
 
-class ChatInputError(ValueError):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+class ChatInputError(ApplicationError):
+    """A message or rating that cannot be accepted."""
 
 
 def conversation_create(*, workspace: Workspace, user, title: str = "") -> Conversation:
@@ -45,7 +44,7 @@ def conversation_create(*, workspace: Workspace, user, title: str = "") -> Conve
 
 def feedback_save(*, message: Message, user, rating: int, comment: str = "") -> Feedback:
     if rating not in (1, -1):
-        raise ChatInputError("Betyget måste vara tummen upp eller tummen ner.")
+        raise ChatInputError("invalid", "Betyget måste vara tummen upp eller tummen ner.")
     feedback, _ = Feedback.objects.update_or_create(message=message, user=user,
                                                      defaults={"rating": rating, "comment": comment[:4000]})
     return feedback
@@ -124,7 +123,8 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
     args = call.arguments
     options = RetrievalOptions(
         source_types=[s for s in args.get("source_types") or [] if s in ("LEGAL_DOCUMENT", "USER_FILE", "ASSESSMENT")],
-        sfs_numbers=[str(s) for s in args.get("sfs") or []][:10], top_k=5)
+        sfs_numbers=[str(s) for s in args.get("sfs") or []][:10],
+        content_types=[t for t in args.get("content_types") or [] if t in LegalDocument.ContentType.values], top_k=5)
     try:
         result = retrieve_context(str(args.get("query") or ""), workspace, user=user, options=options)
     except RetrievalInputError as exc:
@@ -175,11 +175,17 @@ def _save_user_message(conversation: Conversation, content: str) -> Message:
 
 def clean_message(content) -> str:
     if not isinstance(content, str) or not content.strip():
-        raise ChatInputError("Meddelandet är tomt. Skriv en fråga.")
-    content = content.replace("\x00", "").strip()
-    if len(content) > MAX_MESSAGE_CHARS:
-        raise ChatInputError(f"Meddelandet är för långt (högst {MAX_MESSAGE_CHARS} tecken).")
+        raise ChatInputError("invalid", "Meddelandet är tomt. Skriv en fråga.")
+    content = strip_control(content, "").strip()
+    limit = settings.CHAT_MESSAGE_MAX_CHARS
+    if len(content) > limit:
+        raise ChatInputError("invalid", f"Meddelandet är för långt (högst {limit} tecken).")
     return content
+
+
+def sse_event(event: str, data) -> str:
+    """One server-sent event, as the browser chat and the API's `?stream=true` send them."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
 def _context_window() -> int | None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from chunks.tokens import count_tokens
+from compliance.text import sentence_ends
 
 from .sources import RetrievedChunk
 
@@ -183,40 +184,13 @@ def _render(shown: int, total: int, blocks: list[str]) -> str:
 
 # --------------------------------------------------------------------------- sentences
 
-# Abbreviations whose final period is not a sentence end (lower case, without the final dot).
-SWEDISH_ABBREVIATIONS = frozenset({
-    "m.m", "t.ex", "bl.a", "kap", "jfr", "s.k", "d.v.s", "dvs", "o.d", "o.s.v", "osv",
-    "resp", "ang", "enl", "inkl", "exkl", "st", "p", "nr", "f.d", "ca", "fr.o.m", "t.o.m",
-    "m.fl", "p.g.a", "pga", "prop", "bet", "dir", "skr", "rskr", "mom", "e.d", "o.dyl",
-    "s", "f", "ff", "kl", "tel", "avd", "bil", "uppl", "red", "sek", "kr", "milj", "mkr",
-    "forts", "t.h", "t.v", "a.a", "o", "ev", "vol", "uppl", "sid", "art", "jan", "feb",
-    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "okt", "nov", "dec", "e.kr", "f.kr",
-})
-
-# A sentence end: ., ! , ? or … (plus closing quotes/brackets) followed by whitespace.
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)")
-_WORD_BEFORE_DOT = re.compile(r"(\S+)$")
-
-
-def _is_abbreviation(text: str, dot_index: int) -> bool:
-    match = _WORD_BEFORE_DOT.search(text, 0, dot_index)
-    if match is None:
-        return False
-    word = match.group(1).lstrip("(\"'«»“”").lower()
-    return word in SWEDISH_ABBREVIATIONS
-
-
 def sentence_boundaries(text: str) -> list[int]:
     """Character offsets where a sentence (or line) ends, ascending.
 
     Line breaks count as boundaries: in statutes and lists a line is a complete
     item even without a full stop.
     """
-    ends: set[int] = set()
-    for match in _SENTENCE_END.finditer(text):
-        if text[match.start()] == "." and _is_abbreviation(text, match.start()):
-            continue
-        ends.add(match.end())
+    ends: set[int] = set(sentence_ends(text))
     for match in re.finditer(r"\n", text):
         if match.start() > 0:
             ends.add(match.start())

@@ -166,14 +166,6 @@ class StatuteDirectory:
         """SFS number for a name (any inflection) or title; no abbreviations."""
         return self._by_key.get(name_key(name))
 
-    def resolve_prefix(self, words: Sequence[str]) -> tuple[str, int] | None:
-        """Longest leading run of `words` that names a statute: (sfs, n_words)."""
-        for n in range(min(len(words), self.max_name_words), 0, -1):
-            found = self._by_key.get(name_key(" ".join(words[:n])))
-            if found:
-                return found, n
-        return None
-
 
 # ---------------------------------------------------------------- tokenizer
 

@@ -11,7 +11,9 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import openai
 from django.conf import settings
+from openai import OpenAI
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,11 @@ SEARCH_TOOL = {
                     "items": {"type": "string", "enum": ["LEGAL_DOCUMENT", "USER_FILE", "ASSESSMENT"]},
                 },
                 "sfs": {"type": "array", "items": {"type": "string"}, "description": "SFS-nummer, t.ex. 1977:1160"},
+                "content_types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["SFS_LAW", "SFS_ORDINANCE", "AGENCY_REGULATION"]},
+                    "description": "Bara författningar av dessa slag (lag, förordning, myndighetsföreskrift).",
+                },
             },
             "required": ["query"],
         },
@@ -56,15 +63,12 @@ def model_configured() -> bool:
 
 
 def _client():
-    from openai import OpenAI
-
     return OpenAI(api_key=settings.OPENAI_API_KEY or "not-needed", base_url=settings.OPENAI_BASE_URL or None,
                   timeout=settings.CHAT_TIMEOUT_SECONDS, max_retries=1)
 
 
 def stream_chat(messages: list[dict], *, tools: list[dict] | None = None) -> Iterator[str | ToolCall]:
     """Yield text deltas (str) and, at the end, any complete tool calls (ToolCall)."""
-    import openai
 
     kwargs = {"model": settings.CHAT_MODEL, "messages": messages, "stream": True, "temperature": 0.2}
     if tools:

@@ -14,7 +14,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from django.conf import settings
 
 from chunks.tokens import count_tokens
 from compliance.models import Workspace
@@ -55,10 +54,6 @@ class PreparedContext:
     notice: str = ""  # Swedish, for the user when degraded
     assembled: AssembledContext | None = None
     log: RetrievalLog | None = None
-
-    @property
-    def chunks_by_number(self) -> dict:
-        return self.assembled.citations if self.assembled else {}
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user,
@@ -137,14 +132,14 @@ def _retrieve(question, history, workspace, user, options, timings) -> tuple[lis
     analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=other_names)
     timings["analysis"] = _ms(t0)
     cache = get_retrieval_cache() if options.use_cache else None
-    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis.topic_key or analysis.text,
-                              options.retrieval)
+    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval)
     t0 = time.perf_counter()
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
         return cached, True, "", False
-    result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval, scope=scope)
+    result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval, scope=scope,
+                              analysis=analysis)
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value
@@ -227,7 +222,3 @@ def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
-
-
-def default_context_window() -> int:
-    return settings.CHAT_CONTEXT_WINDOW

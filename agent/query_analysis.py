@@ -27,38 +27,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from agent.legal_refs import LegalReference, StatuteDirectory, analyse_references, find_sfs_numbers, parse_references
+from django.conf import settings
+
+from compliance.text import STOP_WORDS, one_line
+
+from .legal_refs import LegalReference, StatuteDirectory, analyse_references, find_sfs_numbers, parse_references
 
 __all__ = ["DateRange", "QueryAnalysis", "STOP_WORDS", "analyse_query", "extract_dates", "keywords"]
 
 FOLLOW_UP_MAX_WORDS = 6
 HISTORY_CHARS = 1000
-MAX_MESSAGE_CHARS = 20_000
 
-STOP_WORDS: frozenset[str] = frozenset(
-    """
-    och i att det som en på är av för med till den har de inte om ett han hon men var jag så
-    sig från vi du ni man kan ska skall får måste bör vill blir bli blev varit vara ha hade
-    eller när då där här hur vad vilka vilken vilket vem varför var vart nu också även bara
-    mycket mer mest några något någon inga ingen inget alla allt andra annan annat samma
-    dessa detta denna dem deras dess min mitt mina din ditt dina vår vårt våra er ert era
-    sin sitt sina hans hennes oss mig dig honom henne dom än ju väl nog ja nej jo
-    efter före under över utan mellan genom mot vid hos inom enligt sedan åt ur kring
-    skulle kunde borde måste gör göra gjorde finns fanns gäller säger sa står
-    hej hejsan tack snälla okej ok bra
-    a an the and or but if then else of to in on at by for with about as into from
-    is are was were be been being am do does did have has had can could should would may might
-    must shall will it its this that these those there here what which who whom whose when where
-    why how i me my we our you your he him his she her they them their not no yes so than too
-    very just also any some all each every both few more most other such only own same
-    hi hello thanks thank please
-    fjol ifjol förra förrförra veckan veckans månaden månadens året årets idag igår dag går år
-    today yesterday last week month year ago
-    """.split()
-)
 
 _TOKEN_RE = re.compile(r"\d{4}:\d{1,4}|[^\W_]+(?:-[^\W_]+)*")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _FOLLOW_UP_RE = re.compile(
     r"^(?:och|men|samt|även|också|vad gäller|hur är det med|gäller det|gäller samma|än|"
     r"and|but|also|what about|how about|and what|same for)(?![\w])",
@@ -86,10 +67,10 @@ class QueryAnalysis:
     fallback: bool = False
 
 
-def _clean(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+def _clean(text: object, limit: int | None = None) -> str:
     if not isinstance(text, str):
         return ""
-    return " ".join(_CONTROL_RE.sub(" ", text[:limit]).split())
+    return one_line(text[:limit or settings.CHAT_MESSAGE_MAX_CHARS])
 
 
 def keywords(text: str) -> list[str]:

@@ -28,6 +28,8 @@ def answer_html(content: str, message_id: int, valid: set[int]) -> str:
 
 def source_url(source: dict, workspace_slug: str) -> str:
     """Where a source card opens the full source, at the cited place."""
+    if source.get("removed"):
+        return ""
     if source.get("source_type") == "LEGAL_DOCUMENT" and source.get("document_number"):
         return statute_url(source["document_number"], source.get("citation") or "")
     if source.get("source_type") == "USER_FILE":

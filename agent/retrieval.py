@@ -1,7 +1,7 @@
 """Workspace-scoped hybrid retrieval: pgvector cosine + Swedish full text, fused by RRF.
 
 One SQL statement runs both searches over the chunks the user may see
-(compliance.selectors.CHUNK_SCOPE_SQL) and fuses them with reciprocal rank
+(chunks.selectors.CHUNK_SCOPE_SQL) and fuses them with reciprocal rank
 fusion. A question that cites a section gets that section first; one that
 cites or names a statute gets a search limited to that statute next.
 If the embedder fails, the keyword half still answers and the result says so.
@@ -23,31 +23,29 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
+from chunks.selectors import CHUNK_SCOPE_SQL
+from compliance.errors import ApplicationError
 from compliance.models import Workspace
-from compliance.selectors import CHUNK_SCOPE_SQL, AccessScope, access_scope_for
+from compliance.selectors import AccessScope, access_scope_for
+from compliance.text import strip_control
 
 from . import rerank as rerank_module
-from .legal_refs import analyse_references, citation as citation_of
-from .query_analysis import analyse_query
+from .legal_refs import LegalReference
+from .legal_refs import citation as citation_of
+from .query_analysis import QueryAnalysis, analyse_query
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
 
 log = logging.getLogger(__name__)
 
 MODES = ("hybrid", "vector", "keyword")
-MAX_QUERY_CHARS = 2000
 # A question's meaning is in its first few sentences; embedding cost grows with length.
 MAX_EMBED_CHARS = 512
 CANDIDATES = 60  # per search, before fusion
 
 
-class RetrievalInputError(ValueError):
-    """The query cannot be searched. `message` is Swedish, for users."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class RetrievalInputError(ApplicationError):
+    """The query cannot be searched."""
 
 
 @dataclass
@@ -62,11 +60,6 @@ class RetrievalOptions:
     mode: str = "hybrid"
     rerank: bool = True  # applies only when a reranker is configured
     use_references: bool = True
-
-    def fingerprint(self) -> str:
-        return "|".join(str(v) for v in (sorted(self.source_types), sorted(self.content_types),
-                                         sorted(self.sfs_numbers), self.date_from, self.date_to,
-                                         self.min_score, self.top_k, self.mode, self.rerank))
 
 
 @dataclass
@@ -110,25 +103,22 @@ query_vectors = _QueryVectorCache()
 
 # --- input hygiene ---
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
 def clean_query(query) -> str:
     if not isinstance(query, str):
         raise RetrievalInputError("invalid_query", "Frågan måste vara text.")
-    text = _CONTROL.sub(" ", query).strip()
+    text = strip_control(query).strip()
     if not text:
         raise RetrievalInputError("empty_query", "Frågan är tom. Skriv vad du vill veta.")
-    return text[:MAX_QUERY_CHARS]
+    return text[:settings.RETRIEVAL_QUERY_MAX_CHARS]
 
 
 _NOT_A_WORD = re.compile(r"^[\d:§.,]+$|^(kap|st|p|sfs|mom)$")
 
 
-def _keyword_terms(text: str) -> list[str]:
+def keyword_terms(analysis: QueryAnalysis) -> list[str]:
     """The significant words. Numbers and "kap" are left to the reference search: as
     keywords they match half of every statute."""
-    words = analyse_query(text).keywords or re.findall(r"\w+", text.lower())
+    words = analysis.keywords or re.findall(r"\w+", analysis.text.lower())
     return [w for w in words if w.replace("_", "").strip() and not _NOT_A_WORD.match(w)][:32]
 
 
@@ -193,9 +183,8 @@ class _TermFrequencies:
 term_frequencies = _TermFrequencies()
 
 
-def _keyword_query(text: str) -> str:
+def _keyword_query(terms: list[str]) -> str:
     """OR the significant, not-too-common words: a question rarely repeats every word of the law it asks about."""
-    terms = _keyword_terms(text)
     if not terms:
         return ""
     cap = settings.RETRIEVAL_COMMON_TERM_ROWS
@@ -223,8 +212,9 @@ def _filter_sql(options: RetrievalOptions, params: dict) -> str:
         clauses.append("c.source_type = ANY(%(source_types)s)")
     if options.content_types:
         params["content_types"] = list(options.content_types)
-        clauses.append("(c.legal_document_id IS NULL OR EXISTS (SELECT 1 FROM compliance_legaldocument d "
-                       "WHERE d.id = c.legal_document_id AND d.content_type = ANY(%(content_types)s)))")
+        # Content types are kinds of statute: asking for laws means statutes of that kind only.
+        clauses.append("EXISTS (SELECT 1 FROM compliance_legaldocument d "
+                       "WHERE d.id = c.legal_document_id AND d.content_type = ANY(%(content_types)s))")
     if options.sfs_numbers:
         params["sfs_numbers"] = list(options.sfs_numbers)
         clauses.append("c.document_number = ANY(%(sfs_numbers)s)")
@@ -325,8 +315,10 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
     }
 
 
-def hybrid_search(text: str, scope: AccessScope, options: RetrievalOptions, *, limit: int,
+def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int,
                   qvec: np.ndarray | None, mode: str) -> list[RetrievedChunk]:
+    """One SQL statement: the vector and keyword halves, fused. `terms` are the query's
+    `keyword_terms`, `qvec` its embedding (None in keyword mode)."""
     params = _base_params(scope, limit)
     where = _filter_sql(options, params)
     use_vector = mode in ("hybrid", "vector") and qvec is not None
@@ -334,7 +326,7 @@ def hybrid_search(text: str, scope: AccessScope, options: RetrievalOptions, *, l
     if use_vector:
         params["qvec"] = _vector_literal(qvec)
     if use_keyword:
-        params["tsquery"] = _keyword_query(text)
+        params["tsquery"] = _keyword_query(terms)
         if not params["tsquery"]:
             use_keyword = False
     if not (use_vector or use_keyword):
@@ -359,13 +351,21 @@ def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
 # --- the entry point ---
 
 def retrieve_context(query: str, workspace: Workspace, *, user, options: RetrievalOptions | None = None,
-                     scope: AccessScope | None = None) -> RetrievalResult:
-    """Search what `user` may see in `workspace`. Raises RetrievalInputError for unusable input."""
+                     scope: AccessScope | None = None, analysis: QueryAnalysis | None = None) -> RetrievalResult:
+    """Search what `user` may see in `workspace`. Raises RetrievalInputError for unusable input.
+
+    `analysis` is the turn's query analysis when the caller (the pre-model step) has
+    made one already: its keywords and references are used as they are, so a turn
+    is analysed once. Without it the query is analysed here.
+    """
     options = options or RetrievalOptions()
     if options.mode not in MODES:
         raise RetrievalInputError("invalid_mode", f"Okänt sökläge {options.mode!r}: välj hybrid, vector eller keyword.")
     scope = scope or access_scope_for(user, workspace)
     text = clean_query(query)
+    if analysis is None:
+        analysis = analyse_query(text, directory=statute_directory())
+    terms = keyword_terms(analysis)
     top_k = max(1, min(options.top_k or settings.RETRIEVAL_TOP_K, 200))
     timings: dict[str, float] = {}
     result = RetrievalResult(chunks=[], mode=options.mode, timings_ms=timings)
@@ -375,18 +375,18 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         qvec = _embed_query(text, result, timings)
 
     t0 = time.perf_counter()
-    refs, named_sfs = _references(text) if options.use_references else ([], [])
+    refs, named_sfs = _references(analysis.references) if options.use_references else ([], [])
     result.references = [f"{sfs} {cit}" for sfs, cit in refs]
     exact = exact_reference_search(refs, scope, options)
     statute_hits: list[RetrievedChunk] = []
     if named_sfs and not options.sfs_numbers:
         limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
-        statute_hits = hybrid_search(text, scope, limited, limit=top_k, qvec=qvec, mode=result.mode)
+        statute_hits = hybrid_search(terms, scope, limited, limit=top_k, qvec=qvec, mode=result.mode)
     reranking = rerank_module.enabled(options)
     general: list[RetrievedChunk] = []
     # The general results only fill what the cited statute leaves: when it fills top_k they would be cut anyway.
     if reranking or len({c.chunk_id for c in exact + statute_hits}) < top_k:
-        general = hybrid_search(text, scope, options, limit=top_k * 2 if reranking else top_k, qvec=qvec,
+        general = hybrid_search(terms, scope, options, limit=top_k * 2 if reranking else top_k, qvec=qvec,
                                 mode=result.mode)
     timings["sql"] = _ms(t0)
 
@@ -422,10 +422,9 @@ def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarra
         timings["embed"] = _ms(t0)
 
 
-def _references(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+def _references(refs: list[LegalReference]) -> tuple[list[tuple[str, str]], list[str]]:
     """(sfs, citation) pairs the question cites, and every statute it cites or names."""
     directory = statute_directory()
-    refs = analyse_references(text, directory)
     pairs: list[tuple[str, str]] = []
     named: list[str] = []
     for ref in refs:

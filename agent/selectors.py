@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import Http404
 
-from compliance.models import Workspace
+from compliance.models import Assessment, UserFile, Workspace
 
 from .models import Conversation, Message
+
+REMOVED_SOURCE = "Källan har tagits bort."
 
 
 def conversation_list(workspace: Workspace, user) -> QuerySet[Conversation]:
@@ -26,3 +28,41 @@ def message_get(conversation: Conversation, message_id) -> Message:
         return conversation.messages.get(pk=int(message_id))
     except (Message.DoesNotExist, ValueError, TypeError):
         raise Http404("Meddelandet finns inte.") from None
+
+
+def message_list(conversation: Conversation) -> list[Message]:
+    """The conversation's messages in order, their sources as they may be shown today."""
+    messages = list(conversation.messages.prefetch_related("feedback").order_by("created_at", "id"))
+    message_sources_current(messages)
+    return messages
+
+
+def message_sources_current(messages: list[Message]) -> None:
+    """Blank the sources of old answers whose file was deleted or made private, or whose
+    assessment is gone: a saved answer must not keep showing what nobody may read any more.
+
+    Two queries for any number of messages; statutes are shared and never removed.
+    """
+    wanted: dict[str, set[int]] = {"USER_FILE": set(), "ASSESSMENT": set()}
+    for message in messages:
+        for source in message.sources or []:
+            if source.get("source_type") in wanted and isinstance(source.get("source_id"), int):
+                wanted[source["source_type"]].add(source["source_id"])
+    live = {
+        "USER_FILE": set(UserFile.objects.alive().filter(pk__in=wanted["USER_FILE"], is_private=False)
+                         .values_list("pk", flat=True)) if wanted["USER_FILE"] else set(),
+        "ASSESSMENT": set(Assessment.objects.filter(pk__in=wanted["ASSESSMENT"]).values_list("pk", flat=True))
+        if wanted["ASSESSMENT"] else set(),
+    }
+    for message in messages:
+        message.sources = [
+            _removed(source) if source.get("source_type") in live and source.get("source_id") not in live[
+                source["source_type"]] else source
+            for source in message.sources or []
+        ]
+
+
+def _removed(source: dict) -> dict:
+    kept = {k: source[k] for k in ("n", "chunk_id", "source_type", "source_id") if k in source}
+    return {**kept, "removed": True, "header": REMOVED_SOURCE, "document_title": REMOVED_SOURCE, "text": "",
+            "citation": "", "document_number": "", "page": None}

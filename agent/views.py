@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import json
-
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.errors import ApplicationError
 from compliance.selectors import workspace_get_for_user
 
 from . import chat
 from .answer import cited_numbers
+from .chat import sse_event
 from .llm import model_configured
 from .rendering import answer_html, source_kind_label, source_url
-from .selectors import conversation_get, conversation_list, message_get
+from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
 
 def _message_view(message, workspace_slug: str, user) -> dict:
@@ -35,12 +36,11 @@ def _chat_page(request, slug: str, conversation=None):
     ws, membership = workspace_get_for_user(request.user, slug)
     messages = []
     if conversation is not None:
-        messages = [_message_view(m, ws.slug, request.user)
-                    for m in conversation.messages.prefetch_related("feedback").order_by("created_at", "id")]
+        messages = [_message_view(m, ws.slug, request.user) for m in message_list(conversation)]
     return render(request, "agent/chat.html", {
         "workspace": ws, "membership": membership, "nav": "chat", "conversation": conversation,
         "conversations": conversation_list(ws, request.user)[:50], "chat_messages": messages,
-        "model_configured": model_configured(),
+        "model_configured": model_configured(), "message_max_chars": settings.CHAT_MESSAGE_MAX_CHARS,
     })
 
 
@@ -68,13 +68,9 @@ def conversation_new(request, slug: str):
             "id": conversation.pk,
             "url": reverse("conversation", args=[ws.slug, conversation.pk]),
             "stream_url": reverse("message_stream", args=[ws.slug, conversation.pk]),
-            "message_base": reverse("conversation", args=[ws.slug, conversation.pk]) + "meddelanden/",
+            "message_base": reverse("message_stream", args=[ws.slug, conversation.pk]),
         })
     return redirect("conversation", slug=ws.slug, conversation_id=conversation.pk)
-
-
-def _sse(event: dict) -> str:
-    return f"event: {event['event']}\ndata: {json.dumps(event['data'], ensure_ascii=False)}\n\n"
 
 
 @login_required
@@ -85,15 +81,15 @@ def message_stream(request, slug: str, conversation_id: int):
     content = request.POST.get("content", "")
     try:
         chat.clean_message(content)
-    except chat.ChatInputError as exc:
-        return StreamingHttpResponse(iter([_sse({"event": "error", "data": exc.message}),
-                                           _sse({"event": "done", "data": {"message_id": None}})]),
+    except ApplicationError as exc:
+        return StreamingHttpResponse(iter([sse_event("error", exc.message),
+                                           sse_event("done", {"message_id": None})]),
                                      content_type="text/event-stream", status=400)
     user = request.user
 
     def events():
         for event in chat.stream_answer(conversation, user, content):
-            yield _sse(event)
+            yield sse_event(event["event"], event["data"])
 
     response = StreamingHttpResponse(events(), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
@@ -106,6 +102,7 @@ def message_stream(request, slug: str, conversation_id: int):
 def message_detail(request, slug: str, conversation_id: int, message_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
+    message_sources_current([message])
     return render(request, "agent/_message.html", {"m": _message_view(message, ws.slug, request.user),
                                                     "workspace": ws, "conversation": message.conversation})
 
@@ -116,14 +113,15 @@ def message_feedback(request, slug: str, conversation_id: int, message_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     message = message_get(conversation, message_id)
+    rating = request.POST.get("rating", "0")
     try:
-        rating = int(request.POST.get("rating", "0"))
-        chat.feedback_save(message=message, user=request.user, rating=rating,
+        chat.feedback_save(message=message, user=request.user, rating=int(rating) if rating.lstrip("-").isdigit() else 0,
                            comment=request.POST.get("comment", ""))
         error = ""
-    except (ValueError, chat.ChatInputError):
-        error = "Betyget måste vara tummen upp eller tummen ner."
+    except ApplicationError as exc:
+        error = exc.message
     message = message_get(conversation, message_id)
+    message_sources_current([message])
     return render(request, "agent/_feedback.html", {"m": _message_view(message, ws.slug, request.user),
                                                      "workspace": ws, "conversation": conversation, "error": error},
                   status=400 if error else 200)

@@ -1,4 +1,7 @@
 from django.contrib import admin
+from django.db.models import Q
+
+from compliance.selectors import workspace_list_for_user
 
 from .models import ContentChunk
 
@@ -14,3 +17,11 @@ class ContentChunkAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # chunks are made by processing, never by hand
+
+    def get_queryset(self, request):
+        # Shared statutes' chunks, plus the chunks of the workspaces the staff member belongs to
+        # (superusers, who operate the service, see all): the rule of compliance.admin.WorkspaceScopedAdmin.
+        qs = super().get_queryset(request)
+        if request.user.is_superuser:
+            return qs
+        return qs.filter(Q(workspace__isnull=True) | Q(workspace__in=workspace_list_for_user(request.user).values("pk")))

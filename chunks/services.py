@@ -15,11 +15,13 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from compliance.errors import ApplicationError
 from compliance.models import (
     Assessment,
     LegalDocument,
@@ -32,7 +34,10 @@ from compliance.services import workspace_touch_knowledge
 
 from .chunking import ChunkDraft, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
+from .extract import ExtractionError, extract_text
+from .file_chunking import chunk_assessment, chunk_extracted
 from .models import ContentChunk, SourceType
+from .selectors import EMBED_RATE_CACHE_KEY, EMBEDDING_ERROR_CACHE_KEY
 from .shipped_vectors import shipped_vectors
 
 log = logging.getLogger(__name__)
@@ -49,13 +54,8 @@ SOURCE_FK = {
 }
 
 
-class SourceFailed(Exception):
-    """The source cannot be chunked; `message` is Swedish and shown to users."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class SourceFailed(ApplicationError):
+    """The source cannot be chunked; the message is shown on the file."""
 
 
 @dataclass
@@ -81,9 +81,6 @@ def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
         drafts = chunk_statute(source.title, source.sfs_number, source.full_text)
         return drafts, {"document_number": source.sfs_number, "document_title": source.title}
     if source_type == SourceType.USER_FILE:
-        from .extract import ExtractionError, extract_text
-        from .file_chunking import chunk_extracted
-
         try:
             with source.file.open("rb") as fh:
                 data = fh.read()
@@ -99,8 +96,6 @@ def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
         drafts = chunk_extracted(source.title or source.original_name, extracted)
         return drafts, {"document_title": source.title or source.original_name, "workspace_id": source.workspace_id}
     if source_type == SourceType.ASSESSMENT:
-        from .file_chunking import chunk_assessment
-
         doc = source.legal_document
         drafts = chunk_assessment(
             title=source.title,
@@ -120,8 +115,6 @@ def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
 
 
 def _max_upload_bytes() -> int:
-    from django.conf import settings
-
     return settings.MAX_UPLOAD_BYTES
 
 
@@ -253,9 +246,6 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
     return len(todo)
 
 
-EMBED_RATE_CACHE_KEY = "chunks:embed-rate"
-
-
 def embedding_rate_record(chunks: int, seconds: float) -> None:
     """A moving average of the workers' chunks per second, for the time-left estimate (shared via the cache)."""
     if chunks <= 0 or seconds <= 0:
@@ -263,10 +253,6 @@ def embedding_rate_record(chunks: int, seconds: float) -> None:
     rate = chunks / seconds
     previous = cache.get(EMBED_RATE_CACHE_KEY)
     cache.set(EMBED_RATE_CACHE_KEY, rate if previous is None else 0.8 * previous + 0.2 * rate, timeout=86400)
-
-
-def embedding_rate() -> float | None:
-    return cache.get(EMBED_RATE_CACHE_KEY)
 
 
 def chunk_source_key(chunk: ContentChunk) -> tuple[str, int]:
@@ -320,47 +306,22 @@ def batches_by_length(chunk_ids: list[int], batch_size: int) -> list[list[int]]:
     return [ordered[i:i + batch_size] for i in range(0, len(ordered), batch_size)]
 
 
-def workspace_knowledge_stats(workspace: Workspace) -> dict:
-    from compliance.selectors import user_file_list
-
-    files = user_file_list(workspace)
-    ws_chunks = ContentChunk.objects.filter(workspace=workspace)
-    shared = ContentChunk.objects.filter(workspace__isnull=True)
-    model_name = active_model_name()
-    ws_total, shared_total = ws_chunks.count(), shared.count()
-    ws_embedded = ws_chunks.filter(embedding__isnull=False, embedding_model=model_name).count()
-    embedded = ws_embedded + shared.filter(embedding__isnull=False, embedding_model=model_name).count()
-    total = ws_total + shared_total
-    sources = [files, workspace.assessments.all(), LegalDocument.objects.all()]
-    rate = embedding_rate()
-    own_pending, pending = ws_total - ws_embedded, total - embedded
-    return {
-        "files": files.count(),
-        "assessments": workspace.assessments.count(),
-        "statutes": LegalDocument.objects.count(),
-        "chunks": total,
-        "chunks_embedded": embedded,
-        "embedded_share": round(embedded / total, 4) if total else 0.0,
-        # Honest progress: waiting vs. being worked on, and time left at the workers' measured rate.
-        # The workspace's own chunks go first (interactive queue), so their estimate counts only them.
-        "sources_queued": sum(qs.filter(status=ProcessingStatus.PENDING).count() for qs in sources),
-        "sources_processing": sum(qs.filter(status=ProcessingStatus.PROCESSING).count() for qs in sources),
-        "chunks_pending": pending,
-        "own_chunks_pending": own_pending,
-        "eta_seconds": round(pending / rate) if rate and pending else None,
-        "own_eta_seconds": round(own_pending / rate) if rate and own_pending else None,
-    }
+def embedding_record_error(message: str) -> None:
+    """Record that the last embedding attempt failed (the Kunskapsbas page shows the model as "fel")."""
+    cache.set(EMBEDDING_ERROR_CACHE_KEY, (message or "fel")[:500], timeout=None)
 
 
-def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
-    """Drop the vectors of the given sources and enqueue them again."""
-    from .tasks import enqueue_embedding
+def embedding_record_ok() -> None:
+    """Record that an embedding attempt succeeded: clears a recorded error."""
+    cache.delete(EMBEDDING_ERROR_CACHE_KEY)
 
+
+def embeddings_drop(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> list[int]:
+    """Clear the vectors of the given sources; returns the ids of the chunks to embed again."""
     qs = ContentChunk.objects.filter(
         Q(legal_document_id__in=list(legal_document_ids)) | Q(user_file_id__in=list(user_file_ids))
         | Q(assessment_id__in=list(assessment_ids))
     )
     ids = list(qs.values_list("id", flat=True))
     qs.update(embedding=None, embedding_model="")
-    transaction.on_commit(lambda: enqueue_embedding(ids))
-    return len(ids)
+    return ids

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
+from compliance.models import LegalDocument
+
 # The compliance core: every statute the development question set asks about.
 CORE_SFS = (
     "1976:580", "1977:480", "1977:1160", "1977:1166", "1982:80", "1982:673", "1995:584", "1998:808",
@@ -25,8 +27,6 @@ def read_corpus(path: Path) -> Iterator[dict]:
 
 
 def content_type_for(title: str) -> str:
-    from compliance.models import LegalDocument
-
     if title.lower().startswith("förordning"):
         return LegalDocument.ContentType.SFS_ORDINANCE
     return LegalDocument.ContentType.SFS_LAW

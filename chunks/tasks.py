@@ -15,6 +15,7 @@ import logging
 
 from celery import current_app, shared_task
 from django.conf import settings
+from django.db import transaction
 
 from . import services
 from .embedding import EmbeddingError
@@ -48,6 +49,11 @@ def process_document(source_type: str, source_id: int, force: bool = False) -> d
             "failed": result.failed}
 
 
+def enqueue_processing(source_type: str, source_id: int, force: bool = False) -> None:
+    """What the domain's processing port (compliance.processing) calls once a source is saved."""
+    process_document.delay(source_type, source_id, force=force)
+
+
 def enqueue_embedding(chunk_ids: list[int], *, bulk: bool | None = None) -> int:
     """Queue length-sorted batches. `bulk` None: statute chunks are bulk, a workspace's own interactive."""
     if not chunk_ids:
@@ -66,6 +72,14 @@ def enqueue_embedding(chunk_ids: list[int], *, bulk: bool | None = None) -> int:
     return n
 
 
+def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
+    """Drop the vectors of the given sources and enqueue them again, once the transaction commits."""
+    ids = services.embeddings_drop(legal_document_ids=legal_document_ids, user_file_ids=user_file_ids,
+                                   assessment_ids=assessment_ids)
+    transaction.on_commit(lambda: enqueue_embedding(ids))
+    return len(ids)
+
+
 @shared_task(
     acks_late=True,
     reject_on_worker_lost=True,
@@ -77,14 +91,12 @@ def enqueue_embedding(chunk_ids: list[int], *, bulk: bool | None = None) -> int:
 )
 def embed_chunks(chunk_ids: list[int], bulk: bool = False) -> int:
     """`bulk` only routes the task (route_task). Returns how many chunks this call gave a vector."""
-    from compliance.services import embedding_record_error, embedding_record_ok
-
     try:
         embedded = services.embed_chunk_batch(chunk_ids)
     except EmbeddingError as exc:
-        embedding_record_error(str(exc))  # the knowledge base shows the model as "fel"
+        services.embedding_record_error(str(exc))  # the knowledge base shows the model as "fel"
         raise
-    embedding_record_ok()
+    services.embedding_record_ok()
     return embedded
 
 

@@ -60,9 +60,3 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     return len(get_encoding(encoding).encode(text, disallowed_special=()))
-
-
-def truncate_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> str:
-    enc = get_encoding(encoding)
-    ids = enc.encode(text, disallowed_special=())
-    return text if len(ids) <= max_tokens else enc.decode(ids[:max_tokens])

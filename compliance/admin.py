@@ -6,8 +6,11 @@ from django.contrib import admin, messages
 from django.db.models import Count
 from django.utils.html import format_html
 
+from chunks.tasks import reembed_sources
+
 from . import services
 from .models import ApiToken, Assessment, LegalDocument, Membership, UserFile, Workspace
+from .selectors import workspace_list_for_user
 
 PROCESSING_READONLY = ("status", "error_message", "content_hash", "chunked_hash", "chunks_total",
                        "chunks_embedded", "progress", "processed_at", "created_at", "updated_at")
@@ -19,6 +22,28 @@ def progress_bar(obj) -> str:
                        pct, obj.chunks_embedded, obj.chunks_total, pct)
 
 
+class WorkspaceScopedAdmin(admin.ModelAdmin):
+    """Workspace data in admin follows the same rule as everywhere else.
+
+    Superusers operate the service and see every workspace. Any other staff
+    member (who also needs Django's model permissions to see a page at all)
+    sees only the workspaces they are a member of, decided by the same
+    selector as the web pages and the API; another workspace's rows are not
+    listed and their change pages are a 404.
+    """
+
+    workspace_lookup = "workspace"  # the path from the model to its Workspace
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request)
+        if request.user.is_superuser:
+            return qs
+        visible = workspace_list_for_user(request.user).values("pk")
+        if self.workspace_lookup == "pk":
+            return qs.filter(pk__in=visible)
+        return qs.filter(**{f"{self.workspace_lookup}__in": visible})
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
     extra = 0
@@ -26,7 +51,8 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Workspace)
-class WorkspaceAdmin(admin.ModelAdmin):
+class WorkspaceAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "pk"
     list_display = ("name", "slug", "member_count", "created_at")
     search_fields = ("name", "slug")
     readonly_fields = ("created_at", "knowledge_version")
@@ -41,14 +67,14 @@ class WorkspaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(WorkspaceScopedAdmin):
     list_display = ("user", "workspace", "role", "created_at")
     list_filter = ("role", "workspace")
     search_fields = ("user__username", "user__email", "workspace__name")
     autocomplete_fields = ["user", "workspace"]
 
 
-class ProcessedSourceAdmin(admin.ModelAdmin):
+class ProcessedSourceAdmin(WorkspaceScopedAdmin):
     """Progress column and re-process / re-embed actions shared by every knowledge source."""
 
     actions = ["reprocess", "reembed"]
@@ -67,8 +93,6 @@ class ProcessedSourceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Bädda in markerade på nytt")
     def reembed(self, request, queryset):
-        from chunks.services import reembed_sources
-
         n = reembed_sources(**{self.reembed_kwarg: list(queryset.values_list("pk", flat=True))})
         self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
 
@@ -81,6 +105,10 @@ class LegalDocumentAdmin(ProcessedSourceAdmin):
     readonly_fields = PROCESSING_READONLY
     reprocess_service = services.legal_document_reprocess
     reembed_kwarg = "legal_document_ids"
+
+    def get_queryset(self, request):
+        # Statutes are shared: every staff member with the permission sees them all.
+        return admin.ModelAdmin.get_queryset(self, request)
 
 
 @admin.register(UserFile)
@@ -116,3 +144,8 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
     search_fields = ("name", "user__username", "prefix")
     readonly_fields = ("prefix", "key_hash", "created_at", "last_used_at")
+
+    def get_queryset(self, request):
+        # A token belongs to one person: staff who do not operate the service see only their own.
+        qs = super().get_queryset(request)
+        return qs if request.user.is_superuser else qs.filter(user=request.user)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from django.urls import reverse
 from django.utils.text import slugify
 
 _SECTION_RE = re.compile(
@@ -45,7 +46,6 @@ def citation_anchor(citation: str) -> str:
 
 def statute_url(sfs_number: str, citation: str = "") -> str:
     """The statute page, optionally at one citation: `/lag/1977:1160#3kap2a`."""
-    from django.urls import reverse
 
     url = reverse("statute", args=[sfs_number])
     anchor = citation_anchor(citation)

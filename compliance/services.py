@@ -6,6 +6,7 @@ row is not yet visible, and a rolled-back upload must never be processed.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
 
+from .errors import ApplicationError
 from .models import (
     ApiToken,
     Assessment,
@@ -25,12 +27,7 @@ from .models import (
     Workspace,
     content_hash,
 )
-
-
-def _enqueue(source_type: str, source_id: int, *, force: bool = False) -> None:
-    from chunks.tasks import process_document
-
-    transaction.on_commit(lambda: process_document.delay(source_type, source_id, force=force))
+from .processing import request_processing
 
 
 def workspace_touch_knowledge(workspace_id: int) -> None:
@@ -51,12 +48,11 @@ def workspace_create(*, name: str, owner, slug: str | None = None) -> Workspace:
 
 
 def membership_set(*, workspace: Workspace, user, role: str) -> Membership:
-    if role not in Membership.Role.values:
-        raise ValueError(f"unknown role {role!r}")
-    membership, _ = Membership.objects.update_or_create(
-        workspace=workspace, user=user, defaults={"role": role}
-    )
-    return membership
+    """Make `user` a member with `role`: added if new, else their role changed (the last owner is kept)."""
+    existing = Membership.objects.filter(workspace=workspace, user=user).first()
+    if existing is None:
+        return membership_add(workspace=workspace, user=user, role=role)
+    return membership_change_role(membership=existing, role=role)
 
 
 @dataclass
@@ -113,22 +109,17 @@ def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> t
             doc.full_clean()
             doc.save()
         if process and (changed or doc.chunked_hash != digest):
-            _enqueue("LEGAL_DOCUMENT", doc.pk)
+            request_processing("LEGAL_DOCUMENT", doc.pk)
     return doc, changed
 
 
 def legal_document_reprocess(doc: LegalDocument) -> None:
     LegalDocument.objects.filter(pk=doc.pk).update(status=ProcessingStatus.PENDING, error_message="")
-    _enqueue("LEGAL_DOCUMENT", doc.pk, force=True)
+    request_processing("LEGAL_DOCUMENT", doc.pk, force=True)
 
 
-class UploadError(Exception):
-    """A file that cannot be accepted at all. `message` is Swedish, for users."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class UploadError(ApplicationError):
+    """A file that cannot be accepted at all."""
 
 
 def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", is_private: bool = False) -> UserFile:
@@ -159,17 +150,7 @@ def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", i
         )
         user_file.file.save(name, ContentFile(data), save=False)
         user_file.save()
-        _enqueue("USER_FILE", user_file.pk)
-    return user_file
-
-
-def user_file_update(user_file: UserFile, *, title: str | None = None, is_private: bool | None = None) -> UserFile:
-    if title is not None:
-        user_file.title = title[:300]
-    if is_private is not None and is_private != user_file.is_private:
-        user_file.is_private = is_private
-        workspace_touch_knowledge(user_file.workspace_id)
-    user_file.save()
+        request_processing("USER_FILE", user_file.pk)
     return user_file
 
 
@@ -183,7 +164,7 @@ def user_file_delete(user_file: UserFile) -> None:
 
 def user_file_reprocess(user_file: UserFile) -> None:
     UserFile.objects.filter(pk=user_file.pk).update(status=ProcessingStatus.PENDING, error_message="")
-    _enqueue("USER_FILE", user_file.pk, force=True)
+    request_processing("USER_FILE", user_file.pk, force=True)
 
 
 ASSESSMENT_FIELDS = ("title", "legal_document", "section_ref", "compliance_status", "notes", "owner", "due_date")
@@ -201,7 +182,7 @@ def assessment_save(*, workspace: Workspace, user, assessment: Assessment | None
         assessment.full_clean()
         assessment.status = ProcessingStatus.PENDING
         assessment.save()
-        _enqueue("ASSESSMENT", assessment.pk)
+        request_processing("ASSESSMENT", assessment.pk)
     return assessment
 
 
@@ -214,7 +195,6 @@ def assessment_delete(assessment: Assessment) -> None:
 
 def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
     """Returns the token and its key. The key is never stored or shown again."""
-    import secrets
 
     key = "lgr_" + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
@@ -224,36 +204,8 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
     return token, key
 
 
-# --- The embedding provider's health, as shown on the Kunskapsbas page -----------------
-
-def embedding_record_error(message: str) -> None:
-    """Record that the last embedding attempt failed (the page shows the model as "fel")."""
-    from django.core.cache import cache
-
-    from .selectors import EMBEDDING_ERROR_CACHE_KEY
-
-    cache.set(EMBEDDING_ERROR_CACHE_KEY, (message or "fel")[:500], timeout=None)
-
-
-def embedding_record_ok() -> None:
-    """Record that an embedding attempt succeeded: clears a recorded error."""
-    from django.core.cache import cache
-
-    from .selectors import EMBEDDING_ERROR_CACHE_KEY
-
-    cache.delete(EMBEDDING_ERROR_CACHE_KEY)
-
-
-# --- API additions: memberships, tokens ---------------------------------------------
-
-
-class MembershipError(Exception):
-    """A membership change that would break the workspace. `message` is Swedish, for users."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class MembershipError(ApplicationError):
+    """A membership change that would break the workspace."""
 
 
 def _other_owners_exist(membership: Membership) -> bool:

@@ -15,8 +15,11 @@ from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from chunks.selectors import knowledge_overview, legal_document_chunks, user_file_chunks
+
 from . import selectors, services
 from .anchors import statute_blocks
+from .errors import ApplicationError
 from .forms import AssessmentForm, UploadForm
 from .models import LegalDocument
 from .selectors import workspace_get_for_user, workspace_list_for_user
@@ -49,7 +52,7 @@ def _knowledge_context(ws, membership) -> dict:
         "can_edit": membership.can_edit,
         "files": selectors.user_file_list(ws),
         "assessments": selectors.assessment_list(ws),
-        "overview": selectors.knowledge_overview(ws),
+        "overview": knowledge_overview(ws),
     }
 
 
@@ -67,7 +70,7 @@ def workspace(request, slug: str):
     return render(request, "compliance/workspace.html", {
         "workspace": ws,
         "membership": membership,
-        "overview": selectors.knowledge_overview(ws),
+        "overview": knowledge_overview(ws),
         "nav": "home",
     })
 
@@ -105,7 +108,7 @@ def file_upload(request, slug: str):
         name = (uploaded.name or "fil").rsplit("/", 1)[-1]
         try:
             services.user_file_upload(workspace=ws, user=request.user, uploaded=uploaded, is_private=is_private)
-        except services.UploadError as exc:
+        except ApplicationError as exc:  # one bad file never costs the others
             messages.error(request, f"{name}: {exc.message}")
         else:
             messages.success(request, f"{name}: uppladdad, bearbetas nu.")
@@ -122,7 +125,7 @@ def file_detail(request, slug: str, file_id: int):
         "membership": membership,
         "can_edit": membership.can_edit,
         "file": user_file,
-        "chunks": selectors.user_file_chunks(user_file),
+        "chunks": user_file_chunks(user_file),
         "nav": "knowledge",
     })
 
@@ -146,16 +149,20 @@ def file_delete(request, slug: str, file_id: int):
     ws, membership = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
     _require_edit(membership)
+    return _confirm_delete(request, ws, membership, delete=lambda: services.user_file_delete(user_file),
+                           done=f"{user_file.original_name} har tagits bort.",
+                           label=user_file.title or user_file.original_name, kind="filen",
+                           note="Filen används inte längre som underlag för AI-svar.")
+
+
+def _confirm_delete(request, ws, membership, *, delete, done: str, label: str, kind: str, note: str):
+    """GET asks (a page naming what goes), POST deletes and returns to the knowledge base."""
     if request.method == "POST":
-        services.user_file_delete(user_file)
-        messages.success(request, f"{user_file.original_name} har tagits bort.")
+        delete()
+        messages.success(request, done)
         return redirect("knowledge", slug=ws.slug)
     return render(request, "compliance/confirm_delete.html", {
-        "workspace": ws,
-        "membership": membership,
-        "object_label": user_file.title or user_file.original_name,
-        "kind": "filen",
-        "note": "Filen används inte längre som underlag för AI-svar.",
+        "workspace": ws, "membership": membership, "object_label": label, "kind": kind, "note": note,
         "nav": "knowledge",
     })
 
@@ -204,18 +211,9 @@ def assessment_delete(request, slug: str, assessment_id: int):
     ws, membership = _workspace(request, slug)
     assessment = selectors.assessment_get(ws, assessment_id)
     _require_edit(membership)
-    if request.method == "POST":
-        services.assessment_delete(assessment)
-        messages.success(request, f"Bedömningen ”{assessment.title}” har tagits bort.")
-        return redirect("knowledge", slug=ws.slug)
-    return render(request, "compliance/confirm_delete.html", {
-        "workspace": ws,
-        "membership": membership,
-        "object_label": assessment.title,
-        "kind": "bedömningen",
-        "note": "Bedömningen och dess anteckningar raderas permanent.",
-        "nav": "knowledge",
-    })
+    return _confirm_delete(request, ws, membership, delete=lambda: services.assessment_delete(assessment),
+                           done=f"Bedömningen ”{assessment.title}” har tagits bort.", label=assessment.title,
+                           kind="bedömningen", note="Bedömningen och dess anteckningar raderas permanent.")
 
 
 # --- Författningar (shared: any logged-in user) ----------------------------------------------
@@ -225,7 +223,8 @@ def assessment_delete(request, slug: str, assessment_id: int):
 def statute_list(request):
     query = request.GET.get("q", "").strip()
     content_type = request.GET.get("typ", "")
-    page = Paginator(selectors.legal_document_search(query, content_type), 50).get_page(request.GET.get("sida"))
+    statutes = selectors.legal_document_list(filters={"q": query[:200], "content_type": content_type})
+    page = Paginator(statutes, 50).get_page(request.GET.get("sida"))
     return render(request, "compliance/statute_list.html", {
         "page": page,
         "query": query,
@@ -240,7 +239,7 @@ def statute_list(request):
 @require_GET
 def statute_detail(request, sfs: str):
     doc = selectors.legal_document_get(sfs)
-    blocks = statute_blocks(selectors.legal_document_chunks(doc))
+    blocks = statute_blocks(legal_document_chunks(doc))
     return render(request, "compliance/statute_detail.html", {
         "doc": doc,
         "blocks": blocks,

@@ -15,12 +15,13 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from agent import chat, prepare, retrieval
-from agent.chat import ChatInputError
-from agent.retrieval import RetrievalInputError, RetrievalOptions
-from compliance import selectors
+from agent.chat import sse_event
+from agent.models import Conversation, Message
+from agent.retrieval import RetrievalOptions
+from agent.selectors import conversation_get, conversation_list, message_get, message_list
+from compliance.errors import ApplicationError
 
 from . import serializers as s
-from .errors import ApiError
 from .views import ApiMixin, BaseApi, WorkspaceMixin, validated
 
 log = logging.getLogger(__name__)
@@ -28,10 +29,6 @@ log = logging.getLogger(__name__)
 
 def retrieval_options(options: dict) -> RetrievalOptions:
     return RetrievalOptions(**options)
-
-
-def _input_error(exc: RetrievalInputError) -> ApiError:
-    return ApiError(exc.code, exc.message)
 
 
 class JsonFallbackNegotiation(DefaultContentNegotiation):
@@ -44,11 +41,6 @@ class JsonFallbackNegotiation(DefaultContentNegotiation):
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:
             return renderers[0], renderers[0].media_type
-
-
-def sse_event(event: str, data) -> str:
-    payload = json.dumps(data, ensure_ascii=False, default=str)
-    return f"event: {event}\ndata: {payload}\n\n"
 
 
 # --- examples -------------------------------------------------------------------------
@@ -120,11 +112,8 @@ class SearchApi(WorkspaceMixin, BaseApi):
         serializer = s.SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         options = retrieval_options(serializer.options())
-        try:
-            result = retrieval.retrieve_context(serializer.validated_data["query"], workspace, user=request.user,
-                                                options=options)
-        except RetrievalInputError as exc:
-            raise _input_error(exc) from None
+        result = retrieval.retrieve_context(serializer.validated_data["query"], workspace, user=request.user,
+                                            options=options)
         chunks = [chunk.to_dict() for chunk in result.chunks]
         data = {
             "query": serializer.validated_data["query"], "mode": result.mode, "degraded": bool(result.degraded),
@@ -150,10 +139,7 @@ class ContextApi(WorkspaceMixin, BaseApi):
         messages = [dict(m) for m in serializer.validated_data.get("messages", [])]
         messages.append({"role": "user", "content": serializer.validated_data["query"]})
         options = prepare.PrepareOptions(retrieval=retrieval_options(serializer.options()))
-        try:
-            prepared = prepare.prepare_context(messages, workspace, request.user, options)
-        except RetrievalInputError as exc:
-            raise _input_error(exc) from None
+        prepared = prepare.prepare_context(messages, workspace, request.user, options)
         data = {
             "messages": prepared.messages, "context_text": prepared.context_text, "citations": prepared.citations,
             "metrics": prepared.metrics, "intent": prepared.intent, "skipped": bool(prepared.skipped),
@@ -173,11 +159,9 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     ordering = ["-updated_at"]
 
     def get_queryset(self):
-        from agent.models import Conversation
-
         if self.fake_view():
             return Conversation.objects.none()
-        return selectors.conversation_list(self.workspace, self.request.user)
+        return conversation_list(self.workspace, self.request.user)
 
     @extend_schema(tags=["conversations"], summary="Mina konversationer i arbetsytan")
     def get(self, request, *args, **kwargs):
@@ -195,7 +179,8 @@ class ConversationDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["conversations"], summary="En konversation med dess meddelanden",
                    responses=s.ConversationDetailSerializer)
     def get(self, request, slug, conversation_id):
-        conversation = selectors.conversation_get(self.workspace, request.user, conversation_id)
+        conversation = conversation_get(self.workspace, request.user, conversation_id)
+        conversation.visible_messages = message_list(conversation)
         return Response(s.ConversationDetailSerializer(conversation).data)
 
 
@@ -220,15 +205,12 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         examples=[MESSAGE_REQUEST_EXAMPLE, MESSAGE_RESPONSE_EXAMPLE],
     )
     def post(self, request, slug, conversation_id):
-        conversation = selectors.conversation_get(self.workspace, request.user, conversation_id)
+        conversation = conversation_get(self.workspace, request.user, conversation_id)
         stream = validated(s.StreamQuerySerializer, request.query_params)["stream"]
         content = validated(s.MessageCreateSerializer, request.data)["content"]
         if stream:
             return self._stream(chat, conversation, request.user, content)
-        try:
-            message = chat.answer(conversation, request.user, content)
-        except ChatInputError as exc:
-            raise ApiError("invalid", exc.message) from None
+        message = chat.answer(conversation, request.user, content)
         return Response(s.MessageSerializer(message).data, status=status.HTTP_201_CREATED)
 
     def _stream(self, chat, conversation, user, content):
@@ -236,8 +218,8 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
             try:
                 for item in chat.stream_answer(conversation, user, content):
                     yield sse_event(str(item.get("event", "message")), item.get("data"))
-            except ChatInputError as exc:
-                yield sse_event("error", {"code": "invalid", "message": exc.message})
+            except ApplicationError as exc:  # in-band: the status line is already sent
+                yield sse_event("error", {"code": exc.code, "message": exc.message})
             except Exception:  # the status line is long gone: report in-band
                 log.exception("streaming answer failed")
                 yield sse_event("error", {"code": "server_error",
@@ -255,17 +237,12 @@ class FeedbackApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["conversations"], summary="Tumme upp/ner på ett svar", request=s.FeedbackInputSerializer,
                    responses=s.FeedbackSerializer)
     def post(self, request, slug, conversation_id, message_id):
-        from agent.models import Message
-
-        conversation = selectors.conversation_get(self.workspace, request.user, conversation_id)
-        message = selectors.message_get(conversation, message_id)
+        conversation = conversation_get(self.workspace, request.user, conversation_id)
+        message = message_get(conversation, message_id)
         data = validated(s.FeedbackInputSerializer, request.data)
         if message.role != Message.Role.ASSISTANT:
             raise ValidationError({"message": ["Återkoppling kan bara ges på assistentens svar."]})
-        try:
-            feedback = chat.feedback_save(message=message, user=request.user, rating=data["rating"],
-                                          comment=data["comment"])
-        except ChatInputError as exc:
-            raise ApiError("invalid", exc.message) from None
+        feedback = chat.feedback_save(message=message, user=request.user, rating=data["rating"],
+                                      comment=data["comment"])
         return Response(s.FeedbackSerializer({"message_id": message.pk, "rating": feedback.rating,
                                               "comment": feedback.comment, "updated_at": feedback.updated_at}).data)

@@ -2,8 +2,8 @@
 
 Every failure a client can cause is a 4xx in this shape: DRF's own exceptions,
 Django's Http404/PermissionDenied/ValidationError, request bodies that are too
-big or malformed, and the domain errors the services raise (UploadError,
-MembershipError). An unexpected exception is logged and answered with a 500 in
+big or malformed, and every domain error (`compliance.errors.ApplicationError`,
+converted here and nowhere else). An unexpected exception is logged and answered with a 500 in
 the same shape, so clients only ever parse one format.
 """
 
@@ -18,6 +18,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
+
+from compliance.errors import ApplicationError
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +49,6 @@ def error_response(code: str, message: str, http_status: int, details=None) -> R
 
 def _translate(exc):
     """Map Django and domain exceptions onto DRF exceptions."""
-    from compliance.services import MembershipError, UploadError
-
     if isinstance(exc, Http404):
         return exceptions.NotFound(str(exc) or "Hittades inte.")
     if isinstance(exc, PermissionDenied):
@@ -56,8 +56,8 @@ def _translate(exc):
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         return exceptions.ValidationError(detail)
-    if isinstance(exc, (UploadError, MembershipError)):
-        return ApiError(exc.code, exc.message)
+    if isinstance(exc, ApplicationError):
+        return ApiError(exc.code, exc.message, http_status=exc.status)
     if isinstance(exc, RequestDataTooBig):
         return ApiError("too_large", "Begäran är för stor.", http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, SuspiciousOperation):

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 
-from django.contrib.auth import get_user_model
+from django.conf import settings
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from chunks.models import SourceType
+from compliance import selectors
 from compliance.models import (
     SFS_NUMBER_RE,
     ApiToken,
@@ -23,9 +25,6 @@ from compliance.models import (
     UserFile,
     Workspace,
 )
-
-MAX_QUERY_CHARS = 2000
-MAX_MESSAGE_CHARS = 8000
 
 
 def validate_sfs(value: str) -> str:
@@ -113,7 +112,7 @@ class MemberCreateSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.VIEWER)
 
     def validate_username(self, value):
-        user = get_user_model().objects.filter(username=value, is_active=True).first()
+        user = selectors.user_find_active(value)
         if user is None:
             raise serializers.ValidationError("Användaren finns inte.")
         return user
@@ -196,7 +195,7 @@ class UserFileSerializer(serializers.ModelSerializer):
 
     def get_download_url(self, obj) -> str:
         slug = self.context["workspace"].slug if "workspace" in self.context else obj.workspace.slug
-        return f"/api/v1/workspaces/{slug}/files/{obj.pk}/download/"
+        return reverse("api-file-download", args=[slug, obj.pk])
 
 
 class UserFileUploadSerializer(serializers.Serializer):
@@ -244,22 +243,18 @@ class AssessmentInputSerializer(serializers.Serializer):
     due_date = serializers.DateField(required=False, allow_null=True)
 
     def validate_legal_document(self, value):
-        from compliance.models import LegalDocument as Doc
-
         if not value:
             return None
         validate_sfs(value)
-        doc = Doc.objects.filter(sfs_number=value).first()
+        doc = selectors.legal_document_find(value)
         if doc is None:
             raise serializers.ValidationError("Författningen finns inte.")
         return doc
 
     def validate_owner(self, value):
-        from compliance.selectors import workspace_member_user
-
         if not value:
             return None
-        user = workspace_member_user(self.context["workspace"], value)
+        user = selectors.workspace_member_user(self.context["workspace"], value)
         if user is None:
             raise serializers.ValidationError("Den ansvarige måste vara medlem i arbetsytan.")
         return user
@@ -315,7 +310,7 @@ class RetrievalOptionsSerializer(serializers.Serializer):
 
 
 class SearchInputSerializer(RetrievalOptionsSerializer):
-    query = StrictCharField(max_length=MAX_QUERY_CHARS)
+    query = StrictCharField(max_length=settings.RETRIEVAL_QUERY_MAX_CHARS)
 
 
 class RetrievedChunkSerializer(serializers.Serializer):
@@ -355,11 +350,11 @@ class ChatMessageInputSerializer(serializers.Serializer):
     # A pattern, not an enum: a second "role" enum would collide with the membership roles' component.
     role = StrictRegexField(r"^(user|assistant)$", max_length=9, help_text="`user` eller `assistant`.",
                                   error_messages={"invalid": "Rollen måste vara user eller assistant."})
-    content = StrictCharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True)
+    content = StrictCharField(max_length=settings.CHAT_MESSAGE_MAX_CHARS, allow_blank=True)
 
 
 class ContextInputSerializer(RetrievalOptionsSerializer):
-    query = StrictCharField(max_length=MAX_QUERY_CHARS)
+    query = StrictCharField(max_length=settings.RETRIEVAL_QUERY_MAX_CHARS)
     messages = ChatMessageInputSerializer(many=True, required=False, max_length=100)
 
 
@@ -403,11 +398,12 @@ class MessageSerializer(serializers.Serializer):
 
 
 class ConversationDetailSerializer(ConversationSerializer):
-    messages = MessageSerializer(many=True, read_only=True)
+    # The view sets `visible_messages` (agent.selectors.message_list): sources as they may be shown today.
+    messages = MessageSerializer(many=True, read_only=True, source="visible_messages")
 
 
 class MessageCreateSerializer(serializers.Serializer):
-    content = StrictCharField(max_length=MAX_MESSAGE_CHARS)
+    content = StrictCharField(max_length=settings.CHAT_MESSAGE_MAX_CHARS)
 
 
 class StreamQuerySerializer(serializers.Serializer):

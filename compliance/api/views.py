@@ -7,7 +7,6 @@ without the role for a write gets a 403: they can see the workspace anyway.
 
 from __future__ import annotations
 
-from django.db.models import Q
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -18,7 +17,7 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chunks.services import workspace_knowledge_stats
+from chunks.selectors import knowledge_stats, legal_document_sections
 from compliance import selectors, services
 from compliance.models import SFS_NUMBER_RE, ApiToken, Assessment, Membership, UserFile, Workspace
 
@@ -102,7 +101,7 @@ class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
 class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="Kunskapsbasens omfattning", responses=s.KnowledgeStatsSerializer)
     def get(self, request, slug):
-        return Response(s.KnowledgeStatsSerializer(workspace_knowledge_stats(self.workspace)).data)
+        return Response(s.KnowledgeStatsSerializer(knowledge_stats(self.workspace)).data)
 
 
 # --- members ----------------------------------------------------------------------------
@@ -195,18 +194,9 @@ class StatuteListApi(ApiMixin, generics.ListAPIView):
     ordering = ["sfs_number"]
 
     def get_queryset(self):
-        qs = selectors.legal_document_list().defer("full_text")
         if getattr(self, "swagger_fake_view", False):
-            return qs.none()
-        f = validated(s.StatuteFilterSerializer, self.request.query_params)
-        if sfs := f.get("sfs"):
-            qs = qs.filter(sfs_number=sfs) if ":" in sfs else qs.filter(sfs_number__startswith=f"{sfs}:")
-        if content_type := f.get("content_type"):
-            qs = qs.filter(content_type=content_type)
-        if q := f.get("q", "").strip():
-            qs = qs.filter(Q(title__icontains=q) | Q(short_names__icontains=q) | Q(abbreviations__contains=[q])
-                           | Q(sfs_number__startswith=q))
-        return qs
+            return selectors.legal_document_list().none()
+        return selectors.legal_document_list(filters=validated(s.StatuteFilterSerializer, self.request.query_params))
 
     @extend_schema(tags=["statutes"], summary="Författningar", parameters=[s.StatuteFilterSerializer])
     def get(self, request, *args, **kwargs):
@@ -220,7 +210,7 @@ class StatuteDetailApi(BaseApi):
         if not SFS_NUMBER_RE.match(sfs):
             raise NotFound("Författningen finns inte.")
         document = selectors.legal_document_get(sfs)
-        document.sections = selectors.legal_document_sections(document)
+        document.sections = legal_document_sections(document)
         return Response(s.StatuteDetailSerializer(document).data)
 
 
@@ -237,15 +227,8 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     def get_queryset(self):
         if self.fake_view():
             return UserFile.objects.none()
-        f = validated(s.UserFileFilterSerializer, self.request.query_params)
-        qs = selectors.user_file_list(self.workspace)
-        if f.get("status"):
-            qs = qs.filter(status=f["status"])
-        if f.get("is_private") is not None:
-            qs = qs.filter(is_private=f["is_private"])
-        if q := f.get("q", "").strip():
-            qs = qs.filter(Q(title__icontains=q) | Q(original_name__icontains=q))
-        return qs
+        filters = validated(s.UserFileFilterSerializer, self.request.query_params)
+        return selectors.user_file_list(self.workspace, filters=filters)
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
@@ -317,17 +300,8 @@ class AssessmentListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     def get_queryset(self):
         if self.fake_view():
             return Assessment.objects.none()
-        f = validated(s.AssessmentFilterSerializer, self.request.query_params)
-        qs = selectors.assessment_list(self.workspace)
-        if f.get("compliance_status"):
-            qs = qs.filter(compliance_status=f["compliance_status"])
-        if f.get("sfs"):
-            qs = qs.filter(legal_document__sfs_number=f["sfs"])
-        if f.get("owner"):
-            qs = qs.filter(owner__username=f["owner"])
-        if q := f.get("q", "").strip():
-            qs = qs.filter(Q(title__icontains=q) | Q(notes__icontains=q))
-        return qs
+        filters = validated(s.AssessmentFilterSerializer, self.request.query_params)
+        return selectors.assessment_list(self.workspace, filters=filters)
 
     @extend_schema(tags=["assessments"], summary="Arbetsytans bedömningar", parameters=[s.AssessmentFilterSerializer])
     def get(self, request, *args, **kwargs):

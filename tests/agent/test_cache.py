@@ -14,8 +14,8 @@ from agent.cache import (
     get_retrieval_cache,
     options_fingerprint,
     retrieval_cache_key,
-    topic_key,
 )
+from agent.query_analysis import analyse_query
 from agent.sources import RetrievedChunk
 
 
@@ -57,7 +57,7 @@ def chunks(n: int = 2) -> list[RetrievedChunk]:
 
 def key(workspace: int = 1, version: int = 1, topic: str = "Vad gäller för buller på arbetsplatsen?",
         scope: Scope | None = None, options=None) -> RetrievalCacheKey:
-    return retrieval_cache_key(scope or Scope(workspace), version, topic, options)
+    return retrieval_cache_key(scope or Scope(workspace), version, analyse_query(topic), options)
 
 
 @pytest.fixture
@@ -83,9 +83,17 @@ def django_cache(settings) -> DjangoRetrievalCache:
 
 
 def test_topic_key_is_order_and_filler_insensitive():
-    assert topic_key("Vad gäller för buller på arbetsplatsen?") == topic_key("buller arbetsplatsen, vad gäller?")
-    assert topic_key("Vad säger 3 kap. 2 a §?") == "2 3 a kap säger §"
-    assert topic_key("buller") != topic_key("belysning")
+    assert key(topic="Vad gäller för buller på arbetsplatsen?") == key(topic="buller arbetsplatsen, vad gäller?")
+    assert key(topic="buller") != key(topic="belysning")
+
+
+def test_cited_sections_are_part_of_the_key_in_order():
+    # Same words once sorted ("2 3 kap"), different sections: a follow-up must not get the previous section.
+    questions = ["Vad säger 3 kap. 2 § arbetsmiljölagen?", "Vad säger 2 kap. 3 § arbetsmiljölagen?",
+                 "Vad säger 3 kap. 2 a § arbetsmiljölagen?", "Vad säger 3 kap. 2 § och 4 kap. 1 § arbetsmiljölagen?",
+                 "Vad säger 4 kap. 1 § och 3 kap. 2 § arbetsmiljölagen?"]
+    assert len({key(topic=q).digest() for q in questions}) == len(questions)
+    assert key(topic=questions[0]) == key(topic="Vad säger 3 kap. 2 § arbetsmiljölagen?")
 
 
 def test_options_fingerprint_is_stable_and_sensitive():

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from agent import chat
 from agent.models import Conversation, Feedback, Message, RetrievalLog
-from compliance.models import Membership, Workspace
+from chunks.services import chunk_document, embed_chunk_batch
+from compliance import services
+from compliance.models import Membership, UserFile, Workspace
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import make_user
 
@@ -183,3 +186,64 @@ def test_new_conversation_json_for_the_chat_page(setup, client):
     data = response.json()
     conv = Conversation.objects.get(pk=data["id"])
     assert conv.user == setup["alice"] and data["stream_url"].endswith("/meddelanden/")
+
+
+def _answered(setup):
+    """An assistant message in alice's conversation, made through the real chat."""
+    return chat.answer(setup["conv"], setup["alice"], QUESTION)
+
+
+def test_message_detail_checks_ownership(setup, client):
+    message = _answered(setup)
+    url = reverse("message_detail", args=[setup["ws"].slug, setup["conv"].pk, message.pk])
+    client.force_login(setup["alice"])
+    assert client.get(url).status_code == 200
+    # bob is a member of the workspace but the conversation is alice's; charlie is an outsider,
+    # also when he names his own workspace with alice's ids.
+    for user, slug in ((setup["bob"], setup["ws"].slug), (setup["charlie"], setup["ws"].slug),
+                       (setup["charlie"], setup["other"].slug)):
+        client.force_login(user)
+        assert client.get(reverse("message_detail", args=[slug, setup["conv"].pk, message.pk])).status_code == 404
+
+
+def test_feedback_checks_ownership(setup, client):
+    message = _answered(setup)
+    for user, slug in ((setup["bob"], setup["ws"].slug), (setup["charlie"], setup["ws"].slug),
+                       (setup["charlie"], setup["other"].slug)):
+        client.force_login(user)
+        url = reverse("message_feedback", args=[slug, setup["conv"].pk, message.pk])
+        assert client.post(url, {"rating": "-1", "comment": "x"}).status_code == 404
+    assert not Feedback.objects.filter(message=message).exists()
+
+
+def test_new_conversation_checks_ownership(setup, client):
+    before = Conversation.objects.count()
+    client.force_login(setup["charlie"])
+    response = client.post(reverse("conversation_new", args=[setup["ws"].slug]), HTTP_ACCEPT="application/json")
+    assert response.status_code == 404
+    assert Conversation.objects.count() == before
+    assert client.post(reverse("conversation_new", args=[setup["other"].slug])).status_code == 302
+
+
+@pytest.mark.parametrize("how", ["deleted", "private"])
+def test_a_removed_file_is_no_longer_quoted_by_old_answers(setup, client, how):
+    text = "Vår rutin för zebrasäkerhet: skyddsombudet går en runda på lagret varje fredag."
+    upload = SimpleUploadedFile("zebra.txt", text.encode(), content_type="text/plain")
+    user_file = services.user_file_upload(workspace=setup["ws"], user=setup["alice"], uploaded=upload)
+    embed_chunk_batch(chunk_document("USER_FILE", user_file.pk).to_embed)
+    message = chat.answer(setup["conv"], setup["alice"], "Hur går det till med zebrasäkerhet på lagret?")
+    assert any(s["source_type"] == "USER_FILE" and "fredag" in s["text"] for s in message.sources)
+    if how == "deleted":
+        services.user_file_delete(user_file)
+    else:
+        UserFile.objects.filter(pk=user_file.pk).update(is_private=True)
+    client.force_login(setup["alice"])
+    page = client.get(reverse("conversation", args=[setup["ws"].slug, setup["conv"].pk])).content.decode()
+    api = client.get(f"/api/v1/workspaces/{setup['ws'].slug}/conversations/{setup['conv'].pk}/").json()
+    assert "Källan har tagits bort" in page and "varje fredag" not in page.split("source-card", 1)[-1]
+    shown = [s for m in api["messages"] for s in m["sources"]
+             if s.get("source_type") == "USER_FILE" and s.get("source_id") == user_file.pk]
+    assert shown and all(s.get("removed") and s["text"] == "" for s in shown), shown
+    # What the answer was built on stays in the database: only what is shown changes.
+    message.refresh_from_db()
+    assert any("fredag" in s["text"] for s in message.sources)

@@ -1,5 +1,6 @@
-"""Workspace isolation as a property: whatever the workspaces, members, files and questions,
-no result ever comes from a workspace the user is not a member of, or from a private or deleted file.
+"""Workspace isolation as a property: whatever the workspaces, members, files, assessments and
+questions, no result ever comes from a workspace the user is not a member of, or from a private or
+deleted file; and every source the user may see can be found (an empty result would pass the first half).
 
 Covers plain retrieval, the exact-reference path and the retrieval cache (through prepare_context).
 """
@@ -17,7 +18,7 @@ from agent.prepare import prepare_context
 from agent.retrieval import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from compliance.models import Membership, UserFile, Workspace, content_hash
+from compliance.models import Assessment, Membership, UserFile, Workspace, content_hash
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -45,10 +46,19 @@ files_strategy = st.lists(
     st.tuples(st.integers(0, 2), st.sampled_from(range(len(TEXTS))), st.booleans(), st.booleans()),
     min_size=1, max_size=8,
 )
+assessments_strategy = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(range(len(TEXTS)))), max_size=3)
 membership_strategy = st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=2, max_size=2)
 
 
-def build(memberships, files):
+def add_chunk(workspace, text, header, **source):
+    ContentChunk.objects.create(
+        workspace=workspace, document_title=header.split(" > ")[0], header=header, path="00000.00000", ordinal=0,
+        citation="", text=text, token_count=20, content_hash=content_hash(text), embedding=vector_for(text, header),
+        embedding_model=active_model_name(), **source,
+    )
+
+
+def build(memberships, files, assessments=()):
     workspaces = [Workspace.objects.create(name=f"WS {i}", slug=f"ws-{i}") for i in range(3)]
     users = []
     for u, row in enumerate(memberships):
@@ -62,14 +72,18 @@ def build(memberships, files):
         f = UserFile.objects.create(workspace=workspaces[w], title=title, original_name=title, file="x",
                                     is_private=private, deleted_at=timezone.now() if deleted else None,
                                     status="done")
-        header = f"{title} > Sida 1"
-        ContentChunk.objects.create(
-            source_type="USER_FILE", user_file=f, workspace=workspaces[w], document_title=title, header=header,
-            path="00000.00000", ordinal=0, citation="Sida 1", text=TEXTS[t], token_count=20,
-            content_hash=content_hash(TEXTS[t]), embedding=vector_for(TEXTS[t], header),
-            embedding_model=active_model_name(),
-        )
+        add_chunk(workspaces[w], TEXTS[t], f"{title} > Sida 1", source_type="USER_FILE", user_file=f)
+    for i, (w, t) in enumerate(assessments):
+        title = f"Bedömning {i}"
+        a = Assessment.objects.create(workspace=workspaces[w], title=title, notes=TEXTS[t], status="done")
+        add_chunk(workspaces[w], TEXTS[t], f"Bedömning: {title}", source_type="ASSESSMENT", assessment=a)
     return workspaces, users
+
+
+def visible_own_chunks(workspace):
+    """The workspace's own chunks its members may search: every assessment, files neither private nor deleted."""
+    return [c for c in ContentChunk.objects.filter(workspace=workspace).select_related("user_file")
+            if c.user_file_id is None or (not c.user_file.is_private and c.user_file.deleted_at is None)]
 
 
 def assert_visible(chunk_ids, workspace):
@@ -82,12 +96,12 @@ def assert_visible(chunk_ids, workspace):
 
 @hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
-@given(memberships=membership_strategy, files=files_strategy, query=st.sampled_from(QUERIES),
-       mode=st.sampled_from(["hybrid", "vector", "keyword"]))
-def test_no_result_ever_leaks(loaded, memberships, files, query, mode):
+@given(memberships=membership_strategy, files=files_strategy, assessments=assessments_strategy,
+       query=st.sampled_from(QUERIES), mode=st.sampled_from(["hybrid", "vector", "keyword"]))
+def test_no_result_ever_leaks(loaded, memberships, files, assessments, query, mode):
     get_retrieval_cache().clear()
     with transaction.atomic():
-        workspaces, users = build(memberships, files)
+        workspaces, users = build(memberships, files, assessments)
         for user, row in zip(users, memberships):
             for workspace, member in zip(workspaces, row):
                 if not member:
@@ -100,6 +114,12 @@ def test_no_result_ever_leaks(loaded, memberships, files, query, mode):
                 for _ in range(2):
                     prepared = prepare_context([{"role": "user", "content": query}], workspace, user)
                     assert_visible([c["chunk_id"] for c in prepared.citations], workspace)
+                # What the member may see is found: asked in its own words, each visible source comes back.
+                # (Without the reference paths: a text citing 3 kap. 2 a § would fill top-k with that statute.)
+                for chunk in visible_own_chunks(workspace):
+                    found = retrieve_context(chunk.text, workspace, user=user,
+                                             options=RetrievalOptions(mode=mode, use_references=False))
+                    assert chunk.pk in {c.chunk_id for c in found.chunks}, "a visible source was not found"
         transaction.set_rollback(True)
 
 

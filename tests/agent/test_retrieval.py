@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from agent.retrieval import RetrievalInputError, RetrievalOptions, query_vectors, retrieve_context
+from agent.query_analysis import analyse_query
+from agent.retrieval import (
+    RetrievalInputError,
+    RetrievalOptions,
+    keyword_terms,
+    query_vectors,
+    retrieve_context,
+    term_frequencies,
+)
+from agent.retrieval import (
+    _keyword_query as keyword_query,
+)
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
 from tests.helpers import make_user
@@ -121,6 +132,8 @@ def test_filters(people):
     ordinances = retrieve_context("skyddsombud", ws, user=alice,
                                   options=RetrievalOptions(content_types=["SFS_ORDINANCE"], source_types=["LEGAL_DOCUMENT"]))
     assert ordinances.chunks == []
+    laws = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(content_types=["SFS_LAW"]))
+    assert laws.chunks and {c.source_type for c in laws.chunks} == {"LEGAL_DOCUMENT"}  # no user file slips through
     top3 = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(top_k=3))
     assert len(top3.chunks) == 3
     strict = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(min_score=0.03, use_references=False))
@@ -189,7 +202,8 @@ def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(peop
 
 
 def test_common_words_are_left_out_of_the_keyword_query(people, settings):
-    from agent.retrieval import _keyword_query, term_frequencies
+    def _keyword_query(text):
+        return keyword_query(keyword_terms(analyse_query(text)))
 
     term_frequencies.clear()
     settings.RETRIEVAL_COMMON_TERM_ROWS = 10  # "arbetsgivaren" matches far more sections than that

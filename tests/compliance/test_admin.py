@@ -1,4 +1,5 @@
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from chunks.models import ContentChunk
@@ -51,3 +52,26 @@ class AdminTests(BaseTestCase):
         self.client.force_login(self.alice)
         response = self.client.get(reverse("admin:compliance_legaldocument_changelist"))
         self.assertEqual(response.status_code, 302)
+
+    def test_staff_who_are_not_superusers_see_only_their_workspaces(self):
+        # charlie is staff with every view permission, but a member of his own workspace only.
+        charlie = self.charlie
+        charlie.is_staff = True
+        charlie.save()
+        charlie.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+        UserFile.objects.create(workspace=self.charlies_workspace, title="Charlies policy", original_name="c.txt",
+                                file="c.txt")
+        alices = UserFile.objects.get(workspace=self.workspace)
+        self.client.force_login(charlie)
+        files = self.client.get(reverse("admin:compliance_userfile_changelist"))
+        self.assertContains(files, "Charlies policy")
+        self.assertNotContains(files, "Policy</a>")
+        # Alice's file is simply not there: the admin answers as for an id that does not exist.
+        detail = self.client.get(reverse("admin:compliance_userfile_change", args=[alices.pk]))
+        self.assertEqual(detail.status_code, 302)
+        self.assertNotContains(self.client.get(reverse("admin:compliance_assessment_changelist")), "Riskbedömning")
+        workspaces = self.client.get(reverse("admin:compliance_workspace_changelist"))
+        self.assertContains(workspaces, "Charlies AB")
+        self.assertNotContains(workspaces, "Alices AB")
+        # Shared statutes stay visible to every staff member with the permission.
+        self.assertContains(self.client.get(reverse("admin:compliance_legaldocument_changelist")), "1977:1160")

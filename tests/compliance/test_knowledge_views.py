@@ -14,9 +14,10 @@ from django.test import override_settings
 from django.urls import reverse
 
 from chunks.models import ContentChunk
+from chunks.selectors import EMBEDDING_ERROR_CACHE_KEY, chunk_index_size, embedding_state, knowledge_stats
+from chunks.services import chunk_source_key, embedding_record_error, embedding_record_ok, source_progress_refresh
 from compliance import services
 from compliance.models import Assessment, LegalDocument, Membership, ProcessingStatus, UserFile
-from compliance.selectors import EMBEDDING_ERROR_CACHE_KEY, chunk_index_size, embedding_state
 from tests.helpers import BaseTestCase, make_user
 
 
@@ -387,7 +388,25 @@ class FiguresTests(KnowledgeTestCase):
     def add_chunk(self, **fields):
         defaults = {"header": "h", "path": "00000.00000", "ordinal": 0, "text": "t", "content_hash": "x"}
         defaults.update(fields)
-        return ContentChunk.objects.create(**defaults)
+        chunk = ContentChunk.objects.create(**defaults)
+        self.refresh_counters(chunk)
+        return chunk
+
+    @staticmethod
+    def refresh_counters(chunk):
+        # The figures come from the per-source counters that ingestion keeps; chunks made
+        # here by hand get them from the same service the worker calls.
+        source_progress_refresh({chunk_source_key(chunk)})
+
+    def test_private_and_deleted_files_are_not_counted(self):
+        private = UserFile.objects.create(workspace=self.workspace, title="Hemlig", original_name="h.txt",
+                                          is_private=True)
+        self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace)
+        self.add_chunk(source_type="USER_FILE", user_file=private, workspace=self.workspace)
+        stats = knowledge_stats(self.workspace)
+        self.assertEqual(stats["chunks"], 1)
+        services.user_file_delete(self.file)
+        self.assertEqual(knowledge_stats(self.workspace)["chunks"], 0)
 
     def test_figures(self):
         from chunks.embedding import active_model_name
@@ -422,14 +441,15 @@ class FiguresTests(KnowledgeTestCase):
         # Another workspace's pending chunks do not count for alice.
         self.assertEqual(embedding_state(self.charlies_workspace)["label"], "klar")
         ContentChunk.objects.filter(pk=chunk.pk).update(embedding=[0.2] * 384, embedding_model=active_model_name())
+        self.refresh_counters(chunk)
         self.assertEqual(embedding_state(self.workspace)["label"], "klar")
-        services.embedding_record_error("Modellen kunde inte laddas.")
+        embedding_record_error("Modellen kunde inte laddas.")
         try:
             state = embedding_state(self.workspace)
             self.assertEqual(state["label"], "fel")
             self.assertEqual(state["error"], "Modellen kunde inte laddas.")
         finally:
-            services.embedding_record_ok()
+            embedding_record_ok()
         self.assertIsNone(cache.get(EMBEDDING_ERROR_CACHE_KEY))
 
     def test_queue_and_time_left_come_from_counts_and_the_measured_rate(self):
@@ -441,8 +461,10 @@ class FiguresTests(KnowledgeTestCase):
         UserFile.objects.filter(pk=self.file.pk).update(status=ProcessingStatus.PROCESSING)
         for i in range(3):
             self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace, path=f"{i:05d}")
-        for i in range(600):
-            self.add_chunk(source_type="LEGAL_DOCUMENT", legal_document=self.statute, path=f"{i:05d}")
+        statute_chunks = ContentChunk.objects.bulk_create(
+            ContentChunk(source_type="LEGAL_DOCUMENT", legal_document=self.statute, header="h", path=f"{i:05d}",
+                         ordinal=i, text="t", content_hash="x") for i in range(600))
+        self.refresh_counters(statute_chunks[0])
         self.login(self.alice)
         partial = self.client.get(self.url("knowledge_status"))
         overview = partial.context["overview"]

@@ -4,7 +4,7 @@ from django.db import IntegrityError, transaction
 
 from compliance.models import LegalDocument, Membership, UserFile, Workspace, validate_sfs_number
 from compliance.selectors import access_scope_for, workspace_list_for_user
-from compliance.services import membership_set, workspace_create
+from compliance.services import MembershipError, membership_set, workspace_create
 from tests.helpers import BaseTestCase
 
 
@@ -49,8 +49,17 @@ class ModelTests(BaseTestCase):
         viewer = Membership.objects.get(user=self.bob, workspace=self.workspace)
         self.assertFalse(viewer.can_edit)
         self.assertEqual(viewer.get_role_display(), "läsare")
-        with self.assertRaises(ValueError):
+        with self.assertRaises(MembershipError):
             membership_set(workspace=self.workspace, user=self.bob, role="admin")
+
+    def test_membership_set_keeps_the_last_owner(self):
+        with self.assertRaises(MembershipError) as raised:
+            membership_set(workspace=self.workspace, user=self.alice, role=Membership.Role.VIEWER)
+        self.assertEqual(raised.exception.code, "last_owner")
+        self.assertEqual(Membership.objects.get(user=self.alice, workspace=self.workspace).role, Membership.Role.OWNER)
+        membership_set(workspace=self.workspace, user=self.charlie, role=Membership.Role.OWNER)
+        membership_set(workspace=self.workspace, user=self.alice, role=Membership.Role.VIEWER)
+        self.assertEqual(Membership.objects.get(user=self.alice, workspace=self.workspace).role, Membership.Role.VIEWER)
 
     def test_one_membership_per_user_and_workspace(self):
         with self.assertRaises(IntegrityError), transaction.atomic():

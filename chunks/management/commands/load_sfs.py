@@ -9,7 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from agent.statute_names import names_for
+from chunks.services import chunk_document
 from chunks.sfs_corpus import CORE_SFS, content_type_for, parse_date, read_corpus
+from chunks.tasks import enqueue_embedding
 from compliance.models import SFS_NUMBER_RE
 from compliance.services import LegalDocumentData, legal_document_upsert
 
@@ -40,9 +42,6 @@ class Command(BaseCommand):
             if was_changed or doc.chunked_hash != doc.content_hash:
                 changed += 1
                 if opts["sync"]:
-                    from chunks.services import chunk_document
-                    from chunks.tasks import enqueue_embedding
-
                     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
                     enqueue_embedding(result.to_embed or [], bulk=True)
         self.stdout.write(f"{len(records)} författningar lästa, {changed} nya eller ändrade.")

@@ -1,0 +1,193 @@
+"""Reads of chunks and of the knowledge base's state, built on compliance's access scope.
+
+"Which chunks may a scope see" is defined here once, twice over: as the SQL
+predicate the retrieval query embeds (CHUNK_SCOPE_SQL) and as its ORM twin
+(`chunk_list_visible`) for pages, statistics and admin. Keep them side by side
+and change them together: shared statutes, plus the scope's workspaces' own
+chunks, except those of deleted or private files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, Max, Q, QuerySet, Sum
+
+from compliance.models import LegalDocument, ProcessingStatus, UserFile, Workspace
+from compliance.selectors import assessment_list, user_file_list
+
+from .embedding import active_model_name
+from .models import ContentChunk
+
+# Embeds %(workspace_ids)s: the workspaces the scope may read (AccessScope.workspace_ids).
+CHUNK_SCOPE_SQL = """
+(c.workspace_id IS NULL OR (
+    c.workspace_id = ANY(%(workspace_ids)s)
+    AND (c.user_file_id IS NULL OR EXISTS (
+        SELECT 1 FROM compliance_userfile f
+        WHERE f.id = c.user_file_id AND f.deleted_at IS NULL AND NOT f.is_private))
+))
+"""
+
+
+def chunk_list_visible(workspace_ids: Sequence[int]) -> QuerySet[ContentChunk]:
+    """The ORM twin of CHUNK_SCOPE_SQL."""
+    return ContentChunk.objects.filter(
+        Q(workspace__isnull=True)
+        | (
+            Q(workspace_id__in=list(workspace_ids))
+            & (Q(user_file__isnull=True) | Q(user_file__deleted_at__isnull=True, user_file__is_private=False))
+        )
+    )
+
+
+def user_file_chunks(user_file: UserFile) -> QuerySet[ContentChunk]:
+    """A file's chunks in document order. Only call with a file from `user_file_get`."""
+    return ContentChunk.objects.filter(user_file=user_file).order_by("path")
+
+
+def legal_document_chunks(doc: LegalDocument) -> QuerySet[ContentChunk]:
+    """A statute's chunks, in document order."""
+    return ContentChunk.objects.filter(legal_document=doc).order_by("path")
+
+
+def legal_document_sections(document: LegalDocument) -> list[dict]:
+    """The statute's sections in document order, from its chunks.
+
+    A section that chunking split into parts ("00012.00000", "00012.00001")
+    comes back whole: the parts' texts joined by blank lines.
+    """
+    rows = (legal_document_chunks(document)
+            .values("path", "citation", "header", "text", "kind", "chapter", "section"))
+    sections: list[dict] = []
+    last_unit = None
+    for row in rows:
+        unit = row.pop("path").split(".", 1)[0]
+        if sections and unit == last_unit:
+            sections[-1]["text"] += "\n\n" + row["text"]
+            continue
+        sections.append(row)
+        last_unit = unit
+    return sections
+
+
+# --- the knowledge base's figures -------------------------------------------------------
+# Served from the per-source counters (chunks_total, chunks_embedded) that ingestion keeps
+# on every statute, file and assessment, never from counts over the chunks table: the
+# Kunskapsbas page polls these every 2 s while anything is processing.
+
+EMBEDDING_ERROR_CACHE_KEY = "lagrum:embedding:last_error"
+EMBED_RATE_CACHE_KEY = "chunks:embed-rate"  # chunks/s, a moving average kept by services.embed_chunk_batch
+_ACTIVE = (ProcessingStatus.PENDING, ProcessingStatus.PROCESSING)
+
+
+def _figures(workspace: Workspace) -> dict:
+    """One aggregate per kind of source: three small queries, whatever the number of chunks."""
+    active = Q(status__in=_ACTIVE)
+    kinds = (
+        # Files: private ones are listed but their chunks are never searched.
+        (user_file_list(workspace), Q(is_private=False)),
+        (assessment_list(workspace), Q()),
+        (LegalDocument.objects.all(), Q()),
+    )
+    rows = [qs.order_by().aggregate(
+        n=Count("id"), total=Sum("chunks_total", filter=searchable, default=0),
+        embedded=Sum("chunks_embedded", filter=searchable, default=0),
+        active=Count("id", filter=active), last=Max("processed_at"),
+        queued=Count("id", filter=Q(status=ProcessingStatus.PENDING)),
+        processing=Count("id", filter=Q(status=ProcessingStatus.PROCESSING)),
+    ) for qs, searchable in kinds]
+    return {"files": rows[0], "assessments": rows[1], "statutes": rows[2]}
+
+
+def knowledge_stats(workspace: Workspace, figures: dict | None = None) -> dict:
+    """Documents and searchable chunks the workspace sees, and how many have a vector."""
+    figures = figures or _figures(workspace)
+    total = sum(f["total"] for f in figures.values())
+    embedded = sum(f["embedded"] for f in figures.values())
+    return {
+        "files": figures["files"]["n"],
+        "assessments": figures["assessments"]["n"],
+        "statutes": figures["statutes"]["n"],
+        "chunks": total,
+        "chunks_embedded": embedded,
+        "embedded_share": round(embedded / total, 4) if total else 0.0,
+    }
+
+
+def chunk_index_size() -> dict:
+    """Bytes used by the chunks table: its rows (with TOAST) and its indexes (catalog look-ups)."""
+    table = ContentChunk._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_table_size(%s::regclass), pg_indexes_size(%s::regclass), pg_total_relation_size(%s::regclass)",
+            [table, table, table],
+        )
+        table_bytes, index_bytes, total_bytes = cursor.fetchone()
+    return {"table_bytes": table_bytes, "index_bytes": index_bytes, "total_bytes": total_bytes}
+
+
+def embedding_state(workspace: Workspace, stats: dict | None = None) -> dict:
+    """The embedding model and whether it works, as seen from one workspace.
+
+    "fel" when the last embedding attempt failed (recorded by
+    `services.embedding_record_error`, cleared by `embedding_record_ok`);
+    otherwise "laddar" while any chunk the workspace can search still lacks a
+    vector of the active model, and "klar" when none does.
+    """
+    stats = stats or knowledge_stats(workspace)
+    pending = stats["chunks"] - stats["chunks_embedded"]
+    error = cache.get(EMBEDDING_ERROR_CACHE_KEY)
+    if error:
+        state, label = "error", "fel"
+    elif pending:
+        state, label = "loading", "laddar"
+    else:
+        state, label = "ready", "klar"
+    return {"model": active_model_name(), "state": state, "label": label, "pending": pending, "error": error or ""}
+
+
+def knowledge_overview(workspace: Workspace) -> dict:
+    """Every figure of the Kunskapsbas page in one dict."""
+    figures = _figures(workspace)
+    stats = knowledge_stats(workspace, figures)
+    size = chunk_index_size()
+    updates = [f["last"] for f in figures.values() if f["last"] is not None]
+    return {
+        **stats,
+        "documents": stats["files"] + stats["assessments"] + stats["statutes"],
+        "embedded_percent": round(100 * stats["embedded_share"], 1),
+        "size": size,
+        "size_mb": round(size["total_bytes"] / 1048576, 1),
+        "index_mb": round(size["index_bytes"] / 1048576, 1),
+        "embedding": embedding_state(workspace, stats),
+        "last_update": max(updates) if updates else None,
+        "processing": any(f["active"] for f in figures.values()),
+        **queue_progress(figures),
+    }
+
+
+def embedding_rate() -> float | None:
+    return cache.get(EMBED_RATE_CACHE_KEY)
+
+
+def queue_progress(figures: dict) -> dict:
+    """Honest progress: waiting vs. being worked on, and time left at the workers' measured rate.
+
+    The workspace's own files and assessments go first (the interactive queue), so their
+    estimate counts only their own chunks; "everything" includes the statutes behind them.
+    """
+    own = [figures["files"], figures["assessments"]]
+    own_pending = sum(f["total"] - f["embedded"] for f in own)
+    pending = own_pending + figures["statutes"]["total"] - figures["statutes"]["embedded"]
+    rate = embedding_rate()
+    return {
+        "sources_queued": sum(f["queued"] for f in figures.values()),
+        "sources_processing": sum(f["processing"] for f in figures.values()),
+        "chunks_pending": pending,
+        "own_chunks_pending": own_pending,
+        "eta_seconds": round(pending / rate) if rate and pending else None,
+        "own_eta_seconds": round(own_pending / rate) if rate and own_pending else None,
+    }

@@ -1,0 +1,32 @@
+"""Domain errors on the HTML pages: one conversion, like the API's exception handler.
+
+A view that lets an ApplicationError escape gets the error's Swedish message
+on an error page with the error's status (an htmx request gets just the
+message, to swap into the page). The API has its own handler and is left alone.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import render
+
+from .errors import ApplicationError
+
+
+class ApplicationErrorMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, ApplicationError) or request.path.startswith("/api/"):
+            return None
+        return error_response(request, exception)
+
+
+def error_response(request, error: ApplicationError) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        return HttpResponse(error.message, status=error.status, content_type="text/plain; charset=utf-8")
+    return render(request, "error.html", {"message": error.message, "code": error.code}, status=error.status)

@@ -1,0 +1,95 @@
+"""Text helpers shared by every layer: stop words, sentence ends, control characters.
+
+A leaf module: it imports nothing of the project, so ingestion (chunks/) and
+answering (agent/) can both use it without reaching across layers, and there
+is exactly one list of stop words and one rule for where a sentence ends.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that do not change what a question is about (Swedish, plus English, and the
+# relative-time words whose meaning the date parser extracts separately).
+STOP_WORDS: frozenset[str] = frozenset(
+    """
+    och i att det som en på är av för med till den har de inte om ett han hon men var jag så
+    sig från vi du ni man kan ska skall får måste bör vill blir bli blev varit vara ha hade
+    eller när då där här hur vad vilka vilken vilket vem varför var vart nu också även bara
+    mycket mer mest några något någon inga ingen inget alla allt andra annan annat samma
+    dessa detta denna dem deras dess min mitt mina din ditt dina vår vårt våra er ert era
+    sin sitt sina hans hennes oss mig dig honom henne dom än ju väl nog ja nej jo
+    efter före under över utan mellan genom mot vid hos inom enligt sedan åt ur kring
+    skulle kunde borde måste gör göra gjorde finns fanns gäller säger sa står
+    hej hejsan tack snälla okej ok bra
+    a an the and or but if then else of to in on at by for with about as into from
+    is are was were be been being am do does did have has had can could should would may might
+    must shall will it its this that these those there here what which who whom whose when where
+    why how i me my we our you your he him his she her they them their not no yes so than too
+    very just also any some all each every both few more most other such only own same
+    hi hello thanks thank please
+    fjol ifjol förra förrförra veckan veckans månaden månadens året årets idag igår dag går år
+    today yesterday last week month year ago
+    """.split()
+)
+
+# Words whose final full stop is not a sentence end (lower case, without that full stop).
+# Dotted forms ("t.ex.", "bl.a.") and single letters ("m. m.", "N.") are matched by pattern.
+ABBREVIATIONS: frozenset[str] = frozenset(
+    """kap jfr jämf resp st nr prop bet dnr ca mom art avd bil ang enl inkl exkl dvs osv etc kr mkr milj
+    ff fig tab ex obs vol uppl dir ds sek min tim forts ibid adr tel tfn el kl p pkt § §§ skr rskr red
+    sid ev jan feb mar apr jun jul aug sep sept okt nov dec""".split()
+)
+_DOTTED_ABBREVIATION = re.compile(r"^(?:[a-zåäö]{1,4}\.){2,}$", re.I)
+_SINGLE_LETTER = re.compile(r"^[a-zåäöA-ZÅÄÖ]\.$")
+_SMALL_NUMBER = re.compile(r"^\d{1,3}\.$")  # list numbers "1." do not end sentences, years "2024." do
+# Punctuation (with closing quotes/brackets) followed by what can begin a sentence.
+_SENTENCE_END = re.compile(r"[.!?][\"'”»)]*(?=\s+[\"'”»(–-]?[A-ZÅÄÖÉ0-9])")
+
+
+def is_abbreviation(word: str) -> bool:
+    """Is `word` (ending in its full stop) an abbreviation or a list number rather than a sentence end?"""
+    word = word.lstrip("(\"'”«»“")
+    if word.rstrip(".").lower() in ABBREVIATIONS:
+        return True
+    return bool(_DOTTED_ABBREVIATION.match(word) or _SINGLE_LETTER.match(word) or _SMALL_NUMBER.match(word))
+
+
+def sentence_ends(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """Offsets just after each sentence-ending punctuation mark in text[start:end], ascending.
+
+    A full stop ends a sentence only when the next word can begin one (capital
+    letter or digit) and the word it closes is not an abbreviation: statutes are
+    full of "3 kap.", "t.ex." and "1." that must not split a sentence.
+    """
+    end = len(text) if end is None else end
+    out = []
+    for match in _SENTENCE_END.finditer(text, start, end):
+        if match.group()[0] == ".":
+            dot = match.start()
+            word_start = max(text.rfind(" ", start, dot), text.rfind("\n", start, dot)) + 1
+            if is_abbreviation(text[word_start:dot + 1]):
+                continue
+        out.append(match.end())
+    return out
+
+
+# C0 controls and DEL, except tab, line feed and carriage return.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Invisible characters that split words without showing: soft hyphen, zero-width space, BOM.
+_INVISIBLE = re.compile(r"[\u00ad\u200b\ufeff]")
+
+
+def strip_control(text: str, replacement: str = " ") -> str:
+    """`text` without control characters (tab and line breaks are kept)."""
+    return _CONTROL.sub(replacement, text)
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without control characters and invisible word-splitting characters."""
+    return _INVISIBLE.sub("", _CONTROL.sub("", text))
+
+
+def one_line(text: str) -> str:
+    """Control characters and runs of white space folded to single spaces."""
+    return " ".join(_CONTROL.sub(" ", text).split())

@@ -26,8 +26,10 @@ pids+=($!)
 # Beat re-enqueues chunks left without a live task (a worker killed hard): chunks.tasks.recover_stalled_embeddings.
 .venv/bin/celery -A compliance beat -l warning &
 pids+=($!)
+# All 177 statutes, chunked here so they are keyword-searchable before the web server starts; shipped
+# vectors (data/sfs/vectors-<model>.npz) make them vector-searchable too, the worker embeds the rest.
 # Loading is idempotent: a second `make run` finds every text unchanged and skips it.
-$PY manage.py load_sfs
+$PY manage.py load_sfs --all --sync
 echo "Lagrum körs på http://$HOST:$PORT/ (Ctrl-C stoppar)"
 $PY manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import io
 import json
+import random
 
 import numpy as np
 import pytest
 from django.core.management import call_command
 
 from chunks.chunking import chunk_statute
-from chunks.embedding import active_model_name, passage_text
+from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from chunks.shipped_vectors import load, shipped_vectors
+from chunks.sfs_corpus import read_corpus
+from chunks.shipped_vectors import default_path, load, shipped_vectors
 from compliance.models import LegalDocument, ProcessingStatus, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from tests.chunks.conftest import queued_task_calls
@@ -24,6 +26,14 @@ SMALL_SFS = "1998:209"  # nine chunks
 FLOAT16_ATOL = 1e-3
 
 
+def corpus_chunks() -> list[tuple[str, str]]:
+    """(sfs, passage text) of every chunk the current parser makes of the bundled corpus."""
+    from django.conf import settings
+
+    return [(r["sfs"], passage_text(d.header, d.text)) for r in read_corpus(settings.SFS_CORPUS_PATH)
+            for d in chunk_statute(r["title"], r["sfs"], r["text"])]
+
+
 def load_sfs(*args) -> str:
     out = io.StringIO()
     call_command("load_sfs", *args, "--no-progress", stdout=out)
@@ -32,6 +42,33 @@ def load_sfs(*args) -> str:
 
 def queued_chunk_ids() -> list[int]:
     return sorted(cid for (ids,), _ in queued_task_calls("chunks.tasks.embed_chunks") for cid in ids)
+
+
+@pytest.mark.slow
+def test_shipped_vectors_cover_whole_statutes_and_equal_what_the_model_computes():
+    shipped = shipped_vectors()
+    assert shipped is not None, f"no shipped vectors for {active_model_name()} at {default_path()}"
+    chunks = corpus_chunks()
+    assert len({sfs for sfs, _ in chunks}) == 177
+    # The file holds whole statutes (build_sfs_vectors writes them so). A statute only partly covered
+    # means the parser now cuts or words its chunks differently: rebuild with `manage.py build_sfs_vectors`.
+    by_statute: dict[str, list[bool]] = {}
+    for sfs, text in chunks:
+        by_statute.setdefault(sfs, []).append(content_hash(text) in shipped)
+    partial = sorted(sfs for sfs, covered in by_statute.items() if any(covered) and not all(covered))
+    assert partial == [], f"statutes with stale shipped vectors: {partial}"
+    whole = {sfs for sfs, covered in by_statute.items() if all(covered)}
+    assert {"1977:1160", "1982:80", "2008:567", "2018:218", "2017:630"} <= whole <= set(by_statute)
+
+    # Every shipped vector is what the model makes of that exact text (a sample across the file).
+    covered = [(sfs, text) for sfs, text in chunks if content_hash(text) in shipped]
+    sample = random.Random(13).sample(covered, 24)
+    computed = get_provider().embed_passages([text for _, text in sample])
+    for (sfs, text), vector in zip(sample, computed):
+        stored = shipped.get(content_hash(text))
+        assert stored.dtype == np.float32 and stored.shape == vector.shape
+        assert np.allclose(stored, vector, atol=FLOAT16_ATOL, rtol=0), (sfs, text[:80])
+        assert float(stored @ vector) / float(np.linalg.norm(stored)) > 0.99999
 
 
 @pytest.mark.django_db
@@ -109,8 +146,15 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
         assert np.allclose(computed.get(key), shipped.get(key), atol=FLOAT16_ATOL, rtol=0)
 
     # Vectors this database already holds for the same text and model are reused, not recomputed.
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    out = io.StringIO()
+    call_command("build_sfs_vectors", "--only", SMALL_SFS, "--reuse-only", "--output", str(tmp_path / "empty.npz"),
+                 "--no-progress", stdout=out)
+    assert (json.loads(out.getvalue())["shipped"], json.loads(out.getvalue())["computed"]) == (0, 0)
+
     settings.SFS_VECTORS_PATH = str(computed_path)
     load_sfs("--only", SMALL_SFS, "--sync")
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # so only the database can supply them
     out = io.StringIO()
     call_command("build_sfs_vectors", "--only", SMALL_SFS, "--output", str(tmp_path / "reused.npz"),
                  "--no-progress", stdout=out)

@@ -1,10 +1,12 @@
 """Rebuild the shipped statute vectors (chunks/shipped_vectors.py) from the bundled corpus.
 
 Chunks every selected statute with the current parser and embeds each chunk's
-passage text with the local model. A vector already stored in a database for
-the same text hash and model is the same computation's result and is reused
-(`--reuse-from`, and this project's own database unless `--no-reuse`), so a
-rebuild after a parser change computes only the chunks whose text changed.
+passage text with the local model. A vector already stored for the same text
+hash and model is the same computation's result and is reused: from the
+current shipped file, this project's own database, and `--reuse-from`
+databases (unless `--no-reuse`), so a rebuild after a parser change computes
+only the chunks whose text changed. `--reuse-only` computes nothing and ships
+only what it found (a partial file: load_sfs embeds the rest as usual).
 """
 
 from __future__ import annotations
@@ -24,23 +26,21 @@ from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.sfs_corpus import read_corpus
-from chunks.shipped_vectors import default_path, save
+from chunks.shipped_vectors import default_path, load, save
 from compliance.models import SFS_NUMBER_RE, content_hash
 
 
-def corpus_passages(corpus: Path, only: set[str] | None) -> tuple[dict[str, str], int, int]:
-    """{content hash: passage text} of every chunk of the selected statutes, plus statute and chunk counts."""
-    passages: dict[str, str] = {}
-    statutes = chunks = 0
+def corpus_passages(corpus: Path, only: set[str] | None) -> dict[str, dict[str, str]]:
+    """{sfs: {content hash: passage text}} of every chunk of the selected statutes, in corpus order."""
+    statutes: dict[str, dict[str, str]] = {}
     for record in read_corpus(corpus):
         if only is not None and record["sfs"] not in only:
             continue
-        statutes += 1
+        passages = statutes.setdefault(record["sfs"], {})
         for draft in chunk_statute(record["title"], record["sfs"], record["text"]):
             text = passage_text(draft.header, draft.text)
             passages[content_hash(text)] = text
-            chunks += 1
-    return passages, statutes, chunks
+    return statutes
 
 
 def stored_vectors(hashes: list[str], model: str, url: str | None) -> dict[str, np.ndarray]:
@@ -63,7 +63,7 @@ def stored_vectors(hashes: list[str], model: str, url: str | None) -> dict[str, 
                 "WHERE content_hash = ANY(%s) AND embedding_model = %s AND embedding IS NOT NULL",
                 (hashes[i:i + step], model),
             ).fetchall()
-            found.update((h, np.asarray(v, dtype=np.float32)) for h, v in rows)
+            found.update((h, np.asarray(v.to_numpy(), dtype=np.float32)) for h, v in rows)  # pgvector.Vector
     return found
 
 
@@ -77,6 +77,8 @@ class Command(BaseCommand):
         parser.add_argument("--reuse-from", action="append", default=[], metavar="DATABASE_URL",
                             help="also reuse matching vectors stored in this database (read-only; repeatable)")
         parser.add_argument("--no-reuse", action="store_true", help="compute every vector with the model")
+        parser.add_argument("--reuse-only", action="store_true",
+                            help="compute nothing: ship only the vectors found stored (the rest is embedded on load)")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
@@ -90,27 +92,47 @@ class Command(BaseCommand):
                 raise CommandError(f"invalid SFS number(s): {', '.join(bad)}")
         t0 = time.perf_counter()
         model = active_model_name()
-        passages, statutes, n_chunks = corpus_passages(Path(opts["corpus"]), only)
-        if only is not None and statutes != len(only):
+        by_statute = corpus_passages(Path(opts["corpus"]), only)
+        if only is not None and len(by_statute) != len(only):
             raise CommandError("some SFS numbers are not in the corpus")
+        passages = {h: text for texts in by_statute.values() for h, text in texts.items()}
         vectors: dict[str, np.ndarray] = {}
+        output = Path(opts["output"]) if opts["output"] else default_path(model)
+        if opts["no_reuse"] and opts["reuse_only"]:
+            raise CommandError("--no-reuse and --reuse-only exclude each other")
         if not opts["no_reuse"]:
+            current = default_path(model)
+            if current.exists():
+                shipped, dims = load(current)
+                if shipped.model == model and dims == settings.EMBEDDING_DIMENSIONS:
+                    vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
             for url in [None, *opts["reuse_from"]]:
                 missing = [h for h in passages if h not in vectors]
                 if missing:
                     vectors.update(stored_vectors(missing, model, url))
         reused = len(vectors)
-        todo = sorted((h for h in passages if h not in vectors), key=lambda h: len(passages[h]))
         provider = get_provider()
         batch = settings.EMBEDDING_BATCH_SIZE
-        for i in tqdm(range(0, len(todo), batch), desc="Inbäddning", unit="sats", disable=opts["no_progress"]):
-            keys = todo[i:i + batch]
-            for key, vector in zip(keys, provider.embed_passages([passages[k] for k in keys])):
-                vectors[key] = vector
-        output = Path(opts["output"]) if opts["output"] else default_path(model)
-        saved = save(output, vectors, model=model, dimensions=provider.dimensions)
+        computed = 0
+        # Statute by statute, saving after each: an interrupted build still leaves a usable file, and
+        # the file only ever holds whole statutes (a statute partly covered means its text changed).
+        complete: dict[str, np.ndarray] = {}
+        for sfs, texts in tqdm(by_statute.items(), desc="Författningar", unit="st", disable=opts["no_progress"]):
+            todo = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
+            if todo and opts["reuse_only"]:
+                continue
+            for i in range(0, len(todo), batch):
+                keys = todo[i:i + batch]
+                for key, vector in zip(keys, provider.embed_passages([texts[k] for k in keys])):
+                    vectors[key] = vector
+            computed += len(todo)
+            complete.update((h, vectors[h]) for h in texts)
+            if todo:
+                save(output, complete, model=model, dimensions=provider.dimensions)
+        saved = save(output, complete, model=model, dimensions=provider.dimensions)
+        statutes = sum(1 for texts in by_statute.values() if all(h in complete for h in texts))
         self.stdout.write(json.dumps({
-            "output": str(output), "model": model, "statutes": statutes, "chunks": n_chunks,
-            "unique_texts": saved, "reused": reused, "computed": len(todo),
+            "output": str(output), "model": model, "statutes": len(by_statute), "statutes_shipped": statutes,
+            "chunks": len(passages), "shipped": saved, "reused": reused, "computed": computed,
             "bytes": output.stat().st_size, "seconds": round(time.perf_counter() - t0, 1),
         }))

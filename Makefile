@@ -50,6 +50,7 @@ bench: migrate
 	$(PY) manage.py bench_ingest --json
 	$(PY) manage.py bench_retrieval --json
 	$(PY) manage.py bench_context --json
+	$(PY) manage.py bench_legal_refs --json
 
 eval: migrate
 	$(PY) manage.py eval_retrieval --questions data/sfs/dev_questions.jsonl.gz --json

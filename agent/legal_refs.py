@@ -11,7 +11,8 @@ Two layers, both pure Python and linear-time:
    (the chapter carries over), ranges ("4-6 b", "37–44"), subdivisions
    (stycke, punkt, mening, moment) and the statute the chain points to
    (name after or directly before it, "i <name>", colon form "BrB 3:1",
-   anaphora "denna lag", "samma lag", "den lagen").
+   anaphora "denna lag", "samma lag", "nämnda lag", "den lagen", and the
+   statute named earlier for a bare chain).
 
 Real citation forms are documented in data/sfs/REFERENCE_FORMATS.md.
 
@@ -36,6 +37,22 @@ Conventions (documented because callers depend on them):
   `find_sfs_numbers` still reports the SFS numbers of amendment tags.
 * "första stycket andra meningen" with no section (a reference inside the
   same §) gives a reference with only `stycke` set.
+* Right after a §, a bare number is a punkt ("8 § 2 eller 9 § 1 …") and a
+  lone letter a lettered punkt ("5 § c", not stored); stycken and punkter
+  can be listed ("1 st. och 2 st.", "första och andra styckena",
+  "punkt 1 och 2"). None of these ends the chain: it still binds to the
+  statute named after it.
+* An SFS number written with the name wins over the name ("lagen om
+  anställningsskydd (1974:12)" is 1974:12, not today's act of that name).
+* A chain with no statute of its own (a "bare" chain) takes, with
+  `anaphoric` True: the statute whose text this is (`self_sfs`: bare
+  references in a statute point to itself); else the statute named last
+  earlier in the text; else the first one named later in the same sentence
+  without a chain of its own ("Vad innebär 7 § för en arbetsgivare enligt
+  LAS?", but not "… i 1 § … i 37 kap. rättegångsbalken"). An ambiguous
+  abbreviation outside a citing context ("5 MB") is no antecedent.
+* Statute words: lag, förordning, balk, grundlag, kungörelse, stadga, in
+  names, compounds ("ordningsstadgan") and anaphora ("samma kungörelse").
 * At most `MAX_REFERENCES` references are returned per call.
 * EU acts ("artikel 6.1 e i EU:s dataskyddsförordning", "(EU) 2016/679") are
   not reported.
@@ -85,7 +102,7 @@ class LegalReference:
 
 
 _SFS_ONLY_RE = re.compile(r"^\s*(?:SFS\s*)?(\d{4}:\d{1,4})\s*$")
-_SFS_IN_PAREN_RE = re.compile(r"\(\s*(\d{4}:\d{1,4})\s*\)")
+_SFS_IN_PAREN_RE = re.compile(r"\(\s*(?:SFS\s*)?(\d{4}:\d{1,4})\s*\)")
 
 
 class StatuteDirectory:
@@ -152,8 +169,9 @@ class StatuteDirectory:
         if text in self._abbreviations:
             return self._abbreviations[text]
         paren = _SFS_IN_PAREN_RE.search(text)
-        if paren and paren.group(1) in self._titles:
-            return paren.group(1)
+        if paren:
+            # A written number wins: "lagen (1974:12) om anställningsskydd" is not today's act.
+            return paren.group(1) if paren.group(1) in self._titles else None
         found = self._by_key.get(name_key(text))
         if found:
             return found
@@ -179,12 +197,12 @@ _TOKEN_RE = re.compile(
     r"""
     (?P<temporal>/(?:Träder\ i\ kraft|Upphör\ att\ gälla|Rubriken)[^/\n]{0,100}/)
   | (?P<sfs>\bSFS[ \n]?(?P<sfs_n>\d{4}:\d{1,4})(?![\d:/]))
-  | (?P<paren>\([ ]?(?P<paren_n>\d{4}:\d{1,4})[ ]?\))
+  | (?P<paren>\([ ]?(?:SFS[ ]?)?(?P<paren_n>\d{4}:\d{1,4})[ ]?\))
   | (?P<bare>(?<![\w/:.-])(?P<bare_n>\d{4}:\d{1,4})(?![\w:/]))
   | (?P<colon>(?<![\w/:.])(?P<c_ch>\d{1,3})(?:[ ]?(?P<c_chl>[a-z]))?:(?P<c_sec>\d{1,3})
         (?:[ ]?(?P<c_secl>[a-z])(?![^\W\d_]))?(?![\d:/]))
   | (?P<num>(?<![\w])(?<!\d[.,:])(?P<n>\d{1,4})
-        (?:\s?(?P<nl>[a-hj-oqrt-z]|[ps](?!\.)|i(?=\s?(?:§|[kK]ap)))(?![^\W\d_]))?(?!\d))
+        (?:\s?(?P<nl>[a-hj-oqrt-z]|[ps](?!\.)|i(?=\s?(?:§|[kK]ap)))(?![^\W\d_])(?!-[^\W\d_]))?(?!\d))
   | (?P<sect>§+)
   | (?P<word>[^\W\d_]+(?:-[^\W\d_]+)*-?)
   | (?P<punct>[,.;:!?()\-])
@@ -197,13 +215,19 @@ _ORDINALS = {
     "sjätte": 6, "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10,
 }
 _LIST_WORDS = frozenset({"och", "eller", "samt", "respektive", "resp"})
-_ANAPHORA_DET = frozenset({"denna", "detta", "samma", "den", "nämnda", "sistnämnda", "förstnämnda", "sagda"})
+_ANAPHORA_DET = frozenset({
+    "denna", "detta", "samma", "den", "nämnda", "sistnämnda", "förstnämnda", "sagda", "ovannämnda", "nyssnämnda",
+})
 _SELF_DET = frozenset({"denna", "detta"})
 _LAW_HEADS = frozenset({
     "lag", "lagen", "lagens", "förordning", "förordningen", "förordningens",
     "balk", "balken", "balkens", "grundlag", "grundlagen",
+    "kungörelse", "kungörelsen", "kungörelsens", "stadga", "stadgan", "stadgans",
 })
-_NAME_HEADS = frozenset({"lag", "lagen", "förordning", "förordningen"})
+# Head words that start a name ("lagen om …", "kungörelsen (1974:152) om …").
+_NAME_HEADS = frozenset({"lag", "lagen", "förordning", "förordningen", "kungörelse", "kungörelsen", "stadga", "stadgan"})
+_DEFINITE_HEADS = frozenset({"lagen", "förordningen", "kungörelsen", "stadgan"})
+_STYCKE_WORDS = frozenset({"stycket", "stycke", "styckena", "st"})
 _TAIL_INTRO = frozenset({"om", "med", "till"})
 _TAIL_STOP = frozenset({
     "och", "eller", "samt", "som", "men", "att", "är", "var", "gäller", "säger", "enligt", "när", "då",
@@ -218,6 +242,8 @@ _TAIL_BAD_START = frozenset({
     "sig", "att", "en", "ett", "alla", "allt", "något", "någon", "varför", "när", "vilka", "vilken",
     "detta", "dem", "oss", "mig", "dig", "er", "här", "där", "så",
 })
+# Lettered punkter: "5 § c". Not "i" (a preposition) and no later letters, which are words.
+_LETTER_PUNKTS = frozenset("abcdefgh")
 # Words before an ambiguous abbreviation that mark it as a citation.
 _CITING_WORDS = frozenset({"enligt", "jfr", "se", "säger", "i", "av", "till", "mot", "under", "strider", "om"})
 
@@ -234,6 +260,8 @@ _LAG_BLOCK = (
     "avgiftsslag", "ersättningsslag", "fondslag", "transportslag", "trafikslag", "verksamhetsslag",
     "produktslag", "energislag", "jordartsslag", "bergartsslag", "virkesslag", "sädesslag",
 )
+# Compounds in "-stadga" that are bylaws, not acts ("föreningens stadgar").
+_STADGA_BLOCK = ("förenings", "bolags", "klubb", "stiftelse", "förbunds", "partis", "kyrko")
 _FORORDNING_BLOCK = (
     "ändringsförordning", "tillämpningsförordning", "genomförandeförordning", "eu-förordning",
     "dataskyddsförordning", "ramförordning", "bemyndigandeförordning",
@@ -296,6 +324,10 @@ def _is_statute_compound(word: str) -> bool:
         return len(stem) > len("förordning") + 2 and not stem.endswith(_FORORDNING_BLOCK)
     if stem.endswith("balk"):
         return stem in _BALKAR
+    if stem.endswith("kungörelse"):
+        return len(stem) > len("kungörelse") + 2
+    if stem.endswith("stadga"):
+        return len(stem) > len("stadga") + 2 and not stem[: -len("stadga")].endswith(_STADGA_BLOCK)
     return False
 
 
@@ -431,17 +463,21 @@ class _Lexer:
         low = word.lower()
         nxt = self._word(i + 1)
         nlow = nxt.lower() if nxt else ""
-        if low in _ORDINALS and nlow in ("stycket", "stycke", "st"):
+        if low in _ORDINALS and nlow in _STYCKE_WORDS:
             end = raw[i + 1].end
             used = 2
             if nlow == "st" and i + 2 < len(raw) and raw[i + 2].text == ".":
                 end, used = raw[i + 2].end, 3
             out.append(_Tok("stycke", tok.start, end, self.text[tok.start : end], _ORDINALS[low]))
             return used
+        if low in _ORDINALS and self._ordinal_list_ends_in_stycke(i):
+            # "första och andra styckena": each ordinal is a stycke of its own.
+            out.append(_Tok("stycke", tok.start, tok.end, word, _ORDINALS[low]))
+            return 1
         if low in _ORDINALS and nlow == "meningen":
             out.append(_Tok("mening", tok.start, raw[i + 1].end, "", _ORDINALS[low]))
             return 2
-        if low in ("punkt", "punkten") and i + 1 < len(raw) and raw[i + 1].kind == "num":
+        if low in ("punkt", "punkten", "punkterna") and i + 1 < len(raw) and raw[i + 1].kind == "num":
             num: _Num = raw[i + 1].value  # type: ignore[assignment]
             out.append(_Tok("punkt", tok.start, raw[i + 1].end, "", num.n))
             return 2
@@ -468,6 +504,34 @@ class _Lexer:
         out.append(_Tok("word", tok.start, tok.end, word))
         return 1
 
+    def _ordinal_list_ends_in_stycke(self, i: int) -> bool:
+        """ "första och andra styckena", "första, andra eller tredje stycket" (bounded look-ahead)."""
+        raw = self.raw
+        k = i + 1
+        for _ in range(len(_ORDINALS)):
+            if k + 1 >= len(raw) or not (raw[k].text == "," or raw[k].text.lower() in ("och", "eller")):
+                return False
+            nxt = self._word(k + 1)
+            if nxt is None or nxt.lower() not in _ORDINALS:
+                return False
+            after = self._word(k + 2)
+            if after is not None and after.lower() in _STYCKE_WORDS:
+                return True
+            k += 2
+        return False
+
+    def _number_after(self, prev: int) -> tuple[str, int] | None:
+        """SFS number written right after a name ending at raw index prev, and
+        its raw index: "lagen om anställningsskydd (1974:12)", "… (SFS 1974:12)"."""
+        raw = self.raw
+        j = prev + 1
+        if j < len(raw) and raw[j].text == "." and raw[j].start == raw[prev].end:
+            prev, j = j, j + 1  # "… miljöbalken m.m. (1998:1252)"
+        if j < len(raw) and raw[j].kind == "paren" and self._adjacent(raw[prev], raw[j]):
+            sfs = self._paren_after(j)
+            return (sfs, j) if sfs else None
+        return None
+
     def _paren_after(self, j: int) -> str | None:
         """SFS number in a "(YYYY:N)" token at raw index j, if plausible."""
         if j < len(self.raw) and self.raw[j].kind == "paren" and _plausible_sfs(str(self.raw[j].value)):
@@ -490,7 +554,7 @@ class _Lexer:
         # "lagen (2004:297) om bank- och finansieringsrörelse", "lagen om anställningsskydd".
         # Indefinite "lag om …" is generic ("finns det en lag om distansarbete?")
         # unless it is a title: capitalised or followed by the SFS number.
-        if low in _NAME_HEADS and (low.endswith("en") or word[0].isupper() or self._paren_after(i + 1)):
+        if low in _NAME_HEADS and (low in _DEFINITE_HEADS or word[0].isupper() or self._paren_after(i + 1)):
             return self._lex_head_name(i, out)
         # Abbreviations are case-sensitive: "LAS" is a statute, "las" is a verb.
         if word in self.abbreviations:
@@ -510,7 +574,9 @@ class _Lexer:
                 i += 2
                 word = third
         if _is_statute_compound(word) or (
-            self.directory is not None and len(word) < 60 and word.lower().rstrip("ns").endswith(("lag", "lage", "balk", "balke", "ning", "ninge", "form", "forme"))
+            self.directory is not None and len(word) < 60
+            and word.lower().rstrip("ns").endswith(("lag", "lage", "balk", "balke", "ning", "ninge", "form", "forme",
+                                                    "kungörelse", "stadga"))
             and self.directory.lookup(word)
         ):
             start = raw[start_i].start
@@ -540,14 +606,22 @@ class _Lexer:
             found = self._directory_name(i, j)
             if found is not None:
                 k, sfs = found
+                name = " ".join(_SFS_IN_PAREN_RE.sub(" ", self.text[tok.start : raw[k].end]).split())
+                # The number the text writes wins over the name: an older act of a similar name.
+                after = None if paren else self._number_after(k)
+                if after:
+                    k = after[1]
                 end = raw[k].end
-                name = " ".join(_SFS_IN_PAREN_RE.sub(" ", self.text[tok.start : end]).split())
-                out.append(_Tok("statute", tok.start, end, self.text[tok.start : end], _Statute(name, paren or sfs)))
+                written = paren or (after[0] if after else None)
+                out.append(_Tok("statute", tok.start, end, self.text[tok.start : end], _Statute(name, written or sfs)))
                 return k - i + 1
         if not tail:
             return 0
         last = tail[-1]
         name = " ".join([tok.text, *(raw[k].text for k in tail)])
+        after = None if paren else self._number_after(last)
+        if after:
+            paren, last = after
         end = raw[last].end
         out.append(_Tok("statute", tok.start, end, self.text[tok.start : end], _Statute(name, paren)))
         return last - i + 1
@@ -641,6 +715,14 @@ class _Item:
     punkt: int | None = None
 
 
+def _section_number(label: str | None) -> int | None:
+    """2 for "2 a", None for no section."""
+    if not label:
+        return None
+    head = label.split(" ", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
 def _expand(a: _Num, b: _Num, cap: int) -> list[_Num]:
     if a.n == b.n:
         la = a.letter or ""
@@ -664,6 +746,10 @@ class _Parser:
         self.self_sfs = self_sfs
         self.refs: list[LegalReference] = []
         self.last_named: _Statute | None = None
+        # Indexes in refs of bare chains in the current sentence that no
+        # statute named earlier could claim: one named alone later in the
+        # sentence does ("Gäller 7 § även enligt LAS?").
+        self.orphans: list[int] = []
 
     def kind(self, i: int) -> str:
         return self.toks[i].kind if 0 <= i < len(self.toks) else ""
@@ -673,8 +759,11 @@ class _Parser:
 
     # -- number groups ---------------------------------------------------------
 
-    def read_group(self, j: int) -> tuple[list[tuple[_Num, _Num | None]], int]:
-        """NUM ((, | och | eller | - | till) NUM)*: returns items and the index after."""
+    def read_group(self, j: int, seps: list[str] | None = None) -> tuple[list[tuple[_Num, _Num | None]], int]:
+        """NUM ((, | och | eller | - | till) NUM)*: returns items and the index after.
+
+        With `seps`, appends the last separator word before each item after the first.
+        """
         items: list[tuple[_Num, _Num | None]] = []
         if self.kind(j) != "num":
             return items, j
@@ -693,6 +782,8 @@ class _Parser:
                 items[-1] = (items[-1][0], num)
             else:
                 items.append((num, None))
+                if seps is not None:
+                    seps.append(self.toks[m - 1].text)
             k = m + 1
 
     @staticmethod
@@ -720,27 +811,114 @@ class _Parser:
             return True
         return False
 
-    def parse_subdiv(self, k: int, item: _Item) -> tuple[list[_Item], int]:
+    def parse_subdiv(self, k: int, item: _Item, *, after_sect: bool = False) -> tuple[list[_Item], int]:
+        """Stycke, punkt, mening and moment after a § (or alone).
+
+        Right after a § a bare number is a punkt ("8 § 2", "24 kap. 2 a § 3") and
+        a lone letter a lettered punkt ("5 § c"); stycken and punkter can be
+        listed ("1 st. och 2 st.", "första och andra styckena", "punkt 1 och 2").
+        Each stycke/punkt gives an item of its own so the chain goes on to the
+        statute named after it.
+        """
         items = [item]
+        if after_sect and self.kind(k) == "num" and self.adjacent(k - 1, k):
+            k = self.add_punkts(k, items)
+        if after_sect:
+            k = self.skip_letter_punkt(k)
         while True:
             kind = self.kind(k)
             if kind == "stycke":
-                item.stycke = int(self.toks[k].value)  # type: ignore[arg-type]
+                items[-1].stycke = int(self.toks[k].value)  # type: ignore[arg-type]
                 k += 1
                 if self.kind(k) == "num":
-                    group, after = self.read_group(k)
-                    if self.kind(after) not in ("sect", "chap"):
-                        punkts = self.flatten(group, MAX_PUNKT_RANGE)
-                        items = [replace(item, punkt=p.n) for p in punkts]
-                        item = items[-1]
-                        k = after
+                    k = self.add_punkts(k, items)
+                k = self.skip_letter_punkt(k)
             elif kind == "punkt":
-                item.punkt = int(self.toks[k].value)  # type: ignore[arg-type]
+                items[-1].punkt = int(self.toks[k].value)  # type: ignore[arg-type]
                 k += 1
+                # "punkt 1 och 2", "punkterna 3-5"
+                m = k
+                while self.kind(m) in ("list", "dash", "till"):
+                    m += 1
+                if m > k and self.kind(m) == "num":
+                    more, after = self.read_punkts(m, items[-1].section)
+                    if more:
+                        base = items[-1]
+                        first = base.punkt
+                        items.extend(replace(base, punkt=n) for n in more if n != first)
+                        k = after
             elif kind in ("mening", "moment"):
+                k += 1
+            elif kind == "list" and self.kind(k + 1) in ("stycke", "punkt"):
+                # "1 st. och 2 st.": the next subdivision of the same section.
+                if len(items) < MAX_PUNKT_RANGE:
+                    nxt = self.toks[k + 1]
+                    items.append(replace(items[-1], stycke=items[-1].stycke if nxt.kind == "punkt" else None,
+                                         punkt=None))
                 k += 1
             else:
                 return items, k
+
+    def add_punkts(self, k: int, items: list[_Item]) -> int:
+        """Replace the last item by one per punkt read at k; the index after them."""
+        punkts, after = self.read_punkts(k, items[-1].section)
+        if punkts:
+            base = items.pop()
+            items.extend(replace(base, punkt=n) for n in punkts)
+        return after
+
+    def read_punkts(self, k: int, section: str | None) -> tuple[list[int], int]:
+        """Punkt numbers at k ("2", "1-13", "4 eller 5") and the index after them.
+
+        When the numbers end in § or kap., a list of sections starts inside
+        them and is left to the chain. Sections are listed in rising order
+        after the one the punkter belong to, so the list starts at a number
+        from which the rest rise and that is above that section; of those,
+        the last one that leaves the punkter a well-formed list (not ending in
+        a comma: "14 § 1, 15 eller 16 §" is punkt 1, then 15 and 16 §), else
+        the last number ("8 § 2 eller 9 § 1", "6 § 2 och 3 och 8 §",
+        "1 § 1, 2, 4 och 5 samt 2 §").
+        """
+        seps: list[str] = []
+        group, after = self.read_group(k, seps)
+        if not group:
+            return [], k
+        if self.kind(after) in ("sect", "chap"):
+            cut = len(group) - 1
+            anchor = _section_number(section)
+            if anchor is not None and self.kind(after) == "sect":
+                # One pass from the end: rising[n] is True if group[n:] rises.
+                rising = [False] * len(group)
+                rising[-1] = True
+                for n in range(len(group) - 2, -1, -1):
+                    rising[n] = rising[n + 1] and group[n][0].n < group[n + 1][0].n
+                valid = [n for n in range(1, len(group)) if rising[n] and group[n][0].n > anchor]
+                # seps[n - 2] separates group[n - 2] and group[n - 1], the last two punkter.
+                well_formed = [n for n in valid if n == 1 or seps[n - 2] != ","]
+                cut = well_formed[-1] if well_formed else (valid[0] if valid else cut)
+            if cut < 1 or any(b is not None for _, b in group[cut:]):
+                return [], k
+            # Step back to the token where group[cut] starts (each later item is one number).
+            after -= 1
+            for _ in range(len(group) - 1 - cut):
+                while self.kind(after - 1) in ("list", "dash", "till"):
+                    after -= 1
+                after -= 1
+            while self.kind(after - 1) in ("list", "dash", "till"):
+                after -= 1
+            group = group[:cut]
+        numbers = self.flatten(group, MAX_PUNKT_RANGE)
+        if any(n.letter or n.n > MAX_PUNKT_RANGE for n in numbers):
+            return [], k
+        return [n.n for n in numbers], after
+
+    def skip_letter_punkt(self, k: int) -> int:
+        """Index after a lettered punkt ("5 § c och 9 §"), else k."""
+        tok = self.toks[k] if k < len(self.toks) else None
+        if (tok is not None and tok.kind == "word" and len(tok.text) == 1 and tok.text in _LETTER_PUNKTS
+                and self.adjacent(k - 1, k) and self.kind(k + 1) != "punct"):
+            return k + 1
+        return k
 
     def parse_chain(self, i: int) -> tuple[list[_Item], int]:
         """Items of the chain starting at i and the index after it.
@@ -792,7 +970,7 @@ class _Parser:
     def add_sections(self, items: list[_Item], chapter: str | None, group: list, k: int) -> int:
         sections = self.flatten(group, MAX_RANGE)
         items.extend(_Item(chapter, n.label()) for n in sections[:-1])
-        last, k = self.parse_subdiv(k, _Item(chapter, sections[-1].label()))
+        last, k = self.parse_subdiv(k, _Item(chapter, sections[-1].label()), after_sect=True)
         items.extend(last)
         return k
 
@@ -810,9 +988,26 @@ class _Parser:
             return _Statute(self.last_named.name, self.last_named.sfs, anaphoric=True)
         return _Statute(st.name, None, anaphoric=True)
 
-    def note_named(self, st: _Statute) -> None:
-        if not st.anaphoric and (st.name or st.sfs):
-            self.last_named = st
+    def note_named(self, st: _Statute, *, alone: bool = False) -> None:
+        """Remember a named statute. Named `alone` (not with a chain of its own),
+        it also claims the bare chains before it in the sentence; one that
+        comes with its own chain ("… i 37 kap. rättegångsbalken") does not."""
+        if st.anaphoric or not (st.name or st.sfs):
+            return
+        self.last_named = st
+        if alone:
+            for index in self.orphans:
+                self.refs[index] = replace(self.refs[index], sfs=st.sfs, statute_name=st.name, anaphoric=True)
+        self.orphans.clear()
+
+    def carried(self) -> _Statute | None:
+        """The statute a bare chain points to: the statute whose text this is
+        (`self_sfs`), else the statute named last in the text."""
+        if self.self_sfs:
+            return _Statute(None, self.self_sfs, anaphoric=True)
+        if self.last_named is not None:
+            return _Statute(self.last_named.name, self.last_named.sfs, anaphoric=True)
+        return None
 
     def emit(self, items: list[_Item], start: int, end: int, st: _Statute | None) -> None:
         raw = self.text[start:end]
@@ -884,13 +1079,15 @@ class _Parser:
                 if not st.anaphoric and (not st.ambiguous or self.citing_context(i)):
                     self.emit([_Item(None, None)], tok.start, tok.end, resolved)
                     pending = (i, len(self.refs) - 1)
+                    self.note_named(resolved, alone=True)
                 elif st.ambiguous and self.kind(i + 1) == "num" and self.adjacent(i, i + 1):
                     pending = (i, -1)  # may still be claimed by "MB 2 kap. 3 §"
                 else:
                     pending = None
-                self.note_named(resolved)
                 i += 1
                 continue
+            if tok.kind == "punct" and tok.text in ".?!;":
+                self.orphans.clear()
             if tok.kind == "stycke" and self.kind(i - 1) not in ("sect",):
                 items, j = self.parse_subdiv(i, _Item(None, None))
                 self.emit(items, tok.start, toks[j - 1].end, None)
@@ -917,8 +1114,13 @@ class _Parser:
             prev = toks[i - 1]
             st = self.resolve_statute(prev.value)  # type: ignore[arg-type]
             self.emit(items, prev.start, toks[j - 1].end, st)
+            self.note_named(st)
             return j
-        self.emit(items, start, toks[j - 1].end, None)
+        carried = self.carried()
+        first = len(self.refs)
+        self.emit(items, start, toks[j - 1].end, carried)
+        if carried is None:
+            self.orphans.extend(k for k in range(first, len(self.refs)) if self.refs[k].section or self.refs[k].chapter)
         return j
 
     def colon_chain(self, i: int) -> int:
@@ -966,7 +1168,8 @@ def parse_references(text: str, *, self_sfs: str | None = None) -> list[LegalRef
     """All legal references in `text`, in order, without name resolution.
 
     `sfs` is set only where the text itself gives it ("lagen (1982:80) om …",
-    "SFS 1977:1160") or via an anaphor's antecedent. Pass `self_sfs` when
+    "SFS 1977:1160"), via an anaphor's antecedent or from the statute a bare
+    chain points to (see the module docstring). Pass `self_sfs` when
     parsing a statute's own text so that "denna lag" resolves to it.
     """
     return _parse(text, None, self_sfs)

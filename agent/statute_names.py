@@ -129,16 +129,18 @@ def is_ambiguous_abbreviation(abbreviation: str) -> bool:
 
 
 # Head words of statute names and the inflections they take in running text.
-_HEADS = ("grundlag", "lag", "balk", "förordning", "form", "ordning")
-_SUFFIXES = ("ens", "en", "s")
-_SFS_PAREN_RE = re.compile(r"\(\s*\d{4}:\d{1,4}[^)]{0,10}\)")
+# Older acts are also "kungörelser" and "stadgor" ("ordningsstadgan").
+_HEADS = ("grundlag", "lag", "balk", "förordning", "form", "ordning", "kungörelse", "stadga")
+# "-ns"/"-n" for heads that end in a vowel: "kungörelsens", "stadgan".
+_SUFFIXES = ("ens", "en", "s", "ns", "n")
+_SFS_PAREN_RE = re.compile(r"\(\s*(?:SFS\s*)?\d{4}:\d{1,4}[^)]{0,10}\)")
 _TITLE_RE = re.compile(
-    r"^(?P<head>Lag|Förordning|Kungörelse)\s*(?:\([^)]*\))?\s*(?P<rest>(?:om|med|till)\b.*)$",
+    r"^(?P<head>Lag|Förordning|Kungörelse|Stadga)\s*(?:\([^)]*\))?\s*(?P<rest>(?:om|med|till)\b.*)$",
     re.IGNORECASE,
 )
 _SPECIAL_TITLES: dict[str, list[str]] = {
     # The instrument of government is formally a promulgation notice.
-    "1974:152": ["regeringsformen"],
+    "1974:152": ["regeringsformen", "kungörelsen om beslutad ny regeringsform"],
 }
 
 
@@ -162,8 +164,8 @@ def name_key(name: str) -> str:
 
 
 def _definite(word: str) -> str:
-    # Every head word in the corpus titles takes -en ("lag" -> "lagen").
-    return word + ("n" if word.endswith("e") else "en")
+    # Head words take -en ("lag" -> "lagen"), or -n after a vowel ("kungörelse", "stadga").
+    return word + ("n" if word.endswith(("e", "a")) else "en")
 
 
 def _lower_first(text: str) -> str:

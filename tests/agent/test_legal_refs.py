@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -425,7 +424,9 @@ def test_names_for_titles() -> None:
     assert names_for("2009:400", "Offentlighets- och sekretesslag (2009:400)").short_names[0] == "offentlighets- och sekretesslagen"
     assert names_for("1998:808", "Miljöbalk (1998:808)").short_names == ["miljöbalken"]
     assert names_for("2003:789", "Förordning (2003:789) om skydd mot olyckor").short_names == ["förordningen om skydd mot olyckor"]
-    assert names_for("1974:152", "Kungörelse (1974:152) om beslutad ny regeringsform").short_names == ["regeringsformen"]
+    assert names_for("1974:152", "Kungörelse (1974:152) om beslutad ny regeringsform").short_names == [
+        "regeringsformen", "kungörelsen om beslutad ny regeringsform",
+    ]
     assert names_for("2010:696", "Radio- och tv-lag (2010:696)").short_names == ["radio- och tv-lagen"]
     assert name_key("Arbetsmiljölagens") == name_key("arbetsmiljölag") == "arbetsmiljölag"
 
@@ -512,13 +513,20 @@ _DIRECTORY = StatuteDirectory.from_index_tsv(INDEX)
         "arbetsmiljölagens" * 6_000,
         "SFS 1977:" * 11_000,
         "första stycket " * 7_000,
+        "1 st. och " * 10_000,
+        "8 § 2 eller " * 8_000,
+        "5 § c och " * 10_000,
+        "Enligt LAS gäller 7 §. " * 5_000,
     ],
 )
-def test_adversarial_input_is_fast(text: str) -> None:
-    started = time.perf_counter()
-    analyse_references(text, _DIRECTORY)
-    find_sfs_numbers(text)
-    assert time.perf_counter() - started < 2.0
+def test_adversarial_input_is_handled(text: str) -> None:
+    """Pathological inputs parse to a bounded, well-formed result; their speed is
+    measured by `manage.py bench_legal_refs` (linear: doubling the input doubles the time)."""
+    refs = analyse_references(text, _DIRECTORY)
+    assert len(refs) <= 5000
+    for ref in refs[:50]:
+        assert ref.raw == text[ref.span[0] : ref.span[1]]
+    assert isinstance(find_sfs_numbers(text), list)
 
 
 def test_non_string_and_empty_input() -> None:
@@ -537,8 +545,194 @@ def test_citation_forms() -> None:
 
 
 @pytest.mark.parametrize("text", ["1-200 § " * 12_000, "1 kap. 1-200 §§, " * 6_000, "LAS 7 § " * 12_000])
-def test_reference_heavy_input_is_capped_and_fast(text: str) -> None:
-    started = time.perf_counter()
+def test_reference_heavy_input_is_capped(text: str) -> None:
     refs = analyse_references(text, _DIRECTORY)
-    assert len(refs) <= 5000
-    assert time.perf_counter() - started < 2.0
+    assert len(refs) == 5000
+    assert {r.sfs for r in refs} <= {None, "1982:80"}
+
+
+# ------------------------------------- issue 17: references in running text
+#
+# Our own examples of each failure class, on statutes in the corpus (and older
+# acts cited by their own number). Each expects every reference that names a
+# section: (sfs, chapter, section, stycke, punkt).
+
+SUBDIVISION_CHAINS = [
+    ("Enligt 7 § 2 eller 8 § 1 lagen om anställningsskydd gäller",
+     [("1982:80", None, "7", None, 2), ("1982:80", None, "8", None, 1)]),
+    ("Se 3 kap. 2 a § 1 arbetsmiljölagen.", [("1977:1160", "3", "2 a", None, 1)]),
+    ("Bestämmelserna i 2 §, 4 §, 6 § b och 11 § semesterlagen gäller",
+     [("1977:480", None, n, None, None) for n in ("2", "4", "6", "11")]),
+    ("Se 6 kap. 5 § 1 st. och 3 st. samt 7 kap. 1 § brottsbalken.",
+     [("1962:700", "6", "5", 1, None), ("1962:700", "6", "5", 3, None), ("1962:700", "7", "1", None, None)]),
+    ("enligt 2 kap. 3 § första och andra styckena miljöbalken",
+     [("1998:808", "2", "3", 1, None), ("1998:808", "2", "3", 2, None)]),
+    ("enligt 15 § punkt 2 och 3 föräldraledighetslagen",
+     [("1995:584", None, "15", None, 2), ("1995:584", None, "15", None, 3)]),
+    ("I 36 § andra stycket 1 och 38 § avtalslagen finns", [("1915:218", None, "36", 2, 1), ("1915:218", None, "38", None, None)]),
+    ("Av 22 § 1 och 25 § LAS framgår", [("1982:80", None, "22", None, 1), ("1982:80", None, "25", None, None)]),
+    ("enligt 9 kap. 7 § första stycket 2 och andra stycket plan- och bygglagen",
+     [("2010:900", "9", "7", 1, 2), ("2010:900", "9", "7", 2, None)]),
+    ("Läs 10 § c och 12 § medbestämmandelagen.", [("1976:580", None, "10", None, None), ("1976:580", None, "12", None, None)]),
+    ("enligt 4 kap. 2 § 1, 3 eller 4 § aktiebolagslagen",
+     [("2005:551", "4", "2", None, 1), ("2005:551", "4", "3", None, None), ("2005:551", "4", "4", None, None)]),
+    ("enligt 2 kap. 1 § 1, 2 och 4 samt 3 § 2 lagen om värdepappersmarknaden",
+     [("2007:528", "2", "1", None, 1), ("2007:528", "2", "1", None, 2), ("2007:528", "2", "1", None, 4),
+      ("2007:528", "2", "3", None, 2)]),
+    ("Av 2 kap. 2 § 3 och 4 och 9 § brottsbalken följer",
+     [("1962:700", "2", "2", None, 3), ("1962:700", "2", "2", None, 4), ("1962:700", "2", "9", None, None)]),
+    ("enligt 16 § och 17 § punkt 3 e-handelslagen", [("2002:562", None, "16", None, None), ("2002:562", None, "17", None, 3)]),
+]
+
+WRITTEN_NUMBER_WINS = [
+    ("Enligt 7 § lagen om anställningsskydd (1974:12) gällde", [("1974:12", None, "7", None, None)]),
+    ("Se 2 § förordningen om skydd mot olyckor (1986:1107).", [("1986:1107", None, "2", None, None)]),
+    ("enligt 3 § arbetstidslagen (SFS 1970:103)", [("1970:103", None, "3", None, None)]),
+    ("enligt 4 § lagen om offentlig anställning (1976:600) gällde", [("1976:600", None, "4", None, None)]),
+    ("9 § semesterlagen (1963:114) gav fyra veckor", [("1963:114", None, "9", None, None)]),
+    ("enligt 5 § lagen (SFS 1974:12) om anställningsskydd", [("1974:12", None, "5", None, None)]),
+    ("enligt 4 § förordningen om områdesskydd enligt miljöbalken m.m. (1987:938)", [("1987:938", None, "4", None, None)]),
+]
+
+CARRIED_STATUTES = [
+    ("Arbetsmiljölagen ställer krav på arbetsgivaren. Enligt 3 kap. 2 a § ska arbetet vara systematiskt.",
+     [("1977:1160", "3", "2 a", None, None)]),
+    ("I semesterlagen finns regler om semesterlön. Hur beräknas den enligt 16 § nämnda lag?",
+     [("1977:480", None, "16", None, None)]),
+    ("Diskrimineringslagen gäller i arbetslivet. Enligt 2 kap. 1 § denna lag får arbetsgivaren inte diskriminera.",
+     [("2008:567", "2", "1", None, None)]),
+    ("Vad innebär 2 kap. 1 § för en arbetsgivare enligt diskrimineringslagen?", [("2008:567", "2", "1", None, None)]),
+    ("Först gäller miljöbalken, sedan arbetsmiljölagen. Vad säger 3 kap. 1 §?", [("1977:1160", "3", "1", None, None)]),
+    ("Jag läser brottsbalken. Skillnaden mellan 3 kap. 1 § och 3 kap. 2 § är viktig.",
+     [("1962:700", "3", "1", None, None), ("1962:700", "3", "2", None, None)]),
+    ("Arbetsmiljöförordningen kompletterar lagen. Se 4 § samma förordning.", [("1977:1166", None, "4", None, None)]),
+    ("Köplagen gäller mellan näringsidkare. Enligt 17 § ovannämnda lag ska varan vara fri från fel.",
+     [("1990:931", None, "17", None, None)]),
+    ("Enligt LAS krävs saklig grund. Turordningen i 22 § gäller också, liksom 25 § samma lag.",
+     [("1982:80", None, "22", None, None), ("1982:80", None, "25", None, None)]),
+]
+
+STATUTE_WORDS = [
+    ("Se 2 kap. 1 § kungörelsen om beslutad ny regeringsform.", [("1974:152", "2", "1", None, None)]),
+    ("Enligt 8 kap. 2 § kungörelsen (1974:152) om beslutad ny regeringsform", [("1974:152", "8", "2", None, None)]),
+    ("enligt 3 § ordningsstadgan (1868:22) för rikets städer", [("1868:22", None, "3", None, None)]),
+    ("Kungörelsen (1974:152) om beslutad ny regeringsform är grundlag. Se 2 kap. 1 § samma kungörelse.",
+     [("1974:152", "2", "1", None, None)]),
+    ("enligt 12 § arbetarskyddskungörelsen (1949:208)", [("1949:208", None, "12", None, None)]),
+    ("Ordningsstadgan (1868:22) gällde länge. Se 5 § nämnda stadga.", [("1868:22", None, "5", None, None)]),
+]
+
+NEW_EXAMPLES = SUBDIVISION_CHAINS + WRITTEN_NUMBER_WINS + CARRIED_STATUTES + STATUTE_WORDS
+
+
+def section_refs(refs: list[LegalReference]) -> list[tuple]:
+    return [(r.sfs, r.chapter, r.section, r.stycke, r.punkt) for r in refs if r.section or r.chapter]
+
+
+@pytest.mark.parametrize("text, expected", NEW_EXAMPLES)
+def test_references_in_running_text(directory: StatuteDirectory, text: str, expected: list[tuple]) -> None:
+    refs = analyse_references(text, directory)
+    assert section_refs(refs) == expected
+    for ref in refs:
+        assert ref.raw == text[ref.span[0] : ref.span[1]]
+
+
+def test_chain_bound_through_subdivisions_keeps_one_span() -> None:
+    (first, second) = parse_references("Se 8 § 2 eller 9 § 1 konsumentköplagen (2022:260).")
+    assert first.span == second.span
+    assert first.raw == "8 § 2 eller 9 § 1 konsumentköplagen (2022:260)"
+    assert (first.sfs, first.statute_name) == ("2022:260", "konsumentköplagen")
+
+
+def test_written_number_wins_in_directory_lookups(directory: StatuteDirectory) -> None:
+    assert directory.resolve("Lag (1974:12) om anställningsskydd") is None
+    assert directory.resolve("lagen (SFS 1982:80) om anställningsskydd") == "1982:80"
+    (ref,) = analyse_references("lagen om anställningsskydd (1974:12)", directory)
+    assert (ref.sfs, ref.statute_name) == ("1974:12", "lagen om anställningsskydd")
+
+
+def test_bare_references_in_a_statutes_own_text_point_to_it() -> None:
+    text = "Det som sägs i 30 kap. socialförsäkringsbalken gäller. Bestämmelserna i 3 kap. 2 § gäller också."
+    refs = parse_references(text, self_sfs="1977:1160")
+    assert [(r.statute_name, r.chapter, r.section) for r in refs] == [
+        ("socialförsäkringsbalken", "30", None), (None, "3", "2"),
+    ]
+    assert refs[1].sfs == "1977:1160" and refs[1].anaphoric
+
+
+def test_carried_statute_is_marked_as_inferred(directory: StatuteDirectory) -> None:
+    refs = analyse_references("Vi följer LAS. Vad säger 7 §?", directory)
+    assert [(r.sfs, r.section, r.anaphoric) for r in refs] == [("1982:80", None, False), ("1982:80", "7", True)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Vad säger 3 kap. 2 §? Arbetsmiljölagen är svår att läsa.",  # a later sentence does not bind back
+        "Filen är 5 MB stor. Se 3 kap. 2 § samma lag.",  # an ambiguous abbreviation is no antecedent
+        "Föreningens stadga säger att 3 § gäller.",
+    ],
+)
+def test_bare_references_without_an_antecedent_stay_unresolved(directory: StatuteDirectory, text: str) -> None:
+    assert {r.sfs for r in analyse_references(text, directory) if r.section} == {None}
+
+
+def test_a_statute_with_its_own_chain_does_not_claim_earlier_bare_chains(directory: StatuteDirectory) -> None:
+    refs = analyse_references("Regeln i 4 § liknar den som finns i 3 kap. 2 § arbetsmiljölagen.", directory)
+    assert section_refs(refs) == [(None, None, "4", None, None), ("1977:1160", "3", "2", None, None)]
+
+
+@pytest.mark.parametrize("text", ["Föreningens stadgar och bolagets stadga gäller.", "Föreningsstadgan ändrades.",
+                                  "Vi läste kungörelsen på anslagstavlan.", "Han betalade 2 § 3 000 kronor"])
+def test_statute_words_in_ordinary_prose(text: str) -> None:
+    assert [r for r in parse_references(text) if r.sfs or r.statute_name] == []
+
+
+# Property tests over the whole directory: a statute's own name, its own numbers.
+
+_INDEX_ROWS = [(sfs, title) for sfs, title in ((r[0], r[1]) for r in (
+    line.rstrip("\n").split("\t") for line in INDEX.read_text(encoding="utf-8").splitlines()[1:]))]
+_NAMED = [(sfs, name) for sfs, title in _INDEX_ROWS for name in names_for(sfs, title).short_names]
+_ABBREVIATED = [(sfs, a) for sfs, (_, abbrs) in CURATED.items() for a in abbrs
+                if not __import__("agent.statute_names", fromlist=["x"]).is_ambiguous_abbreviation(a)]
+_SUBDIVISIONS = ["", " första stycket", " 1 st.", " 2 p.", " punkt 3", " 2", " c", " andra stycket 4",
+                 " första och andra styckena", " 1 st. och 2 st.", " första stycket andra meningen", " 3 och 4"]
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(_NAMED + _ABBREVIATED),
+    st.integers(1, 40), st.sampled_from(["", " a", " b"]), st.integers(1, 60),
+    st.sampled_from(_SUBDIVISIONS), st.integers(1, 30), st.sampled_from(_SUBDIVISIONS), st.booleans(),
+)
+def test_property_chain_binds_through_subdivisions(named, chapter, letter, section, sub1, step, sub2, with_chapter):
+    sfs, name = named
+    second = section + step
+    prefix = f"{chapter} kap. " if with_chapter else ""
+    text = f"Enligt {prefix}{section}{letter} §{sub1} och {second} §{sub2} {name} gäller detta."
+    refs = [r for r in analyse_references(text, _DIRECTORY) if r.section]
+    assert refs, text
+    assert {r.sfs for r in refs} == {sfs}, text
+    assert {r.section for r in refs} == {f"{section}{letter}", str(second)}, text
+    assert {r.chapter for r in refs} == {str(chapter) if with_chapter else None}, text
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(st.sampled_from(_NAMED), st.integers(1800, 2030), st.integers(1, 1999), st.integers(1, 60),
+       st.booleans())
+def test_property_written_number_wins_over_the_name(named, year, number, section, sfs_prefix):
+    sfs, name = named
+    written = f"{year}:{number}"
+    text = f"Enligt {section} § {name} ({'SFS ' if sfs_prefix else ''}{written}) gällde annat."
+    (ref,) = [r for r in analyse_references(text, _DIRECTORY) if r.section]
+    assert (ref.sfs, ref.section) == (written, str(section)), text
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(st.sampled_from(_NAMED + _ABBREVIATED), st.integers(1, 40), st.integers(1, 60),
+       st.sampled_from(["", " samma lag", " nämnda lag", " denna lag"]), st.sampled_from([". ", "; ", ", och "]))
+def test_property_named_statute_is_carried_forward(named, chapter, section, anaphor, gap):
+    sfs, name = named
+    text = f"Frågan gäller {name}{gap}enligt {chapter} kap. {section} §{anaphor} ska arbetsgivaren agera."
+    refs = [r for r in analyse_references(text, _DIRECTORY) if r.section]
+    assert [(r.sfs, r.chapter, r.section, r.anaphoric) for r in refs] == [(sfs, str(chapter), str(section), True)], text

@@ -460,14 +460,15 @@ def test_too_large_has_configurable_limit():
     assert extract_text(data, "policy.pdf", max_bytes=len(data)).page_count == 3
 
 
-def test_unexpected_library_failure_is_wrapped(monkeypatch):
-    import chunks.extract as extract
-
-    def explode(_data):
-        raise KeyError("internal")
-
-    monkeypatch.setitem(extract._EXTRACTORS, "txt", explode)
-    error = _error(b"hej", "a.txt")
+def test_unexpected_library_failure_is_wrapped():
+    # A page that declares the punycode codec: Python's codec raises a bare
+    # UnicodeError, which no extractor expects; it must still come out as a
+    # clear Swedish error, never as the library's exception.
+    data = b'<html><head><meta charset="punycode"></head><body><p>Hej</p></body></html>'
+    with pytest.raises(UnicodeError) as raw:
+        data.decode("punycode")
+    assert not isinstance(raw.value, UnicodeDecodeError)
+    error = _error(data, "sida.html")
     assert error.code == "corrupt_file"
     assert "kunde inte läsas" in error.message
 

@@ -24,6 +24,7 @@ from compliance.text import strip_control
 
 from . import llm
 from .answer import check_citations, extractive_answer
+from .metrics import observe_model_error
 from .models import Conversation, Feedback, Message, RetrievalLog
 from .prepare import PrepareOptions, prepare_context
 from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE
@@ -87,6 +88,7 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
             yield {"event": "token", "data": piece}
     except llm.ModelError as exc:
         log.warning("chat model failed: %s", exc)
+        observe_model_error()
         fallback = "\n\n" + extractive_answer(citations, lead=MODEL_FAILED_NOTICE)
         yield {"event": "error", "data": MODEL_FAILED_NOTICE}
         yield {"event": "token", "data": fallback}
@@ -157,7 +159,7 @@ def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: s
             error=error[:2000], model_name=settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
         )
         if prepared.log is not None:
-            RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message)
+            RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message, answer_mode=mode)
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return {"event": "done", "data": {
         "message_id": message.pk, "content": cleaned, "answer_mode": mode, "removed_citations": removed,

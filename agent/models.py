@@ -79,20 +79,41 @@ class RetrievalLog(models.Model):
                                    related_name="retrieval_log")
     query = models.TextField(blank=True)
     intent = models.CharField(max_length=20)
+    intent_confidence = models.FloatField(null=True, blank=True)
+    # What the query analysis found (empty for greetings and meta questions, which skip it).
+    keywords = models.JSONField(default=list, blank=True)
+    references = models.JSONField(default=list, blank=True)  # e.g. ["1977:1160 3 kap. 2 a §"]
+    dates = models.JSONField(null=True, blank=True)  # {"start": "2024-01-01", "end": ..., "label": ...}
+    workspace_mentions = models.JSONField(default=list, blank=True)
+    fallback = models.BooleanField(default=False)  # the message had no keywords of its own
     skipped = models.BooleanField(default=False)
     cache_hit = models.BooleanField(default=False)
+    # Candidates the search returned (matched), then what assembly made of them (considered =
+    # included + excluded_by_budget). Null where the figure is not known for the turn: a cache hit
+    # reuses chunks without the search's counts, and private files are filtered inside the
+    # search's SQL, so no per-turn count of them exists.
+    chunks_matched = models.PositiveIntegerField(default=0)
+    chunks_excluded_by_threshold = models.PositiveIntegerField(null=True, blank=True)
+    chunks_excluded_by_privacy = models.PositiveIntegerField(null=True, blank=True)
     chunks_considered = models.PositiveIntegerField(default=0)
     chunks_included = models.PositiveIntegerField(default=0)
     chunks_excluded_by_budget = models.PositiveIntegerField(default=0)
     tokens_used = models.PositiveIntegerField(default=0)
     token_budget = models.PositiveIntegerField(default=0)
-    latency_ms = models.JSONField(default=dict, blank=True)
+    latency_ms = models.JSONField(default=dict, blank=True)  # every stage's time
+    # Columns of their own so that percentiles are computed by Postgres without parsing JSON.
+    retrieval_ms = models.FloatField(null=True, blank=True)  # the search itself; null when skipped or cached
+    total_ms = models.FloatField(null=True, blank=True)  # the whole pre-model step
     zero_match = models.BooleanField(default=False)
     degraded = models.BooleanField(default=False)
+    # The answer's mode, copied in the same UPDATE that links the message, so that the dashboard's
+    # aggregates read this table alone (no join with every message).
+    answer_mode = models.CharField(max_length=12, blank=True, default="")
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["workspace", "created_at"], name="retrievallog_ws_created")]
         verbose_name = "hämtningslogg"
         verbose_name_plural = "hämtningsloggar"

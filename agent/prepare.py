@@ -22,6 +22,7 @@ from compliance.selectors import access_scope_for, workspace_list_for_user
 from .cache import get_retrieval_cache, retrieval_cache_key
 from .context_assembly import AssembledContext, AssemblyOptions, assemble_context, budget_for, context_message
 from .intent import classify
+from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
 from .query_analysis import analyse_query
@@ -66,14 +67,17 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     intent = classify(question)
     timings["intent"] = _ms(t0)
     conversation = _conversation(messages)
+    # What the log records about the turn beyond the metrics; filled as the steps run.
+    facts: dict = {"intent_confidence": intent.confidence}
     if intent.intent in SKIP_INTENTS:
         prepared = _build(options, conversation, None, intent.intent, skipped=True, timings=timings)
-        prepared.log = _save_log(workspace, user, question, prepared, cache_hit=False)
+        prepared.log = _save_log(workspace, user, question, prepared, cache_hit=False, facts=facts)
         return prepared
 
     chunks, cache_hit, degraded, notice, error = [], False, False, "", ""
     try:
-        chunks, cache_hit, notice, degraded = _retrieve(question, history, workspace, user, options, timings)
+        chunks, cache_hit, notice, degraded = _retrieve(question, history, workspace, user, options, timings,
+                                                        facts)
     except RetrievalInputError as exc:
         notice = exc.message
     except Exception as exc:  # retrieval must never block an answer
@@ -90,7 +94,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings)
     prepared.degraded, prepared.notice = degraded, notice
     prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
-    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error)
+    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error, facts=facts)
     return prepared
 
 
@@ -125,27 +129,48 @@ def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
     return _assembly_memo.get_or_build(chunks, assembly) if chunks else assemble_context(chunks, assembly)
 
 
-def _retrieve(question, history, workspace, user, options, timings) -> tuple[list, bool, str, bool]:
+def _retrieve(question, history, workspace, user, options, timings, facts) -> tuple[list, bool, str, bool]:
     t0 = time.perf_counter()
     scope = access_scope_for(user, workspace)
     other_names = [w.name for w in workspace_list_for_user(user).exclude(pk=workspace.pk)]
     analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=other_names)
     timings["analysis"] = _ms(t0)
+    facts.update(_analysis_facts(analysis))
     cache = get_retrieval_cache() if options.use_cache else None
     key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval)
     t0 = time.perf_counter()
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
+        facts["chunks_matched"] = len(cached)
         return cached, True, "", False
-    result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval, scope=scope,
-                              analysis=analysis)
+    t0 = time.perf_counter()
+    try:
+        result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
+                                  scope=scope, analysis=analysis)
+    finally:
+        timings["retrieve"] = _ms(t0)
+    facts.update(chunks_matched=len(result.chunks), chunks_excluded_by_threshold=result.excluded_by_threshold,
+                 retrieval_ms=timings["retrieve"])
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value
     if cache is not None and not result.degraded:
         cache.set(key, result.chunks)
     return result.chunks, False, result.notice, result.degraded
+
+
+def _analysis_facts(analysis) -> dict:
+    dates = analysis.dates
+    return {
+        "keywords": list(analysis.keywords)[:50],
+        "references": [{"sfs": r.sfs, "chapter": r.chapter, "section": r.section, "raw": r.raw[:200]}
+                       for r in analysis.references[:20]],
+        "dates": {"start": dates.start.isoformat(), "end": dates.end.isoformat(), "label": dates.label}
+        if dates else None,
+        "workspace_mentions": list(analysis.workspace_mentions)[:20],
+        "fallback": analysis.fallback,
+    }
 
 
 def _build(options, conversation, assembled, intent, *, skipped, timings) -> PreparedContext:
@@ -204,10 +229,15 @@ def _conversation(messages: list[dict]) -> list[dict]:
     return kept[-MAX_HISTORY_MESSAGES:]
 
 
-def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit: bool, error: str = ""):
+def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit: bool, error: str = "",
+              facts: dict):
     m = prepared.metrics
+    observe_turn(intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit, zero_match=m["zero_match"],
+                 degraded=prepared.degraded, retrieval_ms=facts.get("retrieval_ms"),
+                 total_ms=m["latency_ms"].get("total"))
     try:
         return RetrievalLog.objects.create(
+            **facts, total_ms=m["latency_ms"].get("total"),
             workspace=workspace, user=user if getattr(user, "is_authenticated", False) else None,
             query=question[:4000], intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit,
             chunks_considered=m["chunks_considered"], chunks_included=m["chunks_included"],

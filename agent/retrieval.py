@@ -70,6 +70,7 @@ class RetrievalResult:
     notice: str = ""  # Swedish, shown to users when degraded
     timings_ms: dict = field(default_factory=dict)
     references: list[str] = field(default_factory=list)  # citations the question made, e.g. "1977:1160 3 kap. 2 a §"
+    excluded_by_threshold: int = 0  # candidates dropped for scoring under min_score
 
 
 # --- the query embedding cache: identical queries are embedded once per process ---
@@ -391,8 +392,9 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     timings["sql"] = _ms(t0)
 
     t0 = time.perf_counter()
-    chunks = _merge(exact, statute_hits, general)
-    chunks = [c for c in chunks if c.reference_match or c.score >= options.min_score]
+    merged = _merge(exact, statute_hits, general)
+    chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
+    result.excluded_by_threshold = len(merged) - len(chunks)
     timings["fuse"] = _ms(t0)
 
     if reranking:

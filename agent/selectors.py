@@ -66,3 +66,11 @@ def _removed(source: dict) -> dict:
     kept = {k: source[k] for k in ("n", "chunk_id", "source_type", "source_id") if k in source}
     return {**kept, "removed": True, "header": REMOVED_SOURCE, "document_title": REMOVED_SOURCE, "text": "",
             "citation": "", "document_number": "", "page": None}
+
+
+def conversation_get_in_workspace(workspace: Workspace, conversation_id) -> Conversation:
+    """Any member's conversation in `workspace`: for its owners' review from the dashboard, never for chatting."""
+    try:
+        return Conversation.objects.select_related("user").get(workspace=workspace, pk=int(conversation_id))
+    except (Conversation.DoesNotExist, ValueError, TypeError):
+        raise Http404("Konversationen finns inte.") from None

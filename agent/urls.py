@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import dashboard_views, views
 
 urlpatterns = [
     path("ws/<slug:slug>/chatt/", views.chat_home, name="chat"),
@@ -11,4 +11,8 @@ urlpatterns = [
          name="message_detail"),
     path("ws/<slug:slug>/chatt/<int:conversation_id>/meddelanden/<int:message_id>/omdome/",
          views.message_feedback, name="message_feedback"),
+    path("ws/<slug:slug>/oversikt/", dashboard_views.workspace_dashboard, name="dashboard"),
+    path("ws/<slug:slug>/oversikt/samtal/<int:conversation_id>/", dashboard_views.dashboard_conversation,
+         name="dashboard_conversation"),
+    path("oversikt/", dashboard_views.staff_dashboard, name="staff_dashboard"),
 ]

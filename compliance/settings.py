@@ -7,6 +7,7 @@ variable, instead of failing later in some request.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
@@ -64,6 +65,14 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {value!r}")
     return value
+
+
+def env_networks(name: str, default: str) -> list:
+    raw = env_str(name, default)
+    try:
+        return [ipaddress.ip_network(part.strip()) for part in raw.split(",") if part.strip()]
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be comma-separated networks such as 10.0.0.0/8: {exc}") from None
 
 
 def env_url(name: str, default: str, schemes: tuple[str, ...]) -> str:
@@ -133,6 +142,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "compliance.monitoring.PrometheusMiddleware",  # first, so that it times everything after it
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -147,7 +157,7 @@ MIDDLEWARE = [
 
 if not DEBUG:
     # Production serves its own static files (gunicorn does not); runserver does it in development.
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "compliance.urls"
 WSGI_APPLICATION = "compliance.wsgi.application"
@@ -224,6 +234,10 @@ CELERY_TASK_ROUTES = ["chunks.tasks.route_task"]
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10),
                                    "queue_order_strategy": "sorted"}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Periodic tasks, run by `celery beat` (scripts/run.sh, docker-compose's beat service).
+CELERY_BEAT_SCHEDULE = {
+    "prune-retrieval-logs": {"task": "agent.tasks.prune_retrieval_logs", "schedule": 6 * 3600.0},
+}
 
 # Embeddings: one interface (chunks/embedding.py), chosen here.
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "local", ("local", "openai"))
@@ -240,12 +254,10 @@ EMBEDDING_QUERY_MODEL = env_str("EMBEDDING_QUERY_MODEL")  # defaults to EMBEDDIN
 EMBEDDING_RECOVERY_AFTER_SECONDS = env_int("EMBEDDING_RECOVERY_AFTER_SECONDS", 60, minimum=1)
 EMBEDDING_RECOVERY_INTERVAL_SECONDS = env_int("EMBEDDING_RECOVERY_INTERVAL_SECONDS", 30, minimum=1)
 EMBEDDING_RECOVERY_INSPECT_TIMEOUT = env_float("EMBEDDING_RECOVERY_INSPECT_TIMEOUT", 1.0, minimum=0.1, maximum=30)
-CELERY_BEAT_SCHEDULE = {
-    "recover-stalled-embeddings": {
-        "task": "chunks.tasks.recover_stalled_embeddings",
-        "schedule": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS),
-        "options": {"expires": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS)},  # no pile-up while no worker runs
-    },
+CELERY_BEAT_SCHEDULE["recover-stalled-embeddings"] = {
+    "task": "chunks.tasks.recover_stalled_embeddings",
+    "schedule": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS),
+    "options": {"expires": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS)},  # no pile-up while no worker runs
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
@@ -276,6 +288,13 @@ RETRIEVAL_KEYWORD_WEIGHT = env_float("RETRIEVAL_KEYWORD_WEIGHT", 1.0, maximum=10
 RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)
 RETRIEVAL_CACHE_SIZE = env_int("RETRIEVAL_CACHE_SIZE", 20, minimum=1)
 RETRIEVAL_CACHE_BACKEND = env_choice("RETRIEVAL_CACHE_BACKEND", "memory", ("memory", "django"))
+# /metrics (Prometheus): open to these networks (comma-separated CIDRs; loopback by default under
+# DEBUG, none in production) and to requests that send `Authorization: Bearer <METRICS_TOKEN>`.
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+METRICS_ALLOWED_NETWORKS = env_networks("METRICS_ALLOWED_NETWORKS", "127.0.0.1/32,::1/128" if DEBUG else "")
+
+# Retrieval logs (the dashboard's raw material) older than this are deleted by a periodic task.
+RETRIEVAL_LOG_RETENTION_DAYS = env_int("RETRIEVAL_LOG_RETENTION_DAYS", 180, minimum=1)
 RETRIEVAL_SLOW_MS = env_int("RETRIEVAL_SLOW_MS", 500, minimum=1)
 # A keyword matching more chunks than this is too common to rank by (see agent/retrieval.py).
 RETRIEVAL_COMMON_TERM_ROWS = env_int("RETRIEVAL_COMMON_TERM_ROWS", 2000, minimum=10)

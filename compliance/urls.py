@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
-from . import views
+from . import monitoring, views
 
 
 class SfsNumberConverter:
@@ -38,6 +38,7 @@ urlpatterns = [
     path("lag/", views.statute_list, name="statute_list"),
     path("lag/<sfs:sfs>", views.statute_detail, name="statute"),
     path("lag/<sfs:sfs>/", views.statute_detail, name="statute_slash"),
+    path("metrics", monitoring.metrics, name="metrics"),
     path("api/v1/", include("compliance.api.urls")),
     path("", include("agent.urls")),
     path("admin/", admin.site.urls),

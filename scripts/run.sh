@@ -23,8 +23,11 @@ trap cleanup INT TERM EXIT
 # (statutes, re-embeds): on 2 cores one model process beats two competing ones (bench_priority).
 .venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum,lagrum-bulk -n "lagrum@%h" &
 pids+=($!)
-# Beat re-enqueues chunks left without a live task (a worker killed hard): chunks.tasks.recover_stalled_embeddings.
-.venv/bin/celery -A compliance beat -l warning &
+# Periodic tasks (CELERY_BEAT_SCHEDULE in compliance/settings.py): re-enqueueing chunks a worker killed
+# hard left without a live task (chunks.tasks.recover_stalled_embeddings), pruning old retrieval logs.
+DATA_DIR=${LAGRUM_DATA_DIR:-.data}
+mkdir -p "$DATA_DIR"
+.venv/bin/celery -A compliance beat -l warning -s "$DATA_DIR/celerybeat-schedule" &
 pids+=($!)
 # All 177 statutes, chunked here so they are keyword-searchable before the web server starts; shipped
 # vectors (data/sfs/vectors-<model>.npz) make them vector-searchable too, the worker embeds the rest.

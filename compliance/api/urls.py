@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import agent_views, views
+from . import agent_views, dashboard, views
 from .errors import not_found_view
 
 ws = "workspaces/<slug:slug>/"
@@ -18,6 +18,7 @@ urlpatterns = [
     path("workspaces/", views.WorkspaceListApi.as_view(), name="api-workspaces"),
     path(ws, views.WorkspaceDetailApi.as_view(), name="api-workspace"),
     path(ws + "stats/", views.WorkspaceStatsApi.as_view(), name="api-workspace-stats"),
+    path(ws + "metrics", dashboard.WorkspaceMetricsApi.as_view(), name="api-workspace-metrics"),
     path(ws + "members/", views.MemberListApi.as_view(), name="api-members"),
     path(ws + "members/<int:member_id>/", views.MemberDetailApi.as_view(), name="api-member"),
     path(ws + "files/", views.FileListApi.as_view(), name="api-files"),

@@ -68,6 +68,7 @@ def test_offline_answer_is_extractive_and_cites_the_section(setup):
     assert list(setup["conv"].messages.values_list("role", flat=True)) == ["user", "assistant"]
     log = RetrievalLog.objects.get(message=message)
     assert log.intent == "factual" and not log.skipped and log.chunks_included > 0
+    assert log.answer_mode == message.answer_mode == "extractive"
 
 
 def test_model_answer_streams_and_invented_citations_are_removed(setup, fake_model, settings):
@@ -120,7 +121,7 @@ def test_greeting_and_meta_skip_retrieval(setup, fake_model, text, intent):
     assert message.answer_mode == "direct" and message.sources == []
     assert fake_model.requests == []  # no model call, no sources
     log = RetrievalLog.objects.get(message=message)
-    assert log.skipped and log.intent == intent
+    assert log.skipped and log.intent == intent and log.answer_mode == "direct"
 
 
 def test_empty_message_is_refused_in_swedish(setup):

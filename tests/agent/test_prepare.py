@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from agent.cache import get_retrieval_cache
 from agent.models import RetrievalLog
 from agent.prepare import PrepareOptions, prepare_context
 from agent.retrieval import RetrievalOptions
+from agent.tasks import prune_retrieval_logs
 from compliance.models import Membership, Workspace
 from compliance.services import workspace_touch_knowledge
 from tests.helpers import make_user
@@ -104,3 +108,39 @@ def test_empty_or_meaningless_messages_do_not_crash(alice_ws, text):
     alice, ws = alice_ws
     prepared = ask(text, ws, alice)
     assert isinstance(prepared.citations, list) and prepared.messages[0]["role"] == "system"
+
+
+def test_log_records_the_analysis_counts_and_timings(alice_ws):
+    alice, ws = alice_ws
+    prepared = ask("Vad säger 3 kap. 2 a § arbetsmiljölagen om arbetsgivarens ansvar 2024?", ws, alice)
+    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    assert log.intent == "factual" and 0 < log.intent_confidence <= 1
+    assert "arbetsgivarens" in log.keywords and not log.fallback
+    assert {"sfs": "1977:1160", "chapter": "3", "section": "2 a"}.items() <= log.references[0].items()
+    assert log.dates["start"] == "2024-01-01" and log.dates["end"] == "2024-12-31"
+    assert log.chunks_matched >= log.chunks_considered >= log.chunks_included > 0
+    assert log.chunks_excluded_by_threshold == 0 and log.chunks_excluded_by_privacy is None
+    # The search's own time is part of the pre-model total.
+    assert 0 < log.retrieval_ms == log.latency_ms["retrieve"] <= log.total_ms == log.latency_ms["total"]
+    again = RetrievalLog.objects.get(pk=ask("Vad säger 3 kap. 2 a § arbetsmiljölagen om arbetsgivarens ansvar 2024?",
+                                            ws, alice).log.pk)
+    assert again.cache_hit and again.retrieval_ms is None and again.chunks_matched == log.chunks_matched
+    assert again.chunks_excluded_by_threshold is None
+
+
+def test_skipped_turn_logs_confidence_and_total_but_no_retrieval(alice_ws):
+    alice, ws = alice_ws
+    log = RetrievalLog.objects.get(pk=ask("Hej!", ws, alice).log.pk)
+    assert log.skipped and log.intent_confidence == 0.95 and log.keywords == [] and log.retrieval_ms is None
+    assert log.total_ms == log.latency_ms["total"] >= 0
+
+
+def test_prune_deletes_only_logs_older_than_the_retention(alice_ws, settings):
+    _, ws = alice_ws
+    old, edge, _ = (RetrievalLog.objects.create(workspace=ws, query=q, intent="factual") for q in "abc")
+    now = timezone.now()
+    RetrievalLog.objects.filter(pk=old.pk).update(created_at=now - timedelta(days=11))
+    RetrievalLog.objects.filter(pk=edge.pk).update(created_at=now - timedelta(days=9))
+    settings.RETRIEVAL_LOG_RETENTION_DAYS = 10
+    assert prune_retrieval_logs.apply().get() == {"deleted": 1}
+    assert set(RetrievalLog.objects.values_list("query", flat=True)) == {"b", "c"}

@@ -24,6 +24,7 @@ class IsolationTests(ApiTestCase):
         return [
             ("get", f"{base}/", None),
             ("get", f"{base}/stats/", None),
+            ("get", f"{base}/metrics", None),
             ("get", f"{base}/members/", None),
             ("post", f"{base}/members/", {"username": "bob", "role": "viewer"}),
             ("patch", f"{base}/members/{member_id}/", {"role": "viewer"}),
@@ -65,7 +66,7 @@ class IsolationTests(ApiTestCase):
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
                    conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk)
         for method, url, body in self.endpoints(WS, **ids):
-            if url.rstrip("/") in (WS, f"{WS}/stats", f"{WS}/members", f"{WS}/files", f"{WS}/assessments",
+            if url.rstrip("/") in (WS, f"{WS}/stats", f"{WS}/metrics", f"{WS}/members", f"{WS}/files", f"{WS}/assessments",
                                    f"{WS}/search", f"{WS}/context", f"{WS}/conversations"):
                 continue  # no object id in these
             with self.subTest(method=method, url=url):

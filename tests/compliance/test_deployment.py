@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import yaml
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,3 +34,22 @@ def test_dockerfile_runs_gunicorn():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert dockerfile.startswith("#") and "FROM python:3.11" in dockerfile
     assert "gunicorn" in dockerfile and "compliance.wsgi:application" in dockerfile
+
+
+def test_beat_runs_the_periodic_tasks_in_compose_and_make_run():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "compliance", "beat"]
+    assert "celery -A compliance beat" in (ROOT / "scripts" / "run.sh").read_text()
+    tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert "agent.tasks.prune_retrieval_logs" in tasks
+
+
+def test_prometheus_is_optional_and_scrapes_the_app():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert services["prometheus"]["profiles"] == ["monitoring"]
+    assert "./prometheus.yml:/etc/prometheus/prometheus.yml:ro" in services["prometheus"]["volumes"]
+    assert "PROMETHEUS_MULTIPROC_DIR" in services["web"]["command"]
+    config = yaml.safe_load((ROOT / "prometheus.yml").read_text())
+    job = config["scrape_configs"][0]
+    assert job["metrics_path"] == "/metrics" and job["static_configs"][0]["targets"] == ["web:8000"]
+    assert job["authorization"]["type"] == "Bearer"

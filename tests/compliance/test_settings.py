@@ -28,6 +28,8 @@ def start_django(**env) -> subprocess.CompletedProcess:
         ("DEBUG", "perhaps"),
         ("OPENAI_BASE_URL", "ftp://models.example"),
         ("MAX_UPLOAD_BYTES", "-5"),
+        ("METRICS_ALLOWED_NETWORKS", "10.0.0.0/8,everywhere"),
+        ("RETRIEVAL_LOG_RETENTION_DAYS", "0"),
     ],
 )
 def test_bad_value_names_the_variable(variable, value):

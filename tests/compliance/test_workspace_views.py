@@ -80,3 +80,12 @@ class LayoutTests(BaseTestCase):
         self.assertContains(r, "Alices AB")
         self.assertContains(r, "redaktör")
         self.assertContains(r, reverse("knowledge", args=[self.workspace.slug]))
+
+    def test_only_owners_are_offered_the_dashboard(self):
+        dashboard = reverse("dashboard", args=[self.workspace.slug])
+        self.login(self.alice)
+        self.assertContains(self.client.get(reverse("workspace", args=[self.workspace.slug])), f'href="{dashboard}"',
+                            count=2)  # the nav and the tile
+        self.login(self.bob)
+        self.assertNotContains(self.client.get(reverse("workspace", args=[self.workspace.slug])), dashboard)
+        self.assertNotContains(self.client.get(reverse("knowledge", args=[self.workspace.slug])), dashboard)

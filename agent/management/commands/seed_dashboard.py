@@ -1,0 +1,28 @@
+"""Fill a workspace made for the purpose with synthetic chat history, to see or measure the dashboard.
+
+    manage.py seed_dashboard --rows 100000 [--workspace bench-dashboard] [--days 90]
+
+The workspace (and an owner, user "bench") are created when missing; its conversations and
+logs are replaced, so never point it at a real workspace.
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from agent.benchmarking import write_json
+from agent.dashboard_seed import seed_dashboard_logs
+from agent.management.commands._dashboard import bench_owner_and_workspace
+
+
+class Command(BaseCommand):
+    help = "Replace a benchmark workspace's chat history with synthetic retrieval logs."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--rows", type=int, default=100_000)
+        parser.add_argument("--days", type=int, default=90)
+        parser.add_argument("--workspace", default="bench-dashboard")
+
+    def handle(self, *args, rows, days, workspace, **opts):
+        user, ws = bench_owner_and_workspace(workspace)
+        write_json(self.stdout, {"workspace": ws.slug, **seed_dashboard_logs(ws, user, rows=rows, days=days)})

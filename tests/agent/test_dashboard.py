@@ -1,0 +1,124 @@
+"""The dashboard's aggregates against a seeded set of logs whose answers are worked out by hand."""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+
+from django.utils import timezone
+
+from agent.dashboard import retrieval_stats
+from agent.models import Conversation, Feedback, Message, RetrievalLog
+from tests.helpers import BaseTestCase
+
+
+def at_noon(days_ago: int) -> datetime:
+    return timezone.make_aware(datetime.combine(timezone.localdate() - timedelta(days=days_ago), time(12)))
+
+
+class DashboardSeed(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.conv_x = Conversation.objects.create(workspace=cls.workspace, user=cls.alice, title="X")
+        cls.conv_y = Conversation.objects.create(workspace=cls.workspace, user=cls.bob, title="Y")
+        cls.conv_c = Conversation.objects.create(workspace=cls.charlies_workspace, user=cls.charlie, title="C")
+        ws, cws = cls.workspace, cls.charlies_workspace
+        cls.logs = {}
+        # name: (workspace, days ago, conversation, answer mode, fields)
+        seed = {
+            "a1": (ws, 0, cls.conv_x, "model", dict(intent="factual", query="Vad gäller för skyddsombud?",
+                                                    retrieval_ms=10, total_ms=20, chunks_considered=5,
+                                                    chunks_included=3, tokens_used=100)),
+            "a2": (ws, 0, cls.conv_x, "extractive", dict(intent="factual", query="Semester?", retrieval_ms=20,
+                                                         total_ms=30, chunks_considered=5, chunks_included=5,
+                                                         tokens_used=300)),
+            "a3": (ws, 0, cls.conv_x, "extractive", dict(intent="task", query="Regler för drönare?", zero_match=True,
+                                                         retrieval_ms=30, total_ms=40)),
+            "a4": (ws, 0, cls.conv_x, "direct", dict(intent="greeting", query="Hej", skipped=True, total_ms=1)),
+            "a5": (ws, 2, cls.conv_y, "error", dict(intent="factual", query="  regler för drönare?", zero_match=True,
+                                                    degraded=True, retrieval_ms=40, total_ms=50)),
+            "a6": (ws, 2, cls.conv_y, "model", dict(intent="factual", query="Semester igen", cache_hit=True,
+                                                    total_ms=5, chunks_considered=4, chunks_included=4,
+                                                    tokens_used=200)),
+            "a7": (ws, 40, cls.conv_y, "model", dict(intent="factual", query="Gammal fråga", zero_match=True,
+                                                     retrieval_ms=1000, total_ms=1000)),
+            "c1": (cws, 0, cls.conv_c, "extractive", dict(intent="factual", query="Charlies hemliga fråga",
+                                                          zero_match=True, retrieval_ms=5, total_ms=6)),
+        }
+        cls.messages = {}
+        for name, (workspace, days_ago, conv, mode, fields) in seed.items():
+            msg = Message.objects.create(conversation=conv, role="assistant", content=f"svar {name}",
+                                         answer_mode=mode)
+            log = RetrievalLog.objects.create(workspace=workspace, message=msg, answer_mode=mode, **fields)
+            RetrievalLog.objects.filter(pk=log.pk).update(created_at=at_noon(days_ago))
+            cls.messages[name] = msg
+        Feedback.objects.create(message=cls.messages["a1"], user=cls.alice, rating=1)
+        Feedback.objects.create(message=cls.messages["a2"], user=cls.bob, rating=-1, comment="Fel paragraf")
+        Feedback.objects.create(message=cls.messages["a3"], user=cls.alice, rating=-1, comment="Inget svar")
+        Feedback.objects.create(message=cls.messages["c1"], user=cls.charlie, rating=-1, comment="Charlies kommentar")
+
+
+class RetrievalStatsTests(DashboardSeed):
+    def test_totals_of_the_owners_workspace(self):
+        t = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["totals"]
+        self.assertEqual(t["questions"], 6)
+        self.assertEqual(t["by_intent"], {"greeting": 1, "meta": 0, "factual": 4, "task": 1})
+        self.assertEqual(t["by_answer_mode"], {"model": 2, "extractive": 2, "direct": 1, "error": 1})
+        self.assertEqual(t["retrieving"], 5)
+        self.assertEqual((t["zero_match"], t["zero_match_rate"], t["cache_hit_rate"]), (2, 0.4, 0.2))
+        self.assertEqual((t["degraded"], t["degraded_rate"]), (1, 0.1667))
+        # percentile_cont over [10, 20, 30, 40] and [1, 5, 20, 30, 40, 50]
+        self.assertEqual(t["retrieval_ms"], {"p50": 25.0, "p95": 38.5})
+        self.assertEqual(t["total_ms"], {"p50": 25.0, "p95": 47.5})
+        self.assertEqual((t["sources_considered_avg"], t["sources_included_avg"], t["context_tokens_avg"]),
+                         (2.8, 2.4, 120.0))
+
+    def test_daily_rows_cover_every_day_of_the_period(self):
+        stats = retrieval_stats(workspace_ids=[self.workspace.pk], days=7)
+        daily = stats["daily"]
+        self.assertEqual(len(daily), 7)
+        self.assertEqual(daily[-1]["date"], timezone.localdate().isoformat())
+        self.assertEqual((stats["start"], stats["end"]), (daily[0]["date"], daily[-1]["date"]))
+        self.assertEqual([d["questions"] for d in daily], [0, 0, 0, 0, 2, 0, 4])
+        today, two_days_ago = daily[-1], daily[-3]
+        self.assertEqual(today["by_intent"], {"greeting": 1, "meta": 0, "factual": 2, "task": 1})
+        self.assertEqual(today["retrieval_ms"], {"p50": 20.0, "p95": 29.0})
+        self.assertEqual(two_days_ago["by_answer_mode"], {"model": 1, "extractive": 0, "direct": 0, "error": 1})
+        self.assertEqual((two_days_ago["zero_match_rate"], two_days_ago["cache_hit_rate"]), (0.5, 0.5))
+        self.assertEqual(daily[0]["retrieval_ms"], {"p50": None, "p95": None})
+
+    def test_period_decides_what_counts(self):
+        ninety = retrieval_stats(workspace_ids=[self.workspace.pk], days=90)
+        self.assertEqual(ninety["totals"]["questions"], 7)
+        self.assertIn("Gammal fråga", [q["question"] for q in ninety["found_nothing"]])
+        with self.assertRaises(ValueError):
+            retrieval_stats(workspace_ids=[self.workspace.pk], days=14)
+
+    def test_found_nothing_groups_case_and_space_and_links_the_latest_conversation(self):
+        found = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["found_nothing"]
+        self.assertEqual(len(found), 1)
+        self.assertEqual(found[0]["question"].strip().lower(), "regler för drönare?")
+        self.assertEqual((found[0]["count"], found[0]["conversation_id"], found[0]["workspace_slug"]),
+                         (2, self.conv_y.pk, "alices-ab"))
+
+    def test_feedback_shares_and_latest_bad_answers(self):
+        fb = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["feedback"]
+        self.assertEqual((fb["good"], fb["bad"], fb["good_share"], fb["bad_share"]), (1, 2, 0.3333, 0.6667))
+        self.assertEqual([b["comment"] for b in fb["latest_bad"]], ["Inget svar", "Fel paragraf"])
+        self.assertEqual(fb["latest_bad"][0]["conversation_id"], self.conv_x.pk)
+        self.assertEqual(fb["latest_bad"][0]["message_id"], self.messages["a3"].pk)
+
+    def test_one_workspace_never_sees_anothers_questions(self):
+        mine = retrieval_stats(workspace_ids=[self.workspace.pk], days=90)
+        self.assertNotIn("Charlies", str(mine))
+        charlies = retrieval_stats(workspace_ids=[self.charlies_workspace.pk], days=30)
+        self.assertEqual(charlies["totals"]["questions"], 1)
+        self.assertNotIn("drönare", str(charlies))
+        self.assertNotIn("Fel paragraf", str(charlies))
+
+    def test_staff_see_every_workspace(self):
+        everything = retrieval_stats(workspace_ids=None, days=30)
+        self.assertEqual(everything["totals"]["questions"], 7)
+        self.assertEqual([(q["workspace_slug"], q["count"]) for q in everything["found_nothing"]],
+                         [("alices-ab", 2), ("charlies-ab", 1)])
+        self.assertEqual(everything["feedback"]["bad"], 3)

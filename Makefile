@@ -6,7 +6,7 @@ STAMP := .venv/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install services stop-services migrate demo worker browser bench eval clean-data
+.PHONY: run test install services stop-services migrate demo worker beat browser bench eval clean-data
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
@@ -32,7 +32,10 @@ run: demo
 	@bash scripts/run.sh $(HOST) $(PORT)
 
 worker: services
-	.venv/bin/celery -A compliance worker -l info --concurrency 1 -Q lagrum
+	.venv/bin/celery -A compliance worker -l info --concurrency 1 -Q lagrum,lagrum-bulk
+
+beat: services
+	.venv/bin/celery -A compliance beat -l info
 
 # Debian's Chromium for the end-to-end browser tests (a test tool's own browser download fails offline).
 browser:

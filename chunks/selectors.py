@@ -79,6 +79,7 @@ def legal_document_sections(document: LegalDocument) -> list[dict]:
 # Kunskapsbas page polls these every 2 s while anything is processing.
 
 EMBEDDING_ERROR_CACHE_KEY = "lagrum:embedding:last_error"
+EMBED_RATE_CACHE_KEY = "chunks:embed-rate"  # chunks/s, a moving average kept by services.embed_chunk_batch
 _ACTIVE = (ProcessingStatus.PENDING, ProcessingStatus.PROCESSING)
 
 
@@ -95,6 +96,8 @@ def _figures(workspace: Workspace) -> dict:
         n=Count("id"), total=Sum("chunks_total", filter=searchable, default=0),
         embedded=Sum("chunks_embedded", filter=searchable, default=0),
         active=Count("id", filter=active), last=Max("processed_at"),
+        queued=Count("id", filter=Q(status=ProcessingStatus.PENDING)),
+        processing=Count("id", filter=Q(status=ProcessingStatus.PROCESSING)),
     ) for qs, searchable in kinds]
     return {"files": rows[0], "assessments": rows[1], "statutes": rows[2]}
 
@@ -162,4 +165,29 @@ def knowledge_overview(workspace: Workspace) -> dict:
         "embedding": embedding_state(workspace, stats),
         "last_update": max(updates) if updates else None,
         "processing": any(f["active"] for f in figures.values()),
+        **queue_progress(figures),
+    }
+
+
+def embedding_rate() -> float | None:
+    return cache.get(EMBED_RATE_CACHE_KEY)
+
+
+def queue_progress(figures: dict) -> dict:
+    """Honest progress: waiting vs. being worked on, and time left at the workers' measured rate.
+
+    The workspace's own files and assessments go first (the interactive queue), so their
+    estimate counts only their own chunks; "everything" includes the statutes behind them.
+    """
+    own = [figures["files"], figures["assessments"]]
+    own_pending = sum(f["total"] - f["embedded"] for f in own)
+    pending = own_pending + figures["statutes"]["total"] - figures["statutes"]["embedded"]
+    rate = embedding_rate()
+    return {
+        "sources_queued": sum(f["queued"] for f in figures.values()),
+        "sources_processing": sum(f["processing"] for f in figures.values()),
+        "chunks_pending": pending,
+        "own_chunks_pending": own_pending,
+        "eta_seconds": round(pending / rate) if rate and pending else None,
+        "own_eta_seconds": round(own_pending / rate) if rate and own_pending else None,
     }

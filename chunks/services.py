@@ -11,7 +11,9 @@ and a redelivered batch embeds nothing twice.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
@@ -35,7 +37,8 @@ from .embedding import active_model_name, get_provider, passage_text
 from .extract import ExtractionError, extract_text
 from .file_chunking import chunk_assessment, chunk_extracted
 from .models import ContentChunk, SourceType
-from .selectors import EMBEDDING_ERROR_CACHE_KEY
+from .selectors import EMBED_RATE_CACHE_KEY, EMBEDDING_ERROR_CACHE_KEY
+from .shipped_vectors import shipped_vectors
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ class ChunkResult:
     failed: bool = False
     chunks: int = 0
     reused_embeddings: int = 0
+    shipped_embeddings: int = 0
     to_embed: list[int] | None = None
 
 
@@ -174,11 +178,16 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
                                                    embedding_model=model_name)
             .values("content_hash", "embedding", "embedding_model")
         }
+        # Bundled statutes come with precomputed vectors, keyed by the embedded text's hash.
+        shipped = shipped_vectors() if source_type == SourceType.LEGAL_DOCUMENT else None
         ContentChunk.objects.filter(**{fk: source.pk}).delete()
         new_chunks = []
         for draft in drafts:
             chash = content_hash(passage_text(draft.header, draft.text))
             embedding, emb_model = old.get(chash, (None, ""))
+            if embedding is None and shipped is not None and (vector := shipped.get(chash)) is not None:
+                embedding, emb_model = vector, model_name
+                result.shipped_embeddings += 1
             new_chunks.append(ContentChunk(
                 source_type=source_type, **{fk: source}, header=draft.header[:1000], path=draft.path,
                 ordinal=draft.ordinal, citation=(draft.citation or "")[:200], chapter=draft.chapter or "",
@@ -215,15 +224,36 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
     )
     if not pending:
         return 0
+    started = time.monotonic()
     vectors = get_provider().embed_passages([passage_text(c.header, c.text) for c in pending])
+    embedding_rate_record(len(pending), time.monotonic() - started)
     # Vectors and progress commit together: a worker killed in between leaves both as they were.
     with transaction.atomic():
+        # Another worker may have embedded some of these meanwhile (a redelivered or recovered batch):
+        # the row locks serialise the two, and only chunks still pending are written and counted.
+        still_pending = set(
+            ContentChunk.objects.select_for_update().filter(pk__in=[c.pk for c in pending])
+            .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name)).order_by("id")
+            .values_list("id", flat=True)
+        )
+        todo = []
         for chunk, vector in zip(pending, vectors):
-            chunk.embedding = vector
-            chunk.embedding_model = model_name
-        ContentChunk.objects.bulk_update(pending, ["embedding", "embedding_model"], batch_size=200)
-        source_progress_refresh({chunk_source_key(c) for c in pending})
-    return len(pending)
+            if chunk.pk in still_pending:
+                chunk.embedding = vector
+                chunk.embedding_model = model_name
+                todo.append(chunk)
+        ContentChunk.objects.bulk_update(todo, ["embedding", "embedding_model"], batch_size=200)
+        source_progress_refresh({chunk_source_key(c) for c in todo})
+    return len(todo)
+
+
+def embedding_rate_record(chunks: int, seconds: float) -> None:
+    """A moving average of the workers' chunks per second, for the time-left estimate (shared via the cache)."""
+    if chunks <= 0 or seconds <= 0:
+        return
+    rate = chunks / seconds
+    previous = cache.get(EMBED_RATE_CACHE_KEY)
+    cache.set(EMBED_RATE_CACHE_KEY, rate if previous is None else 0.8 * previous + 0.2 * rate, timeout=86400)
 
 
 def chunk_source_key(chunk: ContentChunk) -> tuple[str, int]:
@@ -254,6 +284,20 @@ def chunk_ids_needing_embedding(*, limit: int | None = None) -> list[int]:
     qs = (ContentChunk.objects.filter(Q(embedding__isnull=True) | ~Q(embedding_model=active_model_name()))
           .order_by("legal_document_id", "user_file_id", "assessment_id", "path").values_list("id", flat=True))
     return list(qs[:limit] if limit else qs)
+
+
+def chunk_ids_stalled(*, older_than_s: float, exclude: set[int], limit: int | None = None) -> list[int]:
+    """Chunks without a vector of the active model, created more than `older_than_s` ago, not in `exclude`."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    qs = (ContentChunk.objects.filter(Q(embedding__isnull=True) | ~Q(embedding_model=active_model_name()))
+          .filter(created_at__lt=cutoff).order_by("id").values_list("id", flat=True))
+    stalled = []
+    for cid in qs.iterator(chunk_size=2000):
+        if cid not in exclude:
+            stalled.append(cid)
+            if limit and len(stalled) >= limit:
+                break
+    return stalled
 
 
 def batches_by_length(chunk_ids: list[int], batch_size: int) -> list[list[int]]:

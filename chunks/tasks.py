@@ -1,19 +1,50 @@
-"""Celery entry points. Thin: each calls a service and enqueues the next step."""
+"""Celery entry points. Thin: each calls a service and enqueues the next step.
+
+Two queues: a user's own work (an uploaded file, a saved assessment, their
+vectors) goes to INTERACTIVE_QUEUE, which workers always serve first; bulk
+work (the statutes, re-embedding after a model change) to BULK_QUEUE.
+`route_task` (CELERY_TASK_ROUTES) picks the queue from the source type or the
+`bulk` flag, so callers never name a queue.
+"""
 
 from __future__ import annotations
 
-from celery import shared_task
+import base64
+import json
+import logging
+
+from celery import current_app, shared_task
 from django.conf import settings
 from django.db import transaction
 
 from . import services
 from .embedding import EmbeddingError
+from .models import ContentChunk, SourceType
+
+log = logging.getLogger(__name__)
+
+INTERACTIVE_QUEUE = "lagrum"
+BULK_QUEUE = "lagrum-bulk"
+QUEUES = (INTERACTIVE_QUEUE, BULK_QUEUE)  # in priority order (see CELERY_BROKER_TRANSPORT_OPTIONS)
+RECOVERY_LOCK = "lagrum:embedding-recovery"
+
+
+def route_task(name, args, kwargs, options, task=None, **kw):
+    """Celery router: statutes and re-embeds are bulk, everything a user is waiting for is interactive."""
+    if name == "chunks.tasks.process_document":
+        source_type = args[0] if args else kwargs.get("source_type")
+        bulk = source_type == SourceType.LEGAL_DOCUMENT
+    elif name == "chunks.tasks.embed_chunks":
+        bulk = bool((kwargs or {}).get("bulk"))
+    else:
+        bulk = False
+    return {"queue": BULK_QUEUE if bulk else INTERACTIVE_QUEUE}
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def process_document(source_type: str, source_id: int, force: bool = False) -> dict:
     result = services.chunk_document(source_type, source_id, force=force)
-    enqueue_embedding(result.to_embed or [])
+    enqueue_embedding(result.to_embed or [], bulk=source_type == SourceType.LEGAL_DOCUMENT)
     return {"chunks": result.chunks, "to_embed": len(result.to_embed or []), "skipped": result.skipped,
             "failed": result.failed}
 
@@ -23,11 +54,22 @@ def enqueue_processing(source_type: str, source_id: int, force: bool = False) ->
     process_document.delay(source_type, source_id, force=force)
 
 
-def enqueue_embedding(chunk_ids: list[int]) -> int:
-    batches = services.batches_by_length(chunk_ids, settings.EMBEDDING_BATCH_SIZE) if chunk_ids else []
-    for batch in batches:
-        embed_chunks.delay(batch)
-    return len(batches)
+def enqueue_embedding(chunk_ids: list[int], *, bulk: bool | None = None) -> int:
+    """Queue length-sorted batches. `bulk` None: statute chunks are bulk, a workspace's own interactive."""
+    if not chunk_ids:
+        return 0
+    if bulk is None:
+        statute = set(ContentChunk.objects.filter(pk__in=chunk_ids, source_type=SourceType.LEGAL_DOCUMENT)
+                      .values_list("id", flat=True))
+        groups = [(False, [c for c in chunk_ids if c not in statute]), (True, [c for c in chunk_ids if c in statute])]
+    else:
+        groups = [(bulk, list(chunk_ids))]
+    n = 0
+    for is_bulk, ids in groups:
+        for batch in services.batches_by_length(ids, settings.EMBEDDING_BATCH_SIZE) if ids else []:
+            embed_chunks.apply_async((batch,), {"bulk": is_bulk} if is_bulk else {})
+            n += 1
+    return n
 
 
 def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
@@ -47,7 +89,8 @@ def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=(
     retry_jitter=True,
     max_retries=8,
 )
-def embed_chunks(chunk_ids: list[int]) -> int:
+def embed_chunks(chunk_ids: list[int], bulk: bool = False) -> int:
+    """`bulk` only routes the task (route_task). Returns how many chunks this call gave a vector."""
     try:
         embedded = services.embed_chunk_batch(chunk_ids)
     except EmbeddingError as exc:
@@ -55,3 +98,79 @@ def embed_chunks(chunk_ids: list[int]) -> int:
         raise
     services.embedding_record_ok()
     return embedded
+
+
+@shared_task(ignore_result=True)
+def recover_stalled_embeddings() -> int:
+    """Celery beat: re-enqueue chunks that have waited for a vector with no live task.
+
+    A worker killed whole (main process and pool child) leaves its batch in the
+    broker's unacknowledged set until the visibility timeout (an hour). Chunks
+    older than EMBEDDING_RECOVERY_AFTER_SECONDS that no queued message and no
+    running or reserved task on a live worker mentions are queued again.
+    Idempotent: a chunk embedded twice is written and counted once
+    (services.embed_chunk_batch). Returns how many chunks it queued.
+    """
+    app = current_app
+    with app.connection_for_write() as conn:
+        if conn.transport.driver_type != "redis":
+            return 0  # listing waiting messages below is Redis-specific
+        client = conn.default_channel.client
+        # One recovery at a time across workers and hosts; expires on its own if this worker dies.
+        if not client.set(RECOVERY_LOCK, "1", nx=True, ex=max(settings.EMBEDDING_RECOVERY_INTERVAL_SECONDS, 5)):
+            return 0
+        try:
+            # Order matters: a message leaves the list for a worker, then its chunks get vectors; looking
+            # at the list, then the workers, then the database, a batch is seen in at least one place.
+            queued = _queued_chunk_ids(client, conn.default_channel)
+            after = settings.EMBEDDING_RECOVERY_AFTER_SECONDS
+            if not services.chunk_ids_stalled(older_than_s=after, exclude=queued, limit=1):
+                return 0  # the usual case: asks no worker anything
+            running = _running_chunk_ids(app)
+            if running is None:
+                return 0  # a worker did not answer: better wait than duplicate its batch
+            stalled = services.chunk_ids_stalled(older_than_s=after, exclude=queued | running)
+            if stalled:
+                log.warning("re-enqueueing %d chunks that waited for a vector with no live task", len(stalled))
+                enqueue_embedding(stalled)
+            return len(stalled)
+        finally:
+            client.delete(RECOVERY_LOCK)
+
+
+def _chunk_ids_of(name: str, args, kwargs) -> list[int]:
+    if name != embed_chunks.name:
+        return []
+    ids = args[0] if args else (kwargs or {}).get("chunk_ids", [])
+    return [int(i) for i in ids]
+
+
+def _queued_chunk_ids(client, channel) -> set[int]:
+    """Chunk ids of every embed_chunks message waiting in our queues (every priority sub-list)."""
+    ids: set[int] = set()
+    for queue in QUEUES:
+        for key in {channel._q_for_pri(queue, pri) for pri in channel.priority_steps}:
+            for raw in client.lrange(key, 0, -1):
+                message = json.loads(raw)
+                body = message["body"]
+                if message["properties"].get("body_encoding") == "base64":
+                    body = base64.b64decode(body)
+                args, kwargs, _embed = json.loads(body)
+                ids.update(_chunk_ids_of(message["headers"].get("task"), args, kwargs))
+    return ids
+
+
+def _running_chunk_ids(app) -> set[int] | None:
+    """Chunk ids of tasks running or reserved on live workers; None if a worker gave no answer."""
+    inspect = app.control.inspect(timeout=settings.EMBEDDING_RECOVERY_INSPECT_TIMEOUT)
+    pings = inspect.ping() or {}
+    ids: set[int] = set()
+    answered: set[str] = set()
+    for reply in (inspect.active() or {}, inspect.reserved() or {}):
+        for worker, tasks in reply.items():
+            answered.add(worker)
+            for task in tasks:
+                ids.update(_chunk_ids_of(task.get("name"), task.get("args") or [], task.get("kwargs") or {}))
+    if set(pings) - answered:
+        return None
+    return ids

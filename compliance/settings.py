@@ -279,7 +279,12 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "lagrum"
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10)}
+# Two queues, "lagrum" (what a user waits for) and "lagrum-bulk" (statutes, re-embeds): chunks.tasks.route_task
+# picks one. A worker serving both (-Q lagrum,lagrum-bulk) polls them in sorted name order, always
+# "lagrum" first, so an upload never waits behind more than the one bulk batch already running.
+CELERY_TASK_ROUTES = ["chunks.tasks.route_task"]
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10),
+                                   "queue_order_strategy": "sorted"}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Periodic tasks, run by `celery beat` (scripts/run.sh, docker-compose's beat service).
 CELERY_BEAT_SCHEDULE = {
@@ -296,6 +301,17 @@ EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=20
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", os.cpu_count() or 1, minimum=1, maximum=256)
 EMBEDDING_BASE_URL = env_str("EMBEDDING_BASE_URL")  # an OpenAI-compatible embeddings server
 EMBEDDING_QUERY_MODEL = env_str("EMBEDDING_QUERY_MODEL")  # defaults to EMBEDDING_MODEL
+# Recovery (celery beat, chunks.tasks.recover_stalled_embeddings): every INTERVAL seconds, chunks older
+# than AFTER seconds that no queued or running task mentions are queued again (a worker killed whole).
+EMBEDDING_RECOVERY_AFTER_SECONDS = env_int("EMBEDDING_RECOVERY_AFTER_SECONDS", 60, minimum=1)
+EMBEDDING_RECOVERY_INTERVAL_SECONDS = env_int("EMBEDDING_RECOVERY_INTERVAL_SECONDS", 30, minimum=1)
+EMBEDDING_RECOVERY_INSPECT_TIMEOUT = env_float("EMBEDDING_RECOVERY_INSPECT_TIMEOUT", 1.0, minimum=0.1, maximum=30)
+CELERY_BEAT_SCHEDULE["recover-stalled-embeddings"] = {
+    "task": "chunks.tasks.recover_stalled_embeddings",
+    "schedule": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS),
+    "options": {"expires": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS)},  # no pile-up while no worker runs
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
 # The chat model, through the openai client. Without a key or base URL the
 # assistant answers extractively (quotes the sources) and says so.
@@ -341,6 +357,8 @@ if RERANK_BACKEND == "http" and not RERANK_URL:
 
 # Which statutes `load_sfs` and `make run` load by default.
 SFS_CORPUS_PATH = Path(env_str("SFS_CORPUS_PATH", str(BASE_DIR / "data" / "sfs" / "sfs.jsonl.gz")))
+# Precomputed statute vectors (chunks/shipped_vectors.py); empty: vectors-<model>.npz beside the corpus.
+SFS_VECTORS_PATH = env_str("SFS_VECTORS_PATH")
 
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(DATA_DIR / "tiktoken"))
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Started by `make run`: loads the core statutes, then runs a Celery worker and the
+# Started by `make run`: loads the statutes, then runs a Celery worker, celery beat and the
 # web server until Ctrl-C, and stops everything it started (also Postgres and Redis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,16 +19,20 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-.venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum -n "lagrum@%h" &
+# One worker serves both queues, "lagrum" (uploads, assessments) always before "lagrum-bulk"
+# (statutes, re-embeds): on 2 cores one model process beats two competing ones (bench_priority).
+.venv/bin/celery -A compliance worker -l warning --concurrency 1 -Q lagrum,lagrum-bulk -n "lagrum@%h" &
 pids+=($!)
-# Periodic tasks (CELERY_BEAT_SCHEDULE in compliance/settings.py), e.g. pruning old retrieval logs.
+# Periodic tasks (CELERY_BEAT_SCHEDULE in compliance/settings.py): re-enqueueing chunks a worker killed
+# hard left without a live task (chunks.tasks.recover_stalled_embeddings), pruning old retrieval logs.
 DATA_DIR=${LAGRUM_DATA_DIR:-.data}
 mkdir -p "$DATA_DIR"
 .venv/bin/celery -A compliance beat -l warning -s "$DATA_DIR/celerybeat-schedule" &
 pids+=($!)
+# All 177 statutes, chunked here so they are keyword-searchable before the web server starts; shipped
+# vectors (data/sfs/vectors-<model>.npz) make them vector-searchable too, the worker embeds the rest.
 # Loading is idempotent: a second `make run` finds every text unchanged and skips it.
-$PY manage.py load_sfs
-$PY manage.py embed_pending
+$PY manage.py load_sfs --all --sync
 echo "Lagrum körs på http://$HOST:$PORT/ (Ctrl-C stoppar)"
 $PY manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)

@@ -80,7 +80,15 @@ def test_bench_context_prints_its_figures(loaded):
 
 
 def test_bench_ingest_prints_its_figures():
-    report, _ = run("bench_ingest", "--sfs", "1977:1160", "--sample", "10", "--quick", "--no-corpus", "--json")
+    from chunks.models import ContentChunk
+
+    report, _ = run("bench_ingest", "--sfs", "1977:1160", "--sample", "10", "--quick", "--no-corpus",
+                    "--service-sfs", "1998:209", "--json")
+    service = report["service_path"]
+    assert service["chunks"] == service["embedded"] == 9  # the real path embedded every chunk, once
+    assert service["chunk_document_s"] > 0 and service["embed_chunk_batch_s"] > 0
+    chunks = ContentChunk.objects.filter(document_number="1998:209")
+    assert chunks.count() == 9 and not chunks.filter(embedding__isnull=True).exists()
     assert report["chunking"]["selected"]["chunks"] > 0
     assert report["embedding"]["sample_chunks"] == 10
     assert {c["config"] for c in report["embedding"]["configs"]} == {"naive_doc_order_b32", "length_sorted_b32"}

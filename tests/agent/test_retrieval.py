@@ -184,6 +184,17 @@ def test_bad_mode_is_a_clear_error(people):
         retrieve_context("x", ws, user=alice, options=RetrievalOptions(mode="magic"))
 
 
+def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(people):
+    alice, _, ws, _ = people
+    options = RetrievalOptions(mode="keyword", rerank=False)
+    assert retrieve_context("kvartalsgenomgångsprotokollet", ws, user=alice, options=options).chunks == []
+
+    chunk = add_file_chunk(ws, "Kvartalsgenomgångsprotokollet förs av närmaste chef.")
+
+    hits = retrieve_context("kvartalsgenomgångsprotokollet", ws, user=alice, options=options).chunks
+    assert [c.chunk_id for c in hits] == [chunk.pk]  # no cached "matches nothing" for the new word
+
+
 def _weights(text, ws_ids):
     from agent.keyword_search import keyword_query
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-QUEUE = "lagrum"
+QUEUE = "lagrum"  # the interactive queue; "lagrum-bulk" shares the prefix (queued_task_calls sees both)
+QUEUES = "lagrum,lagrum-bulk"
 BROKER_URL = os.environ["CELERY_BROKER_URL"]  # tests/conftest.py: redis://127.0.0.1:63799/15
 VISIBILITY_TIMEOUT = 10  # the settings' minimum: a killed worker's task comes back after ~10-20 s
 WORKER_BATCH_SIZE = 2
@@ -61,10 +62,14 @@ def purge_test_queue() -> None:
     """Empty the test broker's queue, including messages a killed run left unacknowledged."""
     from compliance.celery import app
 
-    assert BROKER_URL.endswith("/15"), BROKER_URL  # never purge a real queue
+    # Never purge the development queue (DB 0); tests get /15 or a DB of their own through the environment.
+    assert not BROKER_URL.endswith("/0"), BROKER_URL
     app.control.purge()
     r = _redis()
     r.delete("unacked", "unacked_index", "unacked_mutex")
+    for key in r.keys(QUEUE + "*"):  # both queues and their priority sub-lists; purge() sees only the default
+        if r.type(key) == b"list":
+            r.delete(key)
 
 
 def queued_task_calls(task_name: str) -> list[tuple[list, dict]]:
@@ -86,18 +91,20 @@ def queued_task_calls(task_name: str) -> list[tuple[list, dict]]:
 
 
 class Worker:
-    """One `celery worker` process (solo pool: SIGKILL takes the running task with it)."""
+    """One `celery worker` process (solo pool by default: SIGKILL takes the running task with it)."""
 
-    def __init__(self, name: str, log_path: Path, env: dict):
+    def __init__(self, name: str, log_path: Path, env: dict, pool: str = "solo"):
         self.name = name
         self.log_path = log_path
         self.env = env
+        self.pool = pool
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> Worker:
         self._log = open(self.log_path, "ab")
+        pool = ["--pool", self.pool] + (["--concurrency", "1"] if self.pool == "prefork" else [])
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", WORKER_MAIN, "worker", "--pool", "solo", "-Q", QUEUE, "-l", "info",
+            [sys.executable, "-c", WORKER_MAIN, "worker", *pool, "-Q", QUEUES, "-l", "info",
              "-n", f"{self.name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=settings.BASE_DIR, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -127,6 +134,22 @@ class Worker:
         self.proc.wait(timeout=30)
         self._log.close()
 
+    def children(self) -> list[int]:
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(pid) for pid in path.read_text().split()]
+
+    def kill_whole(self) -> list[int]:
+        """SIGKILL the main process and its pool children at once: nobody is left to requeue anything."""
+        children = self.children()
+        for pid in [self.proc.pid, *children]:
+            os.kill(pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        for pid in children:
+            wait_for(lambda: not Path(f"/proc/{pid}").exists() or "Z" in _proc_state(pid), timeout=30,
+                     what=f"pool child {pid} to die")
+        self._log.close()
+        return children
+
     def stop(self) -> None:
         if self.alive:
             self.proc.send_signal(signal.SIGTERM)  # warm shutdown: unacked messages go back to the queue
@@ -137,6 +160,33 @@ class Worker:
                 self.proc.wait(timeout=30)
         if self.proc is not None and not self._log.closed:
             self._log.close()
+
+
+def _proc_state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+class Beat(Worker):
+    """`celery beat`: sends the periodic tasks (the embedding recovery) to the broker."""
+
+    def start(self) -> Beat:
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "compliance", "beat", "-l", "info",
+             "-s", str(self.log_path.with_suffix(".schedule"))],
+            cwd=settings.BASE_DIR, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_for(self._ready, timeout=READY_TIMEOUT, interval=0.2, what="celery beat to start")
+        return self
+
+    def _ready(self) -> bool:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"beat exited ({self.proc.returncode}):\n{self.log()[-3000:]}")
+        return "Sending due task" in self.log() or "beat: Starting..." in self.log()
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +206,7 @@ def worker_factory(django_db_setup, django_db_blocker, tmp_path_factory):
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
         "EMBEDDING_BATCH_SIZE": str(WORKER_BATCH_SIZE),
         "EMBEDDING_BACKEND": "local",
+        "SFS_VECTORS_PATH": str(media_root / "no-shipped-vectors.npz"),  # statutes need the worker's model
         "MEDIA_ROOT": str(media_root),
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "PYTHONUNBUFFERED": "1",
@@ -163,16 +214,23 @@ def worker_factory(django_db_setup, django_db_blocker, tmp_path_factory):
     env.pop("EMBEDDING_MODEL", None)
     workers: list[Worker] = []
 
-    def start(name: str = "") -> Worker:
+    def start(name: str = "", *, pool: str = "solo", extra_env: dict | None = None, beat: bool = False) -> Worker:
         if not workers:
             purge_test_queue()
         name = name or f"test-worker-{os.getpid()}-{len(workers) + 1}"
-        worker = Worker(name, logs / f"{name}.log", env)
+        worker = (Beat if beat else Worker)(name, logs / f"{name}.log", {**env, **(extra_env or {})}, pool=pool)
         workers.append(worker)
         return worker.start()
 
+    def stop_all() -> None:
+        """A test that counts what its workers did starts with no worker of an earlier test running."""
+        for worker in workers:
+            worker.stop()
+        purge_test_queue()
+
     start.media_root = media_root
     start.workers = workers
+    start.stop_all = stop_all
     try:
         yield start
     finally:

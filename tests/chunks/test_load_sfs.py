@@ -28,7 +28,8 @@ def queued_chunk_ids() -> list[int]:
     return sorted(cid for (ids,), _ in queued_task_calls("chunks.tasks.embed_chunks") for cid in ids)
 
 
-def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue):
+def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # without shipped vectors (tests/chunks/test_shipped_vectors.py)
     output = load_sfs("--only", "1977:1160, SFS 1982:80", "--sync")
 
     assert output == "2 författningar lästa, 2 nya eller ändrade."

@@ -82,3 +82,88 @@ def test_worker_killed_mid_batch_resumes_and_embeds_each_chunk_once(worker_facto
     # process_document ran once, on the first worker.
     assert len(first.results("chunks.tasks.process_document")) == 1
     assert second.results("chunks.tasks.process_document") == []
+
+
+# Recovery settings for the workers and beat below: a chunk counts as stalled after 3 s without a live
+# task, checked every 2 s. The visibility timeout is the production hour, so the broker itself gives
+# nothing back: only the recovery task can finish the statute.
+RECOVERY_ENV = {"EMBEDDING_RECOVERY_AFTER_SECONDS": "3", "EMBEDDING_RECOVERY_INTERVAL_SECONDS": "2",
+                "CELERY_VISIBILITY_TIMEOUT": "3600"}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk_once(worker_factory):
+    worker_factory.stop_all()
+    first = worker_factory("kill-whole", pool="prefork", extra_env=RECOVERY_ENV)
+    assert first.children(), "a prefork worker has a pool child"
+    record = corpus_record(SFS)
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
+                                                     full_text=record["text"]))
+
+    def some_but_not_all_embedded():
+        total, embedded = _progress(doc.pk)
+        return total > WORKER_BATCH_SIZE and 0 < embedded < total and (total, embedded)
+
+    total, _ = wait_for(some_but_not_all_embedded, timeout=DONE_TIMEOUT, interval=0.02,
+                        what="the worker to embed its first batch")
+    children = first.kill_whole()
+    assert children and not first.alive
+    _, embedded_at_kill = _progress(doc.pk)
+    assert embedded_at_kill < total
+
+    second = worker_factory("after-whole-kill", extra_env=RECOVERY_ENV)
+    beat = worker_factory("beat", extra_env=RECOVERY_ENV, beat=True)
+
+    def done():
+        doc.refresh_from_db()
+        return doc.status == ProcessingStatus.DONE
+
+    wait_for(done, timeout=DONE_TIMEOUT, interval=0.25, what="recovery to finish the statute")
+
+    chunks = list(ContentChunk.objects.filter(legal_document=doc))
+    assert len(chunks) == total == len({c.path for c in chunks})
+    assert all(c.embedding is not None and c.embedding_model == active_model_name() for c in chunks)
+    assert doc.chunks_total == doc.chunks_embedded == total
+    # Each chunk was embedded and counted once: the killed batch committed nothing, the recovered one
+    # and every other batch wrote only chunks still lacking a vector.
+    embedded_counts = [int(r) for w in (first, second) for r in w.results("chunks.tasks.embed_chunks")]
+    assert sum(embedded_counts) == total, embedded_counts
+    # The lost batch came back through the recovery task, not the broker (its visibility timeout is an hour).
+    recovered = [int(r) for r in second.results("chunks.tasks.recover_stalled_embeddings")]
+    assert sum(recovered) > 0, second.log()[-3000:]
+    assert "chunks.tasks.recover_stalled_embeddings" in beat.log()
+    # Once everything is embedded, recovery finds nothing more to do.
+    runs = len(recovered)
+    wait_for(lambda: len(second.results("chunks.tasks.recover_stalled_embeddings")) > runs + 1, timeout=60,
+             what="two more recovery runs")
+    later = [int(r) for r in second.results("chunks.tasks.recover_stalled_embeddings")][runs + 1:]
+    assert later and all(n == 0 for n in later), later
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_on_one_broker_embed_a_large_statute_exactly_once(worker_factory):
+    """Scaling out: several workers (on one host here, on several in production) share the queues."""
+    sfs = "1972:207"  # 42 chunks: 21 batches to share
+    worker_factory.stop_all()
+    workers = [worker_factory("share-1"), worker_factory("share-2")]
+    record = corpus_record(sfs)
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=sfs, title=record["title"],
+                                                     full_text=record["text"]))
+
+    def done():
+        doc.refresh_from_db()
+        return doc.status == ProcessingStatus.DONE
+
+    wait_for(done, timeout=DONE_TIMEOUT, interval=0.25, what="two workers to embed the statute")
+
+    total, embedded = _progress(doc.pk)
+    assert total == embedded == doc.chunks_embedded == 42
+    batches = -(-total // WORKER_BATCH_SIZE)
+    per_worker = [[int(r) for r in w.results("chunks.tasks.embed_chunks")] for w in workers]
+    # Every batch was delivered to exactly one worker, and every chunk was embedded exactly once.
+    assert sum(len(counts) for counts in per_worker) == batches, per_worker
+    assert sum(sum(counts) for counts in per_worker) == total
+    assert all(counts for counts in per_worker), per_worker  # both took a share
+    assert sum(len(w.results("chunks.tasks.process_document")) for w in workers) == 1

@@ -11,17 +11,23 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_compose_names_the_images_and_services():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) >= {"db", "redis", "web", "worker"}
+    assert set(services) >= {"db", "redis", "web", "worker", "beat"}
     assert services["db"]["image"].startswith("pgvector/pgvector:pg1")
     assert services["db"]["image"].split(":pg")[1] in ("17", "18")
     assert services["redis"]["image"] == "redis:7-alpine"
     assert "gunicorn" in services["web"]["command"]
     assert "celery" in services["worker"]["command"] and "worker" in services["worker"]["command"]
-    for name in ("web", "worker"):
+    # Both queues, interactive first; no fixed name or port, so `--scale worker=N` works.
+    assert services["worker"]["command"][services["worker"]["command"].index("-Q") + 1] == "lagrum,lagrum-bulk"
+    assert not {"container_name", "ports", "hostname"} & set(services["worker"])
+    assert services["beat"]["command"][:4] == ["celery", "-A", "compliance", "beat"]
+    assert "deploy" not in services["beat"]  # one beat, never scaled
+    for name in ("web", "worker", "beat"):
         env = services[name]["environment"]
         assert env["DATABASE_URL"].endswith("@db:5432/lagrum")
         assert env["REDIS_URL"].startswith("redis://redis:6379")
         assert services[name]["build"] == "."
+        assert env["RETRIEVAL_CACHE_BACKEND"] == "django"  # shared cache across processes and hosts
 
 
 def test_dockerfile_runs_gunicorn():

@@ -472,6 +472,39 @@ class FiguresTests(KnowledgeTestCase):
             embedding_record_ok()
         self.assertIsNone(cache.get(EMBEDDING_ERROR_CACHE_KEY))
 
+    def test_queue_and_time_left_come_from_counts_and_the_measured_rate(self):
+        from django.core.cache import cache
+
+        from chunks.services import EMBED_RATE_CACHE_KEY, embedding_rate_record
+
+        cache.delete(EMBED_RATE_CACHE_KEY)
+        UserFile.objects.filter(pk=self.file.pk).update(status=ProcessingStatus.PROCESSING)
+        for i in range(3):
+            self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace, path=f"{i:05d}")
+        statute_chunks = ContentChunk.objects.bulk_create(
+            ContentChunk(source_type="LEGAL_DOCUMENT", legal_document=self.statute, header="h", path=f"{i:05d}",
+                         ordinal=i, text="t", content_hash="x") for i in range(600))
+        self.refresh_counters(statute_chunks[0])
+        self.login(self.alice)
+        partial = self.client.get(self.url("knowledge_status"))
+        overview = partial.context["overview"]
+        self.assertEqual((overview["chunks_pending"], overview["own_chunks_pending"]), (603, 3))
+        self.assertIsNone(overview["eta_seconds"])  # no batch measured yet: no guess
+        self.assertContains(partial, "tid kvar beräknas när första satsen är klar")
+        self.assertContains(partial, f'{overview["sources_queued"]} i kö · {overview["sources_processing"]} bearbetas')
+        self.assertGreaterEqual(overview["sources_processing"], 1)
+
+        embedding_rate_record(32, 4.0)  # a worker embedded a batch at 8 chunks/s
+        try:
+            partial = self.client.get(self.url("knowledge_status"))
+            overview = partial.context["overview"]
+            self.assertEqual(overview["eta_seconds"], round(603 / 8))
+            self.assertEqual(overview["own_eta_seconds"], round(3 / 8))
+            self.assertContains(partial, "dina dokument: under en minut kvar")
+            self.assertContains(partial, "allt: cirka 1 min kvar")
+        finally:
+            cache.delete(EMBED_RATE_CACHE_KEY)
+
     def test_index_size_selector(self):
         size = chunk_index_size()
         self.assertGreaterEqual(size["total_bytes"], size["index_bytes"])

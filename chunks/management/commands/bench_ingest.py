@@ -7,6 +7,13 @@ configurations, each in a fresh subprocess because OpenMP fixes its thread
 count when the model loads: document order in batches of 32 (what a naive
 worker does) vs. length-sorted batches (chunks.services.batches_by_length) of
 8/16/32/64, with 2 and 1 threads. Projections use the best measured rate.
+
+Service path (`--service-sfs`, on the configured database): what a worker
+really does, chunk_document (parse, chunk, replace the rows in one
+transaction) and embed_chunk_batch over length-sorted batches (model, row
+locks, bulk update, progress refresh, commit), in this process with
+EMBEDDING_THREADS threads and no shipped vectors. It re-embeds those
+statutes' chunks in the database it runs on.
 """
 
 from __future__ import annotations
@@ -55,6 +62,8 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
         parser.add_argument("--quick", action="store_true", help="only naive-32 and sorted-32 at 2 threads")
         parser.add_argument("--no-corpus", action="store_true", help="skip chunking the whole corpus")
+        parser.add_argument("--service-sfs", default="2018:218,1977:480",
+                            help="statutes to run through chunk_document + embed_chunk_batch ('' to skip)")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
@@ -117,8 +126,10 @@ class Command(BaseCommand):
             return {"chunks": counts["chunks"], "embed_s": round(embed_s), "chunk_s": counts["seconds"],
                     "total_min": round((embed_s + counts["seconds"]) / 60, 1)}
 
+        service = self._service_path([s.strip() for s in opts["service_sfs"].split(",") if s.strip()], by_sfs)
         report = {
             "machine": machine_info(),
+            "service_path": service,
             "chunking": {"selected": chunking, "core": core, "corpus": corpus},
             "embedding": {
                 "sample_chunks": len(texts),
@@ -155,3 +166,48 @@ class Command(BaseCommand):
         w(f"projection (best {report['embedding']['best']}): {report['projection_best']}")
         w(f"projection (naive): {report['projection_naive']}")
         w(f"peak RSS: {report['peak_rss_mb']}")
+        if service:
+            w(f"service path: {service}")
+
+    @staticmethod
+    def _service_path(numbers: list[str], by_sfs: dict) -> dict | None:
+        """chunk_document + embed_chunk_batch, with their transactions, timed on the real database."""
+        if not numbers:
+            return None
+        from django.test.utils import override_settings
+
+        from chunks.models import ContentChunk
+        from chunks.services import batches_by_length, chunk_document, embed_chunk_batch
+        from chunks.sfs_corpus import content_type_for
+        from compliance.models import LegalDocument
+        from compliance.services import LegalDocumentData, legal_document_upsert
+
+        missing = [s for s in numbers if s not in by_sfs]
+        if missing:
+            raise CommandError(f"not in the corpus: {', '.join(missing)}")
+        with override_settings(SFS_VECTORS_PATH="/nonexistent/no-shipped-vectors.npz"):
+            docs = []
+            for sfs in numbers:
+                record = by_sfs[sfs]
+                doc, _ = legal_document_upsert(LegalDocumentData(
+                    sfs_number=sfs, title=record["title"], full_text=record["text"],
+                    content_type=content_type_for(record["title"])), process=False)
+                docs.append(doc)
+            ContentChunk.objects.filter(legal_document__in=docs).delete()  # no vector to keep: embed them all
+            LegalDocument.objects.filter(pk__in=[d.pk for d in docs]).update(chunked_hash="")
+            from chunks.embedding import get_provider
+
+            get_provider().embed_passages(["uppvärmning"])  # load the model outside the timing
+            t0 = time.perf_counter()
+            to_embed = []
+            for doc in docs:
+                to_embed += chunk_document("LEGAL_DOCUMENT", doc.pk, force=True).to_embed or []
+            chunk_s = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            embedded = sum(embed_chunk_batch(batch) for batch in batches_by_length(to_embed, settings.EMBEDDING_BATCH_SIZE))
+            embed_s = time.perf_counter() - t1
+        return {"statutes": numbers, "chunks": len(to_embed), "embedded": embedded,
+                "threads": settings.EMBEDDING_THREADS, "batch": settings.EMBEDDING_BATCH_SIZE,
+                "chunk_document_s": round(chunk_s, 3), "chunk_document_chunks_per_s": round(len(to_embed) / chunk_s, 1),
+                "embed_chunk_batch_s": round(embed_s, 3), "embed_chunks_per_s": round(embedded / embed_s, 2),
+                "total_chunks_per_s": round(embedded / (chunk_s + embed_s), 2)}

@@ -43,7 +43,7 @@ class Command(BaseCommand):
                 changed += 1
                 if opts["sync"]:
                     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
-                    enqueue_embedding(result.to_embed or [])
+                    enqueue_embedding(result.to_embed or [], bulk=True)
         self.stdout.write(f"{len(records)} författningar lästa, {changed} nya eller ändrade.")
 
     @staticmethod

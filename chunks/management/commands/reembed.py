@@ -20,5 +20,5 @@ class Command(BaseCommand):
         if opts["all"]:
             qs.update(embedding=None, embedding_model="")
         # Old vectors stay searchable-by-keyword; vector search ignores other models' vectors anyway.
-        batches = enqueue_embedding(ids)
+        batches = enqueue_embedding(ids, bulk=True)
         self.stdout.write(f"{len(ids)} textavsnitt köade för inbäddning med {model} ({batches} satser).")

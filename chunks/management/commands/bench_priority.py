@@ -1,0 +1,227 @@
+"""How long a user's upload waits while a bulk re-embed of the statutes runs.
+
+For each worker layout: start real `celery worker` processes on the configured
+broker and database, queue a bulk re-embed of the statute chunks (their vectors
+are dropped and queued on the bulk queue, as `reembed` does), let the bulk work
+run, then upload a 20-page policy through the real upload service and time
+until it is searchable by keyword and by vector (every chunk of it has a
+vector and vector search finds it). Layouts:
+
+- `priority`: one worker, `-Q lagrum,lagrum-bulk`, concurrency 1 (what `make run` starts);
+- `split`: two workers, one per queue, concurrency 1 each.
+
+Afterwards the bulk queue is emptied and the statute vectors are restored
+from the shipped file (or left to be re-embedded when there is none).
+Run it on a database of your own: it drops and re-queues statute vectors.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
+
+from agent.benchmarking import machine_info, write_json
+from agent.retrieval import RetrievalOptions, retrieve_context
+from chunks.embedding import active_model_name
+from chunks.models import ContentChunk, SourceType
+from chunks.services import chunk_document
+from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE, enqueue_embedding
+from compliance.models import LegalDocument, Membership, ProcessingStatus, UserFile, Workspace
+from compliance.services import user_file_upload, workspace_create
+
+LAYOUTS = {
+    "priority": [f"{INTERACTIVE_QUEUE},{BULK_QUEUE}"],
+    "split": [INTERACTIVE_QUEUE, BULK_QUEUE],
+}
+TARGETS_S = {"keyword": 10, "vector": 30}
+BENCH_SLUG = "bench-priority"
+
+
+def marker(nonce: str, page: int) -> str:
+    """A made-up word only this upload contains, so a keyword hit can only be the new policy."""
+    return "kontroll" + "".join(chr(ord("a") + int(c, 16)) for c in nonce) + "abcdefghijklmnopqrst"[page - 1]
+
+
+def policy_markdown(nonce: str, pages: int = 20) -> str:
+    """A 20-page workplace policy: one heading and about a page (~330 words) of text per section."""
+    topics = ["arbetsmiljö", "riskbedömning", "tillbud", "skyddsombud", "introduktion", "arbetstid",
+              "semester", "kränkande särbehandling", "distansarbete", "brandskydd"]
+    parts = [f"# Policy för systematiskt arbetsmiljöarbete ({nonce})\n"]
+    for page in range(1, pages + 1):
+        topic = topics[page % len(topics)]
+        parts.append(f"\n## {page}. Rutin för {topic}\n")
+        sentences = [
+            f"Avsnitt {page} beskriver hur verksamheten arbetar med {topic} i det dagliga arbetet.",
+            f"Närmaste chef ansvarar för att rutinen för {topic} följs och att brister åtgärdas utan dröjsmål.",
+            "Medarbetare ska delta i arbetet och rapportera risker, tillbud och olyckor till sin chef.",
+            f"Skyddsombudet ges möjlighet att delta när {topic} planeras, genomförs och följs upp.",
+            "Åtgärder som inte genomförs omedelbart förs in i en skriftlig handlingsplan med ansvarig och datum.",
+            f"Uppföljning av {topic} sker minst en gång per år och dokumenteras i verksamhetens ledningssystem.",
+        ]
+        body = " ".join(sentences[(page + i) % len(sentences)] for i in range(30))
+        parts.append(f"{body} Kontrollord: {marker(nonce, page)}.\n")
+    return "".join(parts)
+
+
+class Command(BaseCommand):
+    help = "Time until an uploaded policy is searchable while a bulk re-embed of the statutes runs."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--layouts", default="priority,split", help=f"comma-separated: {', '.join(LAYOUTS)}")
+        parser.add_argument("--warmup", type=float, default=10.0,
+                            help="seconds of bulk work before the upload (the models load, the queue is busy)")
+        parser.add_argument("--timeout", type=float, default=300.0)
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **opts):
+        layouts = [name.strip() for name in opts["layouts"].split(",") if name.strip()]
+        unknown = [name for name in layouts if name not in LAYOUTS]
+        if unknown:
+            raise CommandError(f"unknown layout(s): {', '.join(unknown)}")
+        if not ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT).exists():
+            raise CommandError("no statutes loaded: run `manage.py load_sfs --all --sync` first")
+        workspace, user = self._workspace()
+        runs = [self._run(layout, workspace, user, opts) for layout in layouts]
+        report = {
+            "machine": machine_info(),
+            "statute_chunks": ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT).count(),
+            "runs": runs,
+            "targets_s": TARGETS_S,
+        }
+        if opts["json"]:
+            write_json(self.stdout, report)
+            return
+        for run in runs:
+            self.stdout.write(f"{run['layout']}: keyword {run['keyword_s']} s, vector {run['vector_s']} s, "
+                              f"bulk chunks embedded meanwhile {run['bulk_chunks_embedded_during']}")
+
+    def _workspace(self):
+        user, _ = get_user_model().objects.get_or_create(username="bench")
+        workspace = Workspace.objects.filter(slug=BENCH_SLUG).first()
+        if workspace is None:
+            workspace = workspace_create(name="Benchmark", owner=user, slug=BENCH_SLUG)
+        Membership.objects.get_or_create(workspace=workspace, user=user, defaults={"role": Membership.Role.OWNER})
+        return workspace, user
+
+    def _run(self, layout: str, workspace, user, opts) -> dict:
+        from compliance.celery import app
+
+        app.control.purge()
+        self._purge()
+        statute_chunks = ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT)
+        ids = list(statute_chunks.values_list("id", flat=True))
+        statute_chunks.update(embedding=None, embedding_model="")
+        enqueue_embedding(ids, bulk=True)
+        workers, logdir = [], Path(tempfile.mkdtemp(prefix="bench-priority-"))
+        try:
+            for i, queues in enumerate(LAYOUTS[layout]):
+                workers.append(self._start_worker(f"bench-{layout}-{i}", queues, logdir))
+            self._wait(lambda: statute_chunks.filter(embedding__isnull=False).exists(), opts["timeout"],
+                       "the first bulk batch")
+            time.sleep(opts["warmup"])  # a benchmark, not a test: let the bulk job settle into its pace
+            bulk_before = statute_chunks.filter(embedding__isnull=False).count()
+            nonce = uuid.uuid4().hex[:8]
+            data = policy_markdown(nonce).encode()
+            t0 = time.monotonic()
+            user_file = user_file_upload(workspace=workspace, user=user, uploaded=SimpleUploadedFile(
+                f"arbetsmiljopolicy-{nonce}.md", data, content_type="text/markdown"))
+            keyword_s = self._wait(lambda: self._found(marker(nonce, 7), workspace, user, "keyword",
+                                                       user_file), opts["timeout"], "keyword hit") - t0
+            chunks = ContentChunk.objects.filter(user_file=user_file)
+            vector_s = self._wait(
+                lambda: chunks.exists() and not chunks.filter(Q(embedding__isnull=True)
+                                                              | ~Q(embedding_model=active_model_name())).exists()
+                and self._found("Vem ansvarar för att rutinen för brandskydd följs?", workspace, user, "vector",
+                                user_file), opts["timeout"], "vector hit") - t0
+            bulk_after = statute_chunks.filter(embedding__isnull=False).count()
+            user_file.refresh_from_db()
+            return {
+                "layout": layout,
+                "workers": LAYOUTS[layout],
+                "policy_bytes": len(data),
+                "policy_chunks": chunks.count(),
+                "keyword_s": round(keyword_s, 2),
+                "vector_s": round(vector_s, 2),
+                "policy_status": user_file.status,
+                "bulk_chunks_queued": len(ids),
+                "bulk_chunks_embedded_before_upload": bulk_before,
+                "bulk_chunks_embedded_during": bulk_after - bulk_before,
+                "bulk_still_pending": len(ids) - bulk_after,
+                "meets_targets": keyword_s < TARGETS_S["keyword"] and vector_s < TARGETS_S["vector"],
+            }
+        finally:
+            for proc in workers:
+                proc.terminate()
+            for proc in workers:
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+            self._purge()
+            UserFile.objects.filter(workspace=workspace).delete()
+            self._restore_statutes()
+
+    def _purge(self) -> None:
+        from compliance.celery import app
+
+        with app.connection_for_write() as conn:
+            for queue in (INTERACTIVE_QUEUE, BULK_QUEUE):
+                conn.default_channel.queue_purge(queue)
+
+    def _restore_statutes(self) -> None:
+        """Statute vectors back from the shipped file; whatever it lacks is queued for a worker."""
+        for doc_id in LegalDocument.objects.values_list("id", flat=True):
+            result = chunk_document(SourceType.LEGAL_DOCUMENT, doc_id, force=True)
+            enqueue_embedding(result.to_embed or [], bulk=True)
+
+    def _start_worker(self, name: str, queues: str, logdir: Path) -> subprocess.Popen:
+        log_path = logdir / f"{name}.log"
+        log = open(log_path, "wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "compliance", "worker", "-l", "info", "--concurrency", "1",
+             "-Q", queues, "-n", f"{name}@%h", "--without-gossip", "--without-mingle"],
+            cwd=settings.BASE_DIR, env=self._worker_env(), stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        self._wait(lambda: " ready." in log_path.read_text(errors="replace") or proc.poll() is not None, 120,
+                   f"worker {name}")
+        if proc.poll() is not None:
+            raise CommandError(f"worker {name} exited:\n{log_path.read_text(errors='replace')[-2000:]}")
+        return proc
+
+    @staticmethod
+    def _worker_env() -> dict:
+        """The workers use this process's database, broker and media folder, whatever the environment says."""
+        from django.db import connection
+
+        db = connection.settings_dict
+        return {**os.environ, "PYTHONUNBUFFERED": "1", "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"}
+
+    @staticmethod
+    def _found(query: str, workspace, user, mode: str, user_file) -> bool:
+        workspace = Workspace.objects.get(pk=workspace.pk)  # a fresh knowledge_version: no stale cached answer
+        result = retrieve_context(query, workspace, user=user,
+                                  options=RetrievalOptions(mode=mode, top_k=10, rerank=False, use_references=False))
+        return any(c.source_type == SourceType.USER_FILE and c.source_id == user_file.pk for c in result.chunks)
+
+    @staticmethod
+    def _wait(predicate, timeout: float, what: str) -> float:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise CommandError(f"timed out after {timeout:.0f} s waiting for {what}")
+            time.sleep(0.1)
+        return time.monotonic()

@@ -1,0 +1,138 @@
+"""Rebuild the shipped statute vectors (chunks/shipped_vectors.py) from the bundled corpus.
+
+Chunks every selected statute with the current parser and embeds each chunk's
+passage text with the local model. A vector already stored for the same text
+hash and model is the same computation's result and is reused: from the
+current shipped file, this project's own database, and `--reuse-from`
+databases (unless `--no-reuse`), so a rebuild after a parser change computes
+only the chunks whose text changed. `--reuse-only` computes nothing and ships
+only what it found (a partial file: load_sfs embeds the rest as usual).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import psycopg
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from pgvector.psycopg import register_vector
+from tqdm import tqdm
+
+from chunks.chunking import chunk_statute
+from chunks.embedding import active_model_name, get_provider, passage_text
+from chunks.models import ContentChunk
+from chunks.sfs_corpus import read_corpus
+from chunks.shipped_vectors import default_path, load, save
+from compliance.models import SFS_NUMBER_RE, content_hash
+
+
+def corpus_passages(corpus: Path, only: set[str] | None) -> dict[str, dict[str, str]]:
+    """{sfs: {content hash: passage text}} of every chunk of the selected statutes, in corpus order."""
+    statutes: dict[str, dict[str, str]] = {}
+    for record in read_corpus(corpus):
+        if only is not None and record["sfs"] not in only:
+            continue
+        passages = statutes.setdefault(record["sfs"], {})
+        for draft in chunk_statute(record["title"], record["sfs"], record["text"]):
+            text = passage_text(draft.header, draft.text)
+            passages[content_hash(text)] = text
+    return statutes
+
+
+def stored_vectors(hashes: list[str], model: str, url: str | None) -> dict[str, np.ndarray]:
+    """Vectors some database already holds for these texts and this model (`url` None: our own)."""
+    found: dict[str, np.ndarray] = {}
+    step = 2000
+    if url is None:
+        for i in range(0, len(hashes), step):
+            rows = (ContentChunk.objects.filter(content_hash__in=hashes[i:i + step], embedding_model=model,
+                                                embedding__isnull=False)
+                    .values_list("content_hash", "embedding"))
+            found.update((h, np.asarray(v, dtype=np.float32)) for h, v in rows)
+        return found
+    with psycopg.connect(url) as conn:
+        conn.read_only = True
+        register_vector(conn)
+        for i in range(0, len(hashes), step):
+            rows = conn.execute(
+                "SELECT content_hash, embedding FROM chunks_contentchunk "
+                "WHERE content_hash = ANY(%s) AND embedding_model = %s AND embedding IS NOT NULL",
+                (hashes[i:i + step], model),
+            ).fetchall()
+            found.update((h, np.asarray(v.to_numpy(), dtype=np.float32)) for h, v in rows)  # pgvector.Vector
+    return found
+
+
+class Command(BaseCommand):
+    help = "Compute the statute chunk vectors shipped with the corpus (data/sfs/vectors-<model>.npz)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--only", help="comma-separated SFS numbers (default: the whole corpus)")
+        parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
+        parser.add_argument("--output", help="default: the path load_sfs reads for the active model")
+        parser.add_argument("--reuse-from", action="append", default=[], metavar="DATABASE_URL",
+                            help="also reuse matching vectors stored in this database (read-only; repeatable)")
+        parser.add_argument("--no-reuse", action="store_true", help="compute every vector with the model")
+        parser.add_argument("--reuse-only", action="store_true",
+                            help="compute nothing: ship only the vectors found stored (the rest is embedded on load)")
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args, **opts):
+        if settings.EMBEDDING_BACKEND != "local":
+            raise CommandError("shipped vectors are for the local model: set EMBEDDING_BACKEND=local")
+        only = None
+        if opts["only"]:
+            only = {s.strip() for s in opts["only"].split(",") if s.strip()}
+            bad = sorted(n for n in only if not SFS_NUMBER_RE.match(n))
+            if bad:
+                raise CommandError(f"invalid SFS number(s): {', '.join(bad)}")
+        t0 = time.perf_counter()
+        model = active_model_name()
+        by_statute = corpus_passages(Path(opts["corpus"]), only)
+        if only is not None and len(by_statute) != len(only):
+            raise CommandError("some SFS numbers are not in the corpus")
+        passages = {h: text for texts in by_statute.values() for h, text in texts.items()}
+        vectors: dict[str, np.ndarray] = {}
+        output = Path(opts["output"]) if opts["output"] else default_path(model)
+        if opts["no_reuse"] and opts["reuse_only"]:
+            raise CommandError("--no-reuse and --reuse-only exclude each other")
+        if not opts["no_reuse"]:
+            current = default_path(model)
+            if current.exists():
+                shipped, dims = load(current)
+                if shipped.model == model and dims == settings.EMBEDDING_DIMENSIONS:
+                    vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
+            for url in [None, *opts["reuse_from"]]:
+                missing = [h for h in passages if h not in vectors]
+                if missing:
+                    vectors.update(stored_vectors(missing, model, url))
+        reused = len(vectors)
+        provider = get_provider()
+        batch = settings.EMBEDDING_BATCH_SIZE
+        computed = 0
+        # Statute by statute, saving after each: an interrupted build still leaves a usable file, and
+        # the file only ever holds whole statutes (a statute partly covered means its text changed).
+        complete: dict[str, np.ndarray] = {}
+        for sfs, texts in tqdm(by_statute.items(), desc="Författningar", unit="st", disable=opts["no_progress"]):
+            todo = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
+            if todo and opts["reuse_only"]:
+                continue
+            for i in range(0, len(todo), batch):
+                keys = todo[i:i + batch]
+                for key, vector in zip(keys, provider.embed_passages([texts[k] for k in keys])):
+                    vectors[key] = vector
+            computed += len(todo)
+            complete.update((h, vectors[h]) for h in texts)
+            if todo:
+                save(output, complete, model=model, dimensions=provider.dimensions)
+        saved = save(output, complete, model=model, dimensions=provider.dimensions)
+        statutes = sum(1 for texts in by_statute.values() if all(h in complete for h in texts))
+        self.stdout.write(json.dumps({
+            "output": str(output), "model": model, "statutes": len(by_statute), "statutes_shipped": statutes,
+            "chunks": len(passages), "shipped": saved, "reused": reused, "computed": computed,
+            "bytes": output.stat().st_size, "seconds": round(time.perf_counter() - t0, 1),
+        }))

@@ -1,0 +1,163 @@
+"""The statute vectors shipped with the corpus: what the model computes, never stale, local model only."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from chunks.chunking import chunk_statute
+from chunks.embedding import active_model_name, get_provider, passage_text
+from chunks.models import ContentChunk
+from chunks.services import chunk_document
+from chunks.sfs_corpus import read_corpus
+from chunks.shipped_vectors import default_path, load, shipped_vectors
+from compliance.models import LegalDocument, ProcessingStatus, content_hash
+from compliance.services import LegalDocumentData, legal_document_upsert
+from tests.chunks.conftest import queued_task_calls
+from tests.corpus import corpus_record
+
+SMALL_SFS = "1998:209"  # nine chunks
+# float16 keeps ~11 significant bits: components of a unit 384-d vector (|x| < 0.5) round by < 2.5e-4.
+FLOAT16_ATOL = 1e-3
+
+
+def corpus_chunks() -> list[tuple[str, str]]:
+    """(sfs, passage text) of every chunk the current parser makes of the bundled corpus."""
+    from django.conf import settings
+
+    return [(r["sfs"], passage_text(d.header, d.text)) for r in read_corpus(settings.SFS_CORPUS_PATH)
+            for d in chunk_statute(r["title"], r["sfs"], r["text"])]
+
+
+def load_sfs(*args) -> str:
+    out = io.StringIO()
+    call_command("load_sfs", *args, "--no-progress", stdout=out)
+    return out.getvalue().strip()
+
+
+def queued_chunk_ids() -> list[int]:
+    return sorted(cid for (ids,), _ in queued_task_calls("chunks.tasks.embed_chunks") for cid in ids)
+
+
+@pytest.mark.slow
+def test_shipped_vectors_cover_whole_statutes_and_equal_what_the_model_computes():
+    shipped = shipped_vectors()
+    assert shipped is not None, f"no shipped vectors for {active_model_name()} at {default_path()}"
+    chunks = corpus_chunks()
+    assert len({sfs for sfs, _ in chunks}) == 177
+    # The file holds whole statutes (build_sfs_vectors writes them so). A statute only partly covered
+    # means the parser now cuts or words its chunks differently: rebuild with `manage.py build_sfs_vectors`.
+    by_statute: dict[str, list[bool]] = {}
+    for sfs, text in chunks:
+        by_statute.setdefault(sfs, []).append(content_hash(text) in shipped)
+    partial = sorted(sfs for sfs, covered in by_statute.items() if any(covered) and not all(covered))
+    assert partial == [], f"statutes with stale shipped vectors: {partial}"
+    whole = {sfs for sfs, covered in by_statute.items() if all(covered)}
+    assert {"1977:1160", "1982:80", "2008:567", "2018:218", "2017:630"} <= whole <= set(by_statute)
+
+    # Every shipped vector is what the model makes of that exact text (a sample across the file).
+    covered = [(sfs, text) for sfs, text in chunks if content_hash(text) in shipped]
+    sample = random.Random(13).sample(covered, 24)
+    computed = get_provider().embed_passages([text for _, text in sample])
+    for (sfs, text), vector in zip(sample, computed):
+        stored = shipped.get(content_hash(text))
+        assert stored.dtype == np.float32 and stored.shape == vector.shape
+        assert np.allclose(stored, vector, atol=FLOAT16_ATOL, rtol=0), (sfs, text[:80])
+        assert float(stored @ vector) / float(np.linalg.norm(stored)) > 0.99999
+
+
+@pytest.mark.django_db
+def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue):
+    record = corpus_record(SMALL_SFS)
+    drafts = chunk_statute(record["title"], SMALL_SFS, record["text"])
+    target = drafts[len(drafts) // 2]
+    assert record["text"].count(target.text) == 1
+    changed_text = record["text"].replace(target.text, target.text + " Denna mening har lagts till.")
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
+                                                     full_text=changed_text), process=False)
+
+    result = chunk_document("LEGAL_DOCUMENT", doc.pk)
+
+    chunks = {c.path: c for c in ContentChunk.objects.filter(legal_document=doc)}
+    assert len(chunks) == len(drafts) == result.chunks
+    changed = chunks[target.path]
+    assert "Denna mening har lagts till." in changed.text
+    assert changed.embedding is None and changed.embedding_model == ""  # no stale vector for new text
+    assert result.to_embed == [changed.pk]
+    assert result.shipped_embeddings == len(drafts) - 1
+    shipped = shipped_vectors()
+    for chunk in chunks.values():
+        if chunk.pk != changed.pk:
+            assert chunk.embedding_model == active_model_name()
+            # pgvector keeps float4: the shipped float16 value, give or take its text round trip.
+            assert np.allclose(chunk.embedding, shipped.get(chunk.content_hash), atol=1e-7, rtol=0)
+    doc.refresh_from_db()
+    assert (doc.status, doc.chunks_embedded, doc.chunks_total) == (
+        ProcessingStatus.PROCESSING, len(drafts) - 1, len(drafts))
+
+
+@pytest.mark.django_db
+def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue):
+    assert load_sfs("--only", SMALL_SFS, "--sync") == "1 författningar lästa, 1 nya eller ändrade."
+
+    doc = LegalDocument.objects.get(sfs_number=SMALL_SFS)
+    assert doc.status == ProcessingStatus.DONE and doc.processed_at is not None
+    assert doc.chunks_embedded == doc.chunks_total == 9
+    assert not ContentChunk.objects.filter(legal_document=doc, embedding__isnull=True).exists()
+    assert queued_chunk_ids() == []
+
+
+@pytest.mark.django_db
+def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_queue):
+    settings.EMBEDDING_BACKEND = "openai"
+    settings.EMBEDDING_MODEL = "text-embedding-3-small"
+    assert shipped_vectors() is None
+
+    load_sfs("--only", SMALL_SFS, "--sync")
+
+    doc = LegalDocument.objects.get(sfs_number=SMALL_SFS)
+    assert doc.status == ProcessingStatus.PROCESSING and doc.chunks_embedded == 0
+    ids = sorted(ContentChunk.objects.filter(legal_document=doc).values_list("id", flat=True))
+    assert len(ids) == 9
+    assert not ContentChunk.objects.filter(embedding__isnull=False).exists()
+    assert queued_chunk_ids() == ids  # everything goes to the worker, as without shipped vectors
+
+
+@pytest.mark.django_db
+def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp_path, settings, clean_queue):
+    computed_path = tmp_path / "computed.npz"
+    out = io.StringIO()
+    call_command("build_sfs_vectors", "--only", SMALL_SFS, "--no-reuse", "--output", str(computed_path),
+                 "--no-progress", stdout=out)
+    report = json.loads(out.getvalue())
+    assert (report["statutes"], report["chunks"], report["reused"], report["computed"]) == (1, 9, 0, 9)
+
+    computed, dims = load(computed_path)
+    assert (computed.model, dims, len(computed)) == (active_model_name(), 384, 9)
+    shipped = shipped_vectors()
+    record = corpus_record(SMALL_SFS)
+    for draft in chunk_statute(record["title"], SMALL_SFS, record["text"]):
+        key = content_hash(passage_text(draft.header, draft.text))
+        assert np.allclose(computed.get(key), shipped.get(key), atol=FLOAT16_ATOL, rtol=0)
+
+    # Vectors this database already holds for the same text and model are reused, not recomputed.
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    out = io.StringIO()
+    call_command("build_sfs_vectors", "--only", SMALL_SFS, "--reuse-only", "--output", str(tmp_path / "empty.npz"),
+                 "--no-progress", stdout=out)
+    assert (json.loads(out.getvalue())["shipped"], json.loads(out.getvalue())["computed"]) == (0, 0)
+
+    settings.SFS_VECTORS_PATH = str(computed_path)
+    load_sfs("--only", SMALL_SFS, "--sync")
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # so only the database can supply them
+    out = io.StringIO()
+    call_command("build_sfs_vectors", "--only", SMALL_SFS, "--output", str(tmp_path / "reused.npz"),
+                 "--no-progress", stdout=out)
+    assert json.loads(out.getvalue())["reused"] == 9 and json.loads(out.getvalue())["computed"] == 0
+    reused, _ = load(tmp_path / "reused.npz")
+    assert all(np.allclose(reused.get(k), computed.get(k), atol=1e-7, rtol=0) for k in computed._index)

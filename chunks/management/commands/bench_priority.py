@@ -37,7 +37,7 @@ from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document
 from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE, enqueue_embedding
-from compliance.models import LegalDocument, Membership, ProcessingStatus, UserFile, Workspace
+from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.services import user_file_upload, workspace_create
 
 LAYOUTS = {

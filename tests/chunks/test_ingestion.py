@@ -327,7 +327,8 @@ def test_changed_statute_is_replaced_whole_and_unchanged_chunks_keep_their_vecto
 
 
 @pytest.mark.django_db
-def test_keyword_search_works_before_any_embedding(workspace, alice):
+def test_keyword_search_works_before_any_embedding(workspace, alice, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "no-shipped-vectors.npz")  # nothing embedded, not even shipped
     doc, _ = legal_document_upsert(statute_data("1982:80"), process=False)
     result = chunk_document(SourceType.LEGAL_DOCUMENT, doc.pk)
     assert result.chunks > 50

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 from django.db.models import Q
 
 from agent.benchmarking import machine_info, write_json
@@ -37,6 +38,7 @@ from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document
 from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE, enqueue_embedding
+from compliance.celery import app
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.services import user_file_upload, workspace_create
 
@@ -115,8 +117,6 @@ class Command(BaseCommand):
         return workspace, user
 
     def _run(self, layout: str, workspace, user, opts) -> dict:
-        from compliance.celery import app
-
         app.control.purge()
         self._purge()
         statute_chunks = ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT)
@@ -173,8 +173,6 @@ class Command(BaseCommand):
             self._restore_statutes()
 
     def _purge(self) -> None:
-        from compliance.celery import app
-
         with app.connection_for_write() as conn:
             for queue in (INTERACTIVE_QUEUE, BULK_QUEUE):
                 conn.default_channel.queue_purge(queue)
@@ -203,11 +201,12 @@ class Command(BaseCommand):
     @staticmethod
     def _worker_env() -> dict:
         """The workers use this process's database, broker and media folder, whatever the environment says."""
-        from django.db import connection
+
 
         db = connection.settings_dict
         return {**os.environ, "PYTHONUNBUFFERED": "1", "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                # Where this process really enqueues: Celery's own env override can differ from settings.
+                "CELERY_BROKER_URL": app.conf.broker_url,
                 "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"}
 
     @staticmethod

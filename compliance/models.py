@@ -294,3 +294,135 @@ class ApiToken(models.Model):
     def revoke(self) -> None:
         self.revoked_at = timezone.now()
         self.save(update_fields=["revoked_at"])
+
+
+# --- Memory: the workspace's profile and each member's preferences -----------------------------
+
+
+class FactOrigin(models.TextChoices):
+    FORM = "form", "angivet i formuläret"
+    CONVERSATION = "conversation", "lärt från en konversation"
+    API = "api", "angivet via API"
+
+
+class WorkspaceProfile(models.Model):
+    """What the law needs to know about the organisation, shared by the workspace's members.
+
+    Every structured field is optional (empty = not stated). `origins` records, per field,
+    where its value came from: {"employee_count": {"origin": "conversation",
+    "conversation_id": 12, "at": "2026-…", "user_id": 3}}. `revision` is bumped on every
+    change so caches that depend on the profile never serve an old one.
+    """
+
+    class Sector(models.TextChoices):
+        PRIVATE = "private", "privat"
+        PUBLIC = "public", "offentlig"
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="profile")
+    employee_count = models.PositiveIntegerField("antal anställda", null=True, blank=True)
+    industry = models.CharField("bransch", max_length=200, blank=True)
+    sni_code = models.CharField("SNI-kod", max_length=10, blank=True)
+    has_collective_agreement = models.BooleanField("kollektivavtal", null=True, blank=True)
+    collective_agreement = models.CharField("vilket kollektivavtal", max_length=200, blank=True)
+    sector = models.CharField("sektor", max_length=10, choices=Sector.choices, blank=True)
+    processes_sensitive_data = models.BooleanField("behandlar känsliga personuppgifter", null=True, blank=True)
+    location = models.CharField("verksamhetsort", max_length=200, blank=True)
+    origins = models.JSONField(default=dict, blank=True)
+    revision = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "företagsprofil"
+        verbose_name_plural = "företagsprofiler"
+
+    def __str__(self) -> str:
+        return f"Profil för {self.workspace}"
+
+
+class ProfileFact(models.Model):
+    """A free-text fact about the organisation ("Vi har verksamhet i Norge")."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="profile_facts")
+    text = models.CharField("uppgift", max_length=500)
+    origin = models.CharField("ursprung", max_length=12, choices=FactOrigin.choices, default=FactOrigin.FORM)
+    # A conversation lives in the agent layer: kept as a plain id, so this layer never refers upwards.
+    conversation_id = models.PositiveBigIntegerField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = "profiluppgift"
+        verbose_name_plural = "profiluppgifter"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class PersonalPreference(models.Model):
+    """One member's wishes for answers in one workspace. Nobody else sees them."""
+
+    class Expertise(models.TextChoices):
+        NOVICE = "novice", "nybörjare"
+        INTERMEDIATE = "intermediate", "van"
+        EXPERT = "expert", "expert/jurist"
+
+    class Length(models.TextChoices):
+        SHORT = "short", "korta svar"
+        NORMAL = "normal", "normala svar"
+        DETAILED = "detailed", "utförliga svar"
+
+    class Tone(models.TextChoices):
+        PLAIN = "plain", "enkel och vardaglig"
+        FORMAL = "formal", "formell"
+
+    class Language(models.TextChoices):
+        SWEDISH = "sv", "svenska"
+        ENGLISH = "en", "engelska"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="preferences")
+    role = models.CharField("roll", max_length=200, blank=True)
+    expertise = models.CharField("kunskapsnivå", max_length=12, choices=Expertise.choices, blank=True)
+    answer_length = models.CharField("svarslängd", max_length=10, choices=Length.choices, blank=True)
+    tone = models.CharField("ton", max_length=10, choices=Tone.choices, blank=True)
+    language = models.CharField("språk", max_length=2, choices=Language.choices, blank=True)
+    origins = models.JSONField(default=dict, blank=True)
+    revision = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "workspace"], name="preference_unique_user_workspace")]
+        verbose_name = "personlig inställning"
+        verbose_name_plural = "personliga inställningar"
+
+    def __str__(self) -> str:
+        return f"{self.user} i {self.workspace}"
+
+
+PROFILE_FIELDS = ("employee_count", "industry", "sni_code", "has_collective_agreement", "collective_agreement",
+                  "sector", "processes_sensitive_data", "location")
+PREFERENCE_FIELDS = ("role", "expertise", "answer_length", "tone", "language")
+
+
+def _display(instance: models.Model, name: str) -> str:
+    value = getattr(instance, name)
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool):
+        return "ja" if value else "nej"
+    field = instance._meta.get_field(name)
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    return str(value)
+
+
+def stated_fields(instance: models.Model, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """(field name, Swedish label, displayed value) of each field that has a value."""
+    out = []
+    for name in names:
+        shown = _display(instance, name)
+        if shown:
+            out.append((name, str(instance._meta.get_field(name).verbose_name), shown))
+    return out

@@ -18,7 +18,17 @@ from django.http import Http404
 
 from .filters import AssessmentFilter, LegalDocumentFilter, UserFileFilter
 from .filters import apply as apply_filters
-from .models import ApiToken, Assessment, LegalDocument, Membership, UserFile, Workspace
+from .models import (
+    ApiToken,
+    Assessment,
+    LegalDocument,
+    Membership,
+    PersonalPreference,
+    ProfileFact,
+    UserFile,
+    Workspace,
+    WorkspaceProfile,
+)
 
 
 @dataclass(frozen=True)
@@ -166,3 +176,26 @@ def api_token_get(user, token_id: int) -> ApiToken:
         return api_token_list(user).get(pk=token_id)
     except (ApiToken.DoesNotExist, ValueError, TypeError):
         raise Http404("API-nyckeln finns inte.") from None
+
+
+def workspace_profile_get(workspace: Workspace) -> WorkspaceProfile:
+    """The workspace's profile; an unsaved empty one if nothing has been stated yet."""
+    return WorkspaceProfile.objects.filter(workspace=workspace).first() or WorkspaceProfile(workspace=workspace)
+
+
+def profile_fact_list(workspace: Workspace) -> QuerySet[ProfileFact]:
+    return ProfileFact.objects.filter(workspace=workspace).order_by("created_at", "id")
+
+
+def profile_fact_get(workspace: Workspace, fact_id: int) -> ProfileFact:
+    try:
+        return profile_fact_list(workspace).get(pk=fact_id)
+    except (ProfileFact.DoesNotExist, ValueError, TypeError):
+        raise Http404("Uppgiften finns inte.") from None
+
+
+def preference_get(workspace: Workspace, user) -> PersonalPreference:
+    """The user's own preferences in the workspace (an unsaved empty one if none). Only ever the caller's own:
+    there is no selector for another user's preferences."""
+    return (PersonalPreference.objects.filter(workspace=workspace, user=user).first()
+            or PersonalPreference(workspace=workspace, user=user))

@@ -7,6 +7,7 @@ row is not yet visible, and a rolled-back upload must never be processed.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -19,13 +20,19 @@ from django.utils.text import slugify
 
 from .errors import ApplicationError
 from .models import (
+    PREFERENCE_FIELDS,
+    PROFILE_FIELDS,
     ApiToken,
     Assessment,
+    FactOrigin,
     LegalDocument,
     Membership,
+    PersonalPreference,
     ProcessingStatus,
+    ProfileFact,
     UserFile,
     Workspace,
+    WorkspaceProfile,
     content_hash,
     display_file_name,
 )
@@ -262,3 +269,198 @@ def api_token_revoke(token: ApiToken) -> None:
     if token.revoked_at is None:
         token.revoke()
 
+
+
+# --- Memory: the workspace profile and personal preferences ----------------------------------
+
+
+class ProfileInputError(ApplicationError):
+    """A profile or preference value that cannot be stored. `field` names the input at fault."""
+
+    def __init__(self, code: str, message: str, *, field: str = ""):
+        super().__init__(code, message)
+        self.field = field
+        self.details = {field: [message]} if field else {}
+
+
+EMPLOYEE_COUNT_MAX = 1_000_000  # more than any employer in Sweden: anything above is a typo
+PROFILE_TEXT_MAX = 200
+FACT_TEXT_MAX = 500
+MAX_FACTS = 50
+_HTML = re.compile(r"<\s*[A-Za-z!/?]|&[A-Za-z#][A-Za-z0-9]*;")
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SNI = re.compile(r"^\d{2}(?:\.?\d{1,3})?$")
+
+
+def clean_profile_text(value, *, field: str, label: str, limit: int) -> str:
+    """One line of plain text: no control characters, no markup, at most `limit` characters."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ProfileInputError("invalid", f"{label}: ange text.", field=field)
+    if len(value) > limit:
+        raise ProfileInputError("too_long", f"{label}: texten är för lång (högst {limit} tecken).", field=field)
+    if _CONTROL_CHARACTERS.search(value):
+        raise ProfileInputError("invalid_characters", f"{label}: texten innehåller otillåtna styrtecken.",
+                                field=field)
+    if _HTML.search(value):
+        raise ProfileInputError("html_not_allowed", f"{label}: HTML-kod är inte tillåten, skriv vanlig text.",
+                                field=field)
+    return " ".join(value.split())
+
+
+def _clean_bool(value, *, field: str, label: str) -> bool | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("ja", "true", "1", "yes"):
+        return True
+    if text in ("nej", "false", "0", "no"):
+        return False
+    raise ProfileInputError("invalid", f"{label}: ange ja eller nej.", field=field)
+
+
+def _clean_choice(model, field: str, value) -> str:
+    model_field = model._meta.get_field(field)
+    value = "" if value is None else value
+    if value == "" or value in dict(model_field.flatchoices):
+        return value
+    allowed = ", ".join(str(label) for _, label in model_field.flatchoices)
+    raise ProfileInputError("invalid_choice", f"{str(model_field.verbose_name).capitalize()}: välj något av "
+                            f"{allowed}.", field=field)
+
+
+def _clean_employee_count(value) -> int | None:
+    label = "Antal anställda"
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ProfileInputError("invalid", f"{label}: ange ett heltal.", field="employee_count")
+    text = str(value).strip().replace(" ", "").replace("\u00a0", "")
+    if not re.fullmatch(r"-?\d{1,12}", text):
+        raise ProfileInputError("invalid", f"{label}: ange ett heltal, t.ex. 45.", field="employee_count")
+    number = int(text)
+    if number < 0:
+        raise ProfileInputError("negative", f"{label} kan inte vara negativt.", field="employee_count")
+    if number > EMPLOYEE_COUNT_MAX:
+        raise ProfileInputError("out_of_range", f"{label}: {number} är orimligt många (högst "
+                                f"{EMPLOYEE_COUNT_MAX:,} anställda).".replace(",", " "), field="employee_count")
+    return number
+
+
+def clean_profile_values(values: dict) -> dict:
+    """Validated structured profile values; raises ProfileInputError on the first bad one."""
+    unknown = set(values) - set(PROFILE_FIELDS)
+    if unknown:
+        raise ProfileInputError("unknown_field", f"Okänt fält: {sorted(unknown)[0]}.", field=sorted(unknown)[0])
+    out = {}
+    for field, value in values.items():
+        label = str(WorkspaceProfile._meta.get_field(field).verbose_name).capitalize()
+        if field == "employee_count":
+            out[field] = _clean_employee_count(value)
+        elif field in ("has_collective_agreement", "processes_sensitive_data"):
+            out[field] = _clean_bool(value, field=field, label=label)
+        elif field == "sector":
+            out[field] = _clean_choice(WorkspaceProfile, field, value)
+        else:
+            text = clean_profile_text(value, field=field, label=label, limit=PROFILE_TEXT_MAX)
+            if field == "sni_code" and text and not _SNI.match(text):
+                raise ProfileInputError("invalid_sni", "SNI-kod: ange 2–5 siffror, t.ex. 78.200.", field=field)
+            out[field] = text
+    return out
+
+
+def clean_preference_values(values: dict) -> dict:
+    unknown = set(values) - set(PREFERENCE_FIELDS)
+    if unknown:
+        raise ProfileInputError("unknown_field", f"Okänt fält: {sorted(unknown)[0]}.", field=sorted(unknown)[0])
+    out = {}
+    for field, value in values.items():
+        if field == "role":
+            out[field] = clean_profile_text(value, field=field, label="Roll", limit=PROFILE_TEXT_MAX)
+        else:
+            out[field] = _clean_choice(PersonalPreference, field, value)
+    return out
+
+
+def _origin(origin: str, user, conversation_id: int | None) -> dict:
+    return {"origin": origin, "conversation_id": conversation_id, "at": timezone.now().isoformat(),
+            "user_id": getattr(user, "pk", None)}
+
+
+def _set_fields(instance, cleaned: dict, origin: dict) -> None:
+    for field, value in cleaned.items():
+        setattr(instance, field, value)
+        if value is None or value == "":
+            instance.origins.pop(field, None)
+        else:
+            instance.origins[field] = origin
+    instance.revision += 1
+    instance.save()
+
+
+def profile_update(*, workspace: Workspace, user, values: dict, origin: str = FactOrigin.FORM,
+                   conversation_id: int | None = None) -> WorkspaceProfile:
+    """Set some profile fields (an empty value clears one). All are validated before any is stored."""
+    cleaned = clean_profile_values(values)
+    with transaction.atomic():
+        profile, _ = WorkspaceProfile.objects.select_for_update().get_or_create(workspace=workspace)
+        _set_fields(profile, cleaned, _origin(origin, user, conversation_id))
+    return profile
+
+
+def profile_fact_add(*, workspace: Workspace, user, text: str, origin: str = FactOrigin.FORM,
+                     conversation_id: int | None = None) -> ProfileFact:
+    text = clean_profile_text(text, field="text", label="Uppgift", limit=FACT_TEXT_MAX)
+    if not text:
+        raise ProfileInputError("empty", "Uppgiften är tom.", field="text")
+    with transaction.atomic():
+        profile, _ = WorkspaceProfile.objects.select_for_update().get_or_create(workspace=workspace)
+        if ProfileFact.objects.filter(workspace=workspace).count() >= MAX_FACTS:
+            raise ProfileInputError("too_many", f"Profilen har redan {MAX_FACTS} uppgifter. Ta bort någon först.",
+                                    field="text")
+        fact = ProfileFact.objects.filter(workspace=workspace, text__iexact=text).first()
+        if fact is None:
+            fact = ProfileFact.objects.create(workspace=workspace, text=text, origin=origin,
+                                              conversation_id=conversation_id,
+                                              created_by=user if getattr(user, "is_authenticated", False) else None)
+        profile.revision += 1
+        profile.save(update_fields=["revision", "updated_at"])
+    return fact
+
+
+def profile_fact_delete(fact: ProfileFact) -> None:
+    with transaction.atomic():
+        fact.delete()
+        WorkspaceProfile.objects.filter(workspace_id=fact.workspace_id).update(revision=F("revision") + 1,
+                                                                               updated_at=timezone.now())
+
+
+def profile_clear(*, workspace: Workspace) -> None:
+    """Forget everything about the organisation: every field and every free-text fact."""
+    with transaction.atomic():
+        ProfileFact.objects.filter(workspace=workspace).delete()
+        profile = WorkspaceProfile.objects.select_for_update().filter(workspace=workspace).first()
+        if profile is not None:
+            _set_fields(profile, {field: WorkspaceProfile._meta.get_field(field).get_default()
+                                  for field in PROFILE_FIELDS}, {})
+            profile.origins = {}
+            profile.save(update_fields=["origins"])
+
+
+def preference_update(*, workspace: Workspace, user, values: dict, origin: str = FactOrigin.FORM,
+                      conversation_id: int | None = None) -> PersonalPreference:
+    cleaned = clean_preference_values(values)
+    with transaction.atomic():
+        preference, _ = PersonalPreference.objects.select_for_update().get_or_create(workspace=workspace, user=user)
+        _set_fields(preference, cleaned, _origin(origin, user, conversation_id))
+    return preference
+
+
+def preference_clear(*, workspace: Workspace, user) -> None:
+    with transaction.atomic():
+        preference = PersonalPreference.objects.select_for_update().filter(workspace=workspace, user=user).first()
+        if preference is not None:
+            _set_fields(preference, {field: "" for field in PREFERENCE_FIELDS}, {})

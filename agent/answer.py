@@ -45,11 +45,13 @@ def _quote(text: str) -> str:
     return flat[: cut + 1 if cut > QUOTE_CHARS // 3 else QUOTE_CHARS] + " […]"
 
 
-def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6) -> str:
+def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6,
+                      profile_note: str = "") -> str:
     """The most relevant passages, grouped by statute or file, quoted with their citations.
 
-    No prose is invented: apart from the labelled lead-in and one line naming
-    each source, every sentence is a quotation.
+    No prose is invented: apart from the labelled lead-in, the profile facts the
+    reader stated (`profile_note`, agent.memory.mention_sentence) and one line
+    naming each source, every sentence is a quotation.
     """
     if not citations:
         return NO_SOURCES_ANSWER
@@ -58,7 +60,7 @@ def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_p
     groups: dict[str, list[dict]] = {}
     for row in by_relevance[:max_passages]:
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
-    parts = [lead]
+    parts = [lead, profile_note] if profile_note else [lead]
     for title, rows in groups.items():
         parts.append(f"**Ur {title}:**")
         for row in rows:

@@ -1,7 +1,7 @@
 """Retrieval cache: reuse ranked chunks for follow-ups on the same topic.
 
 Key = (workspace id, access-scope key, knowledge_version, options fingerprint,
-topic key, cited sections). Every part matters:
+topic key, cited sections, profile fingerprint). Every part matters:
 
 - workspace id + `AccessScope.key`: two users share an entry only if they would
   see exactly the same sources, so nothing leaks across workspaces or scopes.
@@ -66,19 +66,23 @@ class RetrievalCacheKey:
     options_fingerprint: str
     topic_key: str
     references: tuple[str, ...] = ()
+    # What the "Användarprofil" section says (agent.memory.Memory.fingerprint): a changed or
+    # deleted fact, or another user's preferences, never reuse an entry.
+    profile_key: str = ""
 
     def digest(self) -> str:
         # JSON of the full tuple: unambiguous separators, so distinct keys never hash alike.
         raw = json.dumps(
             [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key,
-             list(self.references)],
+             list(self.references), self.profile_key],
             ensure_ascii=False,
         )
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
 def retrieval_cache_key(
-    scope: AccessScope, knowledge_version: int, analysis: QueryAnalysis, options: Any = None
+    scope: AccessScope, knowledge_version: int, analysis: QueryAnalysis, options: Any = None, *,
+    profile_key: str = "",
 ) -> RetrievalCacheKey:
     return RetrievalCacheKey(
         workspace_id=scope.workspace_id,
@@ -88,6 +92,7 @@ def retrieval_cache_key(
         topic_key=analysis.topic_key or analysis.text,
         references=tuple(f"{ref.sfs or ref.statute_name or ''} {citation(ref)}".strip()
                          for ref in analysis.references if ref.chapter or ref.section),
+        profile_key=profile_key,
     )
 
 

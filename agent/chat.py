@@ -25,6 +25,7 @@ from compliance.text import strip_control
 from . import llm
 from .answer import check_citations, extractive_answer
 from .context_assembly import render_tool_sources
+from .memory import mention_sentence
 from .metrics import observe_model_error
 from .models import Conversation, Feedback, Message, RetrievalLog
 from .prepare import PrepareOptions, prepare_context
@@ -77,7 +78,7 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     if prepared.notice:
         yield {"event": "notice", "data": prepared.notice}
     if not llm.model_configured():
-        text = extractive_answer(citations)
+        text = extractive_answer(citations, profile_note=mention_sentence(prepared.memory))
         yield {"event": "token", "data": text}
         yield _finish(conversation, prepared, text, citations, mode=Message.AnswerMode.EXTRACTIVE)
         return
@@ -90,7 +91,8 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     except llm.ModelError as exc:
         log.warning("chat model failed: %s", exc)
         observe_model_error()
-        fallback = "\n\n" + extractive_answer(citations, lead=MODEL_FAILED_NOTICE)
+        fallback = "\n\n" + extractive_answer(citations, lead=MODEL_FAILED_NOTICE,
+                                                profile_note=mention_sentence(prepared.memory))
         yield {"event": "error", "data": MODEL_FAILED_NOTICE}
         yield {"event": "token", "data": fallback}
         yield _finish(conversation, prepared, "".join(parts) + fallback, citations, mode=Message.AnswerMode.ERROR,

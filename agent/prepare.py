@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 
+from django.conf import settings
+
 from chunks.tokens import count_tokens
 from compliance.models import Workspace
 from compliance.selectors import access_scope_for, workspace_list_for_user
@@ -26,9 +28,11 @@ from .context_assembly import (
     assemble_context,
     budget_for,
     context_message,
+    profile_overhead,
     with_fresh_boundary,
 )
 from .intent import classify
+from .memory import Memory, memory_for, profile_lines
 from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
@@ -62,6 +66,7 @@ class PreparedContext:
     notice: str = ""  # Swedish, for the user when degraded
     assembled: AssembledContext | None = None
     log: RetrievalLog | None = None
+    memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user,
@@ -81,10 +86,15 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
         prepared.log = _save_log(workspace, user, question, prepared, cache_hit=False, facts=facts)
         return prepared
 
+    t0 = time.perf_counter()
+    memory = _memory(workspace, user)
+    profile = profile_lines(memory, max(0, settings.PROFILE_TOKEN_BUDGET - profile_overhead()))
+    timings["profile"] = _ms(t0)
+
     chunks, cache_hit, degraded, notice, error = [], False, False, "", ""
     try:
         chunks, cache_hit, notice, degraded = _retrieve(question, history, workspace, user, options, timings,
-                                                        facts)
+                                                        facts, memory.fingerprint)
     except RetrievalInputError as exc:
         notice = exc.message
     except Exception as exc:  # retrieval must never block an answer
@@ -95,11 +105,13 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     t0 = time.perf_counter()
     assembly = AssemblyOptions(context_window=options.context_window,
                                system_prompt_tokens=_prompt_tokens(options.system_prompt),
-                               conversation_tokens=sum(count_tokens(m["content"]) for m in conversation))
+                               conversation_tokens=sum(count_tokens(m["content"]) for m in conversation),
+                               profile_tokens=settings.PROFILE_TOKEN_BUDGET if profile else 0)
     assembled = _assemble(chunks, assembly)
     timings["assemble"] = _ms(t0)
-    prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings)
-    prepared.degraded, prepared.notice = degraded, notice
+    prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
+                      profile=profile)
+    prepared.degraded, prepared.notice, prepared.memory = degraded, notice, memory
     prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
     prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error, facts=facts)
     return prepared
@@ -139,7 +151,16 @@ def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
     return with_fresh_boundary(_assembly_memo.get_or_build(chunks, assembly), assembly)
 
 
-def _retrieve(question, history, workspace, user, options, timings, facts) -> tuple[list, bool, str, bool]:
+def _memory(workspace, user) -> Memory:
+    try:
+        return memory_for(workspace, user)
+    except Exception:  # the profile refines an answer; failing to read it must not block one
+        log.exception("could not read the profile; answering without it")
+        return Memory()
+
+
+def _retrieve(question, history, workspace, user, options, timings, facts,
+              profile_key: str = "") -> tuple[list, bool, str, bool]:
     t0 = time.perf_counter()
     scope = access_scope_for(user, workspace)
     other_names = [w.name for w in workspace_list_for_user(user).exclude(pk=workspace.pk)]
@@ -147,7 +168,8 @@ def _retrieve(question, history, workspace, user, options, timings, facts) -> tu
     timings["analysis"] = _ms(t0)
     facts.update(_analysis_facts(analysis))
     cache = get_retrieval_cache() if options.use_cache else None
-    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval)
+    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval,
+                              profile_key=profile_key)
     t0 = time.perf_counter()
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
@@ -183,11 +205,11 @@ def _analysis_facts(analysis) -> dict:
     }
 
 
-def _build(options, conversation, assembled, intent, *, skipped, timings) -> PreparedContext:
+def _build(options, conversation, assembled, intent, *, skipped, timings, profile=()) -> PreparedContext:
     out = [{"role": "system", "content": options.system_prompt}]
     out.extend(conversation[:-1])
     if assembled is not None:
-        out.append(context_message(assembled))
+        out.append(context_message(assembled, profile))
     out.extend(conversation[-1:])
     metrics = {
         "intent": intent,
@@ -198,6 +220,7 @@ def _build(options, conversation, assembled, intent, *, skipped, timings) -> Pre
         "chunks_excluded_by_budget": assembled.excluded_by_budget if assembled else 0,
         "tokens_used": assembled.tokens_used if assembled else 0,
         "token_budget": assembled.budget if assembled else 0,
+        "profile_lines": len(profile),
         "latency_ms": timings,
         "zero_match": False,
         "degraded": False,

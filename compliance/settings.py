@@ -325,6 +325,9 @@ CHAT_MODEL = env_str("CHAT_MODEL", "gpt-4o-mini")
 CHAT_CONTEXT_WINDOW = env_int("CHAT_CONTEXT_WINDOW", 128000, minimum=1024)
 CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 60.0, minimum=1.0, maximum=600.0)
 CHAT_ANSWER_RESERVE_TOKENS = env_int("CHAT_ANSWER_RESERVE_TOKENS", 2000, minimum=0)
+# Tokens reserved for the "Användarprofil" section (workspace profile + personal preferences),
+# deducted before the knowledge budget is computed.
+PROFILE_TOKEN_BUDGET = env_int("PROFILE_TOKEN_BUDGET", 500, minimum=50, maximum=4000)
 # The one limit on a chat message, in the browser, the API and the chat itself.
 CHAT_MESSAGE_MAX_CHARS = env_int("CHAT_MESSAGE_MAX_CHARS", 8000, minimum=100, maximum=100000)
 # A search query: longer text adds nothing to ranking and only costs time.

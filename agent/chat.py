@@ -25,7 +25,7 @@ from compliance.text import strip_control
 from . import llm
 from .answer import check_citations, extractive_answer
 from .context_assembly import render_tool_sources
-from .memory import mention_sentence
+from .memory import mention_sentence, proposals_for
 from .metrics import observe_model_error
 from .models import Conversation, Feedback, Message, RetrievalLog
 from .prepare import PrepareOptions, prepare_context
@@ -65,8 +65,10 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     content = clean_message(content)
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
+    proposals = _proposals(content, conversation.workspace, user)
     prepared = prepare_context([*history, {"role": "user", "content": content}], conversation.workspace, user,
                                PrepareOptions(context_window=_context_window()))
+    prepared.proposals = proposals
     citations = list(prepared.citations)
     yield {"event": "sources", "data": citations}
 
@@ -161,6 +163,7 @@ def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: s
             conversation=conversation, role=Message.Role.ASSISTANT, content=cleaned, answer_mode=mode,
             sources=citations, removed_citations=removed, degraded=prepared.degraded or bool(error),
             error=error[:2000], model_name=settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
+            proposals=prepared.proposals,
         )
         if prepared.log is not None:
             RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message, answer_mode=mode)
@@ -168,7 +171,16 @@ def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: s
     return {"event": "done", "data": {
         "message_id": message.pk, "content": cleaned, "answer_mode": mode, "removed_citations": removed,
         "degraded": message.degraded, "notice": prepared.notice, "sources": citations,
+        "proposals": message.proposals,
     }}
+
+
+def _proposals(content: str, workspace, user) -> list[dict]:
+    try:
+        return proposals_for(content, workspace, user)
+    except Exception:  # a proposal is an offer; failing to make one must not cost the answer
+        log.exception("detecting profile facts failed")
+        return []
 
 
 def _save_user_message(conversation: Conversation, content: str) -> Message:

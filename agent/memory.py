@@ -17,11 +17,25 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from django.db import transaction
+
 from chunks.tokens import count_tokens
-from compliance.models import PREFERENCE_FIELDS, PROFILE_FIELDS, stated_fields
-from compliance.selectors import preference_get, profile_fact_list, workspace_profile_get
+from compliance.errors import ApplicationError
+from compliance.models import PREFERENCE_FIELDS, PROFILE_FIELDS, FactOrigin, stated_fields
+from compliance.selectors import membership_get, preference_get, profile_fact_list, workspace_profile_get
+from compliance.services import (
+    FACT_TEXT_MAX,
+    ProfileInputError,
+    clean_preference_values,
+    clean_profile_text,
+    clean_profile_values,
+    preference_update,
+    profile_fact_add,
+    profile_update,
+)
 
 from .context_assembly import neutralise
+from .memory_detection import FACT, PREFERENCE, PROFILE, detect
 
 PROFILE_HEADING = "Arbetsytans profil (gäller organisationen):"
 PREFERENCES_HEADING = "Användarens egna önskemål (gäller bara den här användaren):"
@@ -125,3 +139,89 @@ def _line(label: str, value: str) -> str:
 def _clean(text: str) -> str:
     # One line each, and no text that looks like our delimiters.
     return neutralise(" ".join(str(text).split()))
+
+
+# --- learning from the conversation, with consent ------------------------------------------------
+
+
+class ProposalError(ApplicationError):
+    """A proposal that cannot be decided (gone, already decided, or not the caller's to save)."""
+
+
+PENDING, SAVED, DECLINED = "pending", "saved", "declined"
+
+
+def proposals_for(content: str, workspace, user) -> list[dict]:
+    """What `content` states that is worth remembering and not yet remembered, as proposals to show.
+
+    Facts about the organisation are proposed only to members who may edit the profile; a value
+    the store would refuse (an absurd employee count) is not proposed at all.
+    """
+    membership = membership_get(user, workspace)
+    if membership is None:
+        return []
+    profile = workspace_profile_get(workspace)
+    preference = preference_get(workspace, user)
+    known_facts = {f.casefold() for f in profile_fact_list(workspace).values_list("text", flat=True)} \
+        if profile.pk else set()
+    out = []
+    for proposal in detect(content):
+        if proposal.kind in (PROFILE, FACT) and not membership.can_edit:
+            continue
+        try:
+            if proposal.kind == PROFILE:
+                value = clean_profile_values({proposal.field: proposal.value})[proposal.field]
+                if getattr(profile, proposal.field) == value:
+                    continue
+            elif proposal.kind == PREFERENCE:
+                value = clean_preference_values({proposal.field: proposal.value})[proposal.field]
+                if getattr(preference, proposal.field) == value:
+                    continue
+            else:
+                value = clean_profile_text(proposal.value, field="text", label="Uppgift", limit=FACT_TEXT_MAX)
+                if value.casefold() in known_facts:
+                    continue
+        except ProfileInputError:
+            continue
+        out.append({**proposal.as_dict(), "value": value, "status": PENDING})
+    return out
+
+
+def proposal_decide(*, message, index: int, user, save: bool) -> dict:
+    """Save (with the conversation as its origin) or decline one proposal of an answer; returns it."""
+    with transaction.atomic():
+        message = type(message).objects.select_for_update().select_related("conversation").get(pk=message.pk)
+        proposals = list(message.proposals or [])
+        if not 0 <= index < len(proposals):
+            raise ProposalError("not_found", "Förslaget finns inte.", status=404)
+        proposal = dict(proposals[index])
+        if proposal.get("status") != PENDING:
+            raise ProposalError("already_decided", "Förslaget är redan besvarat.", status=409)
+        conversation = message.conversation
+        if save:
+            _store(proposal, conversation.workspace, user, conversation.pk)
+        proposal["status"] = SAVED if save else DECLINED
+        proposals[index] = proposal
+        message.proposals = proposals
+        message.save(update_fields=["proposals"])
+    return proposal
+
+
+def _store(proposal: dict, workspace, user, conversation_id: int) -> None:
+    kind, field, value = proposal.get("kind"), proposal.get("field"), proposal.get("value")
+    if kind in (PROFILE, FACT):
+        membership = membership_get(user, workspace)
+        if membership is None or not membership.can_edit:
+            raise ProposalError("forbidden", "Du har bara läsbehörighet: bara ägare och redaktörer kan spara "
+                                "uppgifter om organisationen.", status=403)
+    if kind == PROFILE:
+        profile_update(workspace=workspace, user=user, values={field: value}, origin=FactOrigin.CONVERSATION,
+                       conversation_id=conversation_id)
+    elif kind == PREFERENCE:
+        preference_update(workspace=workspace, user=user, values={field: value}, origin=FactOrigin.CONVERSATION,
+                          conversation_id=conversation_id)
+    elif kind == FACT:
+        profile_fact_add(workspace=workspace, user=user, text=value, origin=FactOrigin.CONVERSATION,
+                         conversation_id=conversation_id)
+    else:
+        raise ProposalError("not_found", "Förslaget finns inte.", status=404)

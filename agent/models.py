@@ -45,6 +45,9 @@ class Message(models.Model):
     degraded = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     model_name = models.CharField(max_length=100, blank=True)
+    # Facts the user's message stated, offered for saving (agent.memory_detection): on the assistant's
+    # answer, each {"kind", "field", "value", "label", "status": "pending" | "saved" | "declined"}.
+    proposals = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -67,6 +67,7 @@ class PreparedContext:
     assembled: AssembledContext | None = None
     log: RetrievalLog | None = None
     memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
+    proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user,

@@ -11,6 +11,8 @@ urlpatterns = [
          name="message_detail"),
     path("ws/<slug:slug>/chatt/<int:conversation_id>/meddelanden/<int:message_id>/omdome/",
          views.message_feedback, name="message_feedback"),
+    path("ws/<slug:slug>/chatt/<int:conversation_id>/meddelanden/<int:message_id>/forslag/<int:index>/",
+         views.message_proposal, name="message_proposal"),
     path("ws/<slug:slug>/oversikt/", dashboard_views.workspace_dashboard, name="dashboard"),
     path("ws/<slug:slug>/oversikt/samtal/<int:conversation_id>/", dashboard_views.dashboard_conversation,
          name="dashboard_conversation"),

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from compliance.errors import ApplicationError
 from compliance.selectors import workspace_get_for_user
 
-from . import chat
+from . import chat, memory
 from .answer import cited_numbers
 from .chat import sse_event
 from .llm import model_configured
@@ -125,3 +125,24 @@ def message_feedback(request, slug: str, conversation_id: int, message_id: int):
     return render(request, "agent/_feedback.html", {"m": _message_view(message, ws.slug, request.user),
                                                      "workspace": ws, "conversation": conversation, "error": error},
                   status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def message_proposal(request, slug: str, conversation_id: int, message_id: int, index: int):
+    """"Spara" or "Nej tack" on a fact the assistant offered to remember."""
+    ws, _ = workspace_get_for_user(request.user, slug)
+    conversation = conversation_get(ws, request.user, conversation_id)
+    message = message_get(conversation, message_id)
+    error, status = "", 200
+    try:
+        memory.proposal_decide(message=message, index=index, user=request.user,
+                               save=request.POST.get("decision") == "spara")
+    except ApplicationError as exc:
+        error, status = exc.message, exc.status
+    message = message_get(conversation, message_id)
+    if not request.htmx:
+        return redirect("conversation", slug=ws.slug, conversation_id=conversation.pk)
+    return render(request, "agent/_proposals.html", {"m": {"message": message}, "workspace": ws,
+                                                      "conversation": conversation, "error": error},
+                  status=status)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from .models import Assessment, LegalDocument
+from .models import Assessment, LegalDocument, PersonalPreference, WorkspaceProfile
 from .selectors import legal_document_list, workspace_members
 
 
@@ -61,3 +61,53 @@ class AssessmentForm(forms.ModelForm):
         self.fields["owner"].queryset = workspace_members(workspace)
         self.fields["title"].widget.attrs.setdefault("autofocus", True)
         self.fields["section_ref"].help_text = ""  # the placeholder shows the example
+
+
+YES_NO = [("", "– ej angivet –"), ("ja", "Ja"), ("nej", "Nej")]
+
+
+def _yes_no(value) -> str:
+    return "" if value is None else ("ja" if value else "nej")
+
+
+def _choices(model, field: str) -> list[tuple[str, str]]:
+    return [("", "– ej angivet –"), *[(k, str(v).capitalize()) for k, v in model._meta.get_field(field).choices]]
+
+
+class ProfileForm(forms.Form):
+    """The workspace profile. Only shapes the input: `services.profile_update` validates, with Swedish errors."""
+
+    employee_count = forms.CharField(label="Antal anställda", required=False,
+                                     widget=forms.TextInput(attrs={"inputmode": "numeric"}))
+    industry = forms.CharField(label="Bransch", required=False)
+    sni_code = forms.CharField(label="SNI-kod", required=False,
+                               widget=forms.TextInput(attrs={"placeholder": "t.ex. 78.200"}))
+    has_collective_agreement = forms.ChoiceField(label="Kollektivavtal", required=False, choices=YES_NO)
+    collective_agreement = forms.CharField(label="Vilket kollektivavtal", required=False)
+    sector = forms.ChoiceField(label="Sektor", required=False, choices=_choices(WorkspaceProfile, "sector"))
+    processes_sensitive_data = forms.ChoiceField(label="Behandlar känsliga personuppgifter", required=False,
+                                                 choices=YES_NO)
+    location = forms.CharField(label="Verksamhetsort", required=False)
+
+    @classmethod
+    def initial_from(cls, profile: WorkspaceProfile) -> dict:
+        initial = {name: getattr(profile, name) for name in cls.base_fields}
+        initial["employee_count"] = "" if profile.employee_count is None else profile.employee_count
+        for name in ("has_collective_agreement", "processes_sensitive_data"):
+            initial[name] = _yes_no(getattr(profile, name))
+        return initial
+
+
+class PreferenceForm(forms.Form):
+    role = forms.CharField(label="Din roll", required=False,
+                           widget=forms.TextInput(attrs={"placeholder": "t.ex. HR-chef"}))
+    expertise = forms.ChoiceField(label="Kunskapsnivå", required=False,
+                                  choices=_choices(PersonalPreference, "expertise"))
+    answer_length = forms.ChoiceField(label="Svarslängd", required=False,
+                                      choices=_choices(PersonalPreference, "answer_length"))
+    tone = forms.ChoiceField(label="Ton", required=False, choices=_choices(PersonalPreference, "tone"))
+    language = forms.ChoiceField(label="Svarsspråk", required=False, choices=_choices(PersonalPreference, "language"))
+
+    @classmethod
+    def initial_from(cls, preference: PersonalPreference) -> dict:
+        return {name: getattr(preference, name) for name in cls.base_fields}

@@ -391,7 +391,11 @@ def _origin(origin: str, user, conversation_id: int | None) -> dict:
 
 
 def _set_fields(instance, cleaned: dict, origin: dict) -> None:
-    for field, value in cleaned.items():
+    # Only what changed gets a new origin: saving the whole form keeps "learned from conversation X".
+    changed = {field: value for field, value in cleaned.items() if getattr(instance, field) != value}
+    if not changed and instance.pk:
+        return
+    for field, value in changed.items():
         setattr(instance, field, value)
         if value is None or value == "":
             instance.origins.pop(field, None)

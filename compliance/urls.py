@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
-from . import monitoring, views
+from . import memory_views, monitoring, views
 
 
 class SfsNumberConverter:
@@ -34,6 +34,15 @@ urlpatterns = [
     path("ws/<slug:slug>/bedomningar/<int:assessment_id>/", views.assessment_edit, name="assessment_edit"),
     path("ws/<slug:slug>/bedomningar/<int:assessment_id>/ta-bort/", views.assessment_delete,
          name="assessment_delete"),
+    path("ws/<slug:slug>/installningar/", memory_views.workspace_settings, name="workspace_settings"),
+    path("ws/<slug:slug>/installningar/profil/", memory_views.profile_save, name="profile_save"),
+    path("ws/<slug:slug>/installningar/mina/", memory_views.preferences_save, name="preferences_save"),
+    path("ws/<slug:slug>/installningar/uppgifter/", memory_views.fact_add, name="profile_fact_add"),
+    path("ws/<slug:slug>/installningar/uppgifter/<int:fact_id>/ta-bort/", memory_views.fact_delete,
+         name="profile_fact_delete"),
+    path("ws/<slug:slug>/installningar/falt/<str:field>/ta-bort/", memory_views.profile_field_clear,
+         name="profile_field_clear"),
+    path("ws/<slug:slug>/installningar/rensa/<str:kind>/", memory_views.profile_clear, name="profile_clear"),
     # Statutes are shared. Both /lag/1977:1160 (what source links use) and /lag/1977:1160/ work.
     path("lag/", views.statute_list, name="statute_list"),
     path("lag/<sfs:sfs>", views.statute_detail, name="statute"),

@@ -5,7 +5,7 @@ from django.urls import path, re_path
 from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from . import agent_views, dashboard, views
+from . import agent_views, dashboard, memory, views
 from .errors import not_found_view
 
 ws = "workspaces/<slug:slug>/"
@@ -44,5 +44,11 @@ urlpatterns = [
          name="api-messages"),
     path(ws + "conversations/<int:conversation_id>/messages/<int:message_id>/feedback",
          agent_views.FeedbackApi.as_view(), name="api-feedback"),
+    path(ws + "profile", memory.ProfileApi.as_view(), name="api-profile"),
+    path(ws + "profile/facts", memory.ProfileFactListApi.as_view(), name="api-profile-facts"),
+    path(ws + "profile/facts/<int:fact_id>", memory.ProfileFactDetailApi.as_view(), name="api-profile-fact"),
+    path(ws + "preferences", memory.PreferenceApi.as_view(), name="api-preferences"),
+    path(ws + "conversations/<int:conversation_id>/messages/<int:message_id>/proposals/<int:index>",
+         memory.ProposalApi.as_view(), name="api-proposal"),
     re_path(r"^.*$", not_found_view),
 ]

@@ -4,6 +4,7 @@ workspace's object ids are a 404 even through the caller's own workspace."""
 from __future__ import annotations
 
 from agent.models import Conversation, Message
+from compliance import selectors, services
 from compliance.models import Membership
 
 from .base import API, CWS, WS, ApiTestCase, assert_error
@@ -19,8 +20,16 @@ class IsolationTests(ApiTestCase):
         cls.charlie_msg = Message.objects.create(conversation=cls.charlie_conv, role="assistant", content="svar")
         cls.charlie_membership = Membership.objects.get(user=cls.charlie)
         cls.bob_membership = Membership.objects.get(user=cls.bob)
+        cls.alice_fact = services.profile_fact_add(workspace=cls.workspace, user=cls.alice, text="Alices uppgift")
+        cls.charlie_fact = services.profile_fact_add(workspace=cls.charlies_workspace, user=cls.charlie,
+                                                     text="Charlies uppgift")
+        cls.alice_msg.proposals = [{"kind": "profile", "field": "employee_count", "value": 45,
+                                    "label": "Antal anställda: 45", "status": "pending"}]
+        cls.alice_msg.save()
+        cls.charlie_msg.proposals = cls.alice_msg.proposals
+        cls.charlie_msg.save()
 
-    def endpoints(self, base, *, file_id, assessment_id, conv_id, msg_id, member_id):
+    def endpoints(self, base, *, file_id, assessment_id, conv_id, msg_id, member_id, fact_id):
         return [
             ("get", f"{base}/", None),
             ("get", f"{base}/stats/", None),
@@ -47,6 +56,15 @@ class IsolationTests(ApiTestCase):
             ("post", f"{base}/conversations/{conv_id}/messages", {"content": "hej"}),
             ("post", f"{base}/conversations/{conv_id}/messages?stream=true", {"content": "hej"}),
             ("post", f"{base}/conversations/{conv_id}/messages/{msg_id}/feedback", {"rating": 1}),
+            ("post", f"{base}/conversations/{conv_id}/messages/{msg_id}/proposals/0", {"decision": "save"}),
+            ("get", f"{base}/profile", None),
+            ("patch", f"{base}/profile", {"employee_count": 3}),
+            ("delete", f"{base}/profile", None),
+            ("post", f"{base}/profile/facts", {"text": "x"}),
+            ("delete", f"{base}/profile/facts/{fact_id}", None),
+            ("get", f"{base}/preferences", None),
+            ("patch", f"{base}/preferences", {"role": "x"}),
+            ("delete", f"{base}/preferences", None),
         ]
 
     def call(self, method, url, body):
@@ -56,7 +74,8 @@ class IsolationTests(ApiTestCase):
     def test_outsider_gets_404_everywhere(self):
         self.auth(self.charlie)
         ids = dict(file_id=self.alice_file.pk, assessment_id=self.alice_assessment.pk, conv_id=self.alice_conv.pk,
-                   msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk)
+                   msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk,
+                   fact_id=self.alice_fact.pk)
         for method, url, body in self.endpoints(WS, **ids):
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
@@ -64,10 +83,12 @@ class IsolationTests(ApiTestCase):
     def test_other_workspaces_ids_through_own_workspace_are_404(self):
         self.auth(self.alice)
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
-                   conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk)
+                   conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk,
+                   fact_id=self.charlie_fact.pk)
         for method, url, body in self.endpoints(WS, **ids):
             if url.rstrip("/") in (WS, f"{WS}/stats", f"{WS}/metrics", f"{WS}/members", f"{WS}/files", f"{WS}/assessments",
-                                   f"{WS}/search", f"{WS}/context", f"{WS}/conversations"):
+                                   f"{WS}/search", f"{WS}/context", f"{WS}/conversations", f"{WS}/profile",
+                                   f"{WS}/profile/facts", f"{WS}/preferences"):
                 continue  # no object id in these
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
@@ -78,11 +99,15 @@ class IsolationTests(ApiTestCase):
         self.assertEqual(self.charlie_assessment.title, "Charlies krav")
         self.assertTrue(Membership.objects.filter(pk=self.charlie_membership.pk, role="owner").exists())
         self.assertFalse(self.charlie_msg.feedback.exists())
+        self.assertTrue(selectors.profile_fact_list(self.charlies_workspace).filter(pk=self.charlie_fact.pk).exists())
+        self.charlie_msg.refresh_from_db()
+        self.assertEqual(self.charlie_msg.proposals[0]["status"], "pending")
 
     def test_charlies_workspace_is_404_for_alice(self):
         self.auth(self.alice)
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
-                   conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk)
+                   conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk,
+                   fact_id=self.charlie_fact.pk)
         for method, url, body in self.endpoints(CWS, **ids):
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
@@ -105,7 +130,8 @@ class IsolationTests(ApiTestCase):
 
     def test_unauthenticated_is_401_everywhere(self):
         ids = dict(file_id=self.alice_file.pk, assessment_id=self.alice_assessment.pk, conv_id=self.alice_conv.pk,
-                   msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk)
+                   msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk,
+                   fact_id=self.alice_fact.pk)
         extra = [("get", f"{API}/workspaces/", None), ("get", f"{API}/tokens/", None),
                  ("post", f"{API}/tokens/", {"name": "x"}), ("get", f"{API}/statutes/", None),
                  ("get", f"{API}/statutes/1977:1160/", None)]

@@ -9,7 +9,18 @@ from django.utils.html import format_html
 from chunks.tasks import reembed_sources
 
 from . import services
-from .models import ApiToken, Assessment, LegalDocument, Membership, UserFile, Workspace
+from .models import (
+    PROFILE_FIELDS,
+    ApiToken,
+    Assessment,
+    LegalDocument,
+    Membership,
+    PersonalPreference,
+    ProfileFact,
+    UserFile,
+    Workspace,
+    WorkspaceProfile,
+)
 from .selectors import workspace_list_for_user
 
 PROCESSING_READONLY = ("status", "error_message", "content_hash", "chunked_hash", "chunks_total",
@@ -149,3 +160,51 @@ class ApiTokenAdmin(admin.ModelAdmin):
         # A token belongs to one person: staff who do not operate the service see only their own.
         qs = super().get_queryset(request)
         return qs if request.user.is_superuser else qs.filter(user=request.user)
+
+
+@admin.register(WorkspaceProfile)
+class WorkspaceProfileAdmin(WorkspaceScopedAdmin):
+    list_display = ("workspace", "employee_count", "sector", "has_collective_agreement", "updated_at")
+    search_fields = ("workspace__name", "workspace__slug")
+    readonly_fields = ("workspace", "origins", "revision", "updated_at")
+
+    def save_model(self, request, obj, form, change):
+        # Through the service: the same validation, origin and revision as the settings page.
+        services.profile_update(workspace=obj.workspace, user=request.user,
+                                values={name: form.cleaned_data.get(name) for name in PROFILE_FIELDS
+                                        if name in form.changed_data})
+
+
+@admin.register(ProfileFact)
+class ProfileFactAdmin(WorkspaceScopedAdmin):
+    list_display = ("text", "workspace", "origin", "conversation_id", "created_at")
+    list_filter = ("origin",)
+    search_fields = ("text", "workspace__name")
+    readonly_fields = ("workspace", "origin", "conversation_id", "created_by", "created_at")
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(PersonalPreference)
+class PersonalPreferenceAdmin(admin.ModelAdmin):
+    """Read-only: a member's own wishes are theirs to change (on the settings page or the API)."""
+
+    list_display = ("user", "workspace", "role", "expertise", "answer_length", "tone", "language", "updated_at")
+    search_fields = ("user__username", "workspace__name")
+    readonly_fields = ("user", "workspace", "role", "expertise", "answer_length", "tone", "language", "origins",
+                       "revision", "updated_at")
+
+    def get_queryset(self, request):
+        # Personal: staff who do not operate the service see only their own.
+        qs = super().get_queryset(request)
+        return qs if request.user.is_superuser else qs.filter(user=request.user)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -75,3 +75,44 @@ class AdminTests(BaseTestCase):
         self.assertNotContains(workspaces, "Alices AB")
         # Shared statutes stay visible to every staff member with the permission.
         self.assertContains(self.client.get(reverse("admin:compliance_legaldocument_changelist")), "1977:1160")
+
+
+class MemoryAdminTests(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        from compliance import services
+        cls.admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
+        cls.profile = services.profile_update(workspace=cls.workspace, user=cls.alice, values={"employee_count": 45})
+        services.profile_fact_add(workspace=cls.workspace, user=cls.alice, text="Vi har lager")
+        cls.preference = services.preference_update(workspace=cls.workspace, user=cls.alice,
+                                                    values={"role": "HR-chef"})
+
+    def test_profile_and_facts_are_listed_and_preferences_are_read_only(self):
+        self.client.force_login(self.admin)
+        self.assertContains(self.client.get(reverse("admin:compliance_workspaceprofile_changelist")), "45")
+        self.assertContains(self.client.get(reverse("admin:compliance_profilefact_changelist")), "Vi har lager")
+        self.assertContains(self.client.get(reverse("admin:compliance_personalpreference_changelist")), "HR-chef")
+        url = reverse("admin:compliance_personalpreference_change", args=[self.preference.pk])
+        page = self.client.get(url)
+        self.assertContains(page, "HR-chef")
+        self.assertNotContains(page, 'name="role"')
+        self.client.post(url, {"role": "Hackad"})
+        self.preference.refresh_from_db()
+        self.assertEqual(self.preference.role, "HR-chef")
+
+    def test_profile_changes_go_through_the_service(self):
+        self.client.force_login(self.admin)
+        url = reverse("admin:compliance_workspaceprofile_change", args=[self.profile.pk])
+        self.client.post(url, {"employee_count": "50", "industry": "", "sni_code": "", "collective_agreement": "",
+                               "sector": "", "location": "", "has_collective_agreement": "unknown",
+                               "processes_sensitive_data": "unknown"})
+        self.profile.refresh_from_db()
+        self.assertEqual(self.profile.employee_count, 50)
+        self.assertEqual(self.profile.origins["employee_count"]["user_id"], self.admin.pk)
+
+    def test_staff_see_only_their_own_preferences(self):
+        staff = get_user_model().objects.create_user("staffan", password="pw", is_staff=True)
+        staff.user_permissions.add(Permission.objects.get(codename="view_personalpreference"))
+        self.client.force_login(staff)
+        self.assertNotContains(self.client.get(reverse("admin:compliance_personalpreference_changelist")), "HR-chef")

@@ -173,3 +173,47 @@ def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, fi
             _file_chunk(target, i, TEXTS[t] + " " + query, private=private or not hidden, deleted=deleted)
         assert observed() == before
         transaction.set_rollback(True)
+
+
+profiles_strategy = st.lists(st.tuples(st.booleans(), st.booleans()), min_size=3, max_size=3)
+preferences_strategy = st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=2, max_size=2)
+
+
+@hsettings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                HealthCheck.too_slow])
+@given(memberships=membership_strategy, profiles=profiles_strategy, preferences=preferences_strategy,
+       query=st.sampled_from(["skyddsombud", "turordning LAS"]))
+def test_profiles_and_preferences_never_leak(loaded, memberships, profiles, preferences, query):
+    """A workspace's profile reaches only its own members' context; a user's preferences only that user's,
+    even in the same workspace, and through the cache too (each turn is asked twice)."""
+    from compliance import services
+
+    get_retrieval_cache().clear()
+    with transaction.atomic():
+        workspaces, users = build(memberships, [(0, 0, False, False)])
+        owner = make_user("owner")
+        for w, (workspace, (has_field, has_fact)) in enumerate(zip(workspaces, profiles)):
+            Membership.objects.create(user=owner, workspace=workspace, role="owner")
+            if has_field:
+                services.profile_update(workspace=workspace, user=owner, values={"location": f"Profilort{w}x"})
+            if has_fact:
+                services.profile_fact_add(workspace=workspace, user=owner, text=f"Profilfakta{w}x")
+        for u, (user, row) in enumerate(zip(users, preferences)):
+            for w, (workspace, has_pref) in enumerate(zip(workspaces, row)):
+                if has_pref and memberships[u][w]:
+                    services.preference_update(workspace=workspace, user=user, values={"role": f"Roll{u}w{w}x"})
+        for u, (user, row) in enumerate(zip(users, memberships)):
+            for w, (workspace, member) in enumerate(zip(workspaces, row)):
+                if not member:
+                    continue
+                for _ in range(2):
+                    prepared = prepare_context([{"role": "user", "content": query}], workspace, user)
+                    text = "\n".join(m["content"] for m in prepared.messages)
+                    for other in range(3):
+                        own = other == w
+                        assert (f"Profilort{other}x" in text) == (own and profiles[other][0])
+                        assert (f"Profilfakta{other}x" in text) == (own and profiles[other][1])
+                        for v in range(len(users)):
+                            mine = own and v == u and preferences[v][other] and memberships[v][other]
+                            assert (f"Roll{v}w{other}x" in text) == bool(mine)
+        transaction.set_rollback(True)

@@ -30,6 +30,7 @@ from agent.prepare import prepare_context
 from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
 from chunks.embedding import get_provider
 from chunks.tokens import count_tokens
+from compliance.services import preference_clear, preference_update, profile_clear, profile_fact_add, profile_update
 
 EXTRA_QUESTIONS = [
     "Hur länge får en anställd jobba övertid per år?",
@@ -49,18 +50,37 @@ def pick_questions(count: int, seed: int = 5) -> list[str]:
     return list(dict.fromkeys(picked))[:count]
 
 
+def fill_profile(workspace, user) -> None:
+    """Every profile field, ten free-text facts and every preference: the largest usual Användarprofil."""
+    profile_clear(workspace=workspace)
+    profile_update(workspace=workspace, user=user, values={
+        "employee_count": 45, "industry": "Bemanning", "sni_code": "78.200", "has_collective_agreement": True,
+        "collective_agreement": "Unionen och Kommunal", "sector": "private", "processes_sensitive_data": True,
+        "location": "Umeå"})
+    for i in range(10):
+        profile_fact_add(workspace=workspace, user=user,
+                         text=f"Uppgift {i + 1}: vi har verksamhet på flera orter och hyr ut personal till kunder "
+                              f"inom vård, industri och handel.")
+    preference_update(workspace=workspace, user=user, values={
+        "role": "HR-chef", "expertise": "novice", "answer_length": "short", "tone": "plain", "language": "sv"})
+
+
 class Command(BaseCommand):
     help = "p50/p95 of prepare_context on a cache miss and a hit, and context tokens vs. the top 20 chunks."
 
     def add_arguments(self, parser):
         parser.add_argument("--questions", type=int, default=40)
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--profile", action="store_true",
+                            help="time it with a full company profile and personal preferences (removed afterwards)")
 
     def handle(self, *args, **opts):
         questions = pick_questions(max(1, opts["questions"]))
         if not questions:
             raise CommandError("no questions")
         user, workspace = eval_user_and_workspace()
+        if opts["profile"]:
+            fill_profile(workspace, user)
         cache = get_retrieval_cache()
         get_provider().embed_query("uppvärmning")  # load the model outside the timings
         prepare_context([{"role": "user", "content": "Vad gäller för uppvärmning?"}], workspace, user)
@@ -90,6 +110,9 @@ class Command(BaseCommand):
             top20_tokens.append(sum(c.token_count + count_tokens(c.header) for c in top))
         cache.clear()
         deleted, _ = RetrievalLog.objects.filter(workspace=workspace).delete()
+        if opts["profile"]:
+            profile_clear(workspace=workspace)
+            preference_clear(workspace=workspace, user=user)
 
         n = len(questions)
         avg_ctx = sum(context_tokens) / n
@@ -108,6 +131,9 @@ class Command(BaseCommand):
             "context_vs_top20": round(avg_ctx / avg_top, 3) if avg_top else None,
             "avg_chunks_included": round(sum(included) / n, 2),
             "token_budget": settings.RETRIEVAL_MAX_TOKENS,
+            "profile": opts["profile"],
+            "profile_lines": prepared.metrics.get("profile_lines", 0),
+            "profile_token_budget": settings.PROFILE_TOKEN_BUDGET,
             "targets": {"miss_p95_ms": 100, "hit_p95_ms": 5},
             "retrieval_logs_deleted": deleted,
             "machine_after": machine_info(),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
 from compliance.models import LegalDocument, ProcessingStatus, UserFile, Workspace
 from compliance.selectors import assessment_list, user_file_list
@@ -190,4 +190,21 @@ def queue_progress(figures: dict) -> dict:
         "own_chunks_pending": own_pending,
         "eta_seconds": round(pending / rate) if rate and pending else None,
         "own_eta_seconds": round(own_pending / rate) if rate and own_pending else None,
+    }
+
+
+def stale_sources(workspace: Workspace) -> dict:
+    """The workspace's own sources that "Synka nu" re-processes: text changed since it was chunked (or its
+    processing failed), or chunks without a vector of the active model. Deleted files are left alone."""
+    text = Q(status=ProcessingStatus.FAILED) | ~Q(content_hash=F("chunked_hash"))
+    files = user_file_list(workspace).filter(status__in=[ProcessingStatus.DONE, ProcessingStatus.FAILED])
+    assessments = assessment_list(workspace).filter(status__in=[ProcessingStatus.DONE, ProcessingStatus.FAILED])
+    old_model = ContentChunk.objects.filter(workspace=workspace).exclude(embedding_model=active_model_name())
+    return {
+        "user_files": list(files.filter(text).values_list("id", flat=True)),
+        "assessments": list(assessments.filter(text).values_list("id", flat=True)),
+        "reembed_user_files": sorted(set(old_model.filter(user_file__in=files.exclude(text))
+                                         .values_list("user_file_id", flat=True))),
+        "reembed_assessments": sorted(set(old_model.filter(assessment__in=assessments.exclude(text))
+                                          .values_list("assessment_id", flat=True))),
     }

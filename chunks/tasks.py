@@ -17,9 +17,12 @@ from celery import current_app, shared_task
 from django.conf import settings
 from django.db import transaction
 
+from compliance.models import Assessment, ProcessingStatus, UserFile
+
 from . import services
 from .embedding import EmbeddingError
 from .models import ContentChunk, SourceType
+from .selectors import stale_sources
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +177,25 @@ def _running_chunk_ids(app) -> set[int] | None:
     if set(pings) - answered:
         return None
     return ids
+
+
+def sync_workspace(workspace) -> int:
+    """"Synka nu": every own source whose text or embedding model changed is processed again, on the bulk
+    queue (a user waiting on a single upload still goes first). Returns how many sources were queued."""
+    stale = stale_sources(workspace)
+    with transaction.atomic():
+        UserFile.objects.filter(pk__in=stale["user_files"]).update(status=ProcessingStatus.PENDING, error_message="")
+        Assessment.objects.filter(pk__in=stale["assessments"]).update(status=ProcessingStatus.PENDING,
+                                                                      error_message="")
+        ids = services.embeddings_drop(user_file_ids=stale["reembed_user_files"],
+                                       assessment_ids=stale["reembed_assessments"])
+
+        def enqueue():
+            for source_type, key in ((SourceType.USER_FILE, "user_files"), (SourceType.ASSESSMENT, "assessments")):
+                for source_id in stale[key]:
+                    process_document.apply_async((source_type, source_id), {"force": True}, queue=BULK_QUEUE)
+            enqueue_embedding(ids, bulk=True)
+
+        transaction.on_commit(enqueue)
+    return (len(stale["user_files"]) + len(stale["assessments"]) + len(stale["reembed_user_files"])
+            + len(stale["reembed_assessments"]))

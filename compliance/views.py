@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chunks.selectors import knowledge_overview, legal_document_chunks, user_file_chunks
+from chunks.tasks import sync_workspace
 
 from . import selectors, services
 from .anchors import statute_blocks
@@ -92,6 +93,20 @@ def knowledge_status(request, slug: str):
     """The figures and the status tables: the partial htmx polls while anything is processing."""
     ws, membership = _workspace(request, slug)
     return render(request, "compliance/_knowledge_status.html", _knowledge_context(ws, membership))
+
+
+@login_required
+@require_POST
+def knowledge_sync(request, slug: str):
+    """"Synka nu": re-process what changed; the status partial shows the progress."""
+    ws, membership = _workspace(request, slug)
+    _require_edit(membership)
+    queued = sync_workspace(ws)
+    if queued:
+        messages.success(request, f"{queued} dokument synkas nu. Förloppet visas nedan.")
+    else:
+        messages.info(request, "Allt är redan uppdaterat: inget behövde synkas.")
+    return redirect("knowledge", slug=ws.slug)
 
 
 @login_required

@@ -45,6 +45,9 @@ _NOT_A_TERM = re.compile(r"^[\d:§.,_-]+$|^(kap|st|p|sfs|mom|lag|§)$")
 class KeywordQuery:
     terms: list[str]
     weights: list[float]
+    # Weight of the question's words that nothing in scope contains (idf at df 0): no source can
+    # match them, and the relevance threshold counts them as missing from every source.
+    unmatched_weight: float = 0.0
 
     def __bool__(self) -> bool:
         return bool(self.terms)
@@ -58,6 +61,10 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 
 def compound_parts(cursor, text: str) -> list[str]:
+    return split_compounds(cursor, text)[0]
+
+
+def split_compounds(cursor, text: str) -> tuple[list[str], list[str]]:
     """Lexemes of the parts of the question's compound words ("arbetsmiljöansvar" -> arbetsmiljö, ansvar).
 
     Swedish writes compounds as one word and the Snowball stemmer keeps them whole, so a
@@ -77,7 +84,7 @@ def compound_parts(cursor, text: str) -> list[str]:
             if head.endswith("s") and len(head) > MIN_PART:
                 candidates.append((word, i, head[:-1], tail))
     if not candidates:
-        return []
+        return [], []
     parts = sorted({p for _, _, head, tail in candidates for p in (head, tail)} | words)
     cursor.execute("""
         SELECT p, v.lexeme, ts.df FROM unnest(%s::text[]) AS p, unnest(to_tsvector('swedish', p)) AS v
@@ -91,30 +98,32 @@ def compound_parts(cursor, text: str) -> list[str]:
             balance = min(len(head), len(tail))
             if word not in best or balance >= best[word][0]:  # ties: the longer head
                 best[word] = (balance, known[head][0], known[tail][0])
-    return sorted({lex for _, h, t in best.values() for lex in (h, t)})
+    return sorted({lex for _, h, t in best.values() for lex in (h, t)}), sorted(best)
 
 
 def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
     """BM25 query weights for `text` within the scope of `workspace_ids` (shared statutes always)."""
-    params = {"text": text, "workspace_ids": list(workspace_ids), "parts": []}
+    params = {"text": text, "workspace_ids": list(workspace_ids), "parts": [], "split": ""}
     with connection.cursor() as cursor:
         if SPLIT_COMPOUNDS:
-            params["parts"] = compound_parts(cursor, text)
+            params["parts"], split = split_compounds(cursor, text)
+            params["split"] = " ".join(split)
         cursor.execute(f"""
             WITH whole AS (
-                SELECT lexeme AS term, coalesce(array_length(positions, 1), 1) AS qtf
+                SELECT lexeme AS term, coalesce(array_length(positions, 1), 1) AS qtf,
+                       lexeme = ANY(tsvector_to_array(to_tsvector('swedish', %(split)s))) AS split
                 FROM unnest(to_tsvector('swedish', %(text)s))),
             q AS (
-                SELECT term, qtf, false AS part FROM whole
+                SELECT term, qtf, false AS part, split FROM whole
                 UNION ALL
-                SELECT p, 1, true FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
+                SELECT p, 1, true, false FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
             ws AS (
                 SELECT p.lexeme, count(*) AS n
                 FROM chunks_posting p JOIN chunks_contentchunk c ON c.id = p.chunk_id
                 WHERE p.workspace_id = ANY(%(workspace_ids)s) AND p.lexeme IN (SELECT term FROM q)
                   AND {CHUNK_SCOPE_SQL}
                 GROUP BY p.lexeme)
-            SELECT q.term, q.qtf, q.part, coalesce(ts.df, 0) + coalesce(ws.n, 0),
+            SELECT q.term, q.qtf, q.part, q.split, coalesce(ts.df, 0) + coalesce(ws.n, 0),
                    (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
                    + (SELECT count(*) FROM chunks_contentchunk c
                       WHERE c.workspace_id = ANY(%(workspace_ids)s) AND c.retrievable AND {CHUNK_SCOPE_SQL})
@@ -124,14 +133,20 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         """, params)
         rows = cursor.fetchall()
     scored = []
-    for term, qtf, part, df, n_docs in rows:
-        if df <= 0 or _NOT_A_TERM.match(term):
+    unmatched = 0.0
+    for term, qtf, part, split, df, n_docs in rows:
+        if _NOT_A_TERM.match(term):
             continue
         idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-        scored.append((idf * (K3 + 1) * qtf / (K3 + qtf) * (PART_WEIGHT if part else 1.0), term))
+        weight = idf * (K3 + 1) * qtf / (K3 + qtf) * (PART_WEIGHT if part else 1.0)
+        if df <= 0:
+            # A compound the statutes lack whole is searched by its parts: not a missing word.
+            unmatched += 0.0 if part or split else weight
+            continue
+        scored.append((weight, term))
     scored.sort(reverse=True)
     scored = scored[:MAX_TERMS]
-    return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored])
+    return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored], unmatched_weight=unmatched)
 
 
 def keyword_cte(where: str, *, filtered: bool) -> str:

@@ -29,7 +29,8 @@ NO_MODEL_LEAD = (
     "Ingen språkmodell är ansluten, så här är de mest relevanta avsnitten ur källorna, ordagrant citerade."
 )
 NO_SOURCES_ANSWER = (
-    "Jag hittade inga källor som besvarar frågan. Försök formulera om den, ange en lag eller paragraf "
+    "Kunskapsbasen har inget om det här: varken lagarna eller era egna dokument tar upp frågan, så jag "
+    "svarar inte på den. Försök formulera om den med ord som lagen använder, ange en lag eller paragraf "
     "(t.ex. \"7 § LAS\"), eller ladda upp era egna dokument i kunskapsbasen."
 )
 MODEL_FAILED_NOTICE = (

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
+from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.errors import ApplicationError
 from compliance.models import Workspace
@@ -60,6 +61,8 @@ class RetrievalOptions:
     date_from: date | None = None
     date_to: date | None = None
     min_score: float = 0.0
+    # The relevance threshold (see _relevant): None uses RETRIEVAL_MIN_RELEVANCE, 0 turns it off.
+    min_relevance: float | None = None
     top_k: int = 0  # 0: settings.RETRIEVAL_TOP_K
     mode: str = "hybrid"
     rerank: bool = True  # applies only when a reranker is configured
@@ -74,7 +77,9 @@ class RetrievalResult:
     notice: str = ""  # Swedish, shown to users when degraded
     timings_ms: dict = field(default_factory=dict)
     references: list[str] = field(default_factory=list)  # citations the question made, e.g. "1977:1160 3 kap. 2 a §"
-    excluded_by_threshold: int = 0  # candidates dropped for scoring under min_score
+    excluded_by_threshold: int = 0  # candidates dropped under min_score or the relevance threshold
+    # Nothing was searched: the message has no content words and nothing before it to refer to.
+    no_content: bool = False
 
 
 # --- the query embedding cache: identical queries are embedded once per process ---
@@ -175,6 +180,10 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
     kw = keyword_cte(where, filtered=filtered) if use_keyword else """
       kw AS (SELECT NULL::bigint AS id, NULL::float AS rank, NULL::bigint AS rnk WHERE false)"""
+    # Every result's similarity, not only the vector half's: the relevance threshold needs it for
+    # keyword-only hits too (a few dozen rows: cheap).
+    sim = ("CASE WHEN c.embedding_model = %(model)s THEN 1 - (c.embedding <=> %(qvec)s::vector) END"
+           if use_vector else "f.sim")
     return f"""
     WITH {vec},
     {kw},
@@ -182,7 +191,7 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
-    SELECT {_SELECT_COLUMNS}, f.score, f.sim, f.rank, f.vrnk, f.krnk
+    SELECT {_SELECT_COLUMNS}, f.score, {sim}, f.rank, f.vrnk, f.krnk
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
@@ -299,6 +308,12 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     timings: dict[str, float] = {}
     result = RetrievalResult(chunks=[], mode=options.mode, timings_ms=timings)
 
+    if analysis.fallback and not analysis.is_follow_up and not analysis.references:
+        # "och det?", "hmm" as a first message: any source would be a guess.
+        result.no_content = True
+        _log_timings(text, result)
+        return result
+
     qvec = None
     if options.mode in ("hybrid", "vector"):
         qvec = _embed_query(text, result, timings)
@@ -325,6 +340,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
     merged = _one_version_per_section(_merge(exact, ranked))
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
+    chunks = _relevant(chunks, options, kwq)
     result.excluded_by_threshold = len(merged) - len(chunks)
     timings["fuse"] = _ms(t0)
 
@@ -391,6 +407,33 @@ def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk
     # Equal ranks: the named statute's section first (that is the prior).
     order = sorted(scores, key=lambda cid: (-scores[cid], cid not in named, cid))
     return [by_id[cid] for cid in order]
+
+
+def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
+              kwq: KeywordQuery | None) -> list[RetrievedChunk]:
+    """The sources close enough to the question to be worth showing (docs/retrieval.md, "Relevance threshold").
+
+    A source the question cites is always kept. Otherwise the question-to-source cosine
+    similarity decides; a source with no vector (keyword mode, the embedder down, a file
+    still being embedded) is judged by the share of the question's BM25 weight it matches.
+    When nothing passes, the question gets no sources and the answer says so.
+    """
+    floor = settings.RETRIEVAL_MIN_RELEVANCE if options.min_relevance is None else options.min_relevance
+    if floor <= 0:
+        return chunks
+    # BM25 impacts saturate at k1 + 1 per term: this is the score of a source matching every term fully.
+    full_match = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1) if kwq else 0.0
+    kept = []
+    for chunk in chunks:
+        if chunk.reference_match:
+            kept.append(chunk)
+        elif chunk.vector_similarity is not None:
+            if chunk.vector_similarity >= floor:
+                kept.append(chunk)
+        elif chunk.keyword_rank is not None and full_match:
+            if chunk.keyword_rank / full_match >= settings.RETRIEVAL_MIN_KEYWORD_COVERAGE:
+                kept.append(chunk)
+    return kept
 
 
 def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:

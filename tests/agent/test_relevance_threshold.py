@@ -1,0 +1,99 @@
+"""The relevance threshold: unrelated questions get no sources, related ones keep theirs.
+
+Real statutes (Arbetsmiljölagen, LAS), real vectors; the questions are our own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.answer import extractive_answer
+from agent.prepare import prepare_context
+from agent.prompts import NO_SOURCES_ANSWER
+from agent.retrieval import RetrievalOptions, retrieve_context
+from compliance.models import Membership, Workspace
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+UNRELATED = [
+    "Vad kostar en pizza i Malmö?",
+    "Hur bakar man surdegsbröd?",
+    "Vem vann fotbolls-VM 1958?",
+    "What is the capital of Canada?",
+    "hmm",
+]
+RELATED = [
+    ("När ska det finnas en skyddskommitté?", ("1977:1160", "6 kap. 8 §")),
+    ("Hur lång uppsägningstid har den som varit anställd länge?", ("1982:80", "11 §")),
+    ("Måste arbetsgivaren ha sakliga skäl för att säga upp någon?", ("1982:80", "7 §")),
+]
+
+
+@pytest.fixture
+def member(loaded):
+    user = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user, ws
+
+
+@pytest.mark.parametrize("question", UNRELATED)
+def test_an_unrelated_question_gets_no_sources(member, question):
+    user, ws = member
+    result = retrieve_context(question, ws, user=user)
+    assert result.chunks == []
+    assert result.excluded_by_threshold > 0
+
+
+@pytest.mark.parametrize("question", UNRELATED[:2])
+def test_without_the_threshold_the_same_question_gets_sources(member, question):
+    user, ws = member
+    assert retrieve_context(question, ws, user=user, options=RetrievalOptions(min_relevance=0)).chunks
+
+
+@pytest.mark.parametrize("question,gold", RELATED)
+def test_a_related_question_keeps_its_source(member, question, gold):
+    user, ws = member
+    result = retrieve_context(question, ws, user=user)
+    assert gold in {(c.document_number, c.citation) for c in result.chunks}
+
+
+def test_a_cited_section_passes_whatever_its_similarity(member):
+    user, ws = member
+    result = retrieve_context("pizza 3 kap. 2 a § arbetsmiljölagen", ws, user=user)
+    assert [(c.document_number, c.citation) for c in result.chunks if c.reference_match] == [("1977:1160", "3 kap. 2 a §")]
+
+
+def test_keyword_mode_judges_by_the_share_of_the_question_matched(member):
+    user, ws = member
+    keyword = RetrievalOptions(mode="keyword")
+    assert retrieve_context("Hur bakar man surdegsbröd?", ws, user=user, options=keyword).chunks == []
+    found = retrieve_context("När ska det finnas en skyddskommitté?", ws, user=user, options=keyword).chunks
+    assert ("1977:1160", "6 kap. 8 §") in {(c.document_number, c.citation) for c in found}
+
+
+@pytest.mark.parametrize("message", ["och det?", "???", "Men då så?"])
+def test_a_first_message_without_content_is_not_searched(member, message):
+    user, ws = member
+    result = retrieve_context(message, ws, user=user, options=RetrievalOptions(min_relevance=0))
+    assert result.no_content and result.chunks == []
+
+
+def test_the_same_message_after_a_question_follows_it_up(member):
+    user, ws = member
+    prepared = prepare_context([
+        {"role": "user", "content": "När ska det finnas en skyddskommitté?"},
+        {"role": "assistant", "content": "Vid minst femtio arbetstagare [1]."},
+        {"role": "user", "content": "och det?"},
+    ], ws, user)
+    assert prepared.citations
+
+
+def test_the_offline_answer_says_the_knowledge_base_has_nothing(member):
+    user, ws = member
+    prepared = prepare_context([{"role": "user", "content": "Vad kostar en pizza i Malmö?"}], ws, user)
+    assert prepared.citations == [] and prepared.metrics["zero_match"]
+    answer = extractive_answer(prepared.citations)
+    assert answer == NO_SOURCES_ANSWER
+    assert "kunskapsbasen" in answer and "formulera" in answer

@@ -30,7 +30,11 @@ from compliance.models import (
     Workspace,
     content_hash,
 )
-from compliance.services import workspace_touch_knowledge
+from compliance.services import (
+    user_file_version_activate,
+    user_file_versions_lock,
+    workspace_touch_knowledge,
+)
 
 from .chunking import ChunkDraft, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
@@ -170,6 +174,8 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
     model_name = active_model_name()
     with transaction.atomic():
         model = SOURCE_MODELS[source_type]
+        if source_type == SourceType.USER_FILE:
+            user_file_versions_lock(source.workspace_id)  # before the file's row: the services' lock order
         # Lock the source row: two workers re-chunking the same document serialise here.
         model.objects.select_for_update().filter(pk=source.pk).first()
         old = {
@@ -205,6 +211,9 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
             status=ProcessingStatus.DONE if not result.to_embed else ProcessingStatus.PROCESSING,
             processed_at=timezone.now() if not result.to_embed else None, error_message="",
         )
+        if source_type == SourceType.USER_FILE:
+            # A new version takes over from the old one together with its chunks, never before.
+            user_file_version_activate(source.pk)
         workspace_id = extra.get("workspace_id")
         if workspace_id:
             workspace_touch_knowledge(workspace_id)

@@ -30,6 +30,7 @@ from compliance.models import (
     Workspace,
     content_hash,
 )
+from compliance.selectors import user_file_versions
 from compliance.services import (
     user_file_version_activate,
     user_file_versions_lock,
@@ -178,10 +179,13 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
             user_file_versions_lock(source.workspace_id)  # before the file's row: the services' lock order
         # Lock the source row: two workers re-chunking the same document serialise here.
         model.objects.select_for_update().filter(pk=source.pk).first()
+        reusable = Q(**{fk: source.pk})
+        if source_type == SourceType.USER_FILE:
+            # A new version mostly repeats the old one: its unchanged passages keep their vectors.
+            reusable |= Q(user_file__in=user_file_versions(source).values("pk"))
         old = {
             row["content_hash"]: (row["embedding"], row["embedding_model"])
-            for row in ContentChunk.objects.filter(**{fk: source.pk}, embedding__isnull=False,
-                                                   embedding_model=model_name)
+            for row in ContentChunk.objects.filter(reusable, embedding__isnull=False, embedding_model=model_name)
             .values("content_hash", "embedding", "embedding_model")
         }
         # Bundled statutes come with precomputed vectors, keyed by the embedded text's hash.

@@ -18,12 +18,6 @@ class UploadForm(forms.Form):
     )
 
 
-class ReplaceForm(forms.Form):
-    """"Ersätt": one file that becomes the next version of a document (read by the view from request.FILES)."""
-
-    file = forms.FileField(label="Ny version")
-
-
 class LegalDocumentChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: LegalDocument) -> str:
         title = obj.title if obj.sfs_number in obj.title else f"{obj.title} ({obj.sfs_number})"

@@ -20,7 +20,7 @@ from chunks.selectors import knowledge_overview, legal_document_chunks, user_fil
 from . import selectors, services
 from .anchors import statute_blocks
 from .errors import ApplicationError
-from .forms import AssessmentForm, ReplaceForm, UploadForm
+from .forms import AssessmentForm, UploadForm
 from .models import LegalDocument
 from .selectors import workspace_get_for_user, workspace_list_for_user
 
@@ -135,7 +135,6 @@ def file_detail(request, slug: str, file_id: int):
         "file": user_file,
         "chunks": user_file_chunks(user_file),
         "versions": selectors.user_file_versions(user_file),
-        "replace_form": ReplaceForm(),
         "nav": "knowledge",
     })
 
@@ -143,7 +142,7 @@ def file_detail(request, slug: str, file_id: int):
 @login_required
 @require_POST
 def file_replace(request, slug: str, file_id: int):
-    """"Ersätt": upload a new version of this file's document, whatever its name."""
+    """The "Ersätt" action: upload a new version of this file's document, whatever its name."""
     ws, membership = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
     _require_edit(membership)

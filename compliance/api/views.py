@@ -270,13 +270,6 @@ class FileDetailApi(WorkspaceMixin, BaseApi):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class FileDownloadApi(WorkspaceMixin, BaseApi):
-    @extend_schema(tags=["files"], summary="Hämta filen",
-                   responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
-    def get(self, request, slug, file_id):
-        return _file_response(selectors.user_file_get(self.workspace, file_id))
-
-
 def _file_response(user_file: UserFile) -> FileResponse:
     try:
         handle = user_file.file.open("rb")
@@ -286,6 +279,13 @@ def _file_response(user_file: UserFile) -> FileResponse:
                             content_type="application/octet-stream")
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+class FileDownloadApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["files"], summary="Hämta filen",
+                   responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
+    def get(self, request, slug, file_id):
+        return _file_response(selectors.user_file_get(self.workspace, file_id))
 
 
 class FileVersionListApi(WorkspaceMixin, BaseApi):

@@ -206,6 +206,26 @@ class NewVersionTests(VersionTestCase):
             with UserFile.objects.get(pk=version.pk).file.open("rb") as fh:
                 self.assertEqual(fh.read(), text.encode())
 
+    def test_a_new_version_reuses_the_vectors_of_its_unchanged_passages(self):
+        first = "# Ansvar\n\nChefen ansvarar för arbetsmiljön.\n\n# Rapport\n\nRapporten lämnas senast 1 mars.\n"
+        doc = services.user_file_upload(workspace=self.workspace, user=self.bob,
+                                        uploaded=upload("rutin.md", first, "text/markdown"))
+        process(doc)
+        second = services.user_file_upload(
+            workspace=self.workspace, user=self.bob,
+            uploaded=upload("rutin.md", first.replace("1 mars", "15 april"), "text/markdown"))
+        result = chunk_document("USER_FILE", second.pk)
+        self.assertEqual((result.chunks, result.reused_embeddings, len(result.to_embed)), (2, 1, 1))
+
+    def test_processing_again_changes_no_version(self):
+        v2 = self.upload_april()
+        process(v2)
+        # A redelivered task, or an admin's "Bearbeta om" of the old version: neither switches back.
+        chunk_document("USER_FILE", v2.pk, force=True)
+        chunk_document("USER_FILE", self.v1.pk, force=True)
+        self.assertEqual(list(selectors.user_file_list(self.workspace)), [v2])
+        self.assertEqual(UserFile.objects.get(pk=self.v1.pk).version_state, VersionState.SUPERSEDED)
+
     def test_deleting_removes_every_version(self):
         v2 = self.upload_april()
         process(v2)

@@ -4,7 +4,8 @@
 predicate the retrieval query embeds (CHUNK_SCOPE_SQL) and as its ORM twin
 (`chunk_list_visible`) for pages, statistics and admin. Keep them side by side
 and change them together: shared statutes, plus the scope's workspaces' own
-chunks, except those of deleted or private files.
+chunks, except those of deleted or private files and of file versions that are
+not current (superseded, or a new version not yet processed).
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
-from compliance.models import LegalDocument, ProcessingStatus, UserFile, Workspace
+from compliance.models import (
+    LegalDocument,
+    ProcessingStatus,
+    UserFile,
+    VersionState,
+    Workspace,
+)
 from compliance.selectors import assessment_list, user_file_list
 
 from .embedding import active_model_name
@@ -27,7 +34,8 @@ CHUNK_SCOPE_SQL = """
     c.workspace_id = ANY(%(workspace_ids)s)
     AND (c.user_file_id IS NULL OR EXISTS (
         SELECT 1 FROM compliance_userfile f
-        WHERE f.id = c.user_file_id AND f.deleted_at IS NULL AND NOT f.is_private))
+        WHERE f.id = c.user_file_id AND f.deleted_at IS NULL AND NOT f.is_private
+          AND f.version_state = 'current'))
 ))
 """
 
@@ -38,7 +46,8 @@ def chunk_list_visible(workspace_ids: Sequence[int]) -> QuerySet[ContentChunk]:
         Q(workspace__isnull=True)
         | (
             Q(workspace_id__in=list(workspace_ids))
-            & (Q(user_file__isnull=True) | Q(user_file__deleted_at__isnull=True, user_file__is_private=False))
+            & (Q(user_file__isnull=True) | Q(user_file__deleted_at__isnull=True, user_file__is_private=False,
+                                             user_file__version_state=VersionState.CURRENT))
         )
     )
 

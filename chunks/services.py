@@ -30,7 +30,12 @@ from compliance.models import (
     Workspace,
     content_hash,
 )
-from compliance.services import workspace_touch_knowledge
+from compliance.selectors import user_file_versions
+from compliance.services import (
+    user_file_version_activate,
+    user_file_versions_lock,
+    workspace_touch_knowledge,
+)
 
 from .chunking import ChunkDraft, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
@@ -170,12 +175,17 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
     model_name = active_model_name()
     with transaction.atomic():
         model = SOURCE_MODELS[source_type]
+        if source_type == SourceType.USER_FILE:
+            user_file_versions_lock(source.workspace_id)  # before the file's row: the services' lock order
         # Lock the source row: two workers re-chunking the same document serialise here.
         model.objects.select_for_update().filter(pk=source.pk).first()
+        reusable = Q(**{fk: source.pk})
+        if source_type == SourceType.USER_FILE:
+            # A new version mostly repeats the old one: its unchanged passages keep their vectors.
+            reusable |= Q(user_file__in=user_file_versions(source).values("pk"))
         old = {
             row["content_hash"]: (row["embedding"], row["embedding_model"])
-            for row in ContentChunk.objects.filter(**{fk: source.pk}, embedding__isnull=False,
-                                                   embedding_model=model_name)
+            for row in ContentChunk.objects.filter(reusable, embedding__isnull=False, embedding_model=model_name)
             .values("content_hash", "embedding", "embedding_model")
         }
         # Bundled statutes come with precomputed vectors, keyed by the embedded text's hash.
@@ -205,6 +215,9 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
             status=ProcessingStatus.DONE if not result.to_embed else ProcessingStatus.PROCESSING,
             processed_at=timezone.now() if not result.to_embed else None, error_message="",
         )
+        if source_type == SourceType.USER_FILE:
+            # A new version takes over from the old one together with its chunks, never before.
+            user_file_version_activate(source.pk)
         workspace_id = extra.get("workspace_id")
         if workspace_id:
             workspace_touch_knowledge(workspace_id)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import Count
-from django.utils.html import format_html
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
 from chunks.tasks import reembed_sources
 
 from . import services
+from .errors import ApplicationError
 from .models import (
     PROFILE_FIELDS,
     ApiToken,
@@ -21,7 +24,7 @@ from .models import (
     Workspace,
     WorkspaceProfile,
 )
-from .selectors import workspace_list_for_user
+from .selectors import user_file_versions, workspace_list_for_user
 
 PROCESSING_READONLY = ("status", "error_message", "content_hash", "chunked_hash", "chunks_total",
                        "chunks_embedded", "progress", "processed_at", "created_at", "updated_at")
@@ -124,12 +127,35 @@ class LegalDocumentAdmin(ProcessedSourceAdmin):
 
 @admin.register(UserFile)
 class UserFileAdmin(ProcessedSourceAdmin):
-    list_display = ("title", "workspace", "original_name", "size", "is_private", "status", "progress", "deleted_at")
-    list_filter = ("status", "is_private", "workspace", ("deleted_at", admin.EmptyFieldListFilter))
+    list_display = ("title", "workspace", "original_name", "version", "version_state", "size", "is_private",
+                    "status", "progress", "deleted_at")
+    list_filter = ("status", "version_state", "is_private", "workspace", ("deleted_at", admin.EmptyFieldListFilter))
     search_fields = ("title", "original_name", "workspace__name")
-    readonly_fields = PROCESSING_READONLY + ("size", "mime_type", "page_count", "uploaded_by")
+    readonly_fields = PROCESSING_READONLY + ("size", "mime_type", "page_count", "uploaded_by", "version",
+                                             "version_of", "version_state", "version_history")
+    actions = ["reprocess", "reembed", "restore_version"]
     reprocess_service = services.user_file_reprocess
     reembed_kwarg = "user_file_ids"
+
+    @admin.display(description="versionshistorik")
+    def version_history(self, obj):
+        # The versions of a file this admin may open: the same workspace, so the same scope.
+        return format_html_join(
+            "", '<div><a href="{}">Version {}</a> – {} – {} – {}</div>',
+            ((reverse("admin:compliance_userfile_change", args=[v.pk]), v.version, v.get_version_state_display(),
+              v.original_name, localtime(v.created_at).strftime("%Y-%m-%d %H:%M")) for v in user_file_versions(obj)),
+        )
+
+    @admin.action(description="Återställ markerad version (gör den till nuvarande version)")
+    def restore_version(self, request, queryset):
+        for version in queryset:
+            try:
+                services.user_file_version_restore(version)
+            except ApplicationError as exc:
+                self.message_user(request, f"{version}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{version}: version {version.version} är nu nuvarande version.",
+                                  messages.SUCCESS)
 
 
 @admin.register(Assessment)

@@ -15,9 +15,12 @@ class ApplicationError(Exception):
     message = "Ogiltig begäran."
     status = 400
 
-    def __init__(self, code: str | None = None, message: str | None = None, *, status: int | None = None):
+    def __init__(self, code: str | None = None, message: str | None = None, *, status: int | None = None,
+                 details: dict | None = None):
         self.code = code or self.code
         self.message = message or self.message
         if status is not None:
             self.status = status
+        # Machine-readable facts for API clients (e.g. the id of the file a duplicate matches).
+        self.details = details or {}
         super().__init__(f"{self.code}: {self.message}")

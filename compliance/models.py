@@ -18,6 +18,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 SFS_NUMBER_RE = re.compile(r"^(1[6-9]\d\d|20\d\d):[1-9]\d{0,3}$")
@@ -194,8 +195,22 @@ class UserFileQuerySet(models.QuerySet):
         return self.filter(deleted_at__isnull=True)
 
 
+class VersionState(models.TextChoices):
+    """Where one version of an uploaded document stands. Only CURRENT versions are searched
+    (chunks.selectors.CHUNK_SCOPE_SQL); the others keep their bytes and chunks for the history."""
+
+    CURRENT = "current", "nuvarande version"
+    # Uploaded to replace the current version: takes over once its chunks are written.
+    PENDING = "pending", "ny version, bearbetas"
+    SUPERSEDED = "superseded", "tidigare version"
+
+
 class UserFile(ProcessedSource):
-    """A workspace's own uploaded document."""
+    """A workspace's own uploaded document, one row per version.
+
+    Versions of one document share `version_of` (the first version; NULL on the first
+    version itself) and are numbered 1, 2, …; exactly one of them is CURRENT.
+    """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="files")
     title = models.CharField("titel", max_length=300)
@@ -209,6 +224,11 @@ class UserFile(ProcessedSource):
                                      help_text="Privata filer används aldrig som underlag för AI-svar.")
     deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
     page_count = models.PositiveIntegerField(null=True, blank=True)
+    version_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="later_versions", verbose_name="första versionen")
+    version = models.PositiveIntegerField("version", default=1)
+    version_state = models.CharField("versionsstatus", max_length=12, choices=VersionState.choices,
+                                     default=VersionState.CURRENT, db_index=True)
 
     objects = UserFileQuerySet.as_manager()
 
@@ -216,6 +236,11 @@ class UserFile(ProcessedSource):
         ordering = ["-created_at"]
         verbose_name = "fil"
         verbose_name_plural = "filer"
+        constraints = [
+            models.UniqueConstraint(Coalesce("version_of", "id"), condition=models.Q(version_state="current"),
+                                    name="userfile_one_current_version"),
+            models.UniqueConstraint(Coalesce("version_of", "id"), "version", name="userfile_unique_version_number"),
+        ]
 
     def __str__(self) -> str:
         return self.title or self.original_name
@@ -224,9 +249,23 @@ class UserFile(ProcessedSource):
         if not self.workspace_id:
             raise ValidationError({"workspace": "En fil måste höra till en arbetsyta."})
 
+    def validate_constraints(self, exclude=None) -> None:
+        # The version constraints compare expressions over the row's id, which Django cannot
+        # evaluate for an unsaved row; the services keep them under a lock and the database enforces them.
+        super().validate_constraints(exclude={*(exclude or ()), "version_of"})
+
     @property
     def is_deleted(self) -> bool:
         return self.deleted_at is not None
+
+    @property
+    def document_id(self) -> int:
+        """The id every version of this document shares: its first version's."""
+        return self.version_of_id or self.pk
+
+    @property
+    def is_current(self) -> bool:
+        return self.version_state == VersionState.CURRENT
 
 
 class Assessment(ProcessedSource):

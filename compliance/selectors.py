@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from .filters import AssessmentFilter, LegalDocumentFilter, UserFileFilter
@@ -26,6 +26,7 @@ from .models import (
     PersonalPreference,
     ProfileFact,
     UserFile,
+    VersionState,
     Workspace,
     WorkspaceProfile,
 )
@@ -89,16 +90,46 @@ def access_scope_for(user, workspace: Workspace) -> AccessScope:
 
 
 def user_file_list(workspace: Workspace, *, filters: dict | None = None) -> QuerySet[UserFile]:
-    """The workspace's files that are not deleted (private ones included: members see them)."""
-    qs = UserFile.objects.alive().filter(workspace=workspace).select_related("uploaded_by")
+    """The workspace's documents that are not deleted, each as its current version
+    (private ones included: members see them)."""
+    qs = (UserFile.objects.alive().filter(workspace=workspace, version_state=VersionState.CURRENT)
+          .select_related("uploaded_by"))
     return apply_filters(UserFileFilter, filters, qs)
 
 
 def user_file_get(workspace: Workspace, file_id: int) -> UserFile:
+    """Any version of a document of the workspace that is not deleted (members may open the history)."""
     try:
-        return user_file_list(workspace).get(pk=file_id)
+        return UserFile.objects.alive().filter(workspace=workspace).select_related("uploaded_by").get(pk=file_id)
     except (UserFile.DoesNotExist, ValueError, TypeError):
         raise Http404("Filen finns inte.") from None
+
+
+def user_file_versions(user_file: UserFile) -> QuerySet[UserFile]:
+    """Every version of the document `user_file` belongs to, newest first. Only call with a file
+    from `user_file_get`: the versions are looked up within its workspace."""
+    root = user_file.document_id
+    return (UserFile.objects.alive().filter(workspace_id=user_file.workspace_id)
+            .filter(Q(pk=root) | Q(version_of_id=root)).select_related("uploaded_by").order_by("-version"))
+
+
+def user_file_version_get(user_file: UserFile, number: int) -> UserFile:
+    try:
+        return user_file_versions(user_file).get(version=number)
+    except (UserFile.DoesNotExist, ValueError, TypeError):
+        raise Http404("Versionen finns inte.") from None
+
+
+def user_file_find_identical(workspace: Workspace, digest: str) -> UserFile | None:
+    """A live file of the workspace with exactly these bytes: the current version of a document,
+    or a new version still being processed. Superseded versions and deleted files do not count."""
+    return (UserFile.objects.alive().filter(workspace=workspace, content_hash=digest)
+            .exclude(version_state=VersionState.SUPERSEDED).order_by("-created_at").first())
+
+
+def user_file_find_by_name(workspace: Workspace, name: str) -> UserFile | None:
+    """The current version of the workspace's document uploaded under `name`, if any."""
+    return user_file_list(workspace).filter(original_name=name).order_by("-created_at").first()
 
 
 def assessment_list(workspace: Workspace, *, filters: dict | None = None) -> QuerySet[Assessment]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -31,12 +31,14 @@ from .models import (
     ProcessingStatus,
     ProfileFact,
     UserFile,
+    VersionState,
     Workspace,
     WorkspaceProfile,
     content_hash,
     display_file_name,
 )
 from .processing import request_processing
+from .selectors import user_file_find_by_name, user_file_find_identical
 
 log = logging.getLogger(__name__)
 
@@ -133,12 +135,38 @@ class UploadError(ApplicationError):
     """A file that cannot be accepted at all."""
 
 
-def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", is_private: bool = False) -> UserFile:
+class VersionError(ApplicationError):
+    """A version change that cannot be made."""
+
+    status = 409
+
+
+def user_file_versions_lock(workspace_id: int) -> None:
+    """Serialise every change to which files and versions a workspace has (uploads, activation,
+    restore, delete) on the workspace row: two identical uploads at once cannot both get in, two
+    versions cannot both become current. Take it first, before any file row, so no two of these
+    ever wait for each other's locks in opposite order."""
+    list(Workspace.objects.select_for_update().filter(pk=workspace_id).values_list("pk", flat=True))
+
+
+def _document_versions(user_file: UserFile):
+    root = user_file.document_id
+    return UserFile.objects.filter(workspace_id=user_file.workspace_id).filter(Q(pk=root) | Q(version_of_id=root))
+
+
+def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", is_private: bool = False,
+                     replaces: UserFile | None = None) -> UserFile:
     """Store an uploaded file and enqueue its processing.
 
     Only emptiness and size are checked here; type and content are checked by
     extraction, which marks the file as failed with a Swedish message. The file
     itself is always kept, so nothing a user uploaded is lost.
+
+    Bytes equal to a live file of the workspace are refused (DuplicateFile, 409): nothing is
+    stored or indexed twice. A file named like a current document of the workspace, or any
+    file with `replaces` (a version of the document to replace), becomes that document's next
+    version; it stays PENDING, and the old version current, until its chunks are written
+    (user_file_version_activate).
     """
     size = getattr(uploaded, "size", None) or 0
     name = display_file_name(getattr(uploaded, "name", ""))
@@ -148,7 +176,13 @@ def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", i
     if size > limit:
         raise UploadError("too_large", f"Filen är för stor ({size / 1048576:.1f} MB). Största tillåtna storlek är {limit / 1048576:.0f} MB.")
     data = uploaded.read()
+    digest = content_hash(data)
     with transaction.atomic():
+        user_file_versions_lock(workspace.pk)
+        duplicate = user_file_find_identical(workspace, digest)
+        if duplicate is not None:
+            raise UploadError("duplicate_file", f"Filen finns redan: {duplicate.original_name}", status=409,
+                              details={"file_id": duplicate.pk})
         user_file = UserFile(
             workspace=workspace,
             title=(title or name)[:300],
@@ -157,11 +191,23 @@ def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", i
             size=len(data),
             uploaded_by=user if getattr(user, "is_authenticated", False) else None,
             is_private=is_private,
-            content_hash=content_hash(data),
+            content_hash=digest,
         )
+        previous = (_document_versions(replaces).alive().filter(version_state=VersionState.CURRENT).first()
+                    if replaces is not None else user_file_find_by_name(workspace, name))
+        if previous is not None:
+            versions = _document_versions(previous)
+            user_file.version_of_id = previous.document_id
+            user_file.version = (versions.aggregate(n=Max("version"))["n"] or 0) + 1
+            user_file.version_state = VersionState.PENDING
+            user_file.title = (title or previous.title)[:300]
+            # Privacy is never lost by a re-upload: a private document's versions stay private.
+            user_file.is_private = previous.is_private or is_private
+            # The latest upload is the one meant to become current: an earlier one still waiting gives way.
+            versions.filter(version_state=VersionState.PENDING).update(version_state=VersionState.SUPERSEDED)
         try:
-            # Stored under a safe name (models.stored_file_name); a disk that still refuses
-            # (full, read-only) is this file's error, not the request's.
+            # Stored under a safe name (models.stored_file_name) in a folder of its own: a new
+            # version never overwrites the bytes of an old one.
             user_file.file.save(name, ContentFile(data), save=False)
         except OSError:
             log.exception("storing upload %r in workspace %s failed", name, workspace.pk)
@@ -171,11 +217,52 @@ def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", i
     return user_file
 
 
-def user_file_delete(user_file: UserFile) -> None:
-    """Soft delete: the row and the stored file stay, retrieval stops seeing it at once."""
+def user_file_version_activate(user_file_id: int) -> bool:
+    """Make a PENDING version current; the version that was current becomes SUPERSEDED.
+
+    Ingestion calls this in the transaction that writes the version's chunks, after
+    `user_file_versions_lock`. Switching only then (not at upload) means a version whose
+    processing fails or never finishes leaves the old one current and searchable, and the
+    switch and the new chunks become visible together. Returns whether it switched.
+    """
+    user_file = UserFile.objects.filter(pk=user_file_id).first()
+    if user_file is None or user_file.version_state != VersionState.PENDING or user_file.is_deleted:
+        return False
+    _document_versions(user_file).filter(version_state=VersionState.CURRENT).update(
+        version_state=VersionState.SUPERSEDED)
+    UserFile.objects.filter(pk=user_file.pk).update(version_state=VersionState.CURRENT)
+    workspace_touch_knowledge(user_file.workspace_id)
+    return True
+
+
+def user_file_version_restore(version: UserFile) -> UserFile:
+    """Make an earlier version current again (editors). Its chunks were kept when it was
+    superseded, vectors included, so they are searchable again at once: nothing is re-processed."""
     with transaction.atomic():
-        user_file.deleted_at = timezone.now()
-        user_file.save(update_fields=["deleted_at", "updated_at"])
+        user_file_versions_lock(version.workspace_id)
+        version = UserFile.objects.alive().get(pk=version.pk)
+        if version.version_state == VersionState.CURRENT:
+            return version
+        if version.status == ProcessingStatus.FAILED or not version.chunked_hash \
+                or version.chunked_hash != version.content_hash:
+            raise VersionError("version_not_processed",
+                               f"Version {version.version} har inte kunnat bearbetas och kan inte återställas.")
+        _document_versions(version).exclude(pk=version.pk).filter(
+            version_state__in=[VersionState.CURRENT, VersionState.PENDING]).update(
+            version_state=VersionState.SUPERSEDED)
+        version.version_state = VersionState.CURRENT
+        version.save(update_fields=["version_state", "updated_at"])
+        workspace_touch_knowledge(version.workspace_id)
+    return version
+
+
+def user_file_delete(user_file: UserFile) -> None:
+    """Soft delete of the whole document, every version: the rows and the stored files stay,
+    retrieval stops seeing it at once."""
+    with transaction.atomic():
+        user_file_versions_lock(user_file.workspace_id)
+        now = timezone.now()
+        _document_versions(user_file).filter(deleted_at__isnull=True).update(deleted_at=now, updated_at=now)
         workspace_touch_knowledge(user_file.workspace_id)
 
 

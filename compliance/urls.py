@@ -31,6 +31,8 @@ urlpatterns = [
     path("ws/<slug:slug>/filer/<int:file_id>/", views.file_detail, name="file_detail"),
     path("ws/<slug:slug>/filer/<int:file_id>/ladda-ner/", views.file_download, name="file_download"),
     path("ws/<slug:slug>/filer/<int:file_id>/ta-bort/", views.file_delete, name="file_delete"),
+    path("ws/<slug:slug>/filer/<int:file_id>/ersatt/", views.file_replace, name="file_replace"),
+    path("ws/<slug:slug>/filer/<int:file_id>/aterstall/", views.file_version_restore, name="file_version_restore"),
     path("ws/<slug:slug>/bedomningar/ny/", views.assessment_create, name="assessment_create"),
     path("ws/<slug:slug>/bedomningar/<int:assessment_id>/", views.assessment_edit, name="assessment_edit"),
     path("ws/<slug:slug>/bedomningar/<int:assessment_id>/ta-bort/", views.assessment_delete,

@@ -122,12 +122,20 @@ def file_upload(request, slug: str):
     for uploaded in uploads:
         name = (uploaded.name or "fil").rsplit("/", 1)[-1]
         try:
-            services.user_file_upload(workspace=ws, user=request.user, uploaded=uploaded, is_private=is_private)
+            saved = services.user_file_upload(workspace=ws, user=request.user, uploaded=uploaded,
+                                              is_private=is_private)
         except ApplicationError as exc:  # one bad file never costs the others
             messages.error(request, f"{name}: {exc.message}")
         else:
-            messages.success(request, f"{name}: uppladdad, bearbetas nu.")
+            messages.success(request, _uploaded_message(name, saved))
     return redirect("knowledge", slug=ws.slug)
+
+
+def _uploaded_message(name: str, saved) -> str:
+    if saved.version > 1:
+        return (f"{name}: uppladdad som version {saved.version}, bearbetas nu. "
+                "Den ersätter nuvarande version när den är klar.")
+    return f"{name}: uppladdad, bearbetas nu."
 
 
 @login_required
@@ -141,8 +149,46 @@ def file_detail(request, slug: str, file_id: int):
         "can_edit": membership.can_edit,
         "file": user_file,
         "chunks": user_file_chunks(user_file),
+        "versions": selectors.user_file_versions(user_file),
         "nav": "knowledge",
     })
+
+
+@login_required
+@require_POST
+def file_replace(request, slug: str, file_id: int):
+    """The "Ersätt" action: upload a new version of this file's document, whatever its name."""
+    ws, membership = _workspace(request, slug)
+    user_file = selectors.user_file_get(ws, file_id)
+    _require_edit(membership)
+    uploaded = request.FILES.get("file")
+    if uploaded is None:
+        messages.error(request, "Välj en fil att ersätta med.")
+        return redirect("file_detail", slug=ws.slug, file_id=user_file.pk)
+    name = (uploaded.name or "fil").rsplit("/", 1)[-1]
+    try:
+        saved = services.user_file_upload(workspace=ws, user=request.user, uploaded=uploaded, replaces=user_file)
+    except ApplicationError as exc:
+        messages.error(request, f"{name}: {exc.message}")
+    else:
+        messages.success(request, _uploaded_message(name, saved))
+    return redirect("file_detail", slug=ws.slug, file_id=user_file.pk)
+
+
+@login_required
+@require_POST
+def file_version_restore(request, slug: str, file_id: int):
+    """Make this (earlier) version the current one again."""
+    ws, membership = _workspace(request, slug)
+    version = selectors.user_file_get(ws, file_id)
+    _require_edit(membership)
+    try:
+        restored = services.user_file_version_restore(version)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Version {restored.version} är nu nuvarande version.")
+    return redirect("file_detail", slug=ws.slug, file_id=version.pk)
 
 
 @login_required

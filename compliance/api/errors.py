@@ -57,7 +57,7 @@ def _translate(exc):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         return exceptions.ValidationError(detail)
     if isinstance(exc, ApplicationError):
-        return ApiError(exc.code, exc.message, http_status=exc.status, details=getattr(exc, "details", None))
+        return ApiError(exc.code, exc.message, http_status=exc.status, details=exc.details)
     if isinstance(exc, RequestDataTooBig):
         return ApiError("too_large", "Begäran är för stor.", http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, SuspiciousOperation):

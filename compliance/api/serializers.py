@@ -183,19 +183,58 @@ class StatuteDetailSerializer(StatuteSerializer):
 # --- files ----------------------------------------------------------------------------
 
 
-class UserFileSerializer(serializers.ModelSerializer):
-    progress = ProgressSerializer(source="*")
+def _workspace_slug(serializer, obj) -> str:
+    return serializer.context["workspace"].slug if "workspace" in serializer.context else obj.workspace.slug
+
+
+class UserFileVersionSerializer(serializers.ModelSerializer):
+    """One version of a document, as listed in its history."""
+
     uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    is_current = serializers.BooleanField(read_only=True, help_text="Den version som används som underlag.")
+    document_id = serializers.IntegerField(read_only=True,
+                                           help_text="Id som alla versioner av dokumentet delar (första versionens).")
     download_url = serializers.SerializerMethodField()
 
     class Meta:
         model = UserFile
-        fields = ["id", "title", "original_name", "mime_type", "size", "is_private", "status", "error_message",
-                  "progress", "page_count", "uploaded_by", "download_url", "created_at", "updated_at"]
+        fields = ["id", "document_id", "version", "version_state", "is_current", "original_name", "size", "status",
+                  "error_message", "uploaded_by", "download_url", "created_at"]
 
     def get_download_url(self, obj) -> str:
-        slug = self.context["workspace"].slug if "workspace" in self.context else obj.workspace.slug
-        return reverse("api-file-download", args=[slug, obj.pk])
+        return reverse("api-file-version-download", args=[_workspace_slug(self, obj), obj.pk, obj.version])
+
+
+class UserFileSerializer(serializers.ModelSerializer):
+    progress = ProgressSerializer(source="*")
+    uploaded_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    download_url = serializers.SerializerMethodField()
+    is_current = serializers.BooleanField(read_only=True,
+                                          help_text="Nuvarande version: den enda som används som underlag.")
+    document_id = serializers.IntegerField(read_only=True,
+                                           help_text="Id som alla versioner av dokumentet delar (första versionens).")
+
+    class Meta:
+        model = UserFile
+        fields = ["id", "title", "original_name", "mime_type", "size", "is_private", "status", "error_message",
+                  "progress", "page_count", "uploaded_by", "download_url", "document_id", "version",
+                  "version_state", "is_current", "created_at", "updated_at"]
+
+    def get_download_url(self, obj) -> str:
+        return reverse("api-file-download", args=[_workspace_slug(self, obj), obj.pk])
+
+
+class UserFileDetailSerializer(UserFileSerializer):
+    versions = UserFileVersionSerializer(many=True, source="history", read_only=True,
+                                         help_text="Dokumentets alla versioner, nyaste först.")
+
+    class Meta(UserFileSerializer.Meta):
+        fields = [*UserFileSerializer.Meta.fields, "versions"]
+
+
+class UserFileVersionUploadSerializer(serializers.Serializer):
+    # Emptiness and size are the service's call (UploadError with its own code).
+    file = serializers.FileField(allow_empty_file=True, max_length=500)
 
 
 class UserFileUploadSerializer(serializers.Serializer):

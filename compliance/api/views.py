@@ -255,10 +255,12 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 
 
 class FileDetailApi(WorkspaceMixin, BaseApi):
-    @extend_schema(tags=["files"], summary="En fil", responses=s.UserFileSerializer)
+    @extend_schema(tags=["files"], summary="En fil (en version av ett dokument) med versionshistorik",
+                   responses=s.UserFileDetailSerializer)
     def get(self, request, slug, file_id):
         user_file = selectors.user_file_get(self.workspace, file_id)
-        return Response(s.UserFileSerializer(user_file, context={"workspace": self.workspace}).data)
+        user_file.history = list(selectors.user_file_versions(user_file))
+        return Response(s.UserFileDetailSerializer(user_file, context={"workspace": self.workspace}).data)
 
     @extend_schema(tags=["files"], summary="Ta bort en fil", responses={204: None})
     def delete(self, request, slug, file_id):
@@ -268,19 +270,66 @@ class FileDetailApi(WorkspaceMixin, BaseApi):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def _file_response(user_file: UserFile) -> FileResponse:
+    try:
+        handle = user_file.file.open("rb")
+    except (OSError, ValueError):
+        raise NotFound("Den lagrade filen saknas.") from None
+    response = FileResponse(handle, as_attachment=True, filename=user_file.original_name,
+                            content_type="application/octet-stream")
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
 class FileDownloadApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Hämta filen",
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug, file_id):
+        return _file_response(selectors.user_file_get(self.workspace, file_id))
+
+
+class FileVersionListApi(WorkspaceMixin, BaseApi):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(tags=["files"], summary="Dokumentets versioner, nyaste först",
+                   responses=s.UserFileVersionSerializer(many=True))
+    def get(self, request, slug, file_id):
         user_file = selectors.user_file_get(self.workspace, file_id)
-        try:
-            handle = user_file.file.open("rb")
-        except (OSError, ValueError):
-            raise NotFound("Den lagrade filen saknas.") from None
-        response = FileResponse(handle, as_attachment=True, filename=user_file.original_name,
-                                content_type="application/octet-stream")
-        response["X-Content-Type-Options"] = "nosniff"
-        return response
+        versions = selectors.user_file_versions(user_file)
+        return Response(s.UserFileVersionSerializer(versions, many=True, context={"workspace": self.workspace}).data)
+
+    @extend_schema(tags=["files"], summary="Ladda upp en ny version", request=s.UserFileVersionUploadSerializer,
+                   responses={201: s.UserFileSerializer},
+                   description="Den nya versionen (status `pending`) ersätter nuvarande version som underlag när "
+                               "den är bearbetad; misslyckas bearbetningen förblir den gamla nuvarande. "
+                               "Samma innehåll som en befintlig fil ger 409 `duplicate_file`.")
+    def post(self, request, slug, file_id):
+        user_file = selectors.user_file_get(self.workspace, file_id)
+        self.require_edit()
+        data = validated(s.UserFileVersionUploadSerializer, request.data)
+        saved = services.user_file_upload(workspace=self.workspace, user=request.user, uploaded=data["file"],
+                                          replaces=user_file)
+        return Response(s.UserFileSerializer(saved, context={"workspace": self.workspace}).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class FileVersionDownloadApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["files"], summary="Hämta en version",
+                   responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
+    def get(self, request, slug, file_id, number):
+        version = selectors.user_file_version_get(selectors.user_file_get(self.workspace, file_id), number)
+        return _file_response(version)
+
+
+class FileVersionRestoreApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["files"], summary="Återställ en version (redaktör, ägare)", request=None,
+                   responses=s.UserFileSerializer,
+                   description="Versionen blir nuvarande version igen; dess textavsnitt används direkt.")
+    def post(self, request, slug, file_id, number):
+        version = selectors.user_file_version_get(selectors.user_file_get(self.workspace, file_id), number)
+        self.require_edit()
+        restored = services.user_file_version_restore(version)
+        return Response(s.UserFileSerializer(restored, context={"workspace": self.workspace}).data)
 
 
 # --- assessments ------------------------------------------------------------------------

@@ -185,7 +185,7 @@ def chat(client: Client, results: Results, conversation: int, question: str) -> 
     results.ok("chat_total", total)
 
 
-def upload(client: Client, results: Results, n: int) -> None:
+def upload(client: Client, results: Results, n: str) -> None:
     boundary = secrets.token_hex(12)
     text = f"Rutin {n} för tillbudsrapportering. Alla tillbud rapporteras till skyddsombudet samma dag.\n"
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"rutin-{n}.txt\"\r\n"
@@ -335,7 +335,8 @@ class Command(BaseCommand):
                     else:
                         search(client, sink, q)
                         if i - chatters < opts["uploaders"] and budget.take():
-                            upload(client, sink, n)
+                            # Each user's own text: identical bytes would be refused as a duplicate.
+                            upload(client, sink, f"{i}-{n}")
             except Exception as exc:  # a crashed virtual user is an error, not a crashed benchmark
                 sink.error("client", repr(exc))
             finally:

@@ -5,6 +5,8 @@ topic key, cited sections). Every part matters:
 
 - workspace id + `AccessScope.key`: two users share an entry only if they would
   see exactly the same sources, so nothing leaks across workspaces or scopes.
+  A scope widened to named workspaces has its own key, and those workspaces'
+  knowledge_versions join the key (`extra_versions`).
 - knowledge_version: the caller passes the workspace's counter, which is bumped
   whenever its documents change. That IS workspace invalidation: old entries are
   never read again and simply age out (TTL / LRU), so there is deliberately no
@@ -66,19 +68,22 @@ class RetrievalCacheKey:
     options_fingerprint: str
     topic_key: str
     references: tuple[str, ...] = ()
+    # (workspace id, knowledge_version) of each other workspace in the scope: their changes invalidate too.
+    extra_versions: tuple[tuple[int, int], ...] = ()
 
     def digest(self) -> str:
         # JSON of the full tuple: unambiguous separators, so distinct keys never hash alike.
         raw = json.dumps(
             [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key,
-             list(self.references)],
+             list(self.references), [list(v) for v in self.extra_versions]],
             ensure_ascii=False,
         )
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
 def retrieval_cache_key(
-    scope: AccessScope, knowledge_version: int, analysis: QueryAnalysis, options: Any = None
+    scope: AccessScope, knowledge_version: int, analysis: QueryAnalysis, options: Any = None,
+    *, extra_versions: tuple[tuple[int, int], ...] = (),
 ) -> RetrievalCacheKey:
     return RetrievalCacheKey(
         workspace_id=scope.workspace_id,
@@ -88,6 +93,7 @@ def retrieval_cache_key(
         topic_key=analysis.topic_key or analysis.text,
         references=tuple(f"{ref.sfs or ref.statute_name or ''} {citation(ref)}".strip()
                          for ref in analysis.references if ref.chapter or ref.section),
+        extra_versions=tuple(extra_versions),
     )
 
 

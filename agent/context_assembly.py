@@ -136,6 +136,8 @@ class AssembledContext:
                 "source_type": chunk.source_type,
                 "source_id": chunk.source_id,
                 "page": chunk.page,
+                "workspace_name": chunk.workspace_name,
+                "workspace_slug": chunk.workspace_slug,
                 "text": excerpt,
                 "truncated": n in self.truncated,
             })
@@ -208,6 +210,9 @@ def neutralise(text: str) -> str:
 
 def _label(chunk: RetrievedChunk) -> str:
     raw = chunk.header or " > ".join(p for p in (chunk.document_title, chunk.citation) if p) or "Källa"
+    if chunk.workspace_name:
+        # Another workspace's source says whose it is, so it is never taken for the company's own.
+        raw = f"Arbetsytan {chunk.workspace_name} > {raw}"
     # A label is one line: a newline in a file name must not start a fake block.
     return neutralise(" ".join(raw.split()))
 

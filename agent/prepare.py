@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 
+from chunks.selectors import statute_vocabulary
 from chunks.tokens import count_tokens
 from compliance.models import Workspace
-from compliance.selectors import access_scope_for, workspace_list_for_user
+from compliance.selectors import access_scope_for, workspace_mention_candidates, workspace_versions
 
 from .cache import get_retrieval_cache, retrieval_cache_key
 from .context_assembly import (
@@ -32,7 +33,7 @@ from .intent import classify
 from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
-from .query_analysis import analyse_query
+from .query_analysis import analyse_query, single_word_names
 from .retrieval import RetrievalInputError, RetrievalOptions, retrieve_context
 from .statute_directory import statute_directory
 
@@ -116,7 +117,9 @@ class _AssemblyMemo:
         self._lock = threading.Lock()
 
     def get_or_build(self, chunks, assembly: AssemblyOptions) -> AssembledContext:
-        key = (tuple((c.chunk_id, c.score, c.reference_match) for c in chunks), budget_for(assembly), assembly.encoding)
+        # The workspace label is part of a chunk's block: the same chunk is labelled in another workspace's chat.
+        key = (tuple((c.chunk_id, c.score, c.reference_match, c.workspace_name) for c in chunks),
+               budget_for(assembly), assembly.encoding)
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
@@ -142,18 +145,26 @@ def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
 def _retrieve(question, history, workspace, user, options, timings, facts) -> tuple[list, bool, str, bool]:
     t0 = time.perf_counter()
     scope = access_scope_for(user, workspace)
-    other_names = [w.name for w in workspace_list_for_user(user).exclude(pk=workspace.pk)]
-    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=other_names)
+    others = workspace_mention_candidates(user, workspace)
+    names = [name for _, name, _ in others]
+    ordinary = statute_vocabulary(single_word_names(names)) if names else set()
+    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names,
+                             ordinary_words=ordinary)
+    named = {pk: (name, slug) for pk, name, slug in others if name in analysis.workspace_mentions}
+    if named:
+        # The selector decides which named workspaces really widen the scope.
+        scope = access_scope_for(user, workspace, named=list(named))
     timings["analysis"] = _ms(t0)
     facts.update(_analysis_facts(analysis))
     cache = get_retrieval_cache() if options.use_cache else None
-    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval)
+    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval,
+                              extra_versions=workspace_versions(scope.extra_workspace_ids))
     t0 = time.perf_counter()
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
         facts["chunks_matched"] = len(cached)
-        return cached, True, "", False
+        return _label_workspaces(cached, named), True, "", False
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -167,7 +178,15 @@ def _retrieve(question, history, workspace, user, options, timings, facts) -> tu
             timings[f"retrieval_{stage}"] = value
     if cache is not None and not result.degraded:
         cache.set(key, result.chunks)
-    return result.chunks, False, result.notice, result.degraded
+    return _label_workspaces(result.chunks, named), False, result.notice, result.degraded
+
+
+def _label_workspaces(chunks: list, named: dict[int, tuple[str, str]]) -> list:
+    """Mark each source from another (named) workspace with that workspace's name and slug."""
+    for chunk in chunks:
+        if chunk.workspace_id in named:
+            chunk.workspace_name, chunk.workspace_slug = named[chunk.workspace_id]
+    return chunks
 
 
 def _analysis_facts(analysis) -> dict:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
@@ -212,20 +212,68 @@ def extract_dates(text: str, today: date) -> DateRange | None:
 
 # ------------------------------------------------------------ workspaces
 
-_INFLECTION = r"(?:en|et|n|s|ens|ets|ns|:s)?"
+# Genitive and definite endings on the name's last word: "Dotterbolagets", "Kund X:s", "Filialen".
+_INFLECTION = r"(?:s|:s|'s|’s|en|et|n|ens|ets|ns)?"
+# Company-form words a user often leaves out: "Dotterbolaget AB" is also "Dotterbolaget".
+_LEGAL_FORMS = frozenset({"ab", "(publ)", "publ", "hb", "kb", "aktiebolag", "aktiebolaget", "handelsbolag",
+                          "kommanditbolag", "ek.", "för.", "ltd", "ltd.", "inc", "inc.", "llc", "gmbh", "oy", "asa"})
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s*|\n\s*)$")
+MIN_SINGLE_WORD = 3
 
 
-def _workspace_mentions(text: str, names: Sequence[str]) -> list[str]:
+def _name_variants(name: str) -> list[list[str]]:
+    """The full name's words, and the same without trailing company-form words."""
+    words = name.split()
+    variants = [words]
+    core = list(words)
+    while len(core) > 1 and core[-1].lower() in _LEGAL_FORMS:
+        core.pop()
+    if core != words:
+        variants.append(core)
+    return variants
+
+
+def _variant_match(text: str, words: list[str], ordinary: Collection[str]) -> re.Match[str] | None:
+    """Where the words occur as a name. Several words are a name wherever they occur; a single
+    word only if it is distinctive (not a stop word nor a word the statutes use), or, if it is
+    an ordinary word, written with a capital letter away from the start of a sentence."""
+    pattern = r"\s+".join(map(re.escape, words))
+    regex = re.compile(rf"(?<![\w]){pattern}{_INFLECTION}(?![\w])", re.IGNORECASE)
+    if len(words) > 1:
+        return regex.search(text)
+    word = words[0].lower()
+    if len(word) < MIN_SINGLE_WORD or word in STOP_WORDS:
+        return None
+    distinctive = word not in ordinary
+    for m in regex.finditer(text):
+        if distinctive or (m.group()[0].isupper() and not _SENTENCE_START_RE.search(text[:m.start()])):
+            return m
+    return None
+
+
+def _workspace_mentions(text: str, names: Sequence[str], ordinary: Collection[str] = ()) -> list[str]:
+    """The names (from `names`, the user's other workspaces) the text mentions, in order of mention.
+
+    `ordinary` holds lower-cased single words that are ordinary vocabulary (the caller looks
+    up the statutes' words), so a workspace called "Lager" does not fire on "lager".
+    """
     hits: list[tuple[int, str]] = []
     for name in names:
         if not isinstance(name, str) or not name.strip():
             continue
-        pattern = r"\s+".join(map(re.escape, name.split()))
-        m = re.search(rf"(?<![\w]){pattern}{_INFLECTION}(?![\w])", text, re.IGNORECASE)
-        if m:
-            hits.append((m.start(), name))
+        for words in _name_variants(name.strip()):
+            m = _variant_match(text, words, ordinary)
+            if m:
+                hits.append((m.start(), name))
+                break
     hits.sort()
     return list(dict.fromkeys(name for _, name in hits))
+
+
+def single_word_names(names: Sequence[str]) -> list[str]:
+    """The lower-cased single words among the names' variants: what `ordinary` must decide."""
+    return sorted({variant[0].lower() for name in names if isinstance(name, str)
+                   for variant in _name_variants(name.strip()) if len(variant) == 1})
 
 
 # --------------------------------------------------------------- analysis
@@ -254,6 +302,7 @@ def analyse_query(
     *,
     directory: StatuteDirectory | None = None,
     workspace_names: Sequence[str] = (),
+    ordinary_words: Collection[str] = (),
     today: date | None = None,
 ) -> QueryAnalysis:
     """Analyse one user message; never raises on odd input."""
@@ -296,7 +345,7 @@ def analyse_query(
         references=refs,
         sfs_numbers=sfs_numbers,
         dates=dates,
-        workspace_mentions=_workspace_mentions(own, workspace_names),
+        workspace_mentions=_workspace_mentions(own, workspace_names, ordinary_words),
         is_follow_up=is_follow_up,
         fallback=fallback,
     )

@@ -25,6 +25,9 @@ class RetrievedChunk:
     vector_similarity: float | None = None  # cosine similarity, when the vector search found it
     keyword_rank: float | None = None  # BM25 score, when the keyword search found it
     reference_match: bool = False  # the question cited exactly this section
+    # Set for a source from another workspace the question named (agent.prepare); "" for the current one's.
+    workspace_name: str = ""
+    workspace_slug: str = ""
     extra: dict = field(default_factory=dict)
 
     @property

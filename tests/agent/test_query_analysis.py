@@ -156,6 +156,40 @@ def test_workspace_mentions() -> None:
     assert qa.workspace_mentions == ["Personalhandbok", "Avtal 2023"]
 
 
+NAMES = ["Dotterbolaget AB", "Kund X", "Lager", "Acme", "Och", "Hemliga Bolaget AB"]
+ORDINARY = {"dotterbolaget", "lager"}  # what the statutes' vocabulary would say
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("Jämför vår semesterpolicy med den i Dotterbolaget AB", ["Dotterbolaget AB"]),
+    ("Vad säger dotterbolaget ab om semester?", ["Dotterbolaget AB"]),
+    ("Jämför med Dotterbolagets semesterpolicy", ["Dotterbolaget AB"]),
+    ("DOTTERBOLAGET AB:s rutiner", ["Dotterbolaget AB"]),
+    ("vad står i Kund X:s riskbedömning?", ["Kund X"]),
+    ("vad står i kund x riskbedömning?", ["Kund X"]),
+    ("Hur ser rutinen ut i Lager jämfört med här?", ["Lager"]),
+    ("Vad säger acmes policy?", ["Acme"]),
+    ("Jämför Acme och Kund X", ["Acme", "Kund X"]),
+    # Ordinary words are no names unless written as one, away from a sentence's start.
+    ("Hur många dotterbolag har vi?", []),
+    ("Vad gäller för dotterbolaget när moderbolaget säljs?", []),
+    ("Dotterbolaget ska ha en policy, eller hur?", []),
+    ("Hur förvarar vi kemikalier på lagret?", []),
+    ("Lager ska ha brandsläckare.", []),
+    ("Och vad gäller då?", []),
+    ("Vad står i Kundens avtal?", []),
+    ("Hemliga Bolaget", ["Hemliga Bolaget AB"]),
+])
+def test_workspace_mentions_are_robust(message, expected) -> None:
+    qa = analyse_query(message, workspace_names=NAMES, ordinary_words=ORDINARY, today=TODAY)
+    assert qa.workspace_mentions == expected
+
+
+def test_only_the_given_names_can_match() -> None:
+    qa = analyse_query("Vad står i Hemliga Bolaget AB?", workspace_names=["Dotterbolaget AB"], today=TODAY)
+    assert qa.workspace_mentions == []
+
+
 @hsettings(max_examples=200, deadline=None)
 @given(st.text(max_size=300), st.lists(st.text(max_size=100), max_size=3))
 def test_fuzz_never_crashes(message: str, history: list[str]) -> None:

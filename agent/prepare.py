@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from django.conf import settings
 
 from chunks.selectors import statute_vocabulary
 from chunks.tokens import count_tokens
@@ -71,7 +72,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     timings: dict[str, float] = {}
     question, history = _split(messages)
 
-    t0 = time.perf_counter()
+    started = t0 = time.perf_counter()
     intent = classify(question)
     timings["intent"] = _ms(t0)
     conversation = _conversation(messages)
@@ -102,8 +103,17 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings)
     prepared.degraded, prepared.notice = degraded, notice
     prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
+    _warn_if_slow(_ms(started), timings, question)
     prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error, facts=facts)
     return prepared
+
+
+def _warn_if_slow(elapsed_ms: float, timings: dict, question: str) -> None:
+    """The whole step against its budget: a slow analysis or assembly matters as much as slow SQL."""
+    if elapsed_ms <= settings.PREPARE_SLOW_MS:
+        return
+    log.warning("pre-model step %.1f ms over its %d ms budget (%s) for %r", elapsed_ms, settings.PREPARE_SLOW_MS,
+                timings, question[:80], extra={"prepare_ms": elapsed_ms, "prepare_budget_ms": settings.PREPARE_SLOW_MS})
 
 
 class _AssemblyMemo:

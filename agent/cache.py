@@ -70,12 +70,13 @@ class RetrievalCacheKey:
     references: tuple[str, ...] = ()
     # (workspace id, knowledge_version) of each other workspace in the scope: their changes invalidate too.
     extra_versions: tuple[tuple[int, int], ...] = ()
+    period: str = ""  # the question's date range: it picks a §'s temporal version
 
     def digest(self) -> str:
         # JSON of the full tuple: unambiguous separators, so distinct keys never hash alike.
         raw = json.dumps(
             [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key,
-             list(self.references), [list(v) for v in self.extra_versions]],
+             list(self.references), [list(v) for v in self.extra_versions], self.period],
             ensure_ascii=False,
         )
         return hashlib.sha256(raw.encode()).hexdigest()
@@ -94,6 +95,7 @@ def retrieval_cache_key(
         references=tuple(f"{ref.sfs or ref.statute_name or ''} {citation(ref)}".strip()
                          for ref in analysis.references if ref.chapter or ref.section),
         extra_versions=tuple(extra_versions),
+        period=f"{analysis.dates.start.isoformat()}..{analysis.dates.end.isoformat()}" if analysis.dates else "",
     )
 
 

@@ -139,6 +139,8 @@ class AssembledContext:
                 "page": chunk.page,
                 "workspace_name": chunk.workspace_name,
                 "workspace_slug": chunk.workspace_slug,
+                "source_date": chunk.source_date,
+                "date_label": chunk.date_label,
                 "text": excerpt,
                 "truncated": n in self.truncated,
                 "also_sources": [_also_row(c) for c in self.also.get(n, [])],

@@ -12,6 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
 
 from django.conf import settings
@@ -34,6 +35,7 @@ from .intent import classify
 from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
+from .dating import date_sources
 from .query_analysis import analyse_query, single_word_names
 from .retrieval import RetrievalInputError, RetrievalOptions, retrieve_context
 from .statute_directory import statute_directory
@@ -174,7 +176,7 @@ def _retrieve(question, history, workspace, user, options, timings, facts) -> tu
     timings["cache"] = _ms(t0)
     if cached is not None:
         facts["chunks_matched"] = len(cached)
-        return _label_workspaces(cached, named), True, "", False
+        return date_sources(_label_workspaces(cached, named), analysis.dates, date.today()), True, "", False
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -188,7 +190,8 @@ def _retrieve(question, history, workspace, user, options, timings, facts) -> tu
             timings[f"retrieval_{stage}"] = value
     if cache is not None and not result.degraded:
         cache.set(key, result.chunks)
-    return _label_workspaces(result.chunks, named), False, result.notice, result.degraded
+    chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, date.today())
+    return chunks, False, result.notice, result.degraded
 
 
 def _label_workspaces(chunks: list, named: dict[int, tuple[str, str]]) -> list:

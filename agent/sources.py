@@ -28,6 +28,9 @@ class RetrievedChunk:
     # Set for a source from another workspace the question named (agent.prepare); "" for the current one's.
     workspace_name: str = ""
     workspace_slug: str = ""
+    # Set by agent.dating: an own source's date (ISO) and what its card says about dates.
+    source_date: str = ""
+    date_label: str = ""
     extra: dict = field(default_factory=dict)
 
     @property

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404
+from django.utils import timezone
 
 from .filters import AssessmentFilter, LegalDocumentFilter, UserFileFilter
 from .filters import apply as apply_filters
@@ -96,6 +97,21 @@ def workspace_versions(workspace_ids: Iterable[int]) -> tuple[tuple[int, int], .
     if not ids:
         return ()
     return tuple(Workspace.objects.filter(pk__in=ids).order_by("pk").values_list("pk", "knowledge_version"))
+
+
+def source_dates(*, file_ids: Iterable[int] = (), assessment_ids: Iterable[int] = (),
+                 legal_document_ids: Iterable[int] = ()) -> dict[tuple[str, int], dict]:
+    """The dates a source card shows, by (source type, id): a file's upload date, an assessment's
+    creation date, a statute's amended_through. Callers pass ids they already may see."""
+    found: dict[tuple[str, int], dict] = {}
+    for pk, created in UserFile.objects.filter(pk__in=list(file_ids)).values_list("pk", "created_at"):
+        found[("USER_FILE", pk)] = {"date": timezone.localdate(created)}
+    for pk, created in Assessment.objects.filter(pk__in=list(assessment_ids)).values_list("pk", "created_at"):
+        found[("ASSESSMENT", pk)] = {"date": timezone.localdate(created)}
+    for pk, amended in LegalDocument.objects.filter(pk__in=list(legal_document_ids)).values_list(
+            "pk", "amended_through"):
+        found[("LEGAL_DOCUMENT", pk)] = {"amended_through": amended}
+    return found
 
 
 def workspace_mention_candidates(user, workspace: Workspace) -> list[tuple[int, str, str]]:

@@ -341,6 +341,9 @@ class RetrievedChunkSerializer(serializers.Serializer):
     reference_match = serializers.BooleanField()
     workspace_name = StrictCharField(allow_blank=True, help_text="Arbetsytan en källa från en annan arbetsyta kommer från.")
     workspace_slug = StrictCharField(allow_blank=True)
+    source_date = StrictCharField(allow_blank=True, help_text="En egen källas datum (uppladdad/skapad), ISO 8601.")
+    date_label = StrictCharField(allow_blank=True, help_text="Vad källkortet säger om datum, t.ex. "
+                                 "\"ändring införd t.o.m. SFS 2023:349, i kraft\" eller \"uppladdad 2024-03-12\".")
     extra = serializers.DictField()
 
 

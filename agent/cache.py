@@ -5,6 +5,8 @@ topic key, cited sections, profile fingerprint). Every part matters:
 
 - workspace id + `AccessScope.key`: two users share an entry only if they would
   see exactly the same sources, so nothing leaks across workspaces or scopes.
+  A scope widened to named workspaces has its own key, and those workspaces'
+  knowledge_versions join the key (`extra_versions`).
 - knowledge_version: the caller passes the workspace's counter, which is bumped
   whenever its documents change. That IS workspace invalidation: old entries are
   never read again and simply age out (TTL / LRU), so there is deliberately no
@@ -69,12 +71,15 @@ class RetrievalCacheKey:
     # What the "Användarprofil" section says (agent.memory.Memory.fingerprint): a changed or
     # deleted fact, or another user's preferences, never reuse an entry.
     profile_key: str = ""
+    # (workspace id, knowledge_version) of each other workspace in the scope: their changes invalidate too.
+    extra_versions: tuple[tuple[int, int], ...] = ()
+    period: str = ""  # the question's date range: it picks a §'s temporal version
 
     def digest(self) -> str:
         # JSON of the full tuple: unambiguous separators, so distinct keys never hash alike.
         raw = json.dumps(
             [self.workspace_id, self.scope_key, self.knowledge_version, self.options_fingerprint, self.topic_key,
-             list(self.references), self.profile_key],
+             list(self.references), self.profile_key, [list(v) for v in self.extra_versions], self.period],
             ensure_ascii=False,
         )
         return hashlib.sha256(raw.encode()).hexdigest()
@@ -82,7 +87,7 @@ class RetrievalCacheKey:
 
 def retrieval_cache_key(
     scope: AccessScope, knowledge_version: int, analysis: QueryAnalysis, options: Any = None, *,
-    profile_key: str = "",
+    profile_key: str = "", extra_versions: tuple[tuple[int, int], ...] = (),
 ) -> RetrievalCacheKey:
     return RetrievalCacheKey(
         workspace_id=scope.workspace_id,
@@ -93,6 +98,8 @@ def retrieval_cache_key(
         references=tuple(f"{ref.sfs or ref.statute_name or ''} {citation(ref)}".strip()
                          for ref in analysis.references if ref.chapter or ref.section),
         profile_key=profile_key,
+        extra_versions=tuple(extra_versions),
+        period=f"{analysis.dates.start.isoformat()}..{analysis.dates.end.isoformat()}" if analysis.dates else "",
     )
 
 

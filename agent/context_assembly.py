@@ -35,9 +35,9 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from django.conf import settings
 
@@ -120,6 +120,7 @@ class AssembledContext:
     discarded: int = 0  # duplicates and empty chunks, never candidates
     shown_texts: dict[int, str] = field(default_factory=dict)  # text as presented, per citation
     boundary: str = ""  # the token in every delimiter line of `text`
+    also: dict[int, list[RetrievedChunk]] = field(default_factory=dict)  # per citation: same text, other documents
 
     def citation_map(self) -> list[dict]:
         """One row per citation for the UI/API; `n` matches the [n] labels in `text`."""
@@ -137,10 +138,22 @@ class AssembledContext:
                 "source_type": chunk.source_type,
                 "source_id": chunk.source_id,
                 "page": chunk.page,
+                "workspace_name": chunk.workspace_name,
+                "workspace_slug": chunk.workspace_slug,
+                "source_date": chunk.source_date,
+                "date_label": chunk.date_label,
                 "text": excerpt,
                 "truncated": n in self.truncated,
+                "also_sources": [_also_row(c) for c in self.also.get(n, [])],
             })
         return rows
+
+
+def _also_row(chunk: RetrievedChunk) -> dict:
+    return {"chunk_id": chunk.chunk_id, "header": chunk.header, "citation": chunk.citation,
+            "document_number": chunk.document_number, "document_title": chunk.document_title,
+            "source_type": chunk.source_type, "source_id": chunk.source_id, "page": chunk.page,
+            "workspace_name": chunk.workspace_name, "workspace_slug": chunk.workspace_slug}
 
 
 def context_message(assembled: AssembledContext, profile: Sequence[str] = ()) -> dict:
@@ -223,7 +236,8 @@ def with_fresh_boundary(assembled: AssembledContext, options: AssemblyOptions | 
     text = assembled.text.replace(assembled.boundary, token)
     tokens = count_tokens(text, (options or AssemblyOptions()).encoding)
     if tokens > assembled.budget:
-        return assemble_context([assembled.citations[n] for n in sorted(assembled.citations)], options)
+        chunks = [assembled.citations[n] for n in sorted(assembled.citations)]
+        return assemble_context(chunks + [c for n in sorted(assembled.also) for c in assembled.also[n]], options)
     return dataclasses.replace(assembled, text=text, tokens_used=tokens, boundary=token)
 
 
@@ -255,6 +269,9 @@ def neutralise(text: str) -> str:
 
 def _label(chunk: RetrievedChunk) -> str:
     raw = chunk.header or " > ".join(p for p in (chunk.document_title, chunk.citation) if p) or "Källa"
+    if chunk.workspace_name:
+        # Another workspace's source says whose it is, so it is never taken for the company's own.
+        raw = f"Arbetsytan {chunk.workspace_name} > {raw}"
     # A label is one line: a newline in a file name must not start a fake block.
     return neutralise(" ".join(raw.split()))
 
@@ -340,26 +357,42 @@ class _Candidate:
     text: str  # neutralised full text
     shown: str = ""  # text as it will be presented (maybe truncated)
     truncated: bool = False
+    also: list[RetrievedChunk] = field(default_factory=list)  # other documents with the very same text
 
 
 def _unique_by_relevance(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Candidate], int]:
-    """Relevance-ordered candidates without duplicates or empty chunks, and how many were dropped."""
+    """Relevance-ordered candidates without duplicates or empty chunks, and how many were dropped.
+
+    The same text from another document (a policy pasted into an assessment, a statute quoted
+    in a file) takes no slot of its own: it joins the first candidate's `also`, so the block is
+    shown once and names every source it stands for.
+    """
     order = sorted(range(len(chunks)), key=lambda i: (-chunks[i].score, not chunks[i].reference_match, i))
     seen_ids: set[int] = set()
-    seen_texts: set[tuple[str, str]] = set()
+    by_text: dict[str, _Candidate] = {}
     result: list[_Candidate] = []
     for i in order:
         chunk = chunks[i]
         normalised = " ".join(chunk.text.split())
-        text_key = (chunk.document_key, normalised)
-        # Same id, or the same text inside one document (a re-ingested copy);
-        # the parts of a split section differ in text so they all survive.
-        if not normalised or chunk.chunk_id in seen_ids or text_key in seen_texts:
+        if not normalised or chunk.chunk_id in seen_ids:
             continue
         seen_ids.add(chunk.chunk_id)
-        seen_texts.add(text_key)
-        result.append(_Candidate(chunk, len(result), _label(chunk), _clean_text(chunk)))
+        first = by_text.get(normalised)
+        if first is not None:
+            # Same text inside one document is a re-ingested copy; from another document, a second source.
+            keys = {first.chunk.document_key, *(c.document_key for c in first.also)}
+            if chunk.document_key not in keys:
+                first.also.append(chunk)
+                first.label = _label_with_also(first.chunk, first.also)
+            continue
+        cand = _Candidate(chunk, len(result), _label(chunk), _clean_text(chunk))
+        by_text[normalised] = cand
+        result.append(cand)
     return result, len(chunks) - len(result)
+
+
+def _label_with_also(chunk: RetrievedChunk, also: list[RetrievedChunk]) -> str:
+    return " | ".join([_label(chunk), *(f"samma text i: {_label(c)}" for c in also)])
 
 
 def _select(candidates: list[_Candidate], budget: int, encoding: str, boundary: str) -> list[_Candidate]:
@@ -439,4 +472,5 @@ def assemble_context(chunks: list[RetrievedChunk], options: AssemblyOptions | No
         discarded=discarded,
         shown_texts={n: c.shown for n, c in enumerate(presented, start=1)},
         boundary=boundary if text else "",
+        also={n: list(c.also) for n, c in enumerate(presented, start=1) if c.also},
     )

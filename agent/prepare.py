@@ -12,14 +12,15 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
-
 
 from django.conf import settings
 
+from chunks.selectors import statute_vocabulary
 from chunks.tokens import count_tokens
 from compliance.models import Workspace
-from compliance.selectors import access_scope_for, workspace_list_for_user
+from compliance.selectors import access_scope_for, workspace_mention_candidates, workspace_versions
 
 from .cache import get_retrieval_cache, retrieval_cache_key
 from .context_assembly import (
@@ -31,12 +32,13 @@ from .context_assembly import (
     profile_overhead,
     with_fresh_boundary,
 )
+from .dating import date_sources
 from .intent import classify
 from .memory import Memory, memory_for, profile_lines
 from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
-from .query_analysis import analyse_query
+from .query_analysis import analyse_query, single_word_names
 from .retrieval import RetrievalInputError, RetrievalOptions, retrieve_context
 from .statute_directory import statute_directory
 
@@ -76,7 +78,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     timings: dict[str, float] = {}
     question, history = _split(messages)
 
-    t0 = time.perf_counter()
+    started = t0 = time.perf_counter()
     intent = classify(question)
     timings["intent"] = _ms(t0)
     conversation = _conversation(messages)
@@ -114,8 +116,17 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
                       profile=profile)
     prepared.degraded, prepared.notice, prepared.memory = degraded, notice, memory
     prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
+    _warn_if_slow(_ms(started), timings, question)
     prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error, facts=facts)
     return prepared
+
+
+def _warn_if_slow(elapsed_ms: float, timings: dict, question: str) -> None:
+    """The whole step against its budget: a slow analysis or assembly matters as much as slow SQL."""
+    if elapsed_ms <= settings.PREPARE_SLOW_MS:
+        return
+    log.warning("pre-model step %.1f ms over its %d ms budget (%s) for %r", elapsed_ms, settings.PREPARE_SLOW_MS,
+                timings, question[:80], extra={"prepare_ms": elapsed_ms, "prepare_budget_ms": settings.PREPARE_SLOW_MS})
 
 
 class _AssemblyMemo:
@@ -129,7 +140,9 @@ class _AssemblyMemo:
         self._lock = threading.Lock()
 
     def get_or_build(self, chunks, assembly: AssemblyOptions) -> AssembledContext:
-        key = (tuple((c.chunk_id, c.score, c.reference_match) for c in chunks), budget_for(assembly), assembly.encoding)
+        # The workspace label is part of a chunk's block: the same chunk is labelled in another workspace's chat.
+        key = (tuple((c.chunk_id, c.score, c.reference_match, c.workspace_name) for c in chunks),
+               budget_for(assembly), assembly.encoding)
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
@@ -164,19 +177,26 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
               profile_key: str = "") -> tuple[list, bool, str, bool]:
     t0 = time.perf_counter()
     scope = access_scope_for(user, workspace)
-    other_names = [w.name for w in workspace_list_for_user(user).exclude(pk=workspace.pk)]
-    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=other_names)
+    others = workspace_mention_candidates(user, workspace)
+    names = [name for _, name, _ in others]
+    ordinary = statute_vocabulary(single_word_names(names)) if names else set()
+    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names,
+                             ordinary_words=ordinary)
+    named = {pk: (name, slug) for pk, name, slug in others if name in analysis.workspace_mentions}
+    if named:
+        # The selector decides which named workspaces really widen the scope.
+        scope = access_scope_for(user, workspace, named=list(named))
     timings["analysis"] = _ms(t0)
     facts.update(_analysis_facts(analysis))
     cache = get_retrieval_cache() if options.use_cache else None
     key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval,
-                              profile_key=profile_key)
+                              profile_key=profile_key, extra_versions=workspace_versions(scope.extra_workspace_ids))
     t0 = time.perf_counter()
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
         facts["chunks_matched"] = len(cached)
-        return cached, True, "", False
+        return date_sources(_label_workspaces(cached, named), analysis.dates, date.today()), True, "", False
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -190,7 +210,16 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
             timings[f"retrieval_{stage}"] = value
     if cache is not None and not result.degraded:
         cache.set(key, result.chunks)
-    return result.chunks, False, result.notice, result.degraded
+    chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, date.today())
+    return chunks, False, result.notice, result.degraded
+
+
+def _label_workspaces(chunks: list, named: dict[int, tuple[str, str]]) -> list:
+    """Mark each source from another (named) workspace with that workspace's name and slug."""
+    for chunk in chunks:
+        if chunk.workspace_id in named:
+            chunk.workspace_name, chunk.workspace_slug = named[chunk.workspace_id]
+    return chunks
 
 
 def _analysis_facts(analysis) -> dict:

@@ -30,6 +30,8 @@ def source_url(source: dict, workspace_slug: str) -> str:
     """Where a source card opens the full source, at the cited place."""
     if source.get("removed"):
         return ""
+    # A source from another workspace the question named opens there.
+    workspace_slug = source.get("workspace_slug") or workspace_slug
     if source.get("source_type") == "LEGAL_DOCUMENT" and source.get("document_number"):
         return statute_url(source["document_number"], source.get("citation") or "")
     if source.get("source_type") == "USER_FILE":

@@ -30,10 +30,11 @@ from compliance.selectors import AccessScope, access_scope_for
 from compliance.text import strip_control
 
 from . import rerank as rerank_module
+from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
 from .legal_refs import LegalReference
 from .legal_refs import citation as citation_of
-from .query_analysis import QueryAnalysis, analyse_query
+from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
 
@@ -338,7 +339,11 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
 
     t0 = time.perf_counter()
     ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
-    merged = _one_version_per_section(_merge(exact, ranked))
+    merged = _merge(exact, ranked)
+    if analysis.dates is not None:
+        # A period in the question picks the version of a § in force then (today if it includes today).
+        merged = prefer_version_in_force(merged, in_force_on(analysis.dates, date.today()))
+    merged = _one_version_per_section(merged)
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
     chunks = _relevant(chunks, options, kwq)
     result.excluded_by_threshold = len(merged) - len(chunks)

@@ -46,20 +46,30 @@ def message_sources_current(messages: list[Message]) -> None:
     wanted: dict[str, set[int]] = {"USER_FILE": set(), "ASSESSMENT": set()}
     for message in messages:
         for source in message.sources or []:
-            if source.get("source_type") in wanted and isinstance(source.get("source_id"), int):
-                wanted[source["source_type"]].add(source["source_id"])
+            for one in (source, *(source.get("also_sources") or [])):
+                if one.get("source_type") in wanted and isinstance(one.get("source_id"), int):
+                    wanted[one["source_type"]].add(one["source_id"])
     live = {
         "USER_FILE": set(UserFile.objects.alive().filter(pk__in=wanted["USER_FILE"], is_private=False)
                          .values_list("pk", flat=True)) if wanted["USER_FILE"] else set(),
         "ASSESSMENT": set(Assessment.objects.filter(pk__in=wanted["ASSESSMENT"]).values_list("pk", flat=True))
         if wanted["ASSESSMENT"] else set(),
     }
+    def gone(source: dict) -> bool:
+        return source.get("source_type") in live and source.get("source_id") not in live[source["source_type"]]
+
     for message in messages:
         message.sources = [
-            _removed(source) if source.get("source_type") in live and source.get("source_id") not in live[
-                source["source_type"]] else source
+            _removed(source) if gone(source) else _without_gone_duplicates(source, gone)
             for source in message.sources or []
         ]
+
+
+def _without_gone_duplicates(source: dict, gone) -> dict:
+    also = source.get("also_sources")
+    if not also:
+        return source
+    return {**source, "also_sources": [a for a in also if not gone(a)]}
 
 
 def _removed(source: dict) -> dict:

@@ -25,6 +25,12 @@ class RetrievedChunk:
     vector_similarity: float | None = None  # cosine similarity, when the vector search found it
     keyword_rank: float | None = None  # BM25 score, when the keyword search found it
     reference_match: bool = False  # the question cited exactly this section
+    # Set for a source from another workspace the question named (agent.prepare); "" for the current one's.
+    workspace_name: str = ""
+    workspace_slug: str = ""
+    # Set by agent.dating: an own source's date (ISO) and what its card says about dates.
+    source_date: str = ""
+    date_label: str = ""
     extra: dict = field(default_factory=dict)
 
     @property

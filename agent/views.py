@@ -23,7 +23,8 @@ from .selectors import conversation_get, conversation_list, message_get, message
 def _message_view(message, workspace_slug: str, user) -> dict:
     valid = {s["n"] for s in message.sources}
     cited = set(cited_numbers(message.content))
-    sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s), "cited": s["n"] in cited}
+    sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s), "cited": s["n"] in cited,
+                "also": [{**a, "url": source_url(a, workspace_slug)} for a in s.get("also_sources") or []]}
                for s in message.sources]
     # Cited sources first: they are what the answer rests on.
     sources.sort(key=lambda s: (not s["cited"], s["n"]))

@@ -52,6 +52,18 @@ def chunk_list_visible(workspace_ids: Sequence[int]) -> QuerySet[ContentChunk]:
     )
 
 
+def statute_vocabulary(words: Sequence[str]) -> set[str]:
+    """Those of `words` that the shared statutes use (by Swedish stem): ordinary vocabulary.
+    The statutes' own words, so no workspace's text decides what counts as a name."""
+    if not words:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT DISTINCT w FROM unnest(%s::text[]) AS w, unnest(to_tsvector('swedish', w)) AS v
+            JOIN chunks_termstat ts ON ts.lexeme = v.lexeme WHERE ts.df > 0""", [list(words)])
+        return {row[0] for row in cursor.fetchall()}
+
+
 def user_file_chunks(user_file: UserFile) -> QuerySet[ContentChunk]:
     """A file's chunks in document order. Only call with a file from `user_file_get`."""
     return ContentChunk.objects.filter(user_file=user_file).order_by("path")

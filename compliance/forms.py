@@ -30,6 +30,14 @@ class MemberChoiceField(forms.ModelChoiceField):
         return f"{full} ({obj.get_username()})" if full else obj.get_username()
 
 
+class SharingForm(forms.Form):
+    allow_cross_workspace = forms.BooleanField(
+        label="Får användas i andra arbetsytors svar", required=False,
+        help_text="När en medlem nämner arbetsytan i en annan arbetsytas chatt får svaret även använda "
+                  "dess filer och bedömningar (aldrig privata filer).",
+    )
+
+
 class AssessmentForm(forms.ModelForm):
     """Create or edit an assessment. `owner` is limited to the workspace's members."""
 

@@ -10,11 +10,13 @@ into a 404, never a 403, so ids leak nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
+from django.utils import timezone
 
 from .filters import AssessmentFilter, LegalDocumentFilter, UserFileFilter
 from .filters import apply as apply_filters
@@ -43,16 +45,19 @@ class AccessScope:
     workspace_id: int
     user_id: int
     role: str
+    # Other workspaces the question named, where the user is a member and which allow it.
+    extra_workspace_ids: tuple[int, ...] = ()
 
     @property
     def workspace_ids(self) -> tuple[int, ...]:
-        return (self.workspace_id,)
+        return (self.workspace_id, *self.extra_workspace_ids)
 
     @property
     def key(self) -> str:
         # Every member of a workspace sees the same sources today (private files
         # are hidden from everyone's AI context), so the role does not split the key.
-        return f"ws{self.workspace_id}"
+        extra = "".join(f"+ws{i}" for i in sorted(self.extra_workspace_ids))
+        return f"ws{self.workspace_id}{extra}"
 
 
 def workspace_list_for_user(user) -> QuerySet[Workspace]:
@@ -82,11 +87,48 @@ def workspace_get_for_user(user, slug: str) -> tuple[Workspace, Membership]:
     return membership.workspace, membership
 
 
-def access_scope_for(user, workspace: Workspace) -> AccessScope:
+def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = ()) -> AccessScope:
+    """The user's scope in `workspace`, widened by the `named` workspaces (the ones the
+    question names) only where the user is a member and the workspace allows it; any
+    other id in `named` is ignored, exactly as if it had not been named."""
     membership = membership_get(user, workspace)
     if membership is None:
         raise Http404("Arbetsytan finns inte.")
-    return AccessScope(workspace_id=workspace.pk, user_id=user.pk, role=membership.role)
+    wanted = {i for i in named if isinstance(i, int) and i != workspace.pk}
+    extra = tuple(sorted(
+        Workspace.objects.filter(pk__in=wanted, allow_cross_workspace=True, memberships__user=user)
+        .values_list("pk", flat=True)
+    )) if wanted else ()
+    return AccessScope(workspace_id=workspace.pk, user_id=user.pk, role=membership.role, extra_workspace_ids=extra)
+
+
+def workspace_versions(workspace_ids: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """(id, knowledge_version) of the given workspaces, by id: what a widened cache key needs."""
+    ids = list(workspace_ids)
+    if not ids:
+        return ()
+    return tuple(Workspace.objects.filter(pk__in=ids).order_by("pk").values_list("pk", "knowledge_version"))
+
+
+def source_dates(*, file_ids: Iterable[int] = (), assessment_ids: Iterable[int] = (),
+                 legal_document_ids: Iterable[int] = ()) -> dict[tuple[str, int], dict]:
+    """The dates a source card shows, by (source type, id): a file's upload date, an assessment's
+    creation date, a statute's amended_through. Callers pass ids they already may see."""
+    found: dict[tuple[str, int], dict] = {}
+    for pk, created in UserFile.objects.filter(pk__in=list(file_ids)).values_list("pk", "created_at"):
+        found[("USER_FILE", pk)] = {"date": timezone.localdate(created)}
+    for pk, created in Assessment.objects.filter(pk__in=list(assessment_ids)).values_list("pk", "created_at"):
+        found[("ASSESSMENT", pk)] = {"date": timezone.localdate(created)}
+    for pk, amended in LegalDocument.objects.filter(pk__in=list(legal_document_ids)).values_list(
+            "pk", "amended_through"):
+        found[("LEGAL_DOCUMENT", pk)] = {"amended_through": amended}
+    return found
+
+
+def workspace_mention_candidates(user, workspace: Workspace) -> list[tuple[int, str, str]]:
+    """(id, name, slug) of the user's other workspaces: the names a question may mention.
+    Only the user's own memberships, so another tenant's name can never match."""
+    return list(workspace_list_for_user(user).exclude(pk=workspace.pk).values_list("pk", "name", "slug"))
 
 
 def user_file_list(workspace: Workspace, *, filters: dict | None = None) -> QuerySet[UserFile]:

@@ -48,6 +48,13 @@ def workspace_touch_knowledge(workspace_id: int) -> None:
     Workspace.objects.filter(pk=workspace_id).update(knowledge_version=F("knowledge_version") + 1)
 
 
+def workspace_set_cross_workspace(*, workspace: Workspace, allow: bool) -> Workspace:
+    """Whether members may pull this workspace's sources into another workspace's answers."""
+    workspace.allow_cross_workspace = bool(allow)
+    workspace.save(update_fields=["allow_cross_workspace"])
+    return workspace
+
+
 def workspace_create(*, name: str, owner, slug: str | None = None) -> Workspace:
     base = slugify(slug or name)[:60] or "arbetsyta"
     candidate, n = base, 1

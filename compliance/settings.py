@@ -355,6 +355,8 @@ METRICS_ALLOWED_NETWORKS = env_networks("METRICS_ALLOWED_NETWORKS", "127.0.0.1/3
 # Retrieval logs (the dashboard's raw material) older than this are deleted by a periodic task.
 RETRIEVAL_LOG_RETENTION_DAYS = env_int("RETRIEVAL_LOG_RETENTION_DAYS", 180, minimum=1)
 RETRIEVAL_SLOW_MS = env_int("RETRIEVAL_SLOW_MS", 500, minimum=1)
+# The whole pre-model step (intent, analysis, retrieval, assembly) warns in the log above this.
+PREPARE_SLOW_MS = env_int("PREPARE_SLOW_MS", 1500, minimum=1, maximum=600000)
 RERANK_BACKEND = env_choice("RERANK_BACKEND", "none", ("none", "http"))
 RERANK_URL = env_str("RERANK_URL")
 RERANK_API_KEY = env_str("RERANK_API_KEY")

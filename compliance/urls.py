@@ -24,6 +24,7 @@ urlpatterns = [
     path("logga-in/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logga-ut/", auth_views.LogoutView.as_view(), name="logout"),
     path("ws/<slug:slug>/", views.workspace, name="workspace"),
+    path("ws/<slug:slug>/delning/", views.workspace_sharing, name="workspace_sharing"),
     path("ws/<slug:slug>/kunskapsbas/", views.knowledge, name="knowledge"),
     path("ws/<slug:slug>/kunskapsbas/status/", views.knowledge_status, name="knowledge_status"),
     path("ws/<slug:slug>/kunskapsbas/synka/", views.knowledge_sync, name="knowledge_sync"),

@@ -21,7 +21,7 @@ from chunks.tasks import sync_workspace
 from . import selectors, services
 from .anchors import statute_blocks
 from .errors import ApplicationError
-from .forms import AssessmentForm, UploadForm
+from .forms import AssessmentForm, SharingForm, UploadForm
 from .models import LegalDocument
 from .selectors import workspace_get_for_user, workspace_list_for_user
 
@@ -72,8 +72,23 @@ def workspace(request, slug: str):
         "workspace": ws,
         "membership": membership,
         "overview": knowledge_overview(ws),
+        "sharing_form": SharingForm(initial={"allow_cross_workspace": ws.allow_cross_workspace}),
         "nav": "home",
     })
+
+
+@login_required
+@require_POST
+def workspace_sharing(request, slug: str):
+    ws, membership = _workspace(request, slug)
+    if not membership.can_manage:
+        raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
+    form = SharingForm(request.POST)
+    allow = form.is_valid() and form.cleaned_data["allow_cross_workspace"]
+    services.workspace_set_cross_workspace(workspace=ws, allow=allow)
+    messages.success(request, "Arbetsytans källor får nu användas i andra arbetsytors svar." if allow
+                     else "Arbetsytans källor används nu bara i den här arbetsytan.")
+    return redirect("workspace", slug=ws.slug)
 
 
 # --- Kunskapsbas ---------------------------------------------------------------------------

@@ -96,7 +96,13 @@ class WorkspaceSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Workspace
-        fields = ["id", "name", "slug", "role", "created_at"]
+        fields = ["id", "name", "slug", "role", "allow_cross_workspace", "created_at"]
+        read_only_fields = ("allow_cross_workspace",)
+
+
+class WorkspaceUpdateSerializer(serializers.Serializer):
+    allow_cross_workspace = serializers.BooleanField(
+        help_text="Får arbetsytans icke-privata källor användas i svar i andra arbetsytor där frågan nämner den?")
 
 
 class MemberSerializer(serializers.ModelSerializer):
@@ -372,6 +378,11 @@ class RetrievedChunkSerializer(serializers.Serializer):
     vector_similarity = serializers.FloatField(allow_null=True)
     keyword_rank = serializers.FloatField(allow_null=True)
     reference_match = serializers.BooleanField()
+    workspace_name = StrictCharField(allow_blank=True, help_text="Arbetsytan en källa från en annan arbetsyta kommer från.")
+    workspace_slug = StrictCharField(allow_blank=True)
+    source_date = StrictCharField(allow_blank=True, help_text="En egen källas datum (uppladdad/skapad), ISO 8601.")
+    date_label = StrictCharField(allow_blank=True, help_text="Vad källkortet säger om datum, t.ex. "
+                                 "\"ändring införd t.o.m. SFS 2023:349, i kraft\" eller \"uppladdad 2024-03-12\".")
     extra = serializers.DictField()
 
 

@@ -97,6 +97,17 @@ class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
         workspace.role = membership.role
         return Response(s.WorkspaceSerializer(workspace).data)
 
+    @extend_schema(tags=["workspaces"], summary="Ändra arbetsytans delning (ägare)",
+                   request=s.WorkspaceUpdateSerializer, responses=s.WorkspaceSerializer)
+    def patch(self, request, slug):
+        workspace, membership = self.workspace_and_membership()
+        if not membership.can_manage:
+            raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
+        data = validated(s.WorkspaceUpdateSerializer, request.data)
+        services.workspace_set_cross_workspace(workspace=workspace, allow=data["allow_cross_workspace"])
+        workspace.role = membership.role
+        return Response(s.WorkspaceSerializer(workspace).data)
+
 
 class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="Kunskapsbasens omfattning", responses=s.KnowledgeStatsSerializer)

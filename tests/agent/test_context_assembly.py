@@ -190,14 +190,35 @@ def test_duplicates_removed_but_split_parts_kept():
         chunk(1, "Samma text.", score=0.9),
         chunk(1, "Samma text.", score=0.8),  # same id
         chunk(2, "Samma  text.\n", score=0.7),  # same text (whitespace aside), same document
-        chunk(3, "Samma text.", score=0.6, source_id=2),  # same text, other document: kept
+        chunk(3, "Samma text.", score=0.6, source_id=2),  # same text, other document: one slot, both sources
         chunk(4, "Del 1 av en lång paragraf.", score=0.5, path="00004.1"),
         chunk(5, "Del 2 av en lång paragraf.", score=0.4, path="00004.2"),
     ]
     result = assemble_context(chunks)
-    assert sorted(c.chunk_id for c in result.citations.values()) == [1, 3, 4, 5]
-    assert result.discarded == 2 and result.considered == 4
-    assert "Visar 4 av 4 relevanta källor." in result.text
+    assert sorted(c.chunk_id for c in result.citations.values()) == [1, 4, 5]
+    assert result.discarded == 3 and result.considered == 3
+    assert "Visar 3 av 3 relevanta källor." in result.text
+
+
+def test_identical_text_from_different_documents_takes_one_slot_with_both_sources():
+    policy = "Skyddsombudet ska delta i riskbedömningen innan arbetet påbörjas. " * 3
+    chunks = [
+        chunk(1, policy, score=0.9, source_type="USER_FILE", source_id=7, title="Policy.pdf", number="",
+              citation="Sida 2"),
+        chunk(2, " " + policy.replace(". ", ".\n") + " ", score=0.8, source_type="ASSESSMENT", source_id=3,
+              title="Bedömning: Lager", number="", citation="Anteckningar"),
+        chunk(3, "Annan text om buller.", score=0.7),
+    ]
+    result = assemble_context(chunks)
+    assert result.included == 2 and result.considered == 2 and result.discarded == 1
+    labels = dict(OPEN_RE.findall(result.text))
+    assert labels["1"] == "Policy.pdf > Sida 2 | samma text i: Bedömning: Lager > Anteckningar"
+    assert result.text.count("Skyddsombudet ska delta") == 3  # the text once (it repeats three times itself)
+    row = result.citation_map()[0]
+    assert [(a["source_type"], a["source_id"]) for a in row["also_sources"]] == [("ASSESSMENT", 3)]
+    assert result.citation_map()[1]["also_sources"] == []
+    again = with_fresh_boundary(result, opts(result.budget))
+    assert again.also == result.also
 
 
 # --------------------------------------------------------------------------- truncation

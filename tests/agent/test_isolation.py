@@ -11,7 +11,9 @@ import pytest
 from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from agent.cache import get_retrieval_cache
 from agent.prepare import prepare_context
@@ -216,4 +218,44 @@ def test_profiles_and_preferences_never_leak(loaded, memberships, profiles, pref
                         for v in range(len(users)):
                             mine = own and v == u and preferences[v][other] and memberships[v][other]
                             assert (f"Roll{v}w{other}x" in text) == bool(mine)
+
+
+def assert_visible_widened(chunk_ids, allowed_ids):
+    for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file"):
+        assert chunk.workspace_id is None or chunk.workspace_id in allowed_ids, "a chunk from a workspace leaked"
+        if chunk.user_file_id:
+            assert not chunk.user_file.is_private, "a private file leaked"
+            assert chunk.user_file.deleted_at is None, "a deleted file leaked"
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(memberships=membership_strategy, files=files_strategy, assessments=assessments_strategy,
+       query=st.sampled_from(QUERIES), named=st.integers(0, 2), allow=st.lists(st.booleans(), min_size=3, max_size=3))
+def test_a_named_workspace_widens_only_what_the_user_may_see(loaded, memberships, files, assessments, query, named,
+                                                            allow):
+    """Naming a workspace ("… i WS 1") adds its non-private sources only if the user is a member and it
+    allows sharing; and then every such source can be found from the other workspace."""
+    get_retrieval_cache().clear()
+    with transaction.atomic():
+        workspaces, users = build(memberships, files, assessments)
+        for workspace, allowed in zip(workspaces, allow):
+            Workspace.objects.filter(pk=workspace.pk).update(allow_cross_workspace=allowed)
+        target = workspaces[named]
+        for user, row in zip(users, memberships):
+            for workspace, member in zip(workspaces, row):
+                if not member:
+                    continue
+                widened = row[named] and allow[named] and target != workspace
+                allowed_ids = {workspace.pk, target.pk} if widened else {workspace.pk}
+                for _ in range(2):  # the second may come from the cache
+                    prepared = prepare_context([{"role": "user", "content": f"{query} i WS {named}"}], workspace, user)
+                    assert_visible_widened([c["chunk_id"] for c in prepared.citations], allowed_ids)
+                if widened:
+                    for chunk in visible_own_chunks(target):
+                        prepared = prepare_context([{"role": "user", "content": f"{chunk.text} (WS {named})"}],
+                                                   workspace, user)
+                        rows = {c["chunk_id"]: c for c in prepared.citations}
+                        assert chunk.pk in rows, "a source of the named workspace was not found"
+                        assert rows[chunk.pk]["workspace_name"] == target.name
         transaction.set_rollback(True)

@@ -80,9 +80,78 @@ def test_dates(text: str, start: date, end: date) -> None:
     assert (rng.start, rng.end) == (start, end)
 
 
+MIN = date.min
+# Swedish and English date phrases against a fixed today (TODAY, Wednesday 15 May 2024).
+DATE_TABLE = [
+    ("Vilka policyer har vi ändrat sedan 2023?", date(2023, 1, 1), TODAY),
+    ("Vad ändrade vi förra året?", date(2023, 1, 1), date(2023, 12, 31)),
+    ("Riskbedömningar efter 1 juli 2023", date(2023, 7, 2), TODAY),
+    ("Vad gäller efter 1 juli 2024?", date(2024, 7, 2), date(2024, 7, 2)),
+    ("Vad laddade vi upp i mars?", date(2024, 3, 1), date(2024, 3, 31)),
+    ("Vad hände i december?", date(2023, 12, 1), date(2023, 12, 31)),
+    ("Rutiner från före 2020", MIN, date(2019, 12, 31)),
+    ("Bedömningar före mars 2024", MIN, date(2024, 2, 29)),
+    ("sedan mars", date(2024, 3, 1), TODAY),
+    ("efter mars 2024", date(2024, 4, 1), TODAY),
+    ("sedan den 1 juli 2023", date(2023, 7, 1), TODAY),
+    ("från och med 1 januari 2024", date(2024, 1, 1), TODAY),
+    ("fr.o.m. 2022", date(2022, 1, 1), TODAY),
+    ("till och med 2022", MIN, date(2022, 12, 31)),
+    ("t.o.m. juni 2023", MIN, date(2023, 6, 30)),
+    ("policyn från 1 juli 2023", date(2023, 7, 1), TODAY),
+    ("ändringen 2023-07-01", date(2023, 7, 1), date(2023, 7, 1)),
+    ("de senaste 3 månaderna", date(2024, 2, 15), TODAY),
+    ("de senaste två åren", date(2022, 5, 15), TODAY),
+    ("för två år sedan", date(2022, 1, 1), date(2022, 12, 31)),
+    ("under 2022", date(2022, 1, 1), date(2022, 12, 31)),
+    ("mellan mars 2023 och juni 2023", date(2023, 3, 1), date(2023, 6, 30)),
+    ("2019–2021", date(2019, 1, 1), date(2021, 12, 31)),
+    ("andra kvartalet 2023", date(2023, 4, 1), date(2023, 6, 30)),
+    ("K3 2023", date(2023, 7, 1), date(2023, 9, 30)),
+    ("första halvåret 2023", date(2023, 1, 1), date(2023, 6, 30)),
+    ("i går", date(2024, 5, 14), date(2024, 5, 14)),
+    ("i veckan", date(2024, 5, 13), date(2024, 5, 19)),
+    ("Which policies changed since 2023?", date(2023, 1, 1), TODAY),
+    ("What did we change last year?", date(2023, 1, 1), date(2023, 12, 31)),
+    ("assessments before March 2024", MIN, date(2024, 2, 29)),
+    ("after July 1, 2023", date(2023, 7, 2), TODAY),
+    ("uploaded in March", date(2024, 3, 1), date(2024, 3, 31)),
+    ("in March 2023", date(2023, 3, 1), date(2023, 3, 31)),
+    ("since July 2023", date(2023, 7, 1), TODAY),
+    ("over the last 6 months", date(2023, 11, 15), TODAY),
+    ("between 2019 and 2021", date(2019, 1, 1), date(2021, 12, 31)),
+    ("until 2022", MIN, date(2022, 12, 31)),
+    ("Q2 2023", date(2023, 4, 1), date(2023, 6, 30)),
+    ("two years ago", date(2022, 1, 1), date(2022, 12, 31)),
+    ("on 1 July 2023", date(2023, 7, 1), date(2023, 7, 1)),
+]
+
+
+@pytest.mark.parametrize("text, start, end", DATE_TABLE)
+def test_date_phrase_table(text: str, start: date, end: date) -> None:
+    rng = extract_dates(text, TODAY)
+    assert rng is not None, text
+    assert (rng.start, rng.end) == (start, end), rng.label
+
+
+def test_a_bare_month_is_its_latest_occurrence() -> None:
+    assert extract_dates("i maj", TODAY).start == date(2024, 5, 1)
+    assert extract_dates("i juni", TODAY).start == date(2023, 6, 1)
+    assert extract_dates("i mars", date(2024, 2, 1)).start == date(2023, 3, 1)
+
+
+def test_statute_version_day_is_today_inside_the_period_else_its_nearest_end() -> None:
+    from agent.query_analysis import in_force_on
+    assert in_force_on(None, TODAY) is None
+    assert in_force_on(extract_dates("sedan 2023", TODAY), TODAY) == TODAY
+    assert in_force_on(extract_dates("i mars 2021", TODAY), TODAY) == date(2021, 3, 31)
+    assert in_force_on(extract_dates("efter 1 juli 2024", TODAY), TODAY) == date(2024, 7, 2)
+
+
 @pytest.mark.parametrize(
     "text",
-    ["Arbetsmiljölag (1977:1160)", "NJA 2005 s. 1", "vi år", "i dagens läge", "prop. 1976/77:149", "(EU) 2016/679"],
+    ["Arbetsmiljölag (1977:1160)", "NJA 2005 s. 1", "vi år", "i dagens läge", "prop. 1976/77:149", "(EU) 2016/679",
+     "Vad gäller i jul?", "Gäller det maj?", "3 kap. 2 § i lagen", "efter 3 kap. 2 §", "i 7 §"],
 )
 def test_no_dates(text: str) -> None:
     assert extract_dates(text, TODAY) is None
@@ -154,6 +223,40 @@ def test_workspace_mentions() -> None:
         today=TODAY,
     )
     assert qa.workspace_mentions == ["Personalhandbok", "Avtal 2023"]
+
+
+NAMES = ["Dotterbolaget AB", "Kund X", "Lager", "Acme", "Och", "Hemliga Bolaget AB"]
+ORDINARY = {"dotterbolaget", "lager"}  # what the statutes' vocabulary would say
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("Jämför vår semesterpolicy med den i Dotterbolaget AB", ["Dotterbolaget AB"]),
+    ("Vad säger dotterbolaget ab om semester?", ["Dotterbolaget AB"]),
+    ("Jämför med Dotterbolagets semesterpolicy", ["Dotterbolaget AB"]),
+    ("DOTTERBOLAGET AB:s rutiner", ["Dotterbolaget AB"]),
+    ("vad står i Kund X:s riskbedömning?", ["Kund X"]),
+    ("vad står i kund x riskbedömning?", ["Kund X"]),
+    ("Hur ser rutinen ut i Lager jämfört med här?", ["Lager"]),
+    ("Vad säger acmes policy?", ["Acme"]),
+    ("Jämför Acme och Kund X", ["Acme", "Kund X"]),
+    # Ordinary words are no names unless written as one, away from a sentence's start.
+    ("Hur många dotterbolag har vi?", []),
+    ("Vad gäller för dotterbolaget när moderbolaget säljs?", []),
+    ("Dotterbolaget ska ha en policy, eller hur?", []),
+    ("Hur förvarar vi kemikalier på lagret?", []),
+    ("Lager ska ha brandsläckare.", []),
+    ("Och vad gäller då?", []),
+    ("Vad står i Kundens avtal?", []),
+    ("Hemliga Bolaget", ["Hemliga Bolaget AB"]),
+])
+def test_workspace_mentions_are_robust(message, expected) -> None:
+    qa = analyse_query(message, workspace_names=NAMES, ordinary_words=ORDINARY, today=TODAY)
+    assert qa.workspace_mentions == expected
+
+
+def test_only_the_given_names_can_match() -> None:
+    qa = analyse_query("Vad står i Hemliga Bolaget AB?", workspace_names=["Dotterbolaget AB"], today=TODAY)
+    assert qa.workspace_mentions == []
 
 
 @hsettings(max_examples=200, deadline=None)

@@ -89,3 +89,27 @@ class LayoutTests(BaseTestCase):
         self.login(self.bob)
         self.assertNotContains(self.client.get(reverse("workspace", args=[self.workspace.slug])), dashboard)
         self.assertNotContains(self.client.get(reverse("knowledge", args=[self.workspace.slug])), dashboard)
+
+
+class SharingViewTests(BaseTestCase):
+    def test_owner_sees_and_changes_the_setting(self):
+        self.login(self.alice)
+        page = self.client.get(reverse("workspace", args=["alices-ab"])).content.decode()
+        self.assertIn("Får användas i andra arbetsytors svar", page)
+        response = self.client.post(reverse("workspace_sharing", args=["alices-ab"]), {}, follow=True)
+        self.assertContains(response, "används nu bara i den här arbetsytan")
+        self.workspace.refresh_from_db()
+        self.assertFalse(self.workspace.allow_cross_workspace)
+        self.client.post(reverse("workspace_sharing", args=["alices-ab"]), {"allow_cross_workspace": "on"})
+        self.workspace.refresh_from_db()
+        self.assertTrue(self.workspace.allow_cross_workspace)
+
+    def test_it_checks_ownership(self):
+        self.login(self.bob)
+        self.assertNotIn("Får användas i andra arbetsytors svar",
+                         self.client.get(reverse("workspace", args=["alices-ab"])).content.decode())
+        self.assertEqual(self.client.post(reverse("workspace_sharing", args=["alices-ab"])).status_code, 403)
+        self.login(self.charlie)
+        self.assertEqual(self.client.post(reverse("workspace_sharing", args=["alices-ab"])).status_code, 404)
+        self.workspace.refresh_from_db()
+        self.assertTrue(self.workspace.allow_cross_workspace)

@@ -1,0 +1,121 @@
+"""Dates on sources: which temporal version of a § is in force on a day, the question's period
+favouring the company's own sources, recency among equals, and the date each source card shows.
+
+A statute § with two versions is chunked once per version; chunking puts the version marker in
+the header's last part ("7 § (träder i kraft 2024-07-01)", "7 § (upphör att gälla 2024-07-01)").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from compliance.selectors import source_dates
+
+from .query_analysis import DateRange
+from .sources import RetrievedChunk
+
+# An own source dated inside the question's period counts this much more than its fused score.
+PERIOD_BOOST = 0.5
+
+_MARKER_RE = re.compile(r"\((träder i kraft|upphör att gälla) (\d{4}-\d{2}-\d{2}|[^)]*)\)\s*$", re.IGNORECASE)
+
+
+def temporal_marker(chunk: RetrievedChunk) -> tuple[str, date | None] | None:
+    """("in_force" | "expires", day or None when the government decides), or None for a plain §."""
+    if chunk.source_type != "LEGAL_DOCUMENT":
+        return None
+    m = _MARKER_RE.search(chunk.header or "")
+    if not m:
+        return None
+    kind = "in_force" if m[1].lower().startswith("träder") else "expires"
+    try:
+        day = date.fromisoformat(m[2])
+    except ValueError:
+        day = None
+    return kind, day
+
+
+def in_force_on(chunk: RetrievedChunk, day: date) -> bool:
+    marker = temporal_marker(chunk)
+    if marker is None:
+        return True
+    kind, since = marker
+    if kind == "in_force":
+        return since is not None and since <= day
+    return since is None or day < since
+
+
+def statute_status(chunk: RetrievedChunk, today: date) -> str:
+    """What the card says about a § version: "i kraft", "träder i kraft 2026-01-01", ..."""
+    marker = temporal_marker(chunk)
+    if marker is None:
+        return "i kraft"
+    kind, day = marker
+    if kind == "in_force":
+        if day is not None and day <= today:
+            return f"i kraft sedan {day.isoformat()}"
+        return f"träder i kraft {day.isoformat()}" if day else "träder i kraft den dag regeringen bestämmer"
+    if day is not None and day <= today:
+        return f"upphörde att gälla {day.isoformat()}"
+    return f"i kraft, upphör att gälla {day.isoformat()}" if day else "i kraft, upphör den dag regeringen bestämmer"
+
+
+def prefer_version_in_force(chunks: list[RetrievedChunk], day: date) -> list[RetrievedChunk]:
+    """Of a § with two temporal versions among the candidates, the one in force on `day` goes first
+    (taking the better rank of the two), so keeping one version per § keeps that one."""
+    units: dict[tuple, dict[str, list[int]]] = {}
+    for i, chunk in enumerate(chunks):
+        if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation:
+            unit = chunk.path.split(".", 1)[0]
+            units.setdefault((chunk.source_id, chunk.citation), {}).setdefault(unit, []).append(i)
+    order = list(range(len(chunks)))
+    for versions in units.values():
+        if len(versions) < 2:
+            continue
+        in_force = [u for u, idx in versions.items() if in_force_on(chunks[idx[0]], day)]
+        if not in_force:
+            continue
+        best = min(i for idx in versions.values() for i in idx)
+        wanted = versions[in_force[0]][0]
+        if wanted != best:
+            order[best], order[wanted] = order[wanted], order[best]
+    return [chunks[i] for i in order]
+
+
+def date_sources(chunks: list[RetrievedChunk], period: DateRange | None, today: date) -> list[RetrievedChunk]:
+    """Give each source its date for the card; with a period, favour own sources dated inside it;
+    and among own sources of equal relevance put the more recent first."""
+    if not chunks:
+        return chunks
+    ids: dict[str, set[int]] = {"USER_FILE": set(), "ASSESSMENT": set(), "LEGAL_DOCUMENT": set()}
+    for chunk in chunks:
+        if chunk.source_type in ids:
+            ids[chunk.source_type].add(chunk.source_id)
+    found = source_dates(file_ids=ids["USER_FILE"], assessment_ids=ids["ASSESSMENT"],
+                         legal_document_ids=ids["LEGAL_DOCUMENT"])
+    for chunk in chunks:
+        info = found.get((chunk.source_type, chunk.source_id))
+        if info is None:
+            continue
+        if chunk.source_type == "LEGAL_DOCUMENT":
+            amended = info.get("amended_through") or ""
+            if amended and not amended.upper().startswith("SFS"):
+                amended = f"SFS {amended}"
+            parts = [f"ändring införd t.o.m. {amended}" if amended else "", statute_status(chunk, today)]
+            chunk.date_label = ", ".join(p for p in parts if p)
+            continue
+        day: date = info["date"]
+        chunk.source_date = day.isoformat()
+        label = "uppladdad" if chunk.source_type == "USER_FILE" else "skapad"
+        version = f", version {info['version']}" if info.get("version") else ""
+        chunk.date_label = f"{label} {day.isoformat()}{version}"
+        if period is not None and period.start <= day <= period.end:
+            chunk.score *= 1 + PERIOD_BOOST
+            chunk.extra = {**chunk.extra, "in_period": True}
+
+    def recency(chunk: RetrievedChunk) -> int:
+        return -date.fromisoformat(chunk.source_date).toordinal() if chunk.source_date else 0
+
+    # Stable: equal scores keep retrieval's order except that a newer own source goes first.
+    return sorted(chunks, key=lambda c: (-c.score, recency(c)))

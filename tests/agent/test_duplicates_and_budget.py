@@ -1,0 +1,79 @@
+"""Part of the pre-model step's contract: identical text from two documents takes one slot, and the
+whole step warns when it runs over its budget."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from agent import chat
+from agent.cache import get_retrieval_cache
+from agent.prepare import prepare_context
+from chunks.services import chunk_document, embed_chunk_batch
+from compliance import services
+from compliance.models import Membership, UserFile, Workspace
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+POLICY = ("Rutin för zebrasäkerhet: skyddsombudet går en runda på lagret varje fredag och "
+          "rapporterar brister i zebrasäkerheten till arbetsmiljöansvarig samma dag.")
+QUESTION = "Hur går det till med zebrasäkerhet på lagret?"
+
+
+@pytest.fixture
+def setup(loaded, settings):
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+    get_retrieval_cache().clear()
+    alice = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=alice, workspace=ws, role="owner")
+    files = []
+    for name in ("rutin.txt", "kopia av rutin.txt"):
+        f = services.user_file_upload(workspace=ws, user=alice,
+                                      uploaded=SimpleUploadedFile(name, POLICY.encode(), content_type="text/plain"))
+        embed_chunk_batch(chunk_document("USER_FILE", f.pk).to_embed)
+        files.append(f)
+    return alice, ws, files
+
+
+def test_a_duplicate_upload_takes_one_slot_shown_with_both_sources(setup, client):
+    alice, ws, (first, second) = setup
+    prepared = prepare_context([{"role": "user", "content": QUESTION}], ws, alice)
+    rows = [c for c in prepared.citations if c["source_type"] == "USER_FILE"]
+    assert len(rows) == 1, rows
+    shown = {rows[0]["source_id"], *(a["source_id"] for a in rows[0]["also_sources"])}
+    assert shown == {first.pk, second.pk}
+    assert prepared.context_text.count("varje fredag") == 1
+    assert "samma text i:" in prepared.context_text
+
+    conversation = chat.conversation_create(workspace=ws, user=alice)
+    chat.answer(conversation, alice, QUESTION)
+    client.force_login(alice)
+    page = client.get(reverse("conversation", args=[ws.slug, conversation.pk])).content.decode()
+    assert "Samma text finns även i:" in page
+    # Once one copy is deleted, old answers no longer name it.
+    other = rows[0]["also_sources"][0]["source_id"]
+    services.user_file_delete(UserFile.objects.get(pk=other))
+    api = client.get(f"/api/v1/workspaces/{ws.slug}/conversations/{conversation.pk}/").json()
+    kept = [s for m in api["messages"] for s in m["sources"] if s.get("source_type") == "USER_FILE"]
+    assert kept and all(a["source_id"] != other for s in kept for a in s.get("also_sources", []))
+
+
+def test_the_whole_step_warns_over_its_budget(setup, settings, caplog):
+    alice, ws, _ = setup
+    settings.PREPARE_SLOW_MS = 600000
+    with caplog.at_level(logging.WARNING, logger="agent.prepare"):
+        prepare_context([{"role": "user", "content": QUESTION}], ws, alice)
+    assert not [r for r in caplog.records if "pre-model step" in r.getMessage()]
+    settings.PREPARE_SLOW_MS = 1  # retrieval with an embedding never takes under a millisecond
+    get_retrieval_cache().clear()
+    with caplog.at_level(logging.WARNING, logger="agent.prepare"):
+        prepare_context([{"role": "user", "content": "Vad gäller för skyddsombud?"}], ws, alice)
+    slow = [r for r in caplog.records if "pre-model step" in r.getMessage()]
+    assert slow and slow[0].levelno == logging.WARNING and slow[0].prepare_budget_ms == 1
+    assert "analysis" in slow[0].getMessage()

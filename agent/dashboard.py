@@ -195,7 +195,7 @@ def _found_nothing(logs) -> list[dict]:
     rows = list(
         logs.filter(skipped=False, zero_match=True).exclude(query="")
         .values("workspace_id", normalised=Lower(Trim("query")))
-        .annotate(count=Count("id"), question=Max("query"), last_at=Max("created_at"), message_id=Max("message_id"))
+        .annotate(count=Count("*"), question=Max("query"), last_at=Max("created_at"), message_id=Max("message_id"))
         .order_by("-count", "-last_at")[:FOUND_NOTHING]
     )
     conversations = dict(Message.objects.filter(pk__in=[r["message_id"] for r in rows if r["message_id"]])

@@ -15,10 +15,12 @@ from .sources import source_kind
 # Tables: the offline answer sets the company's text and the law's side by side (agent.answer.comparison_table).
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable("image").enable("table")
 _CITE = re.compile(r"\[(\d{1,3})\]")
+# A table column aligned with ":--" comes out as style="text-align:…", which the CSP forbids: classes instead.
+_ALIGN = re.compile(r' style="text-align:(left|right|center)"')
 
 
 def answer_html(content: str, message_id: int, valid: set[int]) -> str:
-    html = _md.render(content or "")
+    html = _ALIGN.sub(r' class="align-\1"', _md.render(content or ""))
 
     def link(match: re.Match) -> str:
         n = int(match.group(1))

@@ -59,7 +59,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='retrievallog',
-            index=models.Index(condition=models.Q(('skipped', False), ('zero_match', True)), fields=['workspace', 'created_at'], name='retrievallog_ws_nothing'),
+            index=models.Index(condition=models.Q(('skipped', False), ('zero_match', True)), fields=['workspace', 'created_at'], include=['query', 'message'], name='retrievallog_ws_nothing'),
         ),
         migrations.AddField(
             model_name='retrievallogday',

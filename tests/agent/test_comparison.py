@@ -13,6 +13,7 @@ from agent import chat
 from agent.comparison import pair_own_with_law
 from agent.models import Message
 from agent.prompts import COMPARISON_NOTE
+from agent.rendering import answer_html
 from agent.sources import source_kind
 from chunks.services import chunk_document, embed_chunk_batch
 from chunks.sfs_corpus import content_type_for
@@ -185,3 +186,9 @@ def test_it_checks_ownership(setup, client):
     assert client.get(url).status_code == 404
     api = client.get(f"/api/v1/workspaces/{setup['ws'].slug}/conversations/{setup['conv'].pk}/")
     assert api.status_code == 404
+
+
+def test_answer_tables_keep_to_the_csp():
+    html = answer_html("| Ur era dokument | Ur lagen |\n| :-- | --: |\n| a [1] | b [2] |", 7, {1, 2})
+    assert "<table>" in html and "style=" not in html
+    assert '<th class="align-left">' in html and '<td class="align-right">b <a class="cite" href="#src-7-2"' in html

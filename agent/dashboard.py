@@ -302,35 +302,35 @@ def rollup_reset() -> None:
         RetrievalLogDay.objects.all().delete()
 
 
-def _rolled_days(workspace_ids: Sequence[int] | None, first: date, last: date) -> tuple[dict, dict]:
-    """The rolled-up days first..last of the scope: ({day: raw row}, {metric: merged histogram})."""
+def _merge(rows: list[dict], metric: str) -> dict[int, int]:
+    hist: dict[int, int] = defaultdict(int)
+    for r in rows:
+        for bucket, count in zip(r[f"{metric}_buckets"], r[f"{metric}_counts"], strict=True):
+            hist[bucket] += count
+    return hist
+
+
+def _rolled_days(workspace_ids: Sequence[int] | None, first: date, last: date) -> tuple[dict, list[dict]]:
+    """The rolled-up days first..last of the scope: ({day: raw figures}, the stored rows)."""
     days = RetrievalLogDay.objects.filter(day__gte=first, day__lte=last)
     days = days.filter(workspace__isnull=True) if workspace_ids is None else \
         days.filter(workspace_id__in=list(workspace_ids))
+    stored = list(days.values("day", *_DAY_FIELDS))
     by_day: dict[date, list[dict]] = defaultdict(list)
-    for row in days.values("day", *_DAY_FIELDS):
+    for row in stored:
         by_day[row["day"]].append(row)
-    merged: dict[str, dict[int, int]] = {"retrieval": defaultdict(int), "total": defaultdict(int)}
     out = {}
     for day, rows in by_day.items():
         combined = {key: sum(r[key] for r in rows) for key in _COUNTS}
-        day_hist = {}
-        for metric in ("retrieval", "total"):
-            hist: dict[int, int] = defaultdict(int)
-            for r in rows:
-                for bucket, count in zip(r[f"{metric}_buckets"], r[f"{metric}_counts"], strict=True):
-                    hist[bucket] += count
-                    merged[metric][bucket] += count
-            day_hist[metric] = hist
         if len(rows) == 1:  # one workspace, or every workspace's own row: the day's exact percentiles
             r = rows[0]
             combined["retrieval"] = [r["retrieval_p50"], r["retrieval_p95"]] if r["retrieval_p50"] is not None else None
             combined["total"] = [r["total_p50"], r["total_p95"]] if r["total_p50"] is not None else None
         else:  # several chosen workspaces: their days' histograms merged
-            combined["retrieval"] = sketch_percentiles(day_hist["retrieval"])
-            combined["total"] = sketch_percentiles(day_hist["total"])
+            combined["retrieval"] = sketch_percentiles(_merge(rows, "retrieval"))
+            combined["total"] = sketch_percentiles(_merge(rows, "total"))
         out[day] = combined
-    return out, merged
+    return out, stored
 
 
 def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: datetime | None = None,
@@ -345,10 +345,10 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
     since = period_start(days, now=now)
     first = since.date()
     through = rollup_through(now=now) if rollup else None
-    rolled, merged = ({}, None)
+    rolled, stored = {}, None
     live_since = since
     if through is not None and through >= first:
-        rolled, merged = _rolled_days(workspace_ids, first, through)
+        rolled, stored = _rolled_days(workspace_ids, first, through)
         live_since = _day_start(through + timedelta(days=1))
     logs = _logs(workspace_ids, since).order_by()
     live = _logs(workspace_ids, live_since).order_by()
@@ -359,14 +359,16 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
         rows = list(live.annotate(day=TruncDate("created_at")).values("day").annotate(**_day_figures())
                     .order_by("day"))
         questions = sum(r["questions"] for r in rows) + sum(r["questions"] for r in rolled.values())
-        if merged is None or questions <= EXACT_PERCENTILE_ROWS:
+        if stored is None or questions <= EXACT_PERCENTILE_ROWS:
             period = logs.aggregate(retrieval=Percentiles("retrieval_ms"), total=Percentiles("total_ms"))
         else:
             live_hist = _histograms(live, ())
+            period = {}
             for metric in ("retrieval", "total"):
+                merged = _merge(stored, metric)
                 for bucket, count in live_hist[metric].get((), {}).items():
-                    merged[metric][bucket] += count
-            period = {metric: sketch_percentiles(merged[metric]) for metric in ("retrieval", "total")}
+                    merged[bucket] += count
+                period[metric] = sketch_percentiles(merged)
     by_day = {**rolled, **{row["day"]: row for row in rows}}
     totals = {key: sum(row[key] for row in by_day.values()) for key in _COUNTS}
     empty = _shape(dict.fromkeys(_COUNTS, 0))

@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 
 from .comparison import Pair, pair_own_with_law
-from .prompts import COMPARISON_HEADING, COMPARISON_NOTE, NO_MODEL_LEAD, NO_SOURCES_ANSWER
+from .prompts import (
+    COMPARISON_HEADING,
+    COMPARISON_NOTE,
+    NO_MODEL_LEAD,
+    NO_SOURCES_ANSWER,
+)
 
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 

@@ -22,7 +22,17 @@ from datetime import date, datetime, time, timedelta
 from django.contrib.postgres.fields import ArrayField
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Aggregate, Count, F, FloatField, Func, IntegerField, Max, Q, Sum
+from django.db.models import (
+    Aggregate,
+    Count,
+    F,
+    FloatField,
+    Func,
+    IntegerField,
+    Max,
+    Q,
+    Sum,
+)
 from django.db.models.functions import Lower, Trim, TruncDate
 from django.utils import timezone
 

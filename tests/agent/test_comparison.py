@@ -11,7 +11,6 @@ from django.urls import reverse
 
 from agent import chat
 from agent.comparison import pair_own_with_law
-from agent.models import Message
 from agent.prompts import COMPARISON_NOTE
 from agent.rendering import answer_html
 from agent.sources import source_kind
@@ -60,7 +59,7 @@ def setup(loaded, settings):
 
 
 def _table_rows(content: str) -> list[tuple[str, str]]:
-    rows = re.findall(r"^\| (.+) \| (.+) \|$", content, re.M)
+    rows = re.findall(r"^\| (.+) \| (.+) \|$", content, re.MULTILINE)
     return [r for r in rows if r != ("Ur era dokument", "Ur lagen") and not r[0].startswith("---")]
 
 
@@ -141,10 +140,10 @@ def fake_model(settings):
 
 
 def _numbers_of(context: str, kind: str) -> list[int]:
-    kinds = re.search(r"^Källornas slag: (.*)\.$", context, re.M).group(1)
+    kinds = re.search(r"^Källornas slag: (.*)\.$", context, re.MULTILINE).group(1)
     numbers = [int(n) for n, k in re.findall(r"\[(\d+)\] ([^,]+)", kinds) if k == kind]
     # Each number names a real block of the context.
-    assert all(re.search(rf"^--- \w+ Källa \[{n}\]: ", context, re.M) for n in numbers)
+    assert all(re.search(rf"^--- \w+ Källa \[{n}\]: ", context, re.MULTILINE) for n in numbers)
     return numbers
 
 

@@ -11,7 +11,13 @@ from django.utils import timezone
 
 from agent import dashboard
 from agent.dashboard import retrieval_stats, rollup_through, sketch_percentiles
-from agent.models import Conversation, Message, RetrievalLog, RetrievalLogDay, RollupState
+from agent.models import (
+    Conversation,
+    Message,
+    RetrievalLog,
+    RetrievalLogDay,
+    RollupState,
+)
 from agent.retrieval_logs import retrieval_log_prune
 from agent.tasks import rollup_retrieval_logs
 from tests.helpers import BaseTestCase
@@ -175,7 +181,7 @@ class RollupTests(BaseTestCase):
         self.assertEqual(rolled["daily"], raw["daily"])
 
     def test_sketch_percentiles_interpolate_like_percentile_cont(self):
-        bucket = lambda ms: int(dashboard.math.log(ms / dashboard.LATENCY_MIN_MS) // dashboard.math.log(dashboard.LATENCY_RATIO))  # noqa: E731
+        bucket = lambda ms: int(dashboard.math.log(ms / dashboard.LATENCY_MIN_MS) // dashboard.math.log(dashboard.LATENCY_RATIO))
         values = [10, 20, 30, 40]
         hist = {}
         for v in values:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from .prompts import NO_MODEL_LEAD, NO_SOURCES_ANSWER
+from .comparison import Pair, pair_own_with_law
+from .prompts import (
+    COMPARISON_HEADING,
+    COMPARISON_NOTE,
+    NO_MODEL_LEAD,
+    NO_SOURCES_ANSWER,
+)
 
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 
@@ -45,13 +51,34 @@ def _quote(text: str) -> str:
     return flat[: cut + 1 if cut > QUOTE_CHARS // 3 else QUOTE_CHARS] + " […]"
 
 
+def _cell(row: dict, quote: str) -> str:
+    """One table cell: where, the verbatim quote, the citation. A "|" would end the cell early."""
+    where = row.get("citation") or row.get("header") or ""
+    title = row.get("document_title") or ""
+    label = f"{title}, {where}" if title and where and where not in title else (where or title)
+    return f"{label}: \"{quote}\" [{row['n']}]".replace("|", "\\|")
+
+
+def comparison_table(pairs: list[Pair]) -> str:
+    """The company's sentences and the law's beside each other, one row per shared subject."""
+    rows = ["| Ur era dokument | Ur lagen |", "| --- | --- |"]
+    for pair in pairs:
+        # A short section is quoted whole (the reader needs its conditions); a long one at the matching sentence.
+        law_text = " ".join((pair.law.get("passage") or pair.law.get("text") or "").split())
+        law_quote = _quote(law_text) if len(law_text) <= QUOTE_CHARS else _quote(pair.law_sentence)
+        rows.append(f"| {_cell(pair.own, _quote(pair.own_sentence))} | {_cell(pair.law, law_quote)} |")
+    return "\n".join(rows)
+
+
 def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6,
-                      profile_note: str = "") -> str:
+                      profile_note: str = "", compare: bool = True) -> str:
     """The most relevant passages, grouped by statute or file, quoted with their citations.
 
-    No prose is invented: apart from the labelled lead-in, the profile facts the
-    reader stated (`profile_note`, agent.memory.mention_sentence) and one line
-    naming each source, every sentence is a quotation.
+    When the sources hold both the company's own documents and statute text on the same subject
+    (agent.comparison), those sentences come first, side by side, with a note that this is a
+    mechanical reading and not legal advice. No prose is invented: apart from the labelled
+    lead-in, the profile facts the reader stated (`profile_note`, agent.memory.mention_sentence),
+    the comparison's heading and note and one line naming each source, every sentence is a quotation.
     """
     if not citations:
         return NO_SOURCES_ANSWER
@@ -61,6 +88,9 @@ def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_p
     for row in by_relevance[:max_passages]:
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
     parts = [lead, profile_note] if profile_note else [lead]
+    pairs = pair_own_with_law(citations) if compare else []
+    if pairs:
+        parts += [COMPARISON_HEADING, comparison_table(pairs), COMPARISON_NOTE]
     for title, rows in groups.items():
         parts.append(f"**Ur {title}:**")
         for row in rows:

@@ -8,9 +8,11 @@ class AgentConfig(AppConfig):
 
     def ready(self):
         # Not at the top: models exist only once the app registry is ready.
-        from compliance.models import LegalDocument
+        from compliance.models import LegalDocument, Workspace
 
+        from .dashboard import rollup_after_workspace_delete
         from .statute_directory import statute_directory_invalidate
 
         post_save.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-save")
         post_delete.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-delete")
+        post_delete.connect(rollup_after_workspace_delete, sender=Workspace, dispatch_uid="rollup-workspace-delete")

@@ -148,6 +148,7 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
             citations.append({"n": n, "chunk_id": chunk.chunk_id, "header": chunk.header, "citation": chunk.citation,
                               "document_number": chunk.document_number, "document_title": chunk.document_title,
                               "source_type": chunk.source_type, "source_id": chunk.source_id, "page": chunk.page,
+                              "content_type": chunk.content_type, "kind": chunk.kind,
                               "text": chunk.text[:1200], "truncated": False})
             known[chunk.chunk_id] = n
         numbered.append((n, chunk))

@@ -3,21 +3,42 @@
 Everything is computed by Postgres (GROUP BY, COUNT ... FILTER, percentile_cont);
 Python only adds up the (at most 90) day rows and fills in the days without questions. `workspace_ids=None` means
 every workspace and is for staff callers only: the pages decide who may ask.
+
+Closed days are aggregated once into RetrievalLogDay (per workspace, and for every workspace together) by
+`rollup_through`, which celery beat runs every few minutes and a read runs itself when beat is behind; a
+period is then its rolled-up days plus the logs since (today, live). A day is rolled up ROLLUP_GRACE after
+it ends, so the answer mode a turn started before midnight writes after it still lands in its day.
+The period's percentiles are exact (sorted by Postgres) up to EXACT_PERCENTILE_ROWS logs; above that they
+are merged from the days' latency histograms (buckets LATENCY_RATIO wide: within 1 % of the exact value).
 """
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.contrib.postgres.fields import ArrayField
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Aggregate, Count, F, FloatField, Max, Q, Sum
+from django.db.models import (
+    Aggregate,
+    Count,
+    F,
+    FloatField,
+    Func,
+    IntegerField,
+    Max,
+    Q,
+    Sum,
+)
 from django.db.models.functions import Lower, Trim, TruncDate
 from django.utils import timezone
 
-from .models import Feedback, Message, RetrievalLog
+from compliance.models import Workspace
+
+from .models import Feedback, Message, RetrievalLog, RetrievalLogDay, RollupState
 
 PERIODS = (7, 30, 90)
 DEFAULT_PERIOD = 30
@@ -26,6 +47,11 @@ ANSWER_MODES = tuple(v for v in Message.AnswerMode.values if v)
 LATEST_NEGATIVE = 20
 FOUND_NOTHING = 20
 CACHE_SECONDS = 600
+ROLLUP_GRACE = timedelta(minutes=15)
+ROLLUP_NAME = "retrieval_logs"
+EXACT_PERCENTILE_ROWS = 20_000
+LATENCY_MIN_MS = 0.01
+LATENCY_RATIO = 1.02
 
 
 class Percentiles(Aggregate):
@@ -38,6 +64,47 @@ class Percentiles(Aggregate):
 
     def __init__(self, expression, fractions=(0.5, 0.95), **extra):
         super().__init__(expression, fractions=", ".join(str(float(f)) for f in fractions), **extra)
+
+
+class LatencyBucket(Func):
+    """A latency's histogram bucket: geometric, LATENCY_RATIO wide, from LATENCY_MIN_MS up."""
+
+    template = (f"floor(ln(greatest(%(expressions)s, {LATENCY_MIN_MS}::float8) / {LATENCY_MIN_MS}::float8)"
+                f" / ln({LATENCY_RATIO}::float8))::int")
+    output_field = IntegerField()
+
+
+def _bucket_value(bucket: int) -> float:
+    """The bucket's geometric middle: at most half a bucket (about 1 %) from any value in it."""
+    return LATENCY_MIN_MS * LATENCY_RATIO ** (bucket + 0.5)
+
+
+def sketch_percentiles(histogram: dict[int, int], fractions=(0.5, 0.95)) -> list[float] | None:
+    """percentile_cont's interpolation over a histogram's bucket values (None when it is empty)."""
+    n = sum(histogram.values())
+    if not n:
+        return None
+    ordered = sorted(histogram.items())
+
+    def value_at(rank: int) -> float:
+        seen = 0
+        for bucket, count in ordered:
+            seen += count
+            if rank < seen:
+                return _bucket_value(bucket)
+        return _bucket_value(ordered[-1][0])
+
+    out = []
+    for fraction in fractions:
+        position = fraction * (n - 1)
+        low = math.floor(position)
+        a, b = value_at(low), value_at(min(low + 1, n - 1))
+        out.append(a + (b - a) * (position - low))
+    return out
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
 
 
 def period_start(days: int, *, now: datetime | None = None) -> datetime:
@@ -131,41 +198,192 @@ def _feedback(workspace_ids: Sequence[int] | None, since: datetime) -> dict:
 def _found_nothing(logs) -> list[dict]:
     """The questions that found nothing, most frequent first; the same words in another case count as one.
 
-    Grouped per workspace, so one workspace's question never carries another's link.
+    Grouped per workspace, so one workspace's question never carries another's link. The links (the
+    conversation of the group's newest message, the workspace's slug) are looked up for the listed
+    groups only: joining every zero-match log to its message made Postgres read all messages.
     """
-    rows = (
+    rows = list(
         logs.filter(skipped=False, zero_match=True).exclude(query="")
         .values("workspace_id", normalised=Lower(Trim("query")))
-        .annotate(count=Count("id"), question=Max("query"), last_at=Max("created_at"),
-                  conversation_id=Max("message__conversation_id"), workspace_slug=Max("workspace__slug"))
+        .annotate(count=Count("*"), question=Max("query"), last_at=Max("created_at"), message_id=Max("message_id"))
         .order_by("-count", "-last_at")[:FOUND_NOTHING]
     )
+    conversations = dict(Message.objects.filter(pk__in=[r["message_id"] for r in rows if r["message_id"]])
+                         .values_list("id", "conversation_id"))
+    slugs = dict(Workspace.objects.filter(pk__in={r["workspace_id"] for r in rows}).values_list("id", "slug"))
     return [{"question": row["question"][:500], "count": row["count"], "last_at": row["last_at"].isoformat(),
-             "conversation_id": row["conversation_id"], "workspace_slug": row["workspace_slug"]} for row in rows]
+             "conversation_id": conversations.get(row["message_id"]), "workspace_slug": slugs.get(row["workspace_id"])}
+            for row in rows]
 
 
-def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: datetime | None = None) -> dict:
+_DAY_FIELDS = (*_COUNTS, "retrieval_p50", "retrieval_p95", "total_p50", "total_p95", "retrieval_buckets",
+               "retrieval_counts", "total_buckets", "total_counts")
+
+
+def _histograms(logs, key_fields: tuple[str, ...]) -> dict[str, dict[tuple, dict[int, int]]]:
+    """Latency histograms of `logs` per key (e.g. workspace and day): {metric: {key: {bucket: count}}}."""
+    out: dict[str, dict[tuple, dict[int, int]]] = {}
+    for metric in ("retrieval", "total"):
+        column = f"{metric}_ms"
+        rows = (logs.filter(**{f"{column}__isnull": False}).annotate(bucket=LatencyBucket(column))
+                .values(*key_fields, "bucket").annotate(n=Count("id")))
+        hist: dict[tuple, dict[int, int]] = defaultdict(dict)
+        for row in rows:
+            hist[tuple(row[k] for k in key_fields)][row["bucket"]] = row["n"]
+        out[metric] = hist
+    return out
+
+
+def _rollup_days(first: date, last: date, *, per_workspace: bool = True) -> int:
+    """(Re)aggregate the logs of days first..last into RetrievalLogDay (per workspace and for all, or
+    only for all); returns the rows written."""
+    logs = RetrievalLog.objects.filter(created_at__gte=_day_start(first),
+                                       created_at__lt=_day_start(last + timedelta(days=1))).order_by()
+    dated = logs.annotate(day=TruncDate("created_at"))
+    rows = []
+    for keys in ((("workspace_id", "day"), ("day",)) if per_workspace else (("day",),)):
+        figures = list(dated.values(*keys).annotate(**_day_figures()))
+        hist = _histograms(dated, keys)
+        for row in figures:
+            key = tuple(row[k] for k in keys)
+            retrieval, total = row.pop("retrieval") or [None, None], row.pop("total") or [None, None]
+            r_hist, t_hist = hist["retrieval"].get(key, {}), hist["total"].get(key, {})
+            rows.append(RetrievalLogDay(
+                **row, retrieval_p50=retrieval[0], retrieval_p95=retrieval[1], total_p50=total[0],
+                total_p95=total[1], retrieval_buckets=sorted(r_hist), retrieval_counts=[r_hist[b] for b in sorted(r_hist)],
+                total_buckets=sorted(t_hist), total_counts=[t_hist[b] for b in sorted(t_hist)]))
+    with transaction.atomic():
+        stale = RetrievalLogDay.objects.filter(day__gte=first, day__lte=last)
+        (stale if per_workspace else stale.filter(workspace__isnull=True)).delete()
+        RetrievalLogDay.objects.bulk_create(rows, batch_size=1000)
+    return len(rows)
+
+
+def rollup_through(*, now: datetime | None = None) -> date | None:
+    """Roll up every closed day not yet in RetrievalLogDay; returns the last day that is (None: no logs yet).
+
+    A day counts as closed ROLLUP_GRACE after its midnight. Concurrent callers (beat, two page views)
+    wait for each other on the state row, so a day is never aggregated twice at once.
+    """
+    target = timezone.localdate((now or timezone.now()) - ROLLUP_GRACE) - timedelta(days=1)
+    state = RollupState.objects.filter(name=ROLLUP_NAME).values_list("through", flat=True).first()
+    if state is not None and state >= target:
+        return state
+    with transaction.atomic():
+        RollupState.objects.get_or_create(name=ROLLUP_NAME)
+        locked = RollupState.objects.select_for_update().get(name=ROLLUP_NAME)
+        if locked.through is not None and locked.through >= target:
+            return locked.through
+        if locked.through is not None:
+            first = locked.through + timedelta(days=1)
+        else:
+            oldest = RetrievalLog.objects.order_by("created_at").values_list("created_at", flat=True).first()
+            first = timezone.localdate(oldest) if oldest else target + timedelta(days=1)
+        if first <= target:
+            _rollup_days(first, target)
+        locked.through = target
+        locked.save(update_fields=["through"])
+    return target
+
+
+def rollup_day_again(day: date) -> None:
+    """Re-aggregate one day already rolled up (its logs changed: retention pruning cut into it)."""
+    through = RollupState.objects.filter(name=ROLLUP_NAME).values_list("through", flat=True).first()
+    if through is not None and day <= through:
+        _rollup_days(day, day)
+
+
+def rollup_after_workspace_delete(**kwargs) -> None:
+    """A deleted workspace's logs and rolled-up days go by cascade; every workspace's days counted them.
+    Aggregate those again for the longest period the dashboard shows, and drop older ones (never shown)."""
+    through = RollupState.objects.filter(name=ROLLUP_NAME).values_list("through", flat=True).first()
+    if through is None:
+        return
+    first = timezone.localdate() - timedelta(days=max(PERIODS))
+    RetrievalLogDay.objects.filter(workspace__isnull=True, day__lt=first).delete()
+    if first <= through:
+        _rollup_days(first, through, per_workspace=False)
+
+
+def rollup_reset() -> None:
+    """Forget every rolled-up day: the next read aggregates all history again (after logs were back-dated)."""
+    with transaction.atomic():
+        RollupState.objects.filter(name=ROLLUP_NAME).delete()
+        RetrievalLogDay.objects.all().delete()
+
+
+def _merge(rows: list[dict], metric: str) -> dict[int, int]:
+    hist: dict[int, int] = defaultdict(int)
+    for r in rows:
+        for bucket, count in zip(r[f"{metric}_buckets"], r[f"{metric}_counts"], strict=True):
+            hist[bucket] += count
+    return hist
+
+
+def _rolled_days(workspace_ids: Sequence[int] | None, first: date, last: date) -> tuple[dict, list[dict]]:
+    """The rolled-up days first..last of the scope: ({day: raw figures}, the stored rows)."""
+    days = RetrievalLogDay.objects.filter(day__gte=first, day__lte=last)
+    days = days.filter(workspace__isnull=True) if workspace_ids is None else \
+        days.filter(workspace_id__in=list(workspace_ids))
+    stored = list(days.values("day", *_DAY_FIELDS))
+    by_day: dict[date, list[dict]] = defaultdict(list)
+    for row in stored:
+        by_day[row["day"]].append(row)
+    out = {}
+    for day, rows in by_day.items():
+        combined = {key: sum(r[key] for r in rows) for key in _COUNTS}
+        if len(rows) == 1:  # one workspace, or every workspace's own row: the day's exact percentiles
+            r = rows[0]
+            combined["retrieval"] = [r["retrieval_p50"], r["retrieval_p95"]] if r["retrieval_p50"] is not None else None
+            combined["total"] = [r["total_p50"], r["total_p95"]] if r["total_p50"] is not None else None
+        else:  # several chosen workspaces: their days' histograms merged
+            combined["retrieval"] = sketch_percentiles(_merge(rows, "retrieval"))
+            combined["total"] = sketch_percentiles(_merge(rows, "total"))
+        out[day] = combined
+    return out, stored
+
+
+def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: datetime | None = None,
+                    rollup: bool = True) -> dict:
     """The dashboard's figures for the last `days` days (today included) of the given workspaces.
 
-    Two passes over the period's logs: one GROUP BY day (counts, sums, the day's percentiles),
-    whose counts and sums add up to the period's, and one for the period's percentiles.
+    Closed days come from RetrievalLogDay (see `rollup_through`), the rest from the logs themselves in
+    one GROUP BY day. `rollup=False` aggregates every log of the period (for checking the rollup).
     """
     if days not in PERIODS:
         raise ValueError(f"days must be one of {PERIODS}")
     since = period_start(days, now=now)
+    first = since.date()
+    through = rollup_through(now=now) if rollup else None
+    rolled, stored = {}, None
+    live_since = since
+    if through is not None and through >= first:
+        rolled, stored = _rolled_days(workspace_ids, first, through)
+        live_since = _day_start(through + timedelta(days=1))
     logs = _logs(workspace_ids, since).order_by()
+    live = _logs(workspace_ids, live_since).order_by()
     with transaction.atomic():
         # Sorting a period's latencies for the percentiles must not spill to disk.
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL work_mem = '32MB'")
-        rows = list(logs.annotate(day=TruncDate("created_at")).values("day").annotate(**_day_figures())
+        rows = list(live.annotate(day=TruncDate("created_at")).values("day").annotate(**_day_figures())
                     .order_by("day"))
-        period = logs.aggregate(retrieval=Percentiles("retrieval_ms"), total=Percentiles("total_ms"))
-    totals = {key: sum(row[key] for row in rows) for key in _COUNTS}
+        questions = sum(r["questions"] for r in rows) + sum(r["questions"] for r in rolled.values())
+        if stored is None or questions <= EXACT_PERCENTILE_ROWS:
+            period = logs.aggregate(retrieval=Percentiles("retrieval_ms"), total=Percentiles("total_ms"))
+        else:
+            live_hist = _histograms(live, ())
+            period = {}
+            for metric in ("retrieval", "total"):
+                merged = _merge(stored, metric)
+                for bucket, count in live_hist[metric].get((), {}).items():
+                    merged[bucket] += count
+                period[metric] = sketch_percentiles(merged)
+    by_day = {**rolled, **{row["day"]: row for row in rows}}
+    totals = {key: sum(row[key] for row in by_day.values()) for key in _COUNTS}
     empty = _shape(dict.fromkeys(_COUNTS, 0))
-    by_day = {row["day"]: _shape(row) for row in rows}
-    first = since.date()
-    daily = [{"date": (first + timedelta(days=n)).isoformat(), **by_day.get(first + timedelta(days=n), empty)}
+    shaped = {day: _shape(row) for day, row in by_day.items()}
+    daily = [{"date": (first + timedelta(days=n)).isoformat(), **shaped.get(first + timedelta(days=n), empty)}
              for n in range(days)]
     return {
         "days": days, "start": first.isoformat(), "end": (first + timedelta(days=days - 1)).isoformat(),

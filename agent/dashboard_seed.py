@@ -12,6 +12,7 @@ from django.db import connection, transaction
 
 from compliance.models import Workspace
 
+from .dashboard import rollup_reset
 from .models import Conversation, RetrievalLog
 
 LOGS_PER_CONVERSATION = 20
@@ -76,4 +77,6 @@ def seed_dashboard_logs(workspace: Workspace, user, *, rows: int, days: int = 90
         cursor.execute(_FEEDBACK_SQL, params)
         feedback = cursor.rowcount
         cursor.execute("ANALYZE agent_retrievallog; ANALYZE agent_message; ANALYZE agent_feedback")
+    # The logs are back-dated into days already rolled up: the next read (or beat) aggregates them again.
+    rollup_reset()
     return {"conversations": conversations, "retrieval_logs": logs, "feedback": feedback}

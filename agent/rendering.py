@@ -10,12 +10,17 @@ from markdown_it import MarkdownIt
 
 from compliance.anchors import statute_url
 
-_md = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable("image")
+from .sources import source_kind
+
+# Tables: the offline answer sets the company's text and the law's side by side (agent.answer.comparison_table).
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable("image").enable("table")
 _CITE = re.compile(r"\[(\d{1,3})\]")
+# A table column aligned with ":--" comes out as style="text-align:…", which the CSP forbids: classes instead.
+_ALIGN = re.compile(r' style="text-align:(left|right|center)"')
 
 
 def answer_html(content: str, message_id: int, valid: set[int]) -> str:
-    html = _md.render(content or "")
+    html = _ALIGN.sub(r' class="align-\1"', _md.render(content or ""))
 
     def link(match: re.Match) -> str:
         n = int(match.group(1))
@@ -43,5 +48,11 @@ def source_url(source: dict, workspace_slug: str) -> str:
 
 
 def source_kind_label(source: dict) -> str:
-    return {"LEGAL_DOCUMENT": "Författning", "USER_FILE": "Fil", "ASSESSMENT": "Bedömning"}.get(
-        source.get("source_type"), "Källa")
+    """The source card's badge: Lag / Förordning / Föreskrift / Er fil / Er bedömning. Answers saved
+    before sources carried their kind show a statute as "Författning"."""
+    return source.get("kind") or source_kind(source.get("source_type") or "", source.get("content_type") or "")
+
+
+def source_kind_css(source: dict) -> str:
+    return {"LEGAL_DOCUMENT": "kind-statute", "USER_FILE": "kind-own", "ASSESSMENT": "kind-own"}.get(
+        source.get("source_type"), "kind-other")

@@ -73,7 +73,7 @@ def _without_gone_duplicates(source: dict, gone) -> dict:
 
 
 def _removed(source: dict) -> dict:
-    kept = {k: source[k] for k in ("n", "chunk_id", "source_type", "source_id") if k in source}
+    kept = {k: source[k] for k in ("n", "chunk_id", "source_type", "source_id", "kind") if k in source}
     return {**kept, "removed": True, "header": REMOVED_SOURCE, "document_title": REMOVED_SOURCE, "text": "",
             "citation": "", "document_number": "", "page": None}
 

@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+# What a source is, as the answer's reader and the model see it. A statute's kind is the corpus's own
+# classification of its title (chunks.sfs_corpus.content_type_for), stored on LegalDocument.content_type.
+STATUTE_KINDS = {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "AGENCY_REGULATION": "Föreskrift"}
+OWN_KINDS = {"USER_FILE": "Er fil", "ASSESSMENT": "Er bedömning"}
+OWN_SOURCE_TYPES = frozenset(OWN_KINDS)
+
+
+def source_kind(source_type: str, content_type: str = "") -> str:
+    """"Lag", "Förordning", "Föreskrift", "Er fil" or "Er bedömning" ("Författning" for a statute of unknown kind)."""
+    if source_type == "LEGAL_DOCUMENT":
+        return STATUTE_KINDS.get(content_type or "", "Författning")
+    return OWN_KINDS.get(source_type, "Källa")
+
 
 @dataclass
 class RetrievedChunk:
@@ -32,6 +45,10 @@ class RetrievedChunk:
     source_date: str = ""
     date_label: str = ""
     extra: dict = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return source_kind(self.source_type, self.content_type)
 
     @property
     def document_key(self) -> str:

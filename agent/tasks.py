@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from .dashboard import rollup_through
 from .retrieval_logs import retrieval_log_prune
 
 
 @shared_task
 def prune_retrieval_logs() -> dict:
     return {"deleted": retrieval_log_prune()}
+
+
+@shared_task
+def rollup_retrieval_logs() -> dict:
+    through = rollup_through()
+    return {"through": through.isoformat() if through else None}

@@ -16,14 +16,15 @@ from . import chat, memory
 from .answer import cited_numbers
 from .chat import sse_event
 from .llm import model_configured
-from .rendering import answer_html, source_kind_label, source_url
+from .rendering import answer_html, source_kind_css, source_kind_label, source_url
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
 
 def _message_view(message, workspace_slug: str, user) -> dict:
     valid = {s["n"] for s in message.sources}
     cited = set(cited_numbers(message.content))
-    sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s), "cited": s["n"] in cited,
+    sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s),
+                "kind_css": source_kind_css(s), "cited": s["n"] in cited,
                 "also": [{**a, "url": source_url(a, workspace_slug)} for a in s.get("also_sources") or []]}
                for s in message.sources]
     # Cited sources first: they are what the answer rests on.

@@ -26,8 +26,16 @@ def read_corpus(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
+# A fundamental law (grundlag) that keeps the old word "förordning" in its name.
+_LAWS_NAMED_ORDINANCE = ("tryckfrihetsförordning",)
+
+
 def content_type_for(title: str) -> str:
-    if title.lower().startswith("förordning"):
+    """A förordning by its title's name: "Förordning (1998:901) om …" or "Arbetsmiljöförordning (1977:1166)"."""
+    name = title.split("(", 1)[0].strip().lower()
+    if name.startswith(_LAWS_NAMED_ORDINANCE):
+        return LegalDocument.ContentType.SFS_LAW
+    if name.startswith("förordning") or name.endswith("förordning"):
         return LegalDocument.ContentType.SFS_ORDINANCE
     return LegalDocument.ContentType.SFS_LAW
 

@@ -290,6 +290,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Periodic tasks, run by `celery beat` (scripts/run.sh, docker-compose's beat service).
 CELERY_BEAT_SCHEDULE = {
     "prune-retrieval-logs": {"task": "agent.tasks.prune_retrieval_logs", "schedule": 6 * 3600.0},
+    # The dashboard's daily rollup; a page view does the same when this is behind.
+    "rollup-retrieval-logs": {"task": "agent.tasks.rollup_retrieval_logs", "schedule": 600.0,
+                              "options": {"expires": 600.0}},
 }
 
 # Embeddings: one interface (chunks/embedding.py), chosen here.

@@ -8,15 +8,14 @@ content hash so a reload does not embed again.
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
+from chunks.sfs_corpus import content_type_for, parse_date, read_corpus
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
-from chunks.sfs_corpus import content_type_for, parse_date, read_corpus
-
-from django.conf import settings
 
 _vectors: dict[str, np.ndarray] = {}
 _records: dict[str, dict] = {}

@@ -18,7 +18,7 @@ class FakeOpenAI:
     def __init__(self):
         self.requests: list[dict] = []
         self.script: list[dict] = []  # each: {"text": str} | {"tool_call": {...}} | {"status": 500}
-        self.answer = DEFAULT_ANSWER
+        self.answer = DEFAULT_ANSWER  # or a function of the request body, for answers citing what was sent
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -35,8 +35,10 @@ class FakeOpenAI:
         self.server.shutdown()
         self.server.server_close()
 
-    def _next(self) -> dict:
-        return self.script.pop(0) if self.script else {"text": self.answer}
+    def _next(self, body: dict) -> dict:
+        if self.script:
+            return self.script.pop(0)
+        return {"text": self.answer(body) if callable(self.answer) else self.answer}
 
     def _handler(self):
         fake = self
@@ -50,7 +52,7 @@ class FakeOpenAI:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 fake.requests.append(body)
-                step = fake._next()
+                step = fake._next(body)
                 if "status" in step:
                     payload = json.dumps({"error": {"message": "boom", "type": "server_error"}}).encode()
                     self.send_response(step["status"])

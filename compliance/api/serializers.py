@@ -13,6 +13,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agent.rendering import source_kind_label
 from chunks.models import SourceType
 from compliance import selectors
 from compliance.models import (
@@ -442,7 +443,9 @@ class MessageSerializer(serializers.Serializer):
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_sources(self, obj):
-        return obj.sources if isinstance(obj.sources, list) else []
+        # Answers saved before sources carried their kind get it here, so every card can show its badge.
+        sources = obj.sources if isinstance(obj.sources, list) else []
+        return [{**s, "kind": source_kind_label(s)} if isinstance(s, dict) and "kind" not in s else s for s in sources]
 
     @extend_schema_field(serializers.ListField(child=serializers.JSONField()))
     def get_removed_citations(self, obj):

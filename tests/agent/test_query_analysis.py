@@ -6,7 +6,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from agent.legal_refs import StatuteDirectory, citation
 from agent.query_analysis import DateRange, analyse_query, extract_dates, keywords

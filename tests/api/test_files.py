@@ -11,7 +11,6 @@ from django.test import override_settings
 
 from chunks.services import chunk_document
 from compliance.models import Membership, UserFile
-
 from tests.helpers import blocked_media_root
 
 from .base import WS, ApiTestCase, assert_error

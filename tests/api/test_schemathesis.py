@@ -8,7 +8,6 @@ status code (the one error shape included).
 
 from __future__ import annotations
 
-
 import pytest
 import schemathesis
 from django.core.cache import cache

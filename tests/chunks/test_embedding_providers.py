@@ -21,7 +21,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from agent.retrieval import RetrievalOptions, retrieve_context
-from chunks.embedding import EmbeddingError, LocalE5Provider, OpenAIProvider, active_model_name, build_provider, get_provider, passage_text
+from chunks.embedding import (
+    EmbeddingError,
+    LocalE5Provider,
+    OpenAIProvider,
+    active_model_name,
+    build_provider,
+    get_provider,
+    passage_text,
+)
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document, chunk_ids_needing_embedding, embed_chunk_batch
 from compliance.models import ProcessingStatus

@@ -544,7 +544,8 @@ def test_damaged_files_only_ever_raise_extraction_error(filename, builder):
 
 def test_arbitrary_bytes_only_ever_raise_extraction_error():
     pytest.importorskip("hypothesis")
-    from hypothesis import HealthCheck, given, settings, strategies as st
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
 
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
     @given(data=st.binary(max_size=2000), ext=st.sampled_from(sorted(SUPPORTED_EXTENSIONS) + ["", ".bin"]))

@@ -16,12 +16,25 @@ the chunks are workspace files spread over 50 workspaces (a few private or
 deleted, so the scope EXISTS is exercised). Rows are streamed with binary COPY
 with secondary indexes dropped, then the indexes (GIN, btree, HNSW) are built.
 
-Timing: the queries (dev questions, paraphrased and short questions, section
-citations) are embedded first, into the process's query-vector cache, so the
-timed `retrieve_context` calls only run the reference lookup and the SQL; the
-general `hybrid_search` and its vector-only and keyword-only halves are also
-timed on their own. Everything runs as a member of one workspace, so the
-workspace scope filter is on.
+Timing: the queries are embedded first, into the process's query-vector cache,
+so the timed `retrieve_context` calls only run the reference lookup and the SQL.
+Each query is classified by the path it takes: "statute" when its analysis
+cites or names a statute (the statute-limited search runs besides the general
+one), "general" otherwise. Per path the figures are `retrieve_context` and the
+path's own `hybrid_search` with its vector-only and keyword-only halves (the
+general search for general questions, the search limited to the named statutes
+for the others); the BM25 query weights (`keyword_query`) are computed before
+the halves are timed and reported on their own. At least half of the queries
+are general: paraphrased and short questions of our own plus dev heading
+questions with the statute's name taken out.
+
+HNSW recall@20: the general vector half's top 20 as production runs it (HNSW,
+`agent.retrieval._run`'s session settings) against an exact scan of the same
+scope, for the general queries' vectors.
+
+Everything runs as a member of one workspace, so the workspace scope filter is
+on. The loaded target searches as a workspace that does not exist (statutes are
+shared), so the database is only read.
 """
 
 from __future__ import annotations
@@ -29,6 +42,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
+import os
 import random
 import re
 import time
@@ -42,22 +57,35 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from pgvector.psycopg import register_vector
 
-from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, ms_since, warn, write_json
+from agent.benchmarking import latency_summary, machine_info, ms_since, warn, write_json
+from agent.keyword_search import keyword_query
+from agent.legal_refs import StatuteDirectory
 from agent.query_analysis import analyse_query
 from agent.retrieval import (
+    CANDIDATES,
     MAX_EMBED_CHARS,
+    SLACK,
     RetrievalOptions,
+    _base_params,
+    _filter_sql,
+    _hybrid_sql,
+    _references,
+    _run,
+    _vector_literal,
     clean_query,
     hybrid_search,
     keyword_terms,
     query_vectors,
     retrieve_context,
 )
+from agent.statute_directory import statute_directory, statute_directory_invalidate
 from agent.statute_names import names_for
+from chunks.chunking import is_stub
 from chunks.embedding import active_model_name
+from chunks.keyword_index import REBUILD_SQL
 from chunks.models import ContentChunk
 from chunks.sfs_corpus import content_type_for, parse_date, read_corpus
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
@@ -104,8 +132,70 @@ CITATIONS = [
 ]
 
 
-def build_queries(count: int, seed: int = 7) -> list[str]:
-    """A realistic mix: ~65 % dev-set questions, the rest paraphrased, short and cited."""
+# General questions of our own: everyday wording, some long, none naming a statute.
+GENERAL = [
+    "Vad gäller om en anställd blir sjuk under semestern?",
+    "Hur lång uppsägningstid har en tillsvidareanställd?",
+    "Kan en visstidsanställning övergå till en tillsvidareanställning?",
+    "Vem får ta del av allmänna handlingar och hur begär man ut dem?",
+    "Vad händer om ett företag inte betalar sina skulder i tid?",
+    "Vilka skyldigheter har en arbetsgivare när en anställd har utsatts för trakasserier?",
+    "Hur ska farligt avfall förvaras och transporteras?",
+    "När måste en arbetsgivare förhandla med facket innan ett beslut?",
+    "Vad gäller för raster och pauser under arbetsdagen?",
+    "Får man spara kunders personnummer i ett kundregister?",
+    "Vilka regler finns för nattarbete?",
+    "Vem bär ansvaret om en olycka sker hos en underentreprenör?",
+    "Hur lång tid har en köpare på sig att reklamera en vara med fel?",
+    "Vad krävs för att ett avtal ska vara bindande?",
+    "Vilka handlingar måste ett aktiebolag upprätta varje räkenskapsår?",
+    "Måste ett företag utse ett dataskyddsombud?",
+    "Vad gäller när flera arbetsgivare delar samma arbetsställe?",
+    "Hur mycket får en arbetsgivare dra av på lönen för en skuld?",
+    "Vem får hantera explosiva varor och vad krävs för det?",
+    "Vilka krav ställs på ventilation och belysning på en arbetsplats?",
+    "Vad räknas som arbetstid när man är i beredskap?",
+    "Hur överklagar man ett beslut från en myndighet?",
+    ("Vi är ett mindre tillverkningsföretag med ett tjugotal anställda som ibland hanterar lösningsmedel. "
+     "Vilka regler gäller för hur vi ska undersöka riskerna, dokumentera dem och informera personalen?"),
+    ("En medarbetare har varit sjukskriven i flera månader och vill nu komma tillbaka på deltid. "
+     "Vad är vi som arbetsgivare skyldiga att göra för att underlätta återgången, och vad får vi kräva av den anställde?"),
+    ("Vi planerar att sätta upp kameror i vårt lager för att förebygga stölder. Behöver vi tillstånd, "
+     "hur ska vi informera de anställda och hur länge får inspelningarna sparas?"),
+    ("Vår kund misstänks för att använda oss för att tvätta pengar. Vad måste vi göra, vem ska vi "
+     "rapportera till och får vi berätta för kunden att vi har rapporterat?"),
+    ("Vi vill säga upp två personer eftersom en avdelning läggs ner. I vilken ordning ska de sägas upp "
+     "och har de rätt till återanställning om vi anställer igen?"),
+    "En anställd har anmält missförhållanden internt och är rädd för repressalier. Hur skyddas den som slår larm?",
+    "personalliggare",
+    "arbetsgivaransvar",
+    "visselblåsare",
+    "gallring av handlingar",
+]
+
+
+def strip_statute_names(question: str, directory: StatuteDirectory) -> str:
+    """The question with every statute it names or cites replaced by "reglerna"."""
+    analysis = analyse_query(question, directory=directory)
+    text = question
+    for ref in sorted((r for r in analysis.references if r.sfs), key=lambda r: r.span[0], reverse=True):
+        start, end = ref.span
+        text = text[:start] + "reglerna" + text[end:]
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def query_path(question: str, directory: StatuteDirectory) -> str:
+    """"statute" when retrieve_context runs a statute-limited search for the question, else "general"."""
+    _, named = _references(analyse_query(question, directory=directory).references)
+    return "statute" if named else "general"
+
+
+def build_queries(count: int, directory: StatuteDirectory, *, seed: int = 7,
+                  general_share: float = 0.55) -> list[str]:
+    """`count` queries, at least `general_share` of the distinct ones meant to name no statute:
+    our own general questions, then dev heading questions with the statute's name taken out;
+    the rest are section citations and dev heading questions as they are. The path each query
+    actually takes is decided by `query_path`, not by this list."""
     rng = random.Random(seed)
     path = settings.BASE_DIR / "data" / "sfs" / "dev_questions.jsonl.gz"
     dev = []
@@ -113,11 +203,14 @@ def build_queries(count: int, seed: int = 7) -> list[str]:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             dev = [json.loads(line)["question"] for line in fh if line.strip()]
     rng.shuffle(dev)
-    extras = PARAPHRASED + SHORT + CITATIONS
-    n_dev = max(0, count - len(extras)) if count > len(extras) * 2 else int(count * 0.65)
-    mix = dev[:n_dev] + extras
-    rng.shuffle(mix)
-    unique = list(dict.fromkeys(mix))[:min(count, 250)]  # the query-vector cache holds 256
+    distinct = min(count, 250)  # the query-vector cache holds 256
+    n_general = min(distinct, math.ceil(distinct * general_share))
+    own = PARAPHRASED + GENERAL + SHORT
+    stripped = [strip_statute_names(q, directory) for q in dev[:max(0, n_general - len(own))]]
+    general = list(dict.fromkeys(own + stripped))[:n_general]
+    statute = list(dict.fromkeys(CITATIONS + dev[len(stripped):]))[:distinct - len(general)]
+    unique = general + statute
+    rng.shuffle(unique)
     return [unique[i % len(unique)] for i in range(count)]
 
 
@@ -214,8 +307,9 @@ def _meta_get(cur) -> dict | None:
 
 
 def build_synthetic(n: int, dbname: str, log) -> dict:
-    """Fill `dbname` with n chunks (reused if it already holds them). Returns build figures."""
+    """Fill `dbname` with n chunks (reused if it already holds them from the same seed). Returns build figures."""
 
+    seed_db = connection.settings_dict["NAME"]
     created = ensure_database(dbname)
     with use_database(dbname):
         call_command("migrate", verbosity=0, interactive=False)
@@ -223,33 +317,38 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
             meta = _meta_get(cur)
             cur.execute("SELECT count(*) FROM chunks_contentchunk")
             have = cur.fetchone()[0]
-        if meta and meta.get("chunks") == n and have == n:
-            log(f"reusing {dbname}: {have} chunks")
-            return {**meta, "reused": True}
     # Read the seeds from the dev database before touching the bench one.
     t_all = time.perf_counter()
     seed_meta, seed_vectors = _seed_rows()
-    index_defs = _chunk_index_defs()
+    if (meta and meta.get("chunks") == n and have == n and meta.get("seed_database") == seed_db
+            and meta.get("seed_chunks") == len(seed_meta)):
+        log(f"reusing {dbname}: {have} chunks")
+        return {**meta, "reused": True}
     records = list(read_corpus(settings.SFS_CORPUS_PATH))
     pool = _sentence_pool(records)
-    log(f"seeds: {len(seed_meta)} real chunks, {len(pool)} sentences")
-    figures = {"chunks": n, "database": dbname, "database_created": created, "seed_chunks": len(seed_meta)}
+    log(f"seeds: {len(seed_meta)} real chunks from {seed_db}, {len(pool)} sentences")
+    figures = {"chunks": n, "database": dbname, "database_created": created, "seed_database": seed_db,
+               "seed_chunks": len(seed_meta)}
     with use_database(dbname):
+        _same_niceness_for_backend(log)
+        index_defs, posting_index_defs = _saved_index_defs()
         t0 = time.perf_counter()
         ids = _create_sources(records, n, seed_meta)
         figures["sources_s"] = round(ms_since(t0) / 1000, 2)
-        t0 = time.perf_counter()
-        _drop_chunk_indexes()
+        _drop_indexes(index_defs + posting_index_defs)
         figures["copy_s"] = round(_copy_chunks(n, ids, seed_meta, seed_vectors, pool, log) / 1000, 2)
         log(f"copied {n} chunks in {figures['copy_s']} s")
+        figures.update(_build_postings(posting_index_defs, log))
         figures.update(_create_indexes(index_defs, log))
         with connection.cursor() as cur:
             cur.execute("ANALYZE chunks_contentchunk")
+            cur.execute("ANALYZE chunks_posting")
             cur.execute("SELECT pg_total_relation_size('chunks_contentchunk'), "
-                        "pg_relation_size('chunk_embedding_hnsw')")
-            total, hnsw = cur.fetchone()
+                        "pg_relation_size('chunk_embedding_hnsw'), pg_total_relation_size('chunks_posting')")
+            total, hnsw, postings = cur.fetchone()
             figures["table_total_mb"] = round(total / 2**20)
             figures["hnsw_mb"] = round(hnsw / 2**20)
+            figures["postings_total_mb"] = round(postings / 2**20)
             figures["build_total_s"] = round(ms_since(t_all) / 1000, 2)
             figures["built_at"] = datetime.now(dt_timezone.utc).isoformat()
             figures["bench_user_id"] = ids["user_id"]
@@ -260,13 +359,30 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
     return figures
 
 
+def _same_niceness_for_backend(log) -> None:
+    """Give this session's Postgres backend the niceness of this process.
+
+    The build's heavy work (trigger-free COPY, the postings insert, the index builds) runs in
+    the backend, so `nice -n 19 manage.py bench_retrieval` alone would not yield the CPU.
+    Best effort: the server may be on another host or run as a user we may not renice."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    try:
+        niceness = os.getpriority(os.PRIO_PROCESS, 0)
+        if os.getpriority(os.PRIO_PROCESS, pid) < niceness:
+            os.setpriority(os.PRIO_PROCESS, pid, niceness)
+    except OSError as exc:
+        log(f"could not renice the backend {pid}: {exc}")
+
+
 def _create_sources(records: list[dict], n: int, seed_meta: list[tuple]) -> dict:
 
 
     with connection.cursor() as cur:
         cur.execute("TRUNCATE chunks_contentchunk, compliance_userfile, compliance_legaldocument, "
                     "compliance_membership, compliance_workspace CASCADE")
-        cur.execute("DELETE FROM bench_meta")
+        cur.execute("DELETE FROM bench_meta WHERE key = 'corpus'")
     assert ContentChunk.objects.count() == 0
     user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"email": "bench@example.invalid"})
     workspaces = Workspace.objects.bulk_create(
@@ -308,28 +424,68 @@ def _create_sources(records: list[dict], n: int, seed_meta: list[tuple]) -> dict
     }
 
 
-def _chunk_index_defs() -> list[tuple[str, str]]:
-    """Secondary indexes of the chunk table (read from the dev database: same migrations)."""
+def _index_defs(table: str) -> list[tuple[str, str]]:
+    """Secondary indexes of `table` in the current (bench, freshly migrated) database."""
     with connection.cursor() as cur:
-        cur.execute("""SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks_contentchunk'
-                       AND indexname NOT IN (SELECT conname FROM pg_constraint)""")
+        cur.execute("""SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s
+                       AND indexname NOT IN (SELECT conname FROM pg_constraint)""", [table])
         return cur.fetchall()
 
 
-def _drop_chunk_indexes() -> None:
-    for name, _ in _chunk_index_defs():
-        with connection.cursor() as cur:
+def _saved_index_defs() -> tuple[list, list]:
+    """The secondary indexes of the chunk and postings tables, remembered in bench_meta before
+    the first build drops them, so that an interrupted build does not lose any."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT value FROM bench_meta WHERE key = 'index_defs'")
+        row = cur.fetchone()
+        if row:
+            saved = json.loads(row[0]) if isinstance(row[0], str) else row[0]
+            return [tuple(d) for d in saved["chunks"]], [tuple(d) for d in saved["postings"]]
+        defs = {"chunks": _index_defs("chunks_contentchunk"), "postings": _index_defs("chunks_posting")}
+        cur.execute("INSERT INTO bench_meta VALUES ('index_defs', %s)", [json.dumps(defs)])
+        return defs["chunks"], defs["postings"]
+
+
+def _drop_indexes(defs: list[tuple[str, str]]) -> None:
+    with connection.cursor() as cur:
+        for name, _ in defs:
             cur.execute(f'DROP INDEX IF EXISTS "{name}"')
+
+
+def _build_settings(cur) -> None:
+    # The server's default_text_search_config ('pg_catalog.swedish' in the dev cluster) is
+    # re-sent to parallel workers as 'pg_catalog.pg_catalog.swedish' and fails; set it plainly.
+    cur.execute("SET default_text_search_config = 'swedish'")
+    # Enough for the 1M-chunk HNSW graph to be built in memory, within what a shared server can spare.
+    cur.execute("SET maintenance_work_mem = '2GB'")
+    cur.execute("SET max_parallel_maintenance_workers = 2")
+    cur.execute("SET work_mem = '256MB'")
+
+
+def _build_postings(defs: list[tuple[str, str]], log) -> dict:
+    """The BM25 postings and statistics of every chunk, in one pass (the COPY ran without triggers),
+    then the postings' indexes."""
+    out = {}
+    with connection.cursor() as cur:
+        _build_settings(cur)
+        t0 = time.perf_counter()
+        cur.execute(REBUILD_SQL)
+        out["postings_s"] = round(ms_since(t0) / 1000, 2)
+        cur.execute("SELECT count(*) FROM chunks_posting")
+        out["postings"] = cur.fetchone()[0]
+        log(f"{out['postings']} postings in {out['postings_s']} s")
+        t0 = time.perf_counter()
+        for _, sql in defs:
+            cur.execute(sql)
+        out["postings_index_s"] = round(ms_since(t0) / 1000, 2)
+        log(f"postings indexes in {out['postings_index_s']} s")
+    return out
 
 
 def _create_indexes(defs: list[tuple[str, str]], log) -> dict:
     out = {}
     with connection.cursor() as cur:
-        # The server's default_text_search_config ('pg_catalog.swedish' in the dev cluster) is
-        # re-sent to parallel workers as 'pg_catalog.pg_catalog.swedish' and fails; set it plainly.
-        cur.execute("SET default_text_search_config = 'swedish'")
-        cur.execute("SET maintenance_work_mem = '6GB'")
-        cur.execute("SET max_parallel_maintenance_workers = 2")
+        _build_settings(cur)
         t0 = time.perf_counter()
         for name, sql in defs:
             if "hnsw" in sql:
@@ -348,9 +504,9 @@ def _create_indexes(defs: list[tuple[str, str]], log) -> dict:
 
 COPY_COLUMNS = ("source_type", "legal_document_id", "user_file_id", "workspace_id", "document_number",
                 "document_title", "header", "path", "ordinal", "citation", "chapter", "section", "page", "kind",
-                "text", "token_count", "content_hash", "embedding", "embedding_model", "created_at")
+                "text", "token_count", "content_hash", "embedding", "embedding_model", "created_at", "retrievable")
 COPY_TYPES = ("text", "int8", "int8", "int8", "text", "text", "text", "text", "int4", "text", "text", "text",
-              "int4", "text", "text", "int4", "text", "vector", "text", "timestamptz")
+              "int4", "text", "text", "int4", "text", "vector", "text", "timestamptz", "bool")
 
 
 def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float:
@@ -379,7 +535,8 @@ def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float
         for i, meta in enumerate(seed_meta[:n_seed]):
             (number, title, header, path, ordinal, citation, chapter, section, kind, text, tokens, chash) = meta
             yield ("LEGAL_DOCUMENT", ids["seeded_docs"][number], None, None, number, title, header, path, ordinal,
-                   citation, chapter, section, None, kind, text, tokens, chash, seed_vectors[i], model, now)
+                   citation, chapter, section, None, kind, text, tokens, chash, seed_vectors[i], model, now,
+                   not is_stub(text))
         docs = ids["synthetic_docs"]
         block = 20_000
         for start in range(0, n_synth, block):
@@ -393,7 +550,7 @@ def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float
                 text = text_of()
                 yield ("LEGAL_DOCUMENT", doc_id, None, None, sfs, title, f"{title} > {chapter} kap. > {section} §",
                        f"{ordinal:05d}.00000", ordinal, citation, chapter, section, None, "section", text,
-                       len(text) // 4, digest(text), vec, model, now)
+                       len(text) // 4, digest(text), vec, model, now, True)
         files = ids["files"]
         for start in range(0, n_ws, block):
             vectors = _perturbed(seed_vectors, min(block, n_ws - start), rng)
@@ -404,10 +561,12 @@ def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float
                 text = text_of()
                 yield ("USER_FILE", None, file_id, ws_id, "", title, f"{title} > Sida {page}", f"{page:05d}",
                        page - 1, f"Sida {page}", "", "", page, "page", text, len(text) // 4, digest(text), vec,
-                       model, now)
+                       model, now, True)
 
     with raw.cursor() as cur:
-        cur.execute("SET session_replication_role = replica")  # no per-row FK checks: the data is consistent
+        # No per-row FK checks (the data is consistent) and no postings trigger: the postings of all
+        # rows are built in one pass afterwards, with their indexes dropped.
+        cur.execute("SET session_replication_role = replica")
         with cur.copy(f"COPY chunks_contentchunk ({', '.join(COPY_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)") as cp:
             cp.set_types(list(COPY_TYPES))
             for i, row in enumerate(rows()):
@@ -422,39 +581,110 @@ def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float
 # --------------------------------------------------------------------------- timing
 
 
+def _timed(queries: list[str], fn, warmup: int) -> tuple[dict, list[float], float]:
+    for text in queries[:warmup]:
+        fn(text)
+    times = []
+    start = time.perf_counter()
+    for text in queries:
+        t = time.perf_counter()
+        fn(text)
+        times.append(ms_since(t))
+    wall = time.perf_counter() - start
+    return {**latency_summary(times), "qps": round(len(queries) / wall, 1) if wall else 0.0}, times, wall
+
+
 def time_queries(queries: list[str], scope, workspace, *, warmup: int = 10) -> dict:
+    """Latencies per path ("general", "statute"), plus retrieve_context over all queries.
+    Returns the figures and, under "_general_vectors", the general queries' vectors (for recall)."""
     model = active_model_name()
+    directory = statute_directory()
     t0 = time.perf_counter()
     vectors = {}
     for text in dict.fromkeys(queries):
         vectors[text], _ = query_vectors.get_or_embed(model, clean_query(text)[:MAX_EMBED_CHARS])
     embed_ms = ms_since(t0)
+    limit = settings.RETRIEVAL_TOP_K + SLACK
+    workspace_ids = list(scope.workspace_ids)
+    prepared, kwq_ms = {}, []
+    for text in vectors:
+        analysis = analyse_query(clean_query(text), directory=directory)
+        _, named = _references(analysis.references)
+        t = time.perf_counter()
+        kwq = keyword_query(analysis.text or text, workspace_ids)
+        kwq_ms.append(ms_since(t))
+        prepared[text] = {"path": "statute" if named else "general", "terms": keyword_terms(analysis), "kwq": kwq,
+                          "options": RetrievalOptions(sfs_numbers=named) if named else RetrievalOptions()}
+
+    def half(mode):
+        def search(text):
+            p = prepared[text]
+            return hybrid_search(p["terms"], scope, p["options"], limit=limit, qvec=vectors[text], mode=mode,
+                                 kwq=p["kwq"])
+        return search
+
     options = RetrievalOptions()
-    limit = settings.RETRIEVAL_TOP_K
-
-    def run(label, fn):
-        for text in queries[:warmup]:
-            fn(text)
-        times = []
-        start = time.perf_counter()
-        for text in queries:
-            t = time.perf_counter()
-            fn(text)
-            times.append(ms_since(t))
-        wall = (time.perf_counter() - start)
-        return {**latency_summary(times), "qps": round(len(queries) / wall, 1)}
-
     out = {"queries": len(queries), "unique_queries": len(vectors),
-           "embed_ms_per_query_untimed": round(embed_ms / max(1, len(vectors)), 1)}
-    out["retrieve_context"] = run("retrieve_context", lambda q: retrieve_context(
-        q, workspace, user=None, options=options, scope=scope))
-    out["hybrid_search"] = run("hybrid", lambda q: hybrid_search(
-        keyword_terms(analyse_query(q)), scope, options, limit=limit, qvec=vectors[q], mode="hybrid"))
-    out["vector_only"] = run("vector", lambda q: hybrid_search(
-        keyword_terms(analyse_query(q)), scope, options, limit=limit, qvec=vectors[q], mode="vector"))
-    out["keyword_only"] = run("keyword", lambda q: hybrid_search(
-        keyword_terms(analyse_query(q)), scope, options, limit=limit, qvec=vectors[q], mode="keyword"))
+           "embed_ms_per_query_untimed": round(embed_ms / max(1, len(vectors)), 1),
+           "keyword_query_untimed": latency_summary(kwq_ms), "paths": {}}
+    all_times, all_wall = [], 0.0
+    for path in ("general", "statute"):
+        selected = [q for q in queries if prepared[q]["path"] == path]
+        figures = {"queries": len(selected), "unique_queries": len({q for q in selected}),
+                   "share": round(len(selected) / max(1, len(queries)), 3)}
+        if selected:
+            figures["retrieve_context"], times, wall = _timed(selected, lambda q: retrieve_context(
+                q, workspace, user=None, options=options, scope=scope), warmup)
+            all_times += times
+            all_wall += wall
+            for key, mode in (("hybrid_search", "hybrid"), ("vector_only", "vector"), ("keyword_only", "keyword")):
+                figures[key] = _timed(selected, half(mode), warmup)[0]
+        out["paths"][path] = figures
+    out["retrieve_context"] = {**latency_summary(all_times),
+                               "qps": round(len(all_times) / all_wall, 1) if all_wall else 0.0}
+    out["_general_vectors"] = [vectors[q] for q in dict.fromkeys(queries) if prepared[q]["path"] == "general"]
     return out
+
+
+def _vector_ids(sql: str, params: dict, ef_search: int | None) -> list[int]:
+    if ef_search is None:  # as production runs it: agent.retrieval._run's session settings
+        return [chunk.chunk_id for chunk in _run(sql, params)]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def hnsw_recall(vectors: list, scope, *, k: int = 20, ef_search: int | None = None) -> dict:
+    """Mean recall@k of the general vector half (HNSW) against an exact scan of the same scope.
+
+    Both run the production vector-only statement (agent.retrieval._hybrid_sql, general
+    filters, `CANDIDATES` fetched, the top k kept); the exact one orders by distance + 0,
+    which keeps the planner off the index. `ef_search` None: the production setting."""
+    options = RetrievalOptions()
+    params = _base_params(scope, k)
+    where = _filter_sql(options, params)
+    approximate = _hybrid_sql(where, True, False)
+    exact = _hybrid_sql(where, True, False, exact_vector=True)
+    recalls, hnsw_ms, exact_ms = [], [], []
+    for vector in vectors:
+        params["qvec"] = _vector_literal(vector)
+        t = time.perf_counter()
+        found = _vector_ids(approximate, params, ef_search)
+        hnsw_ms.append(ms_since(t))
+        t = time.perf_counter()
+        truth = _vector_ids(exact, params, ef_search)
+        exact_ms.append(ms_since(t))
+        if truth:
+            recalls.append(len(set(found[:k]) & set(truth[:k])) / len(truth[:k]))
+    return {
+        "k": k, "queries": len(recalls), "candidates": max(CANDIDATES, k),
+        "ef_search": "production (agent.retrieval._run)" if ef_search is None else ef_search,
+        "mean_recall": round(sum(recalls) / len(recalls), 4) if recalls else None,
+        "min_recall": round(min(recalls), 4) if recalls else None,
+        "hnsw_ms": latency_summary(hnsw_ms), "exact_scan_ms": latency_summary(exact_ms),
+    }
 
 
 def corpus_size() -> dict:
@@ -473,21 +703,22 @@ class Command(BaseCommand):
                             help="build/reuse a synthetic corpus of N chunks in --db and time that")
         parser.add_argument("--db", default="lagrum_bench", help="database for the synthetic corpus")
         parser.add_argument("--queries", type=int, default=200)
+        parser.add_argument("--recall-queries", type=int, default=100,
+                            help="general queries whose HNSW recall@20 is measured (0: none)")
         parser.add_argument("--build-only", action="store_true")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **opts):
         log = (lambda msg: None) if opts["json"] else self.stdout.write
         progress = lambda msg: self.stderr.write(msg)  # noqa: E731
-        queries = build_queries(opts["queries"])
         report = {"machine": machine_info(), "target": "synthetic" if opts["chunks"] else "loaded"}
         if not opts["chunks"]:
-            user, workspace = eval_user_and_workspace()
-            scope = AccessScope(workspace_id=workspace.pk, user_id=user.pk, role="owner")
+            # A workspace that does not exist: the statutes are shared, and nothing is written.
+            scope = AccessScope(workspace_id=0, user_id=0, role="owner")
             report["corpus"] = corpus_size()
             if not report["corpus"]["embedded"]:
                 warn("no embedded chunks: the vector half finds nothing")
-            report.update(time_queries(queries, scope, workspace))
+            report.update(self._measure(scope, Workspace(pk=0), opts))
         else:
             if opts["chunks"] < 1000:
                 raise CommandError("--chunks must be at least 1000")
@@ -497,21 +728,47 @@ class Command(BaseCommand):
                     report["corpus"] = corpus_size()
                     ws_id, user_id = report["build"]["bench_workspace_id"], report["build"]["bench_user_id"]
                     scope = AccessScope(workspace_id=ws_id, user_id=user_id, role="owner")
-                    report.update(time_queries(queries, scope, Workspace(pk=ws_id)))
-                    query_vectors.clear()
+                    report.update(self._measure(scope, Workspace(pk=ws_id), opts))
         report["machine_after"] = machine_info()
         if opts["json"]:
             write_json(self.stdout, report)
         else:
             self._print(report, log)
 
+    def _measure(self, scope, workspace, opts) -> dict:
+        # The statute names of the database being measured (the process may have cached another's).
+        statute_directory_invalidate()
+        query_vectors.clear()
+        try:
+            queries = build_queries(opts["queries"], statute_directory())
+            figures = time_queries(queries, scope, workspace)
+            general_vectors = figures.pop("_general_vectors")
+            if opts["recall_queries"]:
+                figures["hnsw_recall"] = hnsw_recall(general_vectors[:opts["recall_queries"]], scope)
+            return figures
+        finally:
+            statute_directory_invalidate()
+            query_vectors.clear()
+
     def _print(self, report: dict, log) -> None:
         log(f"corpus: {report.get('corpus')}")
         if "build" in report:
             log(f"build: {report['build']}")
-        for key in ("retrieve_context", "hybrid_search", "vector_only", "keyword_only"):
-            if key in report:
-                f = report[key]
-                log(f"{key:<17} p50 {f['p50_ms']:>8.1f} ms  p95 {f['p95_ms']:>8.1f} ms  p99 {f['p99_ms']:>8.1f} ms"
-                    f"  {f['qps']:>7.1f} q/s")
+
+        def line(label, f):
+            log(f"{label:<26} p50 {f['p50_ms']:>8.1f} ms  p95 {f['p95_ms']:>8.1f} ms  p99 {f['p99_ms']:>8.1f} ms"
+                f"  {f['qps']:>7.1f} q/s")
+
+        for path, figures in report.get("paths", {}).items():
+            log(f"{path} path: {figures['queries']} queries ({figures['unique_queries']} distinct)")
+            for key in ("retrieve_context", "hybrid_search", "vector_only", "keyword_only"):
+                if key in figures:
+                    line(f"  {key}", figures[key])
+        if "retrieve_context" in report and report["retrieve_context"].get("n"):
+            line("all: retrieve_context", report["retrieve_context"])
+        if "hnsw_recall" in report:
+            r = report["hnsw_recall"]
+            log(f"HNSW recall@{r['k']} (general scope, {r['queries']} queries): mean {r['mean_recall']}, "
+                f"min {r['min_recall']}; exact scan p50 {r['exact_scan_ms'].get('p50_ms')} ms "
+                f"p95 {r['exact_scan_ms'].get('p95_ms')} ms")
         log(f"machine: {report['machine']} -> {report['machine_after']}")

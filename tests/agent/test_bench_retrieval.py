@@ -1,0 +1,82 @@
+"""bench_retrieval: the path classification, the query mix and the HNSW recall, on arbetsmiljölagen and LAS
+(figures are not asserted, only their shape and bounds)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from agent.management.commands.bench_retrieval import build_queries, hnsw_recall, query_path, strip_statute_names
+from agent.statute_directory import statute_directory, statute_directory_invalidate
+from chunks.models import ContentChunk
+from compliance.selectors import AccessScope
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def directory(loaded):
+    statute_directory_invalidate()
+    yield statute_directory()
+    statute_directory_invalidate()
+
+
+def test_a_question_takes_the_statute_path_only_when_it_names_or_cites_a_statute(directory):
+    assert query_path("Vad säger 3 kap. 2 a § arbetsmiljölagen?", directory) == "statute"
+    assert query_path("Hur räknas anställningstid enligt LAS?", directory) == "statute"
+    assert query_path("Hur räknas anställningstiden vid turordning?", directory) == "general"
+    assert query_path("skyddsombud", directory) == "general"
+
+
+def test_stripping_the_statute_name_makes_a_question_general(directory):
+    question = "Hur utses skyddsombud enligt Arbetsmiljölag (1977:1160)?"
+    stripped = strip_statute_names(question, directory)
+    assert "1977:1160" not in stripped and "skyddsombud" in stripped
+    assert query_path(stripped, directory) == "general"
+
+
+def test_the_query_mix_is_at_least_half_general(directory):
+    queries = build_queries(40, directory)
+    assert len(queries) == 40
+    paths = [query_path(q, directory) for q in dict.fromkeys(queries)]
+    assert paths.count("general") >= len(paths) / 2
+    assert "statute" in paths
+
+
+def _chunk_vectors(n: int) -> list[np.ndarray]:
+    rows = ContentChunk.objects.filter(embedding__isnull=False, retrievable=True).order_by("id")
+    return [np.asarray(v, dtype=np.float32) for v in rows.values_list("embedding", flat=True)[:n]]
+
+
+def test_hnsw_recall_is_complete_on_a_tiny_corpus_with_a_wide_search(loaded):
+    scope = AccessScope(workspace_id=0, user_id=0, role="owner")
+    vectors = _chunk_vectors(4)
+    wide = hnsw_recall(vectors, scope, ef_search=1000)
+    assert wide["queries"] == 4 and wide["k"] == 20
+    assert wide["mean_recall"] == wide["min_recall"] == 1.0
+    production = hnsw_recall(vectors, scope)
+    assert 0.0 <= production["min_recall"] <= production["mean_recall"] <= 1.0
+    assert production["exact_scan_ms"]["n"] == 4 and production["hnsw_ms"]["n"] == 4
+
+
+def test_bench_retrieval_reports_each_path_and_the_recall(loaded):
+    out = io.StringIO()
+    call_command("bench_retrieval", "--queries", "12", "--recall-queries", "3", "--json", stdout=out,
+                 stderr=io.StringIO())
+    report = json.loads(out.getvalue())
+    assert report["target"] == "loaded" and report["queries"] == 12
+    paths = report["paths"]
+    assert paths["general"]["queries"] >= 6 and paths["statute"]["queries"] >= 1
+    assert paths["general"]["queries"] + paths["statute"]["queries"] == 12
+    for figures in paths.values():
+        for key in ("retrieve_context", "hybrid_search", "vector_only", "keyword_only"):
+            assert {"p50_ms", "p95_ms", "p99_ms", "qps"} <= set(figures[key])
+            assert figures[key]["n"] == figures["queries"]
+    recall = report["hnsw_recall"]
+    assert recall["queries"] == 3
+    assert 0.0 <= recall["mean_recall"] <= 1.0
+    assert recall["exact_scan_ms"]["n"] == 3

@@ -19,10 +19,11 @@ LOGS_PER_CONVERSATION = 20
 
 _MESSAGES_SQL = """
 INSERT INTO agent_message (conversation_id, role, content, answer_mode, sources, removed_citations, degraded,
-                           error, model_name, created_at)
+                           error, model_name, created_at, proposals)
 SELECT c.ids[1 + (g %% array_length(c.ids, 1))], 'assistant', 'Syntetiskt svar ' || g,
        (ARRAY['model', 'model', 'model', 'extractive', 'extractive', 'direct', 'error'])[1 + floor(random() * 7)::int],
-       '[]'::jsonb, '[]'::jsonb, random() < 0.02, '', '', now() - random() * make_interval(days => %(days)s - 1)
+       '[]'::jsonb, '[]'::jsonb, random() < 0.02, '', '', now() - random() * make_interval(days => %(days)s - 1),
+       '[]'::jsonb
 FROM generate_series(1, %(rows)s) AS g, (SELECT array_agg(id) AS ids FROM agent_conversation
                                          WHERE workspace_id = %(ws)s) AS c
 """

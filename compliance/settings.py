@@ -341,6 +341,9 @@ RETRIEVAL_QUERY_MAX_CHARS = env_int("RETRIEVAL_QUERY_MAX_CHARS", 2000, minimum=1
 RETRIEVAL_MAX_TOKENS = env_int("RETRIEVAL_MAX_TOKENS", 8000, minimum=100, maximum=200000)
 RETRIEVAL_CONTEXT_SHARE = env_float("RETRIEVAL_CONTEXT_SHARE", 0.6, minimum=0.05, maximum=1.0)
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 20, minimum=1, maximum=200)
+# How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
+RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
+RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)
 RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # The relevance threshold (docs/retrieval.md): a source below it is left out; 0 turns it off.
 RETRIEVAL_MIN_RELEVANCE = env_float("RETRIEVAL_MIN_RELEVANCE", 0.84, minimum=0.0, maximum=1.0)

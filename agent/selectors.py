@@ -52,7 +52,7 @@ def message_sources_current(messages: list[Message]) -> None:
     live = {
         "USER_FILE": set(UserFile.objects.alive().filter(pk__in=wanted["USER_FILE"], is_private=False)
                          .values_list("pk", flat=True)) if wanted["USER_FILE"] else set(),
-        "ASSESSMENT": set(Assessment.objects.filter(pk__in=wanted["ASSESSMENT"]).values_list("pk", flat=True))
+        "ASSESSMENT": set(Assessment.objects.alive().filter(pk__in=wanted["ASSESSMENT"]).values_list("pk", flat=True))
         if wanted["ASSESSMENT"] else set(),
     }
     def gone(source: dict) -> bool:

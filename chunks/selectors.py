@@ -4,8 +4,8 @@
 predicate the retrieval query embeds (CHUNK_SCOPE_SQL) and as its ORM twin
 (`chunk_list_visible`) for pages, statistics and admin. Keep them side by side
 and change them together: shared statutes, plus the scope's workspaces' own
-chunks, except those of deleted or private files and of file versions that are
-not current (superseded, or a new version not yet processed).
+chunks, except those of deleted or private files, of file versions that are
+not current (superseded, or a new version not yet processed) and of deleted assessments.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ CHUNK_SCOPE_SQL = """
         SELECT 1 FROM compliance_userfile f
         WHERE f.id = c.user_file_id AND f.deleted_at IS NULL AND NOT f.is_private
           AND f.version_state = 'current'))
+    AND (c.assessment_id IS NULL OR EXISTS (
+        SELECT 1 FROM compliance_assessment a WHERE a.id = c.assessment_id AND a.deleted_at IS NULL))
 ))
 """
 
@@ -48,6 +50,7 @@ def chunk_list_visible(workspace_ids: Sequence[int]) -> QuerySet[ContentChunk]:
             Q(workspace_id__in=list(workspace_ids))
             & (Q(user_file__isnull=True) | Q(user_file__deleted_at__isnull=True, user_file__is_private=False,
                                              user_file__version_state=VersionState.CURRENT))
+            & (Q(assessment__isnull=True) | Q(assessment__deleted_at__isnull=True))
         )
     )
 

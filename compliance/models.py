@@ -271,6 +271,11 @@ class UserFile(ProcessedSource):
         return self.version_state == VersionState.CURRENT
 
 
+class AssessmentQuerySet(models.QuerySet):
+    def alive(self) -> "AssessmentQuerySet":
+        return self.filter(deleted_at__isnull=True)
+
+
 class Assessment(ProcessedSource):
     """A workspace's assessment of how it meets a legal requirement."""
 
@@ -294,6 +299,10 @@ class Assessment(ProcessedSource):
     due_date = models.DateField("förfallodatum", null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
+    # Soft delete ("Rensa kunskapsbasen"): the row and its chunks stay, every read leaves it out.
+    deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    objects = AssessmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at"]

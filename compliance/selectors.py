@@ -175,7 +175,8 @@ def user_file_find_by_name(workspace: Workspace, name: str) -> UserFile | None:
 
 
 def assessment_list(workspace: Workspace, *, filters: dict | None = None) -> QuerySet[Assessment]:
-    qs = Assessment.objects.filter(workspace=workspace).select_related("legal_document", "owner")
+    """The workspace's assessments that are not deleted."""
+    qs = Assessment.objects.alive().filter(workspace=workspace).select_related("legal_document", "owner")
     return apply_filters(AssessmentFilter, filters, qs)
 
 
@@ -184,6 +185,11 @@ def assessment_get(workspace: Workspace, assessment_id: int) -> Assessment:
         return assessment_list(workspace).get(pk=assessment_id)
     except (Assessment.DoesNotExist, ValueError, TypeError):
         raise Http404("Bedömningen finns inte.") from None
+
+
+def knowledge_clear_counts(workspace: Workspace) -> dict[str, int]:
+    """What "Rensa kunskapsbasen" would remove: the documents (every version counted once) and assessments."""
+    return {"files": user_file_list(workspace).count(), "assessments": assessment_list(workspace).count()}
 
 
 def legal_document_list(*, filters: dict | None = None) -> QuerySet[LegalDocument]:

@@ -273,6 +273,31 @@ def user_file_delete(user_file: UserFile) -> None:
         workspace_touch_knowledge(user_file.workspace_id)
 
 
+@dataclass(frozen=True)
+class KnowledgeClearResult:
+    """What "Rensa kunskapsbasen" removed: documents (all their versions) and assessments."""
+
+    files: int
+    assessments: int
+
+
+def knowledge_clear(*, workspace: Workspace) -> KnowledgeClearResult:
+    """"Rensa kunskapsbasen": soft-delete every document (each through `user_file_delete`, so all its
+    versions go) and every assessment of the workspace, in one transaction. Rows, stored files and
+    chunks stay; retrieval and every list stop seeing them at once. Statutes are shared and untouched."""
+    with transaction.atomic():
+        user_file_versions_lock(workspace.pk)
+        documents: dict[int, UserFile] = {}
+        for user_file in UserFile.objects.alive().filter(workspace=workspace).order_by("pk"):
+            documents.setdefault(user_file.document_id, user_file)
+        for user_file in documents.values():
+            user_file_delete(user_file)
+        now = timezone.now()
+        assessments = Assessment.objects.alive().filter(workspace=workspace).update(deleted_at=now, updated_at=now)
+        workspace_touch_knowledge(workspace.pk)
+    return KnowledgeClearResult(files=len(documents), assessments=assessments)
+
+
 def user_file_reprocess(user_file: UserFile) -> None:
     UserFile.objects.filter(pk=user_file.pk).update(status=ProcessingStatus.PENDING, error_message="")
     request_processing("USER_FILE", user_file.pk, force=True)

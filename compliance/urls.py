@@ -28,6 +28,7 @@ urlpatterns = [
     path("ws/<slug:slug>/kunskapsbas/", views.knowledge, name="knowledge"),
     path("ws/<slug:slug>/kunskapsbas/status/", views.knowledge_status, name="knowledge_status"),
     path("ws/<slug:slug>/kunskapsbas/synka/", views.knowledge_sync, name="knowledge_sync"),
+    path("ws/<slug:slug>/kunskapsbas/rensa/", views.knowledge_clear, name="knowledge_clear"),
     path("ws/<slug:slug>/filer/ladda-upp/", views.file_upload, name="file_upload"),
     path("ws/<slug:slug>/filer/<int:file_id>/", views.file_detail, name="file_detail"),
     path("ws/<slug:slug>/filer/<int:file_id>/ladda-ner/", views.file_download, name="file_download"),

@@ -124,6 +124,35 @@ def knowledge_sync(request, slug: str):
     return redirect("knowledge", slug=ws.slug)
 
 
+def _files_and_assessments(files: int, assessments: int) -> str:
+    return (f"{files} fil{'er' if files != 1 else ''} och "
+            f"{assessments} bedömning{'ar' if assessments != 1 else ''}")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def knowledge_clear(request, slug: str):
+    """"Rensa kunskapsbasen" (owners): GET asks, naming how much goes; POST soft-deletes every file and
+    assessment of the workspace. Statutes are shared and stay."""
+    ws, membership = _workspace(request, slug)
+    if not membership.can_manage:
+        raise PermissionDenied("Bara arbetsytans ägare kan rensa kunskapsbasen.")
+    if request.method == "POST":
+        result = services.knowledge_clear(workspace=ws)
+        if result.files or result.assessments:
+            messages.success(request, "Kunskapsbasen är rensad: "
+                             f"{_files_and_assessments(result.files, result.assessments)} togs bort.")
+        else:
+            messages.info(request, "Kunskapsbasen var redan tom: inget togs bort.")
+        return redirect("knowledge", slug=ws.slug)
+    counts = selectors.knowledge_clear_counts(ws)
+    return render(request, "compliance/knowledge_clear.html", {
+        "workspace": ws, "membership": membership, "nav": "knowledge",
+        "empty": not (counts["files"] or counts["assessments"]),
+        "what": _files_and_assessments(counts["files"], counts["assessments"]),
+    })
+
+
 @login_required
 @require_POST
 def file_upload(request, slug: str):

@@ -325,6 +325,11 @@ class KnowledgeStatsSerializer(serializers.Serializer):
     embedded_share = serializers.FloatField()
 
 
+class KnowledgeClearSerializer(serializers.Serializer):
+    files = serializers.IntegerField(help_text="Borttagna filer (med alla sina versioner).")
+    assessments = serializers.IntegerField(help_text="Borttagna bedömningar.")
+
+
 # --- retrieval ------------------------------------------------------------------------
 
 

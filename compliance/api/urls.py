@@ -27,6 +27,7 @@ urlpatterns = [
     path("workspaces/", views.WorkspaceListApi.as_view(), name="api-workspaces"),
     path(ws, views.WorkspaceDetailApi.as_view(), name="api-workspace"),
     path(ws + "stats/", views.WorkspaceStatsApi.as_view(), name="api-workspace-stats"),
+    path(ws + "knowledge/clear", views.KnowledgeClearApi.as_view(), name="api-knowledge-clear"),
     path(ws + "metrics", dashboard.WorkspaceMetricsApi.as_view(), name="api-workspace-metrics"),
     path(ws + "members/", views.MemberListApi.as_view(), name="api-members"),
     path(ws + "members/<int:member_id>/", views.MemberDetailApi.as_view(), name="api-member"),

@@ -115,6 +115,19 @@ class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
         return Response(s.KnowledgeStatsSerializer(knowledge_stats(self.workspace)).data)
 
 
+class KnowledgeClearApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["workspaces"], summary="Rensa kunskapsbasen (ägare)", request=None,
+                   responses=s.KnowledgeClearSerializer,
+                   description="Tar bort arbetsytans alla filer (alla versioner) och bedömningar ur kunskapsbasen "
+                               "(mjuk borttagning). Författningarna är gemensamma och påverkas inte. "
+                               "Svaret anger hur många som togs bort.")
+    def post(self, request, slug):
+        if not self.membership.can_manage:
+            raise PermissionDenied("Bara arbetsytans ägare kan rensa kunskapsbasen.")
+        result = services.knowledge_clear(workspace=self.workspace)
+        return Response(s.KnowledgeClearSerializer(result).data)
+
+
 # --- members ----------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """Workspace isolation as a property: whatever the workspaces, members, files, assessments and
 questions, no result ever comes from a workspace the user is not a member of, or from a private or
-deleted file; and every source the user may see can be found (an empty result would pass the first half).
+deleted file or a deleted assessment; and every source the user may see can be found (an empty result would pass the first half).
 
 Covers plain retrieval, the exact-reference path and the retrieval cache (through prepare_context).
 """
@@ -48,7 +48,8 @@ files_strategy = st.lists(
     st.tuples(st.integers(0, 2), st.sampled_from(range(len(TEXTS))), st.booleans(), st.booleans()),
     min_size=1, max_size=8,
 )
-assessments_strategy = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(range(len(TEXTS)))), max_size=3)
+assessments_strategy = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(range(len(TEXTS))), st.booleans()),
+                                max_size=3)
 membership_strategy = st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=2, max_size=2)
 
 
@@ -75,25 +76,30 @@ def build(memberships, files, assessments=()):
                                     is_private=private, deleted_at=timezone.now() if deleted else None,
                                     status="done")
         add_chunk(workspaces[w], TEXTS[t], f"{title} > Sida 1", source_type="USER_FILE", user_file=f)
-    for i, (w, t) in enumerate(assessments):
+    for i, (w, t, deleted) in enumerate(assessments):
         title = f"Bedömning {i}"
-        a = Assessment.objects.create(workspace=workspaces[w], title=title, notes=TEXTS[t], status="done")
+        a = Assessment.objects.create(workspace=workspaces[w], title=title, notes=TEXTS[t], status="done",
+                                      deleted_at=timezone.now() if deleted else None)
         add_chunk(workspaces[w], TEXTS[t], f"Bedömning: {title}", source_type="ASSESSMENT", assessment=a)
     return workspaces, users
 
 
 def visible_own_chunks(workspace):
-    """The workspace's own chunks its members may search: every assessment, files neither private nor deleted."""
-    return [c for c in ContentChunk.objects.filter(workspace=workspace).select_related("user_file")
-            if c.user_file_id is None or (not c.user_file.is_private and c.user_file.deleted_at is None)]
+    """The workspace's own chunks its members may search: assessments not deleted, files neither private nor
+    deleted."""
+    return [c for c in ContentChunk.objects.filter(workspace=workspace).select_related("user_file", "assessment")
+            if (c.user_file_id is None or (not c.user_file.is_private and c.user_file.deleted_at is None))
+            and (c.assessment_id is None or c.assessment.deleted_at is None)]
 
 
 def assert_visible(chunk_ids, workspace):
-    for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file"):
+    for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file", "assessment"):
         assert chunk.workspace_id in (None, workspace.pk), "a chunk from another workspace leaked"
         if chunk.user_file_id:
             assert not chunk.user_file.is_private, "a private file leaked"
             assert chunk.user_file.deleted_at is None, "a deleted file leaked"
+        if chunk.assessment_id:
+            assert chunk.assessment.deleted_at is None, "a deleted assessment leaked"
 
 
 @hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -221,11 +227,13 @@ def test_profiles_and_preferences_never_leak(loaded, memberships, profiles, pref
 
 
 def assert_visible_widened(chunk_ids, allowed_ids):
-    for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file"):
+    for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file", "assessment"):
         assert chunk.workspace_id is None or chunk.workspace_id in allowed_ids, "a chunk from a workspace leaked"
         if chunk.user_file_id:
             assert not chunk.user_file.is_private, "a private file leaked"
             assert chunk.user_file.deleted_at is None, "a deleted file leaked"
+        if chunk.assessment_id:
+            assert chunk.assessment.deleted_at is None, "a deleted assessment leaked"
 
 
 @hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -1,6 +1,7 @@
 """Workspace isolation as a property: whatever the workspaces, members, files, assessments and
 questions, no result ever comes from a workspace the user is not a member of, or from a private or
-deleted file or a deleted assessment; and every source the user may see can be found (an empty result would pass the first half).
+deleted file or a deleted assessment; and every source the user may see can be found (an empty result
+would pass the first half).
 
 Covers plain retrieval, the exact-reference path and the retrieval cache (through prepare_context).
 """

@@ -161,8 +161,8 @@ class UserFileAdmin(ProcessedSourceAdmin):
 @admin.register(Assessment)
 class AssessmentAdmin(ProcessedSourceAdmin):
     list_display = ("title", "workspace", "legal_document", "section_ref", "compliance_status", "owner",
-                     "due_date", "status")
-    list_filter = ("compliance_status", "status", "workspace")
+                     "due_date", "status", "deleted_at")
+    list_filter = ("compliance_status", "status", "workspace", ("deleted_at", admin.EmptyFieldListFilter))
     search_fields = ("title", "notes", "section_ref", "legal_document__sfs_number")
     readonly_fields = PROCESSING_READONLY
     autocomplete_fields = ["legal_document", "owner"]

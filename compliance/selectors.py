@@ -112,11 +112,12 @@ def workspace_versions(workspace_ids: Iterable[int]) -> tuple[tuple[int, int], .
 
 def source_dates(*, file_ids: Iterable[int] = (), assessment_ids: Iterable[int] = (),
                  legal_document_ids: Iterable[int] = ()) -> dict[tuple[str, int], dict]:
-    """The dates a source card shows, by (source type, id): a file's upload date, an assessment's
-    creation date, a statute's amended_through. Callers pass ids they already may see."""
+    """The dates a source card shows, by (source type, id): a file's upload date and version, an
+    assessment's creation date, a statute's amended_through. Callers pass ids they already may see."""
     found: dict[tuple[str, int], dict] = {}
-    for pk, created in UserFile.objects.filter(pk__in=list(file_ids)).values_list("pk", "created_at"):
-        found[("USER_FILE", pk)] = {"date": timezone.localdate(created)}
+    for pk, created, version in UserFile.objects.filter(pk__in=list(file_ids)).values_list("pk", "created_at",
+                                                                                           "version"):
+        found[("USER_FILE", pk)] = {"date": timezone.localdate(created), "version": version}
     for pk, created in Assessment.objects.filter(pk__in=list(assessment_ids)).values_list("pk", "created_at"):
         found[("ASSESSMENT", pk)] = {"date": timezone.localdate(created)}
     for pk, amended in LegalDocument.objects.filter(pk__in=list(legal_document_ids)).values_list(

@@ -347,7 +347,7 @@ RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, m
 RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # The relevance threshold (docs/retrieval.md): a source below it is left out; 0 turns it off.
 RETRIEVAL_MIN_RELEVANCE = env_float("RETRIEVAL_MIN_RELEVANCE", 0.84, minimum=0.0, maximum=1.0)
-RETRIEVAL_MIN_KEYWORD_COVERAGE = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE", 0.12, minimum=0.0, maximum=1.0)
+RETRIEVAL_MIN_KEYWORD_COVERAGE = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE", 0.08, minimum=0.0, maximum=1.0)
 RETRIEVAL_VECTOR_WEIGHT = env_float("RETRIEVAL_VECTOR_WEIGHT", 1.0, maximum=100)
 RETRIEVAL_KEYWORD_WEIGHT = env_float("RETRIEVAL_KEYWORD_WEIGHT", 1.0, maximum=100)
 RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)

@@ -314,6 +314,7 @@ class FileDownloadApi(WorkspaceMixin, BaseApi):
 
 class FileVersionListApi(WorkspaceMixin, BaseApi):
     parser_classes = [MultiPartParser, FormParser]
+    pagination_class = None  # a document has a handful of versions: the whole history, one list
 
     @extend_schema(tags=["files"], summary="Dokumentets versioner, nyaste först",
                    responses=s.UserFileVersionSerializer(many=True))

@@ -82,8 +82,8 @@ def test_own_documents_in_the_period_and_newer_ones_rank_higher(setup):
 
     order, rows = file_order("Hur fungerar vår rutin för zebrasäkerhet på lagret i mars 2022?")
     assert order[0] == old.pk
-    assert {c["source_id"]: c["date_label"] for c in rows} == {old.pk: "uppladdad 2022-03-10",
-                                                                new.pk: "uppladdad 2024-03-12"}
+    assert {c["source_id"]: c["date_label"] for c in rows} == {old.pk: "uppladdad 2022-03-10, version 1",
+                                                                new.pk: "uppladdad 2024-03-12, version 1"}
     order, _ = file_order("Hur fungerar vår rutin för zebrasäkerhet på lagret sedan 2024?")
     assert order[0] == new.pk
 
@@ -121,7 +121,7 @@ def test_cards_show_dates_for_statutes_and_files(setup, client):
     assert statute and all(s["date_label"].startswith("ändring införd t.o.m. SFS 2023:349, i kraft")
                            for s in statute)
     own = [s for s in message.sources if s["source_id"] == f.pk and s["source_type"] == "USER_FILE"]
-    assert own and own[0]["date_label"] == f"uppladdad {(timezone.localdate() - timedelta(days=3)).isoformat()}"
+    assert own and own[0]["date_label"] == f"uppladdad {(timezone.localdate() - timedelta(days=3)).isoformat()}, version 1"
     client.force_login(alice)
     page = client.get(reverse("conversation", args=[ws.slug, conversation.pk])).content.decode()
     assert "ändring införd t.o.m. SFS 2023:349" in page and own[0]["date_label"] in page

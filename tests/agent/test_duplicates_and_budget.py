@@ -33,9 +33,10 @@ def setup(loaded, settings):
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=alice, workspace=ws, role="owner")
     files = []
-    for name in ("rutin.txt", "kopia av rutin.txt"):
+    # The copy differs in its bytes (a trailing line break), so it is a second document, not a re-upload.
+    for name, body in (("rutin.txt", POLICY), ("kopia av rutin.txt", POLICY + "\n")):
         f = services.user_file_upload(workspace=ws, user=alice,
-                                      uploaded=SimpleUploadedFile(name, POLICY.encode(), content_type="text/plain"))
+                                      uploaded=SimpleUploadedFile(name, body.encode(), content_type="text/plain"))
         embed_chunk_batch(chunk_document("USER_FILE", f.pk).to_embed)
         files.append(f)
     return alice, ws, files

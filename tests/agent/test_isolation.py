@@ -225,6 +225,7 @@ def test_profiles_and_preferences_never_leak(loaded, memberships, profiles, pref
                         for v in range(len(users)):
                             mine = own and v == u and preferences[v][other] and memberships[v][other]
                             assert (f"Roll{v}w{other}x" in text) == bool(mine)
+        transaction.set_rollback(True)
 
 
 def assert_visible_widened(chunk_ids, allowed_ids):
@@ -265,6 +266,8 @@ def test_a_named_workspace_widens_only_what_the_user_may_see(loaded, memberships
                         prepared = prepare_context([{"role": "user", "content": f"{chunk.text} (WS {named})"}],
                                                    workspace, user)
                         rows = {c["chunk_id"]: c for c in prepared.citations}
+                        # Identical text in two documents takes one slot, the other shown beside it.
+                        rows.update({a["chunk_id"]: a for c in prepared.citations for a in c.get("also_sources") or []})
                         assert chunk.pk in rows, "a source of the named workspace was not found"
                         assert rows[chunk.pk]["workspace_name"] == target.name
         transaction.set_rollback(True)

@@ -69,7 +69,23 @@ def test_hybrid_finds_paraphrased_questions(people):
     assert "25 §" in [c.citation for c in result.chunks[:10] if c.document_number == "1982:80"]
 
 
-def test_results_are_fused_and_ordered(people):
+def test_results_are_fused_by_standardised_scores(people):
+    alice, _, ws, _ = people
+    result = retrieve_context("arbetsgivarens skyldighet att undersöka risker i verksamheten", ws, user=alice,
+                              options=RetrievalOptions(use_references=False))
+    chunks = result.chunks
+    assert chunks and all(0 < c.score < 1 for c in chunks)
+    assert [c.score for c in chunks] == sorted((c.score for c in chunks), reverse=True)
+    assert any(c.extra["vector_rank"] and c.extra["keyword_rank"] for c in chunks)
+    # The mix is monotone in both scores: a source better on both counts never ranks below another.
+    both = [c for c in chunks if c.vector_similarity is not None and c.keyword_rank is not None]
+    for i, a in enumerate(both):
+        for b in both[i + 1:]:
+            assert not (b.vector_similarity > a.vector_similarity and b.keyword_rank > a.keyword_rank)
+
+
+def test_results_are_fused_by_rank_when_rrf_is_chosen(people, settings):
+    settings.RETRIEVAL_FUSION = "rrf"
     alice, _, ws, _ = people
     result = retrieve_context("arbetsgivarens skyldighet att undersöka risker i verksamheten", ws, user=alice,
                               options=RetrievalOptions(use_references=False))

@@ -335,8 +335,8 @@ class Command(BaseCommand):
                     else:
                         search(client, sink, q)
                         if i - chatters < opts["uploaders"] and budget.take():
-                            # Each user's own text: identical bytes would be refused as a duplicate.
-                            upload(client, sink, f"{i}-{n}")
+                            # Text of its own (the warm-up repeats i and n): identical bytes are refused as a duplicate.
+                            upload(client, sink, f"{i}-{n}-{secrets.token_hex(4)}")
             except Exception as exc:  # a crashed virtual user is an error, not a crashed benchmark
                 sink.error("client", repr(exc))
             finally:

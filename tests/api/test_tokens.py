@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
 from compliance.models import ApiToken
 from compliance.services import api_token_create
 
@@ -35,6 +41,20 @@ class TokenTests(ApiTestCase):
         # "Token <key>" works too.
         self.client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         self.assertEqual(self.client.get(f"{WS}/").status_code, 200)
+
+    def test_last_use_is_written_at_most_once_a_minute(self):
+        key = self.auth(self.alice)
+        token = ApiToken.objects.get(key_hash=ApiToken.hash_key(key))
+        recent = timezone.now() - timedelta(seconds=5)
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=recent)
+        with CaptureQueriesContext(connection) as queries:
+            self.assertEqual(self.client.get(f"{API}/workspaces/").status_code, 200)
+        self.assertFalse([q for q in queries.captured_queries if q["sql"].startswith("UPDATE")])
+        self.assertEqual(ApiToken.objects.get(pk=token.pk).last_used_at, recent)
+        # A minute later the next request records its use again.
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=recent - timedelta(minutes=1))
+        self.client.get(f"{API}/workspaces/")
+        self.assertGreater(ApiToken.objects.get(pk=token.pk).last_used_at, recent)
 
     def test_token_can_create_token(self):
         self.auth(self.bob)

@@ -87,11 +87,16 @@ def workspace_get_for_user(user, slug: str) -> tuple[Workspace, Membership]:
     return membership.workspace, membership
 
 
-def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = ()) -> AccessScope:
+def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = (),
+                     membership: Membership | None = None) -> AccessScope:
     """The user's scope in `workspace`, widened by the `named` workspaces (the ones the
     question names) only where the user is a member and the workspace allows it; any
-    other id in `named` is ignored, exactly as if it had not been named."""
-    membership = membership_get(user, workspace)
+    other id in `named` is ignored, exactly as if it had not been named.
+
+    `membership`: the user's membership in `workspace` when the caller has just read it
+    (an API view resolving the slug), so it is not read twice."""
+    if membership is None or membership.user_id != user.pk or membership.workspace_id != workspace.pk:
+        membership = membership_get(user, workspace)
     if membership is None:
         raise Http404("Arbetsytan finns inte.")
     wanted = {i for i in named if isinstance(i, int) and i != workspace.pk}

@@ -20,6 +20,7 @@ from agent.models import Conversation, Message
 from agent.retrieval import RetrievalOptions
 from agent.selectors import conversation_get, conversation_list, message_get, message_list
 from compliance.errors import ApplicationError
+from compliance.selectors import access_scope_for
 
 from . import serializers as s
 from .views import ApiMixin, BaseApi, WorkspaceMixin, validated
@@ -112,8 +113,9 @@ class SearchApi(WorkspaceMixin, BaseApi):
         serializer = s.SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         options = retrieval_options(serializer.options())
+        scope = access_scope_for(request.user, workspace, membership=self.membership)
         result = retrieval.retrieve_context(serializer.validated_data["query"], workspace, user=request.user,
-                                            options=options)
+                                            options=options, scope=scope)
         chunks = [chunk.to_dict() for chunk in result.chunks]
         data = {
             "query": serializer.validated_data["query"], "mode": result.mode, "degraded": bool(result.degraded),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from agent.models import Conversation, Feedback, Message
 from chunks.models import ContentChunk, SourceType
@@ -47,6 +49,14 @@ class SearchTests(ApiTestCase):
         body = self.client.post("/api/v1/workspaces/charlies-ab/search", {"query": "ohälsa", "mode": "keyword",
                                 "source_types": ["USER_FILE"]}, format="json").json()
         self.assertEqual({r["document_key"] for r in body["results"]}, {f"USER_FILE:{self.charlie_file.pk}"})
+
+    def test_search_reads_the_membership_once(self):
+        self.auth(self.bob)
+        with CaptureQueriesContext(connection) as queries:
+            response = self.client.post(f"{WS}/search", {"query": "ohälsa", "mode": "keyword"}, format="json")
+        self.assertEqual(response.status_code, 200, response.content)
+        memberships = [q for q in queries.captured_queries if 'FROM "compliance_membership"' in q["sql"]]
+        self.assertEqual(len(memberships), 1, [q["sql"] for q in memberships])
 
     def test_options_filter_the_real_search(self):
         self.auth(self.alice)

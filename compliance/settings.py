@@ -353,6 +353,8 @@ RETRIEVAL_KEYWORD_WEIGHT = env_float("RETRIEVAL_KEYWORD_WEIGHT", 1.0, maximum=10
 RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)
 RETRIEVAL_CACHE_SIZE = env_int("RETRIEVAL_CACHE_SIZE", 20, minimum=1)
 RETRIEVAL_CACHE_BACKEND = env_choice("RETRIEVAL_CACHE_BACKEND", "memory", ("memory", "django"))
+# Query vectors shared by every web process through CACHES (agent/retrieval.py); 0: per process only.
+QUERY_VECTOR_CACHE_TTL_SECONDS = env_int("QUERY_VECTOR_CACHE_TTL_SECONDS", 86400, minimum=0, maximum=30 * 86400)
 # /metrics (Prometheus): open to these networks (comma-separated CIDRs; loopback by default under
 # DEBUG, none in production) and to requests that send `Authorization: Bearer <METRICS_TOKEN>`.
 METRICS_TOKEN = env_str("METRICS_TOKEN", "")

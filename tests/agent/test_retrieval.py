@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.core.cache import caches
 
 from agent.retrieval import (
     RetrievalInputError,
@@ -11,6 +12,7 @@ from agent.retrieval import (
     query_vectors,
     retrieve_context,
 )
+from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
 from tests.helpers import make_user
@@ -173,6 +175,42 @@ def test_identical_queries_are_embedded_once(people):
     first = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
     second = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
     assert first.timings_ms["embed_cached"] is False and second.timings_ms["embed_cached"] is True
+
+
+def test_a_query_vector_is_shared_across_processes(people):
+    alice, _, ws, _ = people
+    query_vectors.clear()
+    first = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
+    # Another gunicorn worker: nothing in its own memory, the shared cache has the vector.
+    query_vectors.clear_local()
+    second = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
+    assert first.timings_ms["embed_cached"] is False and second.timings_ms["embed_cached"] is True
+    assert [c.chunk_id for c in second.chunks] == [c.chunk_id for c in first.chunks]
+    # Stored compactly: float32 bytes, not a pickled array.
+    stored = caches["default"].get(query_vectors.shared_key(active_model_name(), "rätt till ledighet för fackligt arbete"))
+    assert isinstance(stored, bytes) and len(stored) == settings.EMBEDDING_DIMENSIONS * 4
+
+
+def test_a_broken_shared_cache_still_answers(people, settings):
+    alice, _, ws, _ = people
+    query_vectors.clear()
+    # Nothing listens on the discard port: every cache call fails.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:9/0"}}
+    query_vectors.clear()
+    result = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
+    assert result.mode == "hybrid" and not result.degraded and result.chunks
+    assert result.timings_ms["embed_cached"] is False
+
+
+def test_the_shared_query_vector_cache_can_be_turned_off(people, settings):
+    alice, _, ws, _ = people
+    settings.QUERY_VECTOR_CACHE_TTL_SECONDS = 0
+    query_vectors.clear()
+    retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
+    query_vectors.clear_local()
+    again = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
+    assert again.timings_ms["embed_cached"] is False
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\x00\x01"])

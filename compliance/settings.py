@@ -295,6 +295,10 @@ CELERY_BEAT_SCHEDULE = {
                               "options": {"expires": 600.0}},
 }
 
+# The Celery worker's CPU niceness (compliance/celery.py): embedding uploads yields to web requests
+# on the same cores. 0 leaves the worker's priority as started.
+WORKER_NICE = env_int("WORKER_NICE", 10, minimum=0, maximum=19)
+
 # Embeddings: one interface (chunks/embedding.py), chosen here.
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "local", ("local", "openai"))
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384, minimum=1, maximum=4000)

@@ -8,7 +8,9 @@ so answers are extractive), half search the API, and a few searchers also upload
 file each round (the worker chunks and embeds it meanwhile). Every search hit and every
 answer's sources are checked against the asking workspace: a file or assessment of the
 other workspace is a leak and must never happen; a fifth of the questions ask for the other
-workspace's marker word to tempt one.
+workspace's marker word to tempt one. The other questions are the dev questions, each request
+the next one (a question repeats only after all were asked), and the shared query vector
+cache starts empty: the report says how many searches found their question's vector cached.
 
 Each virtual user pauses between requests, uniformly at random within --think-seconds
 (default 1:3 s, the usual load-testing default and still far faster than a person reading
@@ -48,6 +50,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from agent.benchmarking import latency_summary, machine_info, read_jsonl, write_json
+from agent.retrieval import query_vectors
 from chunks.services import chunk_document
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create, user_file_upload
@@ -81,10 +84,25 @@ def think_range(value: str) -> tuple[float, float]:
     return bounds
 
 
-def questions(limit: int = 200) -> list[str]:
+def questions() -> list[str]:
     path = settings.BASE_DIR / "data" / "sfs" / "dev_questions.jsonl.gz"
-    found = [q["question"] for q in read_jsonl(path)][:limit] if path.exists() else []
+    found = [q["question"] for q in read_jsonl(path)] if path.exists() else []
     return FALLBACK_QUESTIONS + found
+
+
+class QuestionPool:
+    """Every request asks the next question, across users and phases: a question comes
+    back only once all have been asked, as people rarely ask the very same words."""
+
+    def __init__(self, pool: list[str]):
+        self._pool, self._next = pool, 0
+        self._lock = threading.Lock()
+
+    def take(self) -> str:
+        with self._lock:
+            question = self._pool[self._next % len(self._pool)]
+            self._next += 1
+            return question
 
 
 class Budget:
@@ -251,6 +269,8 @@ class Command(BaseCommand):
         if not LegalDocument.objects.filter(chunks__isnull=False).exists():
             raise CommandError("Inga författningar är inlästa: kör först `manage.py load_sfs`.")
         run_id = secrets.token_hex(3)
+        # Vectors an earlier run left in the shared cache would make every repeated question a hit.
+        query_vectors.clear()
         media = Path(tempfile.mkdtemp(prefix="lagrum-bench-load-"))
         port = free_port()
         setup = self._setup(run_id)
@@ -347,7 +367,7 @@ class Command(BaseCommand):
 
     def _drive(self, port: int, setup: dict, users: int, opts) -> dict:
         spaces = setup["spaces"]
-        pool = questions()
+        pool = QuestionPool(questions())
         chatters = users // 2
         results = Results()
 
@@ -364,7 +384,7 @@ class Command(BaseCommand):
                 while budget.take():
                     n += 1
                     # Every fifth question tempts a leak: the other workspace's marker word.
-                    q = f"Vad gäller enligt {other['marker']}?" if n % 5 == 0 else pool[(i * 7 + n) % len(pool)]
+                    q = f"Vad gäller enligt {other['marker']}?" if n % 5 == 0 else pool.take()
                     if i < chatters:
                         if conversation is None or asked >= 5:
                             conversation, asked = new_conversation(client), 0

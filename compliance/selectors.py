@@ -102,6 +102,11 @@ def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = ()) -
     return AccessScope(workspace_id=workspace.pk, user_id=user.pk, role=membership.role, extra_workspace_ids=extra)
 
 
+def workspace_memory_version(workspace: Workspace) -> int:
+    """The workspace's memory_version as stored now (a caller's instance may be older than a change)."""
+    return Workspace.objects.filter(pk=workspace.pk).values_list("memory_version", flat=True).first() or 0
+
+
 def workspace_versions(workspace_ids: Iterable[int]) -> tuple[tuple[int, int], ...]:
     """(id, knowledge_version) of the given workspaces, by id: what a widened cache key needs."""
     ids = list(workspace_ids)

@@ -119,7 +119,7 @@ def test_tool_call_adds_sources(setup, fake_model):
 
 
 def boundary_of(content: str) -> str:
-    return re.search(r"Koden ([0-9a-f]{12}) är ny för varje fråga", content).group(1)
+    return re.search(r"Koden ([0-9]{15}) är ny för varje fråga", content).group(1)
 
 
 def test_tool_results_cannot_forge_a_boundary(setup, fake_model):

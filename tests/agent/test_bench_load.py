@@ -32,6 +32,7 @@ def test_bench_load_drives_every_kind_of_request_without_errors_or_leaks(loaded)
     assert report["offered_load"]["max_rps"] == 20.0  # 4 users, each at most one request per 0.2 s
     assert report["search_server_ms"]["total"]["n"] == report["endpoints"]["search"]["n"]
     assert 0 <= report["search_embed_cached_share"] <= 1
+    assert report["machine_before"]["cpus"] == report["machine"]["cpus"]
     # What it created is gone, and so is the web server it started.
     assert not Workspace.objects.filter(slug__startswith="bench-").exists()
     with socket.socket() as s:

@@ -269,6 +269,7 @@ class Command(BaseCommand):
         if not LegalDocument.objects.filter(chunks__isnull=False).exists():
             raise CommandError("Inga författningar är inlästa: kör först `manage.py load_sfs`.")
         run_id = secrets.token_hex(3)
+        machine_before = machine_info()  # the load others put on the machine, before this run adds its own
         # Vectors an earlier run left in the shared cache would make every repeated question a hit.
         query_vectors.clear()
         media = Path(tempfile.mkdtemp(prefix="lagrum-bench-load-"))
@@ -279,6 +280,7 @@ class Command(BaseCommand):
             procs = self._start(port, media, opts)
             self._wait_ready(port, procs)
             report = self._drive(port, setup, users, opts)
+            report["machine_before"] = machine_before
         finally:
             for proc in procs:
                 stop(proc)

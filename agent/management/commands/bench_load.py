@@ -134,6 +134,10 @@ class Results:
         self.seen: set[tuple[str, str, int]] = set()  # (workspace slug, source type, source id)
         self.search_timings: list[dict] = []  # the server's retrieval stages of each search
 
+    def stages(self, timings: dict) -> None:
+        with self._lock:
+            self.search_timings.append(timings)
+
     def ok(self, kind: str, ms: float) -> None:
         with self._lock:
             self.latency[kind].append(ms)
@@ -188,8 +192,7 @@ def search(client: Client, results: Results, query: str) -> None:
     results.ok("search", ms)
     data = json.loads(body)
     results.sources(client.slug, data["results"])
-    with results._lock:
-        results.search_timings.append(data.get("timings_ms") or {})
+    results.stages(data.get("timings_ms") or {})
 
 
 def new_conversation(client: Client) -> int:

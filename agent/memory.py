@@ -15,14 +15,22 @@ user's preferences or one workspace's profile is reused for another's.
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass, field
 
+from cachetools import LRUCache, cached
 from django.db import transaction
 
 from chunks.tokens import count_tokens
 from compliance.errors import ApplicationError
 from compliance.models import PREFERENCE_FIELDS, PROFILE_FIELDS, FactOrigin, stated_fields
-from compliance.selectors import membership_get, preference_get, profile_fact_list, workspace_profile_get
+from compliance.selectors import (
+    membership_get,
+    preference_get,
+    profile_fact_list,
+    workspace_memory_version,
+    workspace_profile_get,
+)
 from compliance.services import (
     FACT_TEXT_MAX,
     ProfileInputError,
@@ -61,6 +69,27 @@ class Memory:
             return ""
         raw = repr((self.profile, self.facts, self.preferences))
         return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+def memory_cached(workspace, user) -> Memory:
+    """memory_for, reused while the workspace's memory_version stands: one small query instead of
+    three on every turn. The key holds the user, so one member's preferences are never served to
+    another."""
+    if not getattr(user, "is_authenticated", False):
+        return memory_for(workspace, user)
+    return _memory_by_version(workspace.pk, workspace_memory_version(workspace), user.pk, workspace, user)
+
+
+@cached(LRUCache(maxsize=512), key=lambda ws_id, version, user_id, *_: (ws_id, version, user_id),
+        lock=threading.Lock())
+def _memory_by_version(ws_id: int, version: int, user_id: int, workspace, user) -> Memory:
+    return memory_for(workspace, user)
+
+
+@cached(LRUCache(maxsize=512), lock=threading.Lock())
+def profile_lines_cached(memory: Memory, budget: int, encoding: str = "o200k_base") -> tuple[str, ...]:
+    """profile_lines for a memory (hashable: frozen tuples), counted once, not on every turn."""
+    return tuple(profile_lines(memory, budget, encoding))
 
 
 def memory_for(workspace, user) -> Memory:

@@ -10,17 +10,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
+from cachetools import LRUCache
 from django.conf import settings
 
-from chunks.selectors import statute_vocabulary
 from chunks.tokens import count_tokens
 from compliance.models import Workspace
-from compliance.selectors import access_scope_for, workspace_mention_candidates, workspace_versions
+from compliance.selectors import access_scope_for, workspace_versions
 
 from .cache import get_retrieval_cache, retrieval_cache_key
 from .context_assembly import (
@@ -34,13 +33,14 @@ from .context_assembly import (
 )
 from .dating import date_sources
 from .intent import classify
-from .memory import Memory, memory_for, profile_lines
+from .memory import Memory, memory_cached, profile_lines_cached
 from .metrics import observe_turn
 from .models import RetrievalLog
 from .prompts import SYSTEM_PROMPT
-from .query_analysis import analyse_query, single_word_names
+from .query_analysis import analyse_query
 from .retrieval import RetrievalInputError, RetrievalOptions, retrieve_context
 from .statute_directory import statute_directory
+from .workspace_names import workspace_names_for
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
 
     t0 = time.perf_counter()
     memory = _memory(workspace, user)
-    profile = profile_lines(memory, max(0, settings.PROFILE_TOKEN_BUDGET - profile_overhead()))
+    profile = profile_lines_cached(memory, max(0, settings.PROFILE_TOKEN_BUDGET - profile_overhead()))
     timings["profile"] = _ms(t0)
 
     chunks, cache_hit, degraded, notice, error = [], False, False, "", ""
@@ -129,45 +129,32 @@ def _warn_if_slow(elapsed_ms: float, timings: dict, question: str) -> None:
                 timings, question[:80], extra={"prepare_ms": elapsed_ms, "prepare_budget_ms": settings.PREPARE_SLOW_MS})
 
 
-class _AssemblyMemo:
-    """The last assembled blocks, by chunk ids and budget. A cache hit returns the very same
-    chunks (a chunk id's text never changes: re-chunking makes new ids), so the block is too."""
-
-    SIZE = 64
-
-    def __init__(self):
-        self._data: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get_or_build(self, chunks, assembly: AssemblyOptions) -> AssembledContext:
-        # The workspace label is part of a chunk's block: the same chunk is labelled in another workspace's chat.
-        key = (tuple((c.chunk_id, c.score, c.reference_match, c.workspace_name) for c in chunks),
-               budget_for(assembly), assembly.encoding)
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        assembled = assemble_context(chunks, assembly)
-        with self._lock:
-            self._data[key] = assembled
-            while len(self._data) > self.SIZE:
-                self._data.popitem(last=False)
-        return assembled
-
-
-_assembly_memo = _AssemblyMemo()
+# The last assembled blocks, by chunk ids and budget. A cache hit returns the very same chunks
+# (a chunk id's text never changes: re-chunking makes new ids), so the block is the same too.
+_assembly_memo: LRUCache = LRUCache(maxsize=64)
+_assembly_lock = threading.Lock()
 
 
 def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
     if not chunks:
         return assemble_context(chunks, assembly)
+    # The date label and the workspace label are part of a chunk's block (the same chunk is
+    # labelled in another workspace's chat).
+    key = (tuple((c.chunk_id, c.score, c.reference_match, c.workspace_name, c.date_label) for c in chunks),
+           budget_for(assembly), assembly.encoding)
+    with _assembly_lock:
+        assembled = _assembly_memo.get(key)
+    if assembled is None:
+        assembled = assemble_context(chunks, assembly)
+        with _assembly_lock:
+            _assembly_memo[key] = assembled
     # A memoised block is reused, its boundary token never: each request gets its own.
-    return with_fresh_boundary(_assembly_memo.get_or_build(chunks, assembly), assembly)
+    return with_fresh_boundary(assembled)
 
 
 def _memory(workspace, user) -> Memory:
     try:
-        return memory_for(workspace, user)
+        return memory_cached(workspace, user)
     except Exception:  # the profile refines an answer; failing to read it must not block one
         log.exception("could not read the profile; answering without it")
         return Memory()
@@ -177,12 +164,10 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
               profile_key: str = "") -> tuple[list, bool, str, bool]:
     t0 = time.perf_counter()
     scope = access_scope_for(user, workspace)
-    others = workspace_mention_candidates(user, workspace)
-    names = [name for _, name, _ in others]
-    ordinary = statute_vocabulary(single_word_names(names)) if names else set()
-    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names,
-                             ordinary_words=ordinary)
-    named = {pk: (name, slug) for pk, name, slug in others if name in analysis.workspace_mentions}
+    names = workspace_names_for(user, workspace)
+    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names.names,
+                             ordinary_words=names.ordinary)
+    named = {pk: (name, slug) for pk, name, slug in names.others if name in analysis.workspace_mentions}
     if named:
         # The selector decides which named workspaces really widen the scope.
         scope = access_scope_for(user, workspace, named=list(named))
@@ -196,7 +181,7 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
     timings["cache"] = _ms(t0)
     if cached is not None:
         facts["chunks_matched"] = len(cached)
-        return date_sources(_label_workspaces(cached, named), analysis.dates, date.today()), True, "", False
+        return cached, True, "", False
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -208,9 +193,11 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value
-    if cache is not None and not result.degraded:
-        cache.set(key, result.chunks)
+    # Cached labelled and dated: the key holds everything they depend on (the scope with its named
+    # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
     chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, date.today())
+    if cache is not None and not result.degraded:
+        cache.set(key, chunks)
     return chunks, False, result.notice, result.degraded
 
 

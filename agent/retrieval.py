@@ -14,6 +14,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -110,6 +111,9 @@ class _QueryVectorCache:
 
 
 query_vectors = _QueryVectorCache()
+# Embeds a question beside the SQL that does not need its vector (retrieve_context). A few threads:
+# the local model embeds one text at a time anyway, under its own lock.
+_query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embed")
 
 
 # --- input hygiene ---
@@ -335,6 +339,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     made one already: its keywords and references are used as they are, so a turn
     is analysed once. Without it the query is analysed here.
     """
+    started = time.perf_counter()
     options = options or RetrievalOptions()
     if options.mode not in MODES:
         raise RetrievalInputError("invalid_mode", f"Okänt sökläge {options.mode!r}: välj hybrid, vector eller keyword.")
@@ -350,12 +355,13 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     if analysis.fallback and not analysis.is_follow_up and not analysis.references:
         # "och det?", "hmm" as a first message: any source would be a guess.
         result.no_content = True
-        _log_timings(text, result)
+        _log_timings(text, result, started)
         return result
 
-    qvec = None
-    if options.mode in ("hybrid", "vector"):
-        qvec = _embed_query(text, result, timings)
+    # The question's embedding (the model's C code, outside the GIL) runs while the cited sections and
+    # the keyword statistics are read: neither needs it, and a miss no longer pays for both in turn.
+    embedding = (_query_embedder.submit(_embed_query, text, result, timings)
+                 if options.mode in ("hybrid", "vector") else None)
 
     t0 = time.perf_counter()
     refs, named_sfs = _references(analysis.references) if options.use_references else ([], [])
@@ -363,7 +369,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     exact = exact_reference_search(refs, scope, options)
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
     kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
-           if result.mode in ("hybrid", "keyword") else None)
+           if options.mode in ("hybrid", "keyword") else None)
+    before_vector = _ms(t0)
+    qvec = embedding.result() if embedding is not None else None
+    t0 = time.perf_counter()
     statute_hits: list[RetrievedChunk] = []
     if named_sfs and not options.sfs_numbers:
         limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
@@ -373,7 +382,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
     general = hybrid_search(terms, scope, options, limit=(top_k * 2 if reranking else top_k) + SLACK, qvec=qvec,
                             mode=result.mode, kwq=kwq)
-    timings["sql"] = _ms(t0)
+    timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()
     ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
@@ -394,7 +403,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         if rerank_error:
             result.notice = result.notice or "Omrankningen misslyckades; resultatet visas i ursprunglig ordning."
     result.chunks = chunks[:top_k]
-    _log_timings(text, result)
+    _log_timings(text, result, started)
     return result
 
 
@@ -509,9 +518,9 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-def _log_timings(text: str, result: RetrievalResult) -> None:
+def _log_timings(text: str, result: RetrievalResult, started: float) -> None:
     timings = {k: v for k, v in result.timings_ms.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    total = round(sum(timings.values()), 2)
+    total = _ms(started)  # wall time: the embedding overlaps the first queries
     result.timings_ms["total"] = total
     fields = {"retrieval_" + k: v for k, v in timings.items()}
     fields.update(retrieval_total_ms=total, retrieval_mode=result.mode, retrieval_results=len(result.chunks),

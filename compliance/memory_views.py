@@ -64,33 +64,35 @@ def _values(post, form_class) -> dict:
     return {name: post.get(name, "") for name in form_class.base_fields}
 
 
+def _save_form(request, ws, membership, *, save, form_class, form_arg: str, done: str):
+    """Store the posted form through `save(values)`; on bad input the page again, with the Swedish error at its field."""
+    try:
+        save(_values(request.POST, form_class))
+    except ProfileInputError as exc:
+        form = form_class(data=request.POST)
+        form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        return _page(request, ws, membership, **{form_arg: form}, status=400)
+    messages.success(request, done)
+    return redirect("workspace_settings", slug=ws.slug)
+
+
 @login_required
 @require_POST
 def profile_save(request, slug: str):
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
-    try:
-        services.profile_update(workspace=ws, user=request.user, values=_values(request.POST, ProfileForm))
-    except ProfileInputError as exc:
-        form = ProfileForm(data=request.POST)
-        form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-        return _page(request, ws, membership, profile_form=form, status=400)
-    messages.success(request, "Företagsprofilen har sparats.")
-    return redirect("workspace_settings", slug=ws.slug)
+    return _save_form(request, ws, membership, form_class=ProfileForm, form_arg="profile_form",
+                      save=lambda values: services.profile_update(workspace=ws, user=request.user, values=values),
+                      done="Företagsprofilen har sparats.")
 
 
 @login_required
 @require_POST
 def preferences_save(request, slug: str):
     ws, membership = _workspace(request, slug)
-    try:
-        services.preference_update(workspace=ws, user=request.user, values=_values(request.POST, PreferenceForm))
-    except ProfileInputError as exc:
-        form = PreferenceForm(data=request.POST)
-        form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-        return _page(request, ws, membership, preference_form=form, status=400)
-    messages.success(request, "Dina inställningar har sparats.")
-    return redirect("workspace_settings", slug=ws.slug)
+    return _save_form(request, ws, membership, form_class=PreferenceForm, form_arg="preference_form",
+                      save=lambda values: services.preference_update(workspace=ws, user=request.user, values=values),
+                      done="Dina inställningar har sparats.")
 
 
 @login_required

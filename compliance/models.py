@@ -44,6 +44,9 @@ class Workspace(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Bumped whenever the workspace's knowledge changes: retrieval caches key on it.
     knowledge_version = models.PositiveIntegerField(default=0)
+    # Bumped whenever the profile, a fact or anyone's preferences here change: the assistant's
+    # memory cache keys on it (compliance.services.memory_changed).
+    memory_version = models.PositiveIntegerField(default=0)
     # A member who names this workspace in another workspace's chat gets its non-private
     # sources too; an owner can switch that off (then they stay inside this workspace).
     allow_cross_workspace = models.BooleanField("får användas i andra arbetsytors svar", default=True)

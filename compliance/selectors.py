@@ -91,15 +91,22 @@ def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = ()) -
     """The user's scope in `workspace`, widened by the `named` workspaces (the ones the
     question names) only where the user is a member and the workspace allows it; any
     other id in `named` is ignored, exactly as if it had not been named."""
-    membership = membership_get(user, workspace)
-    if membership is None:
+    # The role alone: every turn asks this, and a whole Membership with its Workspace costs more than the answer.
+    role = (Membership.objects.filter(user=user, workspace_id=workspace.pk).values_list("role", flat=True).first()
+            if user.is_authenticated else None)
+    if role is None:
         raise Http404("Arbetsytan finns inte.")
     wanted = {i for i in named if isinstance(i, int) and i != workspace.pk}
     extra = tuple(sorted(
         Workspace.objects.filter(pk__in=wanted, allow_cross_workspace=True, memberships__user=user)
         .values_list("pk", flat=True)
     )) if wanted else ()
-    return AccessScope(workspace_id=workspace.pk, user_id=user.pk, role=membership.role, extra_workspace_ids=extra)
+    return AccessScope(workspace_id=workspace.pk, user_id=user.pk, role=role, extra_workspace_ids=extra)
+
+
+def workspace_memory_version(workspace: Workspace) -> int:
+    """The workspace's memory_version as stored now (a caller's instance may be older than a change)."""
+    return Workspace.objects.filter(pk=workspace.pk).values_list("memory_version", flat=True).first() or 0
 
 
 def workspace_versions(workspace_ids: Iterable[int]) -> tuple[tuple[int, int], ...]:

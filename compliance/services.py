@@ -48,6 +48,15 @@ def workspace_touch_knowledge(workspace_id: int) -> None:
     Workspace.objects.filter(pk=workspace_id).update(knowledge_version=F("knowledge_version") + 1)
 
 
+def memory_changed(sender, instance, **kwargs) -> None:
+    """Receiver for saves and deletes of WorkspaceProfile, ProfileFact and PersonalPreference.
+
+    A signal, not a call in each service: admin, inlines and cascades change the memory too,
+    and a cached memory that missed one change would answer from a deleted fact.
+    """
+    Workspace.objects.filter(pk=instance.workspace_id).update(memory_version=F("memory_version") + 1)
+
+
 def workspace_set_cross_workspace(*, workspace: Workspace, allow: bool) -> Workspace:
     """Whether members may pull this workspace's sources into another workspace's answers."""
     workspace.allow_cross_workspace = bool(allow)

@@ -27,3 +27,21 @@ def loaded(statutes, django_db_blocker):
 
     with django_db_blocker.unblock():
         return load_statutes(*CORPUS)
+
+
+@pytest.fixture
+def team(loaded, settings):
+    """No model configured (answers are extractive); alice owns Alices AB, where bob reads;
+    charlie owns Charlies AB."""
+    from compliance.models import Membership, Workspace
+    from tests.helpers import make_user
+
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+    alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
+    Membership.objects.create(user=alice, workspace=ws, role="owner")
+    Membership.objects.create(user=bob, workspace=ws, role="viewer")
+    Membership.objects.create(user=charlie, workspace=other, role="owner")
+    return {"alice": alice, "bob": bob, "charlie": charlie, "ws": ws, "other": other}

@@ -12,11 +12,10 @@ from agent import chat
 from agent.models import Conversation, Feedback, Message, RetrievalLog
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
-from compliance.models import Membership, UserFile, Workspace
+from compliance.models import UserFile
 from compliance.text import fold_lookalikes
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
-from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +23,8 @@ QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
 
 
 @pytest.fixture
-def setup(loaded, settings):
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
-    alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
-    Membership.objects.create(user=bob, workspace=ws, role="viewer")
-    Membership.objects.create(user=charlie, workspace=other, role="owner")
-    conversation = chat.conversation_create(workspace=ws, user=alice)
-    return {"alice": alice, "bob": bob, "charlie": charlie, "ws": ws, "other": other, "conv": conversation}
+def setup(team):
+    return {**team, "conv": chat.conversation_create(workspace=team["ws"], user=team["alice"])}
 
 
 @pytest.fixture
@@ -119,7 +109,7 @@ def test_tool_call_adds_sources(setup, fake_model):
 
 
 def boundary_of(content: str) -> str:
-    return re.search(r"Koden ([0-9a-f]{12}) är ny för varje fråga", content).group(1)
+    return re.search(r"Koden ([0-9]{15}) är ny för varje fråga", content).group(1)
 
 
 def test_tool_results_cannot_forge_a_boundary(setup, fake_model):

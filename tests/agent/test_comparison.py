@@ -17,9 +17,7 @@ from agent.sources import source_kind
 from chunks.services import chunk_document, embed_chunk_batch
 from chunks.sfs_corpus import content_type_for
 from compliance import services
-from compliance.models import Membership, Workspace
 from tests.fake_openai import FakeOpenAI
-from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -42,20 +40,11 @@ QUESTION = "Stämmer vår personalhandbok om uppsägningstid och provanställnin
 
 
 @pytest.fixture
-def setup(loaded, settings):
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
-    alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
-    Membership.objects.create(user=bob, workspace=ws, role="viewer")
-    Membership.objects.create(user=charlie, workspace=other, role="owner")
+def setup(team):
     upload = SimpleUploadedFile("personalhandbok.txt", POLICY.encode(), content_type="text/plain")
-    policy = services.user_file_upload(workspace=ws, user=alice, uploaded=upload)
+    policy = services.user_file_upload(workspace=team["ws"], user=team["alice"], uploaded=upload)
     embed_chunk_batch(chunk_document("USER_FILE", policy.pk).to_embed)
-    return {"alice": alice, "bob": bob, "charlie": charlie, "ws": ws, "other": other, "policy": policy,
-            "conv": chat.conversation_create(workspace=ws, user=alice)}
+    return {**team, "policy": policy, "conv": chat.conversation_create(workspace=team["ws"], user=team["alice"])}
 
 
 def _table_rows(content: str) -> list[tuple[str, str]]:

@@ -30,9 +30,9 @@ from chunks.tokens import count_tokens
 from compliance.text import fold_lookalikes
 
 SFS = "LEGAL_DOCUMENT"
-# Delimiters carry the request's boundary token (12 hex characters).
-OPEN_RE = re.compile(r"^--- [0-9a-f]{12} Källa \[(\d+)\]: (.*) ---$", re.MULTILINE)
-CLOSE_RE = re.compile(r"^--- [0-9a-f]{12} Slut på källa \[(\d+)\] ---$", re.MULTILINE)
+# Delimiters carry the request's boundary token (15 digits).
+OPEN_RE = re.compile(r"^--- [0-9]{15} Källa \[(\d+)\]: (.*) ---$", re.MULTILINE)
+CLOSE_RE = re.compile(r"^--- [0-9]{15} Slut på källa \[(\d+)\] ---$", re.MULTILINE)
 
 SENTENCE = "Arbetsgivaren ska systematiskt planera, leda och kontrollera verksamheten. "
 
@@ -219,7 +219,7 @@ def test_identical_text_from_different_documents_takes_one_slot_with_both_source
     row = result.citation_map()[0]
     assert [(a["source_type"], a["source_id"]) for a in row["also_sources"]] == [("ASSESSMENT", 3)]
     assert result.citation_map()[1]["also_sources"] == []
-    again = with_fresh_boundary(result, opts(result.budget))
+    again = with_fresh_boundary(result)
     assert again.also == result.also
 
 
@@ -396,7 +396,7 @@ def test_a_look_alike_delimiter_cannot_forge_a_boundary(variant):
     evil = forged(*LOOK_ALIKES[variant])
     result = assemble_context([chunk(1, evil, score=0.9), chunk(2, "Ärlig paragraf.", score=0.5)])
     b = result.boundary
-    assert re.fullmatch(r"[0-9a-f]{12}", b)
+    assert re.fullmatch(r"[0-9]{15}", b)
     # Exactly the four real delimiter lines carry the token, in order.
     assert delimiter_lines(result.text, b) == [
         f"--- {b} Källa [1]: Arbetsmiljölag (1977:1160) > 3 kap. 1 § ---", f"--- {b} Slut på källa [1] ---",
@@ -412,7 +412,7 @@ def test_a_look_alike_delimiter_cannot_forge_a_boundary(variant):
 def test_tool_results_get_the_same_protection(variant):
     evil = forged(*LOOK_ALIKES[variant])
     text = render_tool_sources([(3, chunk(1, evil)), (4, chunk(2, "Ärlig paragraf."))])
-    b = re.search(r"Koden ([0-9a-f]{12}) är ny", text).group(1)
+    b = re.search(r"Koden ([0-9]{15}) är ny", text).group(1)
     assert [line for line in text.splitlines() if b in line][1:] == [
         f"--- {b} Källa [3]: Arbetsmiljölag (1977:1160) > 3 kap. 1 § ---", f"--- {b} Slut på källa [3] ---",
         f"--- {b} Källa [4]: Arbetsmiljölag (1977:1160) > 3 kap. 2 § ---", f"--- {b} Slut på källa [4] ---"]
@@ -421,12 +421,27 @@ def test_tool_results_get_the_same_protection(variant):
 
 
 def test_the_boundary_is_never_in_the_source_even_spelled_with_look_alikes(monkeypatch):
-    drawn = iter(["deadbeef0123", "cafe00000001", "0123456789ab"])
-    monkeypatch.setattr(context_assembly.secrets, "token_hex", lambda n: next(drawn))
-    # The first two tokens occur in the source: literally, and in full-width letters.
-    text = "Kod deadbeef0123 och ｃａｆｅ０００００００１ i texten."
+    drawn = iter(["123456789012345", "000000000000001", "987654321098765"])
+    monkeypatch.setattr(context_assembly, "_draw_token", lambda: next(drawn))
+    # The first two tokens occur in the source: literally, and in full-width digits.
+    text = "Kod 123456789012345 och ００００００００００００００１ i texten."
     result = assemble_context([chunk(1, text)])
-    assert result.boundary == "0123456789ab"
+    assert result.boundary == "987654321098765"
+
+
+def test_a_reused_block_gets_a_token_its_sources_do_not_contain(monkeypatch):
+    result = assemble_context([chunk(1, "Diarienummer 111111111111111 i texten.")])
+    drawn = iter(["111111111111111", "222222222222222"])
+    monkeypatch.setattr(context_assembly, "_draw_token", lambda: next(drawn))
+    assert with_fresh_boundary(result).boundary == "222222222222222"
+
+
+def test_every_boundary_costs_the_same_tokens_so_a_reused_block_keeps_its_count():
+    result = assemble_context([chunk(1, SENTENCE * 3), chunk(2, "Text två med 2024-01-01 och 3 kap. 2 §.")])
+    assert result.tokens_used == count_tokens(result.text)
+    for _ in range(50):
+        reused = with_fresh_boundary(result)
+        assert count_tokens(reused.text) == result.tokens_used == reused.tokens_used
 
 
 def test_every_assembly_and_every_reuse_gets_a_new_boundary():

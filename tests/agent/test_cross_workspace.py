@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.urls import reverse
 
 from agent import chat
 from agent.cache import get_retrieval_cache
 from agent.models import RetrievalLog
 from agent.prepare import prepare_context
+from agent.workspace_names import workspace_names_for
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from compliance.models import Membership, Workspace
@@ -157,3 +159,19 @@ def test_chat_page_and_api_label_the_source_card(setup, client):
     context = client.post(f"/api/v1/workspaces/{setup['ws'].slug}/context", {"query": QUESTION},
                           content_type="application/json").json()
     assert any(c.get("workspace_name") == "Dotterbolaget AB" for c in context["citations"])
+
+
+def test_membership_changes_count_from_the_next_turn_whatever_the_names_cache_holds(setup):
+    charlie, secret_file = setup["charlie"], setup["secret_file"]
+    named = "Semesterpolicy om sommarsemester i Hemliga Bolaget AB?"
+    assert secret_file.pk in file_ids(ask(named, setup["ws"], charlie))
+    # Removed by another process (no signal here): this process's names still hold the workspace,
+    # and the scope is decided afresh all the same.
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM compliance_membership WHERE user_id = %s AND workspace_id = %s",
+                       [charlie.pk, setup["secret"].pk])
+    assert "Hemliga Bolaget AB" in workspace_names_for(charlie, setup["ws"]).names
+    assert secret_file.pk not in file_ids(ask(named, setup["ws"], charlie))
+    # And a new membership is a name he can use at once.
+    Membership.objects.create(user=charlie, workspace=setup["sub"], role="viewer")
+    assert setup["sub_file"].pk in file_ids(ask(QUESTION, setup["ws"], charlie))

@@ -9,8 +9,7 @@ from agent import chat
 from agent.memory import proposal_decide
 from agent.models import Message
 from compliance import selectors, services
-from compliance.models import Membership, PersonalPreference, ProfileFact, Workspace, WorkspaceProfile
-from tests.helpers import make_user
+from compliance.models import PersonalPreference, ProfileFact, Workspace, WorkspaceProfile
 
 pytestmark = pytest.mark.django_db
 
@@ -18,16 +17,8 @@ STATEMENT = "Vi är 45 anställda och vi har kollektivavtal med Unionen. Vad gä
 
 
 @pytest.fixture
-def setup(loaded, settings):
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
-    alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
-    Membership.objects.create(user=bob, workspace=ws, role="viewer")
-    Membership.objects.create(user=charlie, workspace=other, role="owner")
-    return alice, bob, charlie, ws
+def setup(team):
+    return team["alice"], team["bob"], team["charlie"], team["ws"]
 
 
 def proposal_url(ws, message, index):

@@ -52,7 +52,7 @@ def test_factual_question_gets_a_separate_context_message(alice_ws):
     assert roles == ["system", "user", "user"]
     assert "Källa" not in prepared.messages[0]["content"].split("Regler")[0]
     context = prepared.messages[1]["content"]
-    b = re.search(r"Koden ([0-9a-f]{12}) är ny för varje fråga", context).group(1)
+    b = re.search(r"Koden ([0-9]{15}) är ny för varje fråga", context).group(1)
     assert f"--- {b} Källa [" in context and "Arbetsmiljölag (1977:1160)" in context
     assert context.index("Visar ") < context.index(f"--- {b} Källa [1]")
     assert prepared.messages[-1]["content"] == "Vad säger 3 kap. 2 a § arbetsmiljölagen?"

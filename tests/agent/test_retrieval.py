@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
+from agent.keyword_search import keyword_cte, keyword_params, keyword_query
 from agent.retrieval import (
     RetrievalInputError,
     RetrievalOptions,
+    _base_params,
+    _filter_sql,
     query_vectors,
     retrieve_context,
 )
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
+from compliance.selectors import AccessScope
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -349,24 +354,13 @@ def test_two_temporal_versions_of_a_section_take_one_slot():
 
 
 def _keyword_top(query, ws, options, *, few_chunks):
-    from django.db import connection
-
-    from agent.keyword_search import keyword_cte, keyword_params, keyword_query
-    from agent.retrieval import _base_params, _filter_sql
-
-    params = _base_params(access_scope(ws), 20)
+    params = _base_params(AccessScope(workspace_id=ws.pk, user_id=0, role="owner"), 20)
     where = _filter_sql(options, params)
     params.update(keyword_params(keyword_query(query, [ws.pk])))
     with connection.cursor() as cursor:
         cursor.execute(f"WITH {keyword_cte(where, filtered=True, few_chunks=few_chunks)} "
                        "SELECT id, rank FROM kw ORDER BY rnk", params)
         return [(cid, round(rank, 9)) for cid, rank in cursor.fetchall()]
-
-
-def access_scope(ws):
-    from compliance.selectors import AccessScope
-
-    return AccessScope(workspace_id=ws.pk, user_id=0, role="owner")
 
 
 def test_the_chunk_by_chunk_form_within_a_named_statute_scores_like_the_term_by_term_form(people):

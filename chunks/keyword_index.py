@@ -37,7 +37,53 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 """
 
-INSTALL_SQL = IMPACT_FUNCTION_SQL + """
+def _postings_of(rows: str, where: str) -> str:
+    """The postings (id, workspace_id, lexeme, tf_a, tf_b, dl) of the chunks `rows r` WHERE `where`:
+    one per lexeme, header (weight A) and text occurrences apart, dl the chunk's indexed tokens."""
+    return f"""
+        SELECT u.*, sum(u.tf_a + u.tf_b) OVER (PARTITION BY u.id)::int AS dl FROM (
+            SELECT r.id, r.workspace_id, t.lexeme,
+                   count(*) FILTER (WHERE w = 'A')::int AS tf_a, count(*) FILTER (WHERE w <> 'A')::int AS tf_b
+            FROM {rows} r, unnest(r.search_vector) t, unnest(t.weights) w
+            WHERE {where}
+            GROUP BY r.id, r.workspace_id, t.lexeme) u"""
+
+
+def _index(rows: str, where: str) -> str:
+    """Insert the postings of those chunks and count the statutes' ones into the shared statistics."""
+    return f"""
+    WITH p AS ({_postings_of(rows, where)}),
+    ins AS (
+        INSERT INTO chunks_posting (lexeme, chunk_id, workspace_id, tf_a, tf_b, dl, impact)
+        SELECT lexeme, id, workspace_id, tf_a, tf_b, dl, chunks_bm25_impact(tf_a, tf_b, dl) FROM p
+        RETURNING lexeme, chunk_id, workspace_id, dl),
+    -- Shared statistics: statutes only. Sorted upserts: concurrent loads lock rows in one order.
+    ts AS (
+        INSERT INTO chunks_termstat AS s (lexeme, df)
+        SELECT lexeme, count(*) FROM ins WHERE workspace_id IS NULL GROUP BY lexeme ORDER BY lexeme
+        ON CONFLICT (lexeme) DO UPDATE SET df = s.df + EXCLUDED.df)
+    UPDATE chunks_corpusstat SET n_docs = n_docs + d.n, total_len = total_len + d.len
+    FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len
+          FROM (SELECT DISTINCT chunk_id, dl FROM ins WHERE workspace_id IS NULL) x) d
+    WHERE id = 1 AND d.n > 0;"""
+
+
+def _unindex(chunks: str) -> str:
+    """Take the postings of the chunks `chunks` picks (a condition on chunks_posting p) out of the
+    statistics, then delete them."""
+    return f"""
+    UPDATE chunks_termstat s SET df = s.df - d.n
+    FROM (SELECT p.lexeme, count(*) AS n FROM chunks_posting p WHERE {chunks} AND p.workspace_id IS NULL
+          GROUP BY p.lexeme ORDER BY p.lexeme) d
+    WHERE s.lexeme = d.lexeme;
+    UPDATE chunks_corpusstat SET n_docs = n_docs - d.n, total_len = total_len - d.len
+    FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len FROM (
+            SELECT DISTINCT p.chunk_id, p.dl FROM chunks_posting p WHERE {chunks} AND p.workspace_id IS NULL) x) d
+    WHERE id = 1 AND d.n > 0;
+    DELETE FROM chunks_posting p WHERE {chunks};"""
+
+
+INSTALL_SQL = IMPACT_FUNCTION_SQL + f"""
 CREATE TABLE chunks_posting (
     lexeme text NOT NULL,
     chunk_id bigint NOT NULL,
@@ -57,41 +103,13 @@ INSERT INTO chunks_corpusstat VALUES (1, 0, 0);
 
 CREATE FUNCTION chunks_postings_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    WITH u AS (
-        SELECT r.id, r.workspace_id, t.lexeme,
-               count(*) FILTER (WHERE w = 'A')::int AS tf_a, count(*) FILTER (WHERE w <> 'A')::int AS tf_b
-        FROM new_rows r, unnest(r.search_vector) t, unnest(t.weights) w
-        WHERE r.retrievable
-        GROUP BY r.id, r.workspace_id, t.lexeme),
-    p AS (SELECT u.*, sum(u.tf_a + u.tf_b) OVER (PARTITION BY u.id)::int AS dl FROM u),
-    ins AS (
-        INSERT INTO chunks_posting (lexeme, chunk_id, workspace_id, tf_a, tf_b, dl, impact)
-        SELECT lexeme, id, workspace_id, tf_a, tf_b, dl, chunks_bm25_impact(tf_a, tf_b, dl) FROM p
-        RETURNING lexeme, chunk_id, workspace_id, dl),
-    -- Shared statistics: statutes only. Sorted upserts: concurrent loads lock rows in one order.
-    ts AS (
-        INSERT INTO chunks_termstat AS s (lexeme, df)
-        SELECT lexeme, count(*) FROM ins WHERE workspace_id IS NULL GROUP BY lexeme ORDER BY lexeme
-        ON CONFLICT (lexeme) DO UPDATE SET df = s.df + EXCLUDED.df)
-    UPDATE chunks_corpusstat SET n_docs = n_docs + d.n, total_len = total_len + d.len
-    FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len
-          FROM (SELECT DISTINCT chunk_id, dl FROM ins WHERE workspace_id IS NULL) x) d
-    WHERE id = 1 AND d.n > 0;
+    {_index("new_rows", "r.retrievable")}
     RETURN NULL;
 END $$;
 
 CREATE FUNCTION chunks_postings_remove() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE chunks_termstat s SET df = s.df - d.n
-    FROM (SELECT p.lexeme, count(*) AS n FROM chunks_posting p JOIN old_rows o ON o.id = p.chunk_id
-          WHERE p.workspace_id IS NULL GROUP BY p.lexeme ORDER BY p.lexeme) d
-    WHERE s.lexeme = d.lexeme;
-    UPDATE chunks_corpusstat SET n_docs = n_docs - d.n, total_len = total_len - d.len
-    FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len FROM (
-            SELECT DISTINCT p.chunk_id, p.dl FROM chunks_posting p JOIN old_rows o ON o.id = p.chunk_id
-            WHERE p.workspace_id IS NULL) x) d
-    WHERE id = 1 AND d.n > 0;
-    DELETE FROM chunks_posting p USING old_rows o WHERE p.chunk_id = o.id;
+    {_unindex("p.chunk_id IN (SELECT id FROM old_rows)")}
     RETURN NULL;
 END $$;
 
@@ -122,53 +140,23 @@ CREATE TRIGGER chunks_postings_on_update AFTER UPDATE ON chunks_contentchunk
 
 # Re-derive the postings and statistics of some chunks from their current rows
 # (used by the update trigger; an empty array is a no-op).
-INSTALL_SQL += """
+INSTALL_SQL += f"""
 CREATE FUNCTION chunks_postings_reindex(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE chunks_termstat s SET df = s.df - d.n
-    FROM (SELECT lexeme, count(*) AS n FROM chunks_posting WHERE chunk_id = ANY(ids) AND workspace_id IS NULL
-          GROUP BY lexeme ORDER BY lexeme) d
-    WHERE s.lexeme = d.lexeme;
-    UPDATE chunks_corpusstat SET n_docs = n_docs - d.n, total_len = total_len - d.len
-    FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len FROM (
-            SELECT DISTINCT chunk_id, dl FROM chunks_posting WHERE chunk_id = ANY(ids) AND workspace_id IS NULL) x) d
-    WHERE id = 1 AND d.n > 0;
-    DELETE FROM chunks_posting WHERE chunk_id = ANY(ids);
-    WITH u AS (
-        SELECT c.id, c.workspace_id, t.lexeme,
-               count(*) FILTER (WHERE w = 'A')::int AS tf_a, count(*) FILTER (WHERE w <> 'A')::int AS tf_b
-        FROM chunks_contentchunk c, unnest(c.search_vector) t, unnest(t.weights) w
-        WHERE c.id = ANY(ids) AND c.retrievable
-        GROUP BY c.id, c.workspace_id, t.lexeme),
-    p AS (SELECT u.*, sum(u.tf_a + u.tf_b) OVER (PARTITION BY u.id)::int AS dl FROM u),
-    ins AS (
-        INSERT INTO chunks_posting (lexeme, chunk_id, workspace_id, tf_a, tf_b, dl, impact)
-        SELECT lexeme, id, workspace_id, tf_a, tf_b, dl, chunks_bm25_impact(tf_a, tf_b, dl) FROM p
-        RETURNING lexeme, chunk_id, workspace_id, dl),
-    ts AS (
-        INSERT INTO chunks_termstat AS s (lexeme, df)
-        SELECT lexeme, count(*) FROM ins WHERE workspace_id IS NULL GROUP BY lexeme ORDER BY lexeme
-        ON CONFLICT (lexeme) DO UPDATE SET df = s.df + EXCLUDED.df)
-    UPDATE chunks_corpusstat SET n_docs = n_docs + d.n, total_len = total_len + d.len
-    FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len
-          FROM (SELECT DISTINCT chunk_id, dl FROM ins WHERE workspace_id IS NULL) x) d
-    WHERE id = 1 AND d.n > 0;
+    {_unindex("p.chunk_id = ANY(ids)")}
+    {_index("chunks_contentchunk", "r.id = ANY(ids) AND r.retrievable")}
 END $$;
 """
 
 # Build everything from the chunks as they are (after the migration, or to recompute
-# the impacts when K1, B, HEADER_WEIGHT or REFERENCE_LENGTH change).
-REBUILD_SQL = """
+# the impacts when K1, B, HEADER_WEIGHT or REFERENCE_LENGTH change). One pass, no
+# upserts: the synthetic 1M-chunk benchmark corpus is built with it.
+REBUILD_SQL = f"""
 TRUNCATE chunks_posting, chunks_termstat;
 UPDATE chunks_corpusstat SET n_docs = 0, total_len = 0;
 INSERT INTO chunks_posting (lexeme, chunk_id, workspace_id, tf_a, tf_b, dl, impact)
-SELECT lexeme, id, workspace_id, tf_a, tf_b, dl, chunks_bm25_impact(tf_a, tf_b, dl) FROM (
-    SELECT u.*, sum(u.tf_a + u.tf_b) OVER (PARTITION BY u.id)::int AS dl FROM (
-        SELECT c.id, c.workspace_id, t.lexeme,
-               count(*) FILTER (WHERE w = 'A')::int AS tf_a, count(*) FILTER (WHERE w <> 'A')::int AS tf_b
-        FROM chunks_contentchunk c, unnest(c.search_vector) t, unnest(t.weights) w
-        WHERE c.retrievable
-        GROUP BY c.id, c.workspace_id, t.lexeme) u) p;
+SELECT lexeme, id, workspace_id, tf_a, tf_b, dl, chunks_bm25_impact(tf_a, tf_b, dl)
+FROM ({_postings_of("chunks_contentchunk", "r.retrievable")}) p;
 INSERT INTO chunks_termstat (lexeme, df)
 SELECT lexeme, count(*) FROM chunks_posting WHERE workspace_id IS NULL GROUP BY lexeme;
 UPDATE chunks_corpusstat SET n_docs = d.n, total_len = d.len

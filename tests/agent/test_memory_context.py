@@ -17,7 +17,6 @@ from agent.sources import RetrievedChunk
 from chunks.tokens import count_tokens
 from compliance import services
 from compliance.models import Membership, PersonalPreference, ProfileFact, Workspace, WorkspaceProfile
-from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -25,17 +24,10 @@ QUESTION = "Vad gäller för skyddsombud?"
 
 
 @pytest.fixture
-def people(loaded, settings):
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
+def people(team):
     get_retrieval_cache().clear()
-    alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
-    Membership.objects.create(user=bob, workspace=ws, role="editor")
-    Membership.objects.create(user=charlie, workspace=other, role="owner")
-    return alice, bob, charlie, ws, other
+    Membership.objects.filter(user=team["bob"], workspace=team["ws"]).update(role="editor")
+    return team["alice"], team["bob"], team["charlie"], team["ws"], team["other"]
 
 
 def ask(text, ws, user, **opts):

@@ -234,6 +234,7 @@ def _filter_sql(options: RetrievalOptions, params: dict) -> str:
 
 def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False,
                 filtered: bool = False) -> str:
+    # exact_vector: the filter keeps a handful of statutes (hybrid_search), so both halves go chunk by chunk.
     # Within a few statutes an exact scan is faster and better than walking the whole HNSW
     # graph for the few nodes that pass the filter; "+ 0" keeps the planner off the index.
     order = "(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector else "c.embedding <=> %(qvec)s::vector"
@@ -246,7 +247,7 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
           ORDER BY {order}
           LIMIT %(candidates)s) v)""" if use_vector else """
       vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
-    kw = keyword_cte(where, filtered=filtered) if use_keyword else """
+    kw = keyword_cte(where, filtered=filtered, few_chunks=exact_vector) if use_keyword else """
       kw AS (SELECT NULL::bigint AS id, NULL::float AS rank, NULL::bigint AS rnk WHERE false)"""
     if use_vector and use_keyword and settings.RETRIEVAL_FUSION == "score":
         return _score_fusion_sql(vec, kw)

@@ -178,3 +178,16 @@ def rebuild_keyword_index(cursor) -> None:
     """Recompute every impact and statistic from the chunks (after changing the constants)."""
     cursor.execute(IMPACT_FUNCTION_SQL)
     cursor.execute(REBUILD_SQL)
+
+
+def vacuum_keyword_index(cursor) -> None:
+    """VACUUM (ANALYZE) what a search reads, after a bulk load (outside any transaction).
+
+    The keyword half reads each term's postings best-first with an index-only scan; until
+    the visibility map is set, every posting read is also a heap fetch, the planner costs
+    the ordered read accordingly and reads all of a term's postings in a bitmap scan and
+    sorts them instead (at 100k chunks: 0.5 s instead of 5 ms for a common word).
+    Autovacuum gets there too, but only a minute or more after a load.
+    """
+    for table in ("chunks_contentchunk", "chunks_posting", "chunks_termstat"):
+        cursor.execute(f"VACUUM (ANALYZE) {table}")

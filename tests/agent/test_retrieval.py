@@ -5,16 +5,21 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 from django.core.cache import caches
+from django.db import connection
 
+from agent.keyword_search import keyword_cte, keyword_params, keyword_query
 from agent.retrieval import (
     RetrievalInputError,
     RetrievalOptions,
+    _base_params,
+    _filter_sql,
     query_vectors,
     retrieve_context,
 )
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
+from compliance.selectors import AccessScope
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -384,3 +389,28 @@ def test_two_temporal_versions_of_a_section_take_one_slot():
         chunk(4, "00122.00000", "5 kap. 10 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 10 §"),
     ]
     assert [c.chunk_id for c in _one_version_per_section(ranked)] == [1, 3, 4]  # a split section keeps its parts
+
+
+def _keyword_top(query, ws, options, *, few_chunks):
+    params = _base_params(AccessScope(workspace_id=ws.pk, user_id=0, role="owner"), 20)
+    where = _filter_sql(options, params)
+    params.update(keyword_params(keyword_query(query, [ws.pk])))
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {keyword_cte(where, filtered=True, few_chunks=few_chunks)} "
+                       "SELECT id, rank FROM kw ORDER BY rnk", params)
+        return [(cid, round(rank, 9)) for cid, rank in cursor.fetchall()]
+
+
+def test_the_chunk_by_chunk_form_within_a_named_statute_scores_like_the_term_by_term_form(people):
+    _, _, ws, other = people
+    # Another workspace's chunk in the statute's words must stay out of both forms.
+    add_file_chunk(other, "Skyddsombud och skyddskommitté i arbetsmiljölagen gäller hos oss.")
+    query = "skyddsombud skyddskommitté arbetsgivaren arbetsmiljö"
+    for sfs in (["1977:1160"], ["1977:1160", "1982:80"]):
+        options = RetrievalOptions(sfs_numbers=sfs)
+        by_chunk = _keyword_top(query, ws, options, few_chunks=True)
+        assert len(by_chunk) > 5
+        assert by_chunk == _keyword_top(query, ws, options, few_chunks=False)
+        numbers = dict(ContentChunk.objects.filter(id__in=[cid for cid, _ in by_chunk])
+                       .values_list("id", "document_number"))
+        assert set(numbers.values()) <= set(sfs)

@@ -6,9 +6,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 from tqdm import tqdm
 
 from agent.statute_names import names_for
+from chunks.keyword_index import vacuum_keyword_index
 from chunks.services import chunk_document
 from chunks.sfs_corpus import CORE_SFS, content_type_for, parse_date, read_corpus
 from chunks.tasks import enqueue_embedding
@@ -44,6 +46,10 @@ class Command(BaseCommand):
                 if opts["sync"]:
                     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
                     enqueue_embedding(result.to_embed or [], bulk=True)
+        if changed and opts["sync"] and not connection.in_atomic_block:
+            # Searches read postings index-only: set the visibility map now rather than when autovacuum comes by.
+            with connection.cursor() as cursor:
+                vacuum_keyword_index(cursor)
         self.stdout.write(f"{len(records)} författningar lästa, {changed} nya eller ändrade.")
 
     @staticmethod

@@ -170,14 +170,15 @@ def _also_row(chunk: RetrievedChunk) -> dict:
 def context_message(assembled: AssembledContext, profile: Sequence[str] = ()) -> dict:
     """The chat message carrying the sources, separate from the system prompt.
 
-    With a profile (agent.memory.profile_lines) the message has two sections, "Användarprofil"
+    With a profile (agent.memory.profile_lines: neutralised lines) the message has two sections, "Användarprofil"
     and then "Relaterad kunskap"; the profile is delimited by a boundary token of its own that
     occurs in no profile line and no source, and the sources' token is renewed should a
     profile line contain it, so text a user typed can close neither block.
     """
+    # Profile lines are neutralised like sources (agent.memory), so folded already too.
     text, boundary = assembled.text, assembled.boundary
-    if profile and boundary and _occurs_in(boundary, profile):
-        fresh = new_boundary(profile, folded=[text])
+    if profile and boundary and any(boundary in line for line in profile):
+        fresh = new_boundary((), folded=[text, *profile])
         text, boundary = text.replace(boundary, fresh), fresh
     if not text:
         knowledge = f"{CONTEXT_PREAMBLE}\n\n{NO_SOURCES_MESSAGE}"
@@ -186,7 +187,7 @@ def context_message(assembled: AssembledContext, profile: Sequence[str] = ()) ->
         knowledge = f"{CONTEXT_PREAMBLE} {BOUNDARY_RULE.format(boundary=boundary)}\n{kinds}\n\n{text}"
     if not profile:
         return {"role": "user", "content": knowledge}
-    section = profile_section(profile, new_boundary(profile, folded=[text]))
+    section = profile_section(profile, new_boundary((), folded=[text, *profile]))
     return {"role": "user", "content": f"{PROFILE_TITLE}\n{section}\n\n{KNOWLEDGE_TITLE}\n{knowledge}"}
 
 
@@ -220,10 +221,6 @@ def profile_overhead(encoding: str = "o200k_base") -> int:
 
 def _fold(text: str) -> str:
     return fold_lookalikes(text).casefold()
-
-
-def _occurs_in(token: str, texts: Sequence[str]) -> bool:
-    return any(token in _fold(t) for t in texts)
 
 
 # --------------------------------------------------------------------------- boundaries

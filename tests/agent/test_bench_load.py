@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import socket
-
-import argparse
 
 import pytest
 from django.core.management import call_command
 
 from agent.management.commands.bench_load import think_range
-
 from compliance.models import Workspace
 
 

@@ -45,3 +45,15 @@ def team(loaded, settings):
     Membership.objects.create(user=bob, workspace=ws, role="viewer")
     Membership.objects.create(user=charlie, workspace=other, role="owner")
     return {"alice": alice, "bob": bob, "charlie": charlie, "ws": ws, "other": other}
+
+
+@pytest.fixture
+def fake_model(settings):
+    """The chat model stood in for through the real openai client (tests/fake_openai.py)."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        settings.OPENAI_BASE_URL = fake.base_url
+        settings.OPENAI_API_KEY = "test-key"
+        settings.CHAT_MODEL = "fake-model"
+        yield fake

@@ -15,7 +15,6 @@ from compliance import services
 from compliance.models import UserFile
 from compliance.text import fold_lookalikes
 from tests.agent.test_retrieval import add_file_chunk
-from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.django_db
 
@@ -25,15 +24,6 @@ QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
 @pytest.fixture
 def setup(team):
     return {**team, "conv": chat.conversation_create(workspace=team["ws"], user=team["alice"])}
-
-
-@pytest.fixture
-def fake_model(settings):
-    with FakeOpenAI() as fake:
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_API_KEY = "test-key"
-        settings.CHAT_MODEL = "fake-model"
-        yield fake
 
 
 def events_of(conversation, user, text):

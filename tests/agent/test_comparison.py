@@ -17,7 +17,6 @@ from agent.sources import source_kind
 from chunks.services import chunk_document, embed_chunk_batch
 from chunks.sfs_corpus import content_type_for
 from compliance import services
-from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.django_db
 
@@ -117,15 +116,6 @@ def test_source_kinds_follow_the_corpus_classification():
     assert source_kind("LEGAL_DOCUMENT", content_type_for("Arbetsmiljöförordning (1977:1166)")) == "Förordning"
     assert source_kind("LEGAL_DOCUMENT", content_type_for("Lag (1982:80) om anställningsskydd")) == "Lag"
     assert source_kind("USER_FILE") == "Er fil" and source_kind("ASSESSMENT") == "Er bedömning"
-
-
-@pytest.fixture
-def fake_model(settings):
-    with FakeOpenAI() as fake:
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_API_KEY = "test-key"
-        settings.CHAT_MODEL = "fake-model"
-        yield fake
 
 
 def _numbers_of(context: str, kind: str) -> list[int]:

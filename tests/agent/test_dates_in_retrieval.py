@@ -18,7 +18,7 @@ from agent.retrieval import RetrievalOptions, retrieve_context
 from agent.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
-from compliance.models import LegalDocument, Membership, UserFile, Workspace
+from compliance.models import LegalDocument, UserFile, Workspace
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 
@@ -28,13 +28,9 @@ PARENTAL_LEAVE = "1995:584"  # 3 § has two versions: one expires and one enters
 
 
 @pytest.fixture
-def setup(loaded, settings):
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
+def setup(team):
     get_retrieval_cache().clear()
-    alice = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
+    alice, ws = team["alice"], team["ws"]
     return alice, ws
 
 

@@ -14,8 +14,7 @@ from agent.cache import get_retrieval_cache
 from agent.prepare import prepare_context
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
-from compliance.models import Membership, UserFile, Workspace
-from tests.helpers import make_user
+from compliance.models import UserFile
 
 pytestmark = pytest.mark.django_db
 
@@ -25,13 +24,9 @@ QUESTION = "Hur går det till med zebrasäkerhet på lagret?"
 
 
 @pytest.fixture
-def setup(loaded, settings):
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
+def setup(team):
     get_retrieval_cache().clear()
-    alice = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
+    alice, ws = team["alice"], team["ws"]
     files = []
     # The copy differs in its bytes (a trailing line break), so it is a second document, not a re-upload.
     for name, body in (("rutin.txt", POLICY), ("kopia av rutin.txt", POLICY + "\n")):

@@ -14,12 +14,12 @@ import logging
 import re
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
+from cachetools import LRUCache
 from django.conf import settings
 from django.core.cache import caches
 from django.db import connection, transaction
@@ -99,8 +99,7 @@ class _QueryVectorCache:
     """
 
     def __init__(self, size: int = 256, alias: str = "default", prefix: str = "qvec:"):
-        self._size = size
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._data: LRUCache = LRUCache(maxsize=size)
         self._lock = threading.Lock()
         self._alias, self._prefix = alias, prefix
         self._generation: int | None = None
@@ -108,9 +107,9 @@ class _QueryVectorCache:
     def get_or_embed(self, model: str, text: str) -> tuple[np.ndarray, bool]:
         key = (model, text)
         with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key], True
+            found = self._data.get(key)
+        if found is not None:
+            return found, True
         vector = self._shared_get(model, text)
         cached = vector is not None
         if vector is None:
@@ -118,8 +117,6 @@ class _QueryVectorCache:
             self._shared_set(model, text, vector)
         with self._lock:
             self._data[key] = vector
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
         return vector, cached
 
     def clear_local(self) -> None:

@@ -32,11 +32,11 @@ import json
 import pickle
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any, Protocol
 
+from cachetools import TTLCache
 from django.conf import settings
 from django.core.cache import caches
 
@@ -112,36 +112,26 @@ class RetrievalCache(Protocol):
 
 
 class InMemoryRetrievalCache:
-    """Thread-safe LRU with a TTL, per process. ttl_ms <= 0 disables caching."""
+    """Thread-safe LRU with a TTL, per process (cachetools' TTLCache under a lock). ttl_ms <= 0 disables caching."""
 
     def __init__(self, max_size: int, ttl_ms: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_size = max(1, max_size)
         self.ttl_seconds = ttl_ms / 1000
-        self._clock = clock
         self._lock = threading.Lock()
-        self._entries: OrderedDict[RetrievalCacheKey, tuple[float, bytes]] = OrderedDict()
+        # The clock is injectable so that expiry is tested without waiting.
+        self._entries: TTLCache = TTLCache(maxsize=self.max_size, ttl=max(self.ttl_seconds, 0.001), timer=clock)
 
     def get(self, key: RetrievalCacheKey) -> Any | None:
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            expires_at, payload = entry
-            if self._clock() >= expires_at:
-                del self._entries[key]
-                return None
-            self._entries.move_to_end(key)  # most recently used
-        return pickle.loads(payload)
+            payload = self._entries.get(key)  # counts as a use: least recently used entries go first
+        return None if payload is None else pickle.loads(payload)
 
     def set(self, key: RetrievalCacheKey, value: Any) -> None:
         if value is None or self.ttl_seconds <= 0:
             return
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)  # outside the lock: may be slow
         with self._lock:
-            self._entries[key] = (self._clock() + self.ttl_seconds, payload)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_size:
-                self._entries.popitem(last=False)  # least recently used
+            self._entries[key] = payload
 
     def clear(self) -> None:
         with self._lock:

@@ -440,8 +440,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
                                      kwq=kwq)
     reranking = rerank_module.enabled(options)
     # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
-    general = hybrid_search(terms, scope, options, limit=(top_k * 2 if reranking else top_k) + SLACK, qvec=qvec,
-                            mode=result.mode, kwq=kwq)
+    limit = max(top_k * 2, settings.RERANK_CANDIDATES) if reranking else top_k
+    general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()

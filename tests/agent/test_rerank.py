@@ -84,7 +84,9 @@ def test_http_reranker_reorders_the_fused_candidates(alice_ws, settings):
 
 def test_a_failing_reranker_keeps_the_fused_order(alice_ws, settings):
     alice, ws = alice_ws
-    plain = retrieve_context(QUESTION, ws, user=alice, options=RetrievalOptions(use_references=False, top_k=40))
+    # The same candidate pool as the reranking search fetches (RERANK_CANDIDATES), unreranked.
+    plain = retrieve_context(QUESTION, ws, user=alice,
+                             options=RetrievalOptions(use_references=False, top_k=settings.RERANK_CANDIDATES))
     server = RerankServer("skyddsombud", fail=True)
     try:
         settings.RERANK_BACKEND, settings.RERANK_URL = "http", server.url
@@ -93,3 +95,19 @@ def test_a_failing_reranker_keeps_the_fused_order(alice_ws, settings):
         server.close()
     assert server.requests and "Omrankningen misslyckades" in result.notice
     assert [c.chunk_id for c in result.chunks] == [c.chunk_id for c in plain.chunks[:20]]
+
+
+def test_the_reranker_gets_rerank_candidates_sources(alice_ws, settings):
+    """It can only promote what it is given: RERANK_CANDIDATES sets the pool, not top_k."""
+    alice, ws = alice_ws
+    sent = []
+    for pool in (20, 60):
+        server = RerankServer("skyddsombud")
+        try:
+            settings.RERANK_BACKEND, settings.RERANK_URL, settings.RERANK_CANDIDATES = "http", server.url, pool
+            retrieve_context(QUESTION, ws, user=alice,
+                             options=RetrievalOptions(use_references=False, top_k=5, min_relevance=0))
+        finally:
+            server.close()
+        sent.append(len(server.requests[0]["body"]["documents"]))
+    assert sent[0] <= 20 + 10 < sent[1] <= 60 + 10

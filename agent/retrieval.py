@@ -331,11 +331,16 @@ def _row_to_chunk(row) -> RetrievedChunk:
     )
 
 
+def set_vector_search(cursor, ef_search: int | None = None) -> None:
+    """The HNSW settings of a search's transaction (RETRIEVAL_HNSW_EF_SEARCH unless `ef_search` is given)."""
+    # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going.
+    cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+    cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH)}")
+
+
 def _run(sql: str, params: dict) -> list[RetrievedChunk]:
     with transaction.atomic(), connection.cursor() as cursor:
-        # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going.
-        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-        cursor.execute("SET LOCAL hnsw.ef_search = 100")
+        set_vector_search(cursor)
         cursor.execute(sql, params)
         return [_row_to_chunk(row) for row in cursor.fetchall()]
 

@@ -9,8 +9,10 @@ import json
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 
 from agent.management.commands.bench_retrieval import build_queries, hnsw_recall, query_path, strip_statute_names
+from agent.retrieval import set_vector_search
 from agent.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.models import ContentChunk
 from compliance.selectors import AccessScope
@@ -80,3 +82,15 @@ def test_bench_retrieval_reports_each_path_and_the_recall(loaded):
     assert recall["queries"] == 3
     assert 0.0 <= recall["mean_recall"] <= 1.0
     assert recall["exact_scan_ms"]["n"] == 3
+
+
+def test_the_hnsw_candidate_list_follows_the_setting(loaded, settings):
+    settings.RETRIEVAL_HNSW_EF_SEARCH = 321
+    with transaction.atomic(), connection.cursor() as cursor:
+        set_vector_search(cursor)
+        cursor.execute("SHOW hnsw.ef_search")
+        assert cursor.fetchone()[0] == "321"
+        set_vector_search(cursor, 40)  # the benchmark's explicit value wins
+        cursor.execute("SHOW hnsw.ef_search")
+        assert cursor.fetchone()[0] == "40"
+    assert hnsw_recall(_chunk_vectors(1), AccessScope(workspace_id=0, user_id=0, role="owner"))["ef_search"] == 321

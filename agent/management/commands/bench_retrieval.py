@@ -80,6 +80,7 @@ from agent.retrieval import (
     keyword_terms,
     query_vectors,
     retrieve_context,
+    set_vector_search,
 )
 from agent.statute_directory import statute_directory, statute_directory_invalidate
 from agent.statute_names import names_for
@@ -673,8 +674,7 @@ def _vector_ids(sql: str, params: dict, ef_search: int | None) -> list[int]:
     if ef_search is None:  # as production runs it: agent.retrieval._run's session settings
         return [chunk.chunk_id for chunk in _run(sql, params)]
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+        set_vector_search(cursor, ef_search)
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
 
@@ -703,7 +703,7 @@ def hnsw_recall(vectors: list, scope, *, k: int = 20, ef_search: int | None = No
             recalls.append(len(set(found[:k]) & set(truth[:k])) / len(truth[:k]))
     return {
         "k": k, "queries": len(recalls), "candidates": max(CANDIDATES, k),
-        "ef_search": "production (agent.retrieval._run)" if ef_search is None else ef_search,
+        "ef_search": ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH,
         "mean_recall": round(sum(recalls) / len(recalls), 4) if recalls else None,
         "min_recall": round(min(recalls), 4) if recalls else None,
         "hnsw_ms": latency_summary(hnsw_ms), "exact_scan_ms": latency_summary(exact_ms),

@@ -70,6 +70,15 @@ def test_eval_retrieval_dedupes_split_sections():
     assert figures["recall@1"] == 0.0 and figures["recall@5"] == 1.0 and figures["mrr"] == 0.5
 
 
+def test_a_deep_k_reports_how_far_down_the_gold_sits(loaded, question_file):
+    report, _ = run("eval_retrieval", "--questions", str(question_file), "--k", "100", "--mode", "keyword", "--json")
+    figures = report["modes"]["keyword"]
+    assert "recall@50" in figures and "recall@100" in figures and "recall@200" not in figures
+    assert figures["recall@10"] <= figures["recall@20"] <= figures["recall@50"] <= figures["recall@100"]
+    shallow, _ = run("eval_retrieval", "--questions", str(question_file), "--mode", "keyword", "--json")
+    assert "recall@50" not in shallow["modes"]["keyword"]
+
+
 def test_bench_context_prints_its_figures(loaded):
     report, _ = run("bench_context", "--questions", "3", "--json")
     assert report["questions"] == 3

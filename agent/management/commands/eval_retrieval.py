@@ -32,6 +32,9 @@ from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
 from compliance.models import LegalDocument, ProcessingStatus
 
 KS = (1, 5, 10, 20)
+# With a deep --k (up to 200), how far down the gold section sits: the most a reranker given that many
+# fused sources could find (docs/retrieval.md, "Where the gap is").
+DEEP_KS = (50, 100, 200)
 MODES = ("hybrid", "vector", "keyword")
 
 
@@ -46,10 +49,14 @@ def unique_sections(chunks) -> list[tuple[str, str]]:
     return out
 
 
-def score(ranked: list[tuple[str, str]], gold: set[tuple[str, str]]) -> dict:
+def recall_cutoffs(k: int) -> tuple[int, ...]:
+    return KS + tuple(x for x in DEEP_KS if x <= k)
+
+
+def score(ranked: list[tuple[str, str]], gold: set[tuple[str, str]], ks: tuple[int, ...] = KS) -> dict:
     hits = [key in gold for key in ranked]
     first = next((i for i, hit in enumerate(hits) if hit), None)
-    out = {f"recall@{k}": 1.0 if any(hits[:k]) else 0.0 for k in KS}
+    out = {f"recall@{k}": 1.0 if any(hits[:k]) else 0.0 for k in ks}
     out["mrr"] = 0.0 if first is None else 1.0 / (first + 1)
     dcg = sum(1.0 / math.log2(i + 2) for i, hit in enumerate(hits[:10]) if hit)
     ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(gold), 10)))
@@ -117,7 +124,8 @@ class Command(BaseCommand):
             query_vectors.clear()
             options = RetrievalOptions(mode=mode, top_k=k,
                                        sfs_numbers=sorted(loaded) if opts["loaded_only"] else [])
-            names = [*(f"recall@{x}" for x in KS), "mrr", "ndcg@10"]
+            ks = recall_cutoffs(k)
+            names = [*(f"recall@{x}" for x in ks), "mrr", "ndcg@10"]
             totals = {name: 0.0 for name in names}
             by_kind: dict[str, dict] = {}
             wall, sql, degraded = [], [], 0
@@ -130,7 +138,7 @@ class Command(BaseCommand):
                 degraded += bool(result.degraded)
                 kind = by_kind.setdefault(q.get("kind") or "", {"n": 0, **{name: 0.0 for name in names}})
                 kind["n"] += 1
-                for name, value in score(unique_sections(result.chunks), gold).items():
+                for name, value in score(unique_sections(result.chunks), gold, ks).items():
                     totals[name] += value
                     kind[name] += value
             n = len(usable)
@@ -153,7 +161,7 @@ class Command(BaseCommand):
         w = self.stdout.write
         w(f"{report['questions_with_gold_loaded']} of {report['questions']} questions evaluated "
           f"({report['questions_skipped']} skipped: gold statute not loaded), top_k={report['k']}")
-        cols = [*(f"recall@{k}" for k in KS), "mrr", "ndcg@10"]
+        cols = [*(f"recall@{k}" for k in recall_cutoffs(report["k"])), "mrr", "ndcg@10"]
         w(f"{'mode':<8} " + " ".join(f"{c:>9}" for c in cols) + f" {'p50 ms':>8} {'p95 ms':>8}")
         for mode, fig in report["modes"].items():
             w(f"{mode:<8} " + " ".join(f"{fig[c]:>9.3f}" for c in cols)

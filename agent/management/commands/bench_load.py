@@ -448,7 +448,8 @@ class Command(BaseCommand):
             "think_seconds": {"min": think_min, "max": think_max, "mean": mean_think},
             # What the users would send if every answer were instant; closed loop (no think time): no limit.
             "offered_load": ({"max_rps": round(users / mean_think, 1), "per_user_max_rps": round(1 / mean_think, 2)}
-                             if mean_think else {"max_rps": None, "closed_loop": True}), "gunicorn_workers": opts["workers"], "gunicorn_threads": opts["threads"],
+                             if mean_think else {"max_rps": None, "closed_loop": True}),
+            "gunicorn_workers": opts["workers"], "gunicorn_threads": opts["threads"],
             "requests": completed, "throughput_rps": round(completed / elapsed, 1) if elapsed else 0,
             "errors": {"total": sum(errors.values()), **errors, "samples": results.error_samples},
             "warmup_errors": sum(warm.errors.values()),

@@ -29,7 +29,7 @@ are general: paraphrased and short questions of our own plus dev heading
 questions with the statute's name taken out.
 
 HNSW recall@20: the general vector half's top 20 as production runs it (HNSW,
-`agent.retrieval._run`'s session settings) against an exact scan of the same
+`agent.retrieval.set_vector_search`) against an exact scan of the same
 scope, for the general queries' vectors.
 
 Everything runs as a member of one workspace, so the workspace scope filter is
@@ -73,7 +73,6 @@ from agent.retrieval import (
     _filter_sql,
     _hybrid_sql,
     _references,
-    _run,
     _vector_literal,
     clean_query,
     hybrid_search,
@@ -671,8 +670,7 @@ def time_queries(queries: list[str], scope, workspace, *, warmup: int = 10) -> d
 
 
 def _vector_ids(sql: str, params: dict, ef_search: int | None) -> list[int]:
-    if ef_search is None:  # as production runs it: agent.retrieval._run's session settings
-        return [chunk.chunk_id for chunk in _run(sql, params)]
+    # The session settings production searches with (ef_search None: RETRIEVAL_HNSW_EF_SEARCH).
     with transaction.atomic(), connection.cursor() as cursor:
         set_vector_search(cursor, ef_search)
         cursor.execute(sql, params)

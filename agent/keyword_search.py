@@ -3,10 +3,10 @@
 Query terms are the Swedish-stemmed lexemes of the question (stop words out,
 numbers and "kap"/"st"/"§"-words out: the reference search handles those).
 Each term is weighted by its idf within the asking workspace's scope: document
-frequencies of the shared statutes (kept by triggers) plus the workspace's own
-visible chunks, counted now. Nothing another workspace holds, and no private or
-deleted file, is ever counted, so no tenant's uploads move another tenant's
-ranking.
+frequencies of the shared statutes plus those of the scope's workspaces' own
+searchable chunks, both kept by triggers (chunks.keyword_index). Nothing another
+workspace holds, and no private, deleted or superseded file, is ever counted, so
+no tenant's uploads move another tenant's ranking.
 
 Two SQL forms, same scores:
 - general (no filter beyond the scope): each term's postings are read
@@ -109,7 +109,7 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         if SPLIT_COMPOUNDS:
             params["parts"], split = split_compounds(cursor, text)
             params["split"] = " ".join(split)
-        cursor.execute(f"""
+        cursor.execute("""
             WITH whole AS (
                 SELECT lexeme AS term, coalesce(array_length(positions, 1), 1) AS qtf,
                        lexeme = ANY(tsvector_to_array(to_tsvector('swedish', %(split)s))) AS split
@@ -119,15 +119,12 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
                 UNION ALL
                 SELECT p, 1, true, false FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
             ws AS (
-                SELECT p.lexeme, count(*) AS n
-                FROM chunks_posting p JOIN chunks_contentchunk c ON c.id = p.chunk_id
-                WHERE p.workspace_id = ANY(%(workspace_ids)s) AND p.lexeme IN (SELECT term FROM q)
-                  AND {CHUNK_SCOPE_SQL}
-                GROUP BY p.lexeme)
+                SELECT s.lexeme, sum(s.df)::bigint AS n FROM chunks_scopetermstat s
+                WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme IN (SELECT term FROM q)
+                GROUP BY s.lexeme)
             SELECT q.term, q.qtf, q.part, q.split, coalesce(ts.df, 0) + coalesce(ws.n, 0),
                    (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
-                   + (SELECT count(*) FROM chunks_contentchunk c
-                      WHERE c.workspace_id = ANY(%(workspace_ids)s) AND c.retrievable AND {CHUNK_SCOPE_SQL})
+                   + (SELECT coalesce(sum(n_docs), 0)::bigint FROM chunks_scopestat WHERE workspace_id = ANY(%(workspace_ids)s))
             FROM q
             LEFT JOIN chunks_termstat ts ON ts.lexeme = q.term
             LEFT JOIN ws ON ws.lexeme = q.term

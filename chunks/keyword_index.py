@@ -12,9 +12,14 @@ by idf. Two choices keep every stored number free of other tenants' text:
 - L is a fixed reference length (the mean length of a statute section, measured
   once on the statute corpus) instead of a collection average that would move
   with every workspace's uploads;
-- document frequencies are stored for the shared statutes only
-  (chunks_termstat, chunks_corpusstat); a workspace's own chunks are counted at
-  query time within what that workspace may see (agent.keyword_search).
+- document frequencies of the shared statutes (chunks_termstat,
+  chunks_corpusstat) count statutes only; each workspace's own searchable
+  chunks are counted apart, per workspace (chunks_scopetermstat,
+  chunks_scopestat), and a query adds those of the workspaces it may read
+  (agent.keyword_search). "Searchable" is chunks.selectors.OWN_CHUNK_VISIBLE_SQL:
+  a private, deleted or not-current file's chunks are never counted, and
+  triggers on files and assessments count or uncount their chunks the moment
+  that changes, whichever code path changes it.
 
 tf' counts a lexeme's occurrences in the chunk's text plus HEADER_WEIGHT times
 its occurrences in the contextual header (statute › chapter › rubrik): the
@@ -23,6 +28,8 @@ indexed tokens. Stubs (retrievable = false) get no postings and are not counted.
 """
 
 from __future__ import annotations
+
+from .selectors import OWN_CHUNK_VISIBLE_SQL
 
 K1 = 1.2
 B = 0.6
@@ -83,7 +90,112 @@ def _unindex(chunks: str) -> str:
     DELETE FROM chunks_posting p WHERE {chunks};"""
 
 
-INSTALL_SQL = IMPACT_FUNCTION_SQL + f"""
+
+def _scope_delta(changed: str, sign: int) -> str:
+    """Add the postings of the chunks `changed` returns (chunk_id, workspace_id: a statement that
+    counts or uncounts them) to their workspace's statistics, times `sign` (+1 for chunks now
+    counted, -1 for chunks no longer counted). The chunks' postings must exist. Sorted upserts:
+    concurrent changes lock rows in one order."""
+    return f"""
+    WITH changed AS ({changed}),
+    d AS (SELECT chunk_id, workspace_id, {sign} AS sign FROM changed),
+    ts AS (
+        INSERT INTO chunks_scopetermstat AS s (workspace_id, lexeme, df)
+        SELECT d.workspace_id, p.lexeme, sum(d.sign) FROM d JOIN chunks_posting p ON p.chunk_id = d.chunk_id
+        GROUP BY d.workspace_id, p.lexeme ORDER BY d.workspace_id, p.lexeme
+        ON CONFLICT (workspace_id, lexeme) DO UPDATE SET df = s.df + EXCLUDED.df)
+    INSERT INTO chunks_scopestat AS s (workspace_id, n_docs)
+    SELECT workspace_id, sum(sign) FROM d GROUP BY workspace_id ORDER BY workspace_id
+    ON CONFLICT (workspace_id) DO UPDATE SET n_docs = s.n_docs + EXCLUDED.n_docs;"""
+
+
+# The chunks of `ids` that become counted now (searchable, not counted yet), and those that stop.
+_NEWLY_COUNTED = f"""
+        INSERT INTO chunks_scopechunk (chunk_id, workspace_id)
+        SELECT c.id, c.workspace_id FROM chunks_contentchunk c
+        WHERE c.id = ANY(ids) AND c.workspace_id IS NOT NULL AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL}
+        ORDER BY c.id
+        ON CONFLICT (chunk_id) DO NOTHING
+        RETURNING chunk_id, workspace_id"""
+_NO_LONGER_COUNTED = """
+        DELETE FROM chunks_scopechunk s WHERE s.chunk_id = ANY(ids) RETURNING s.chunk_id, s.workspace_id"""
+
+# What each workspace's searchable chunks add to the statistics. chunks_scopechunk lists the
+# chunks counted now, so a chunk is counted or uncounted exactly once, whatever order the
+# changes come in (a file made private and then deleted, a chunk deleted after its file).
+# Re-runnable, so migration 0003 installs it over databases made before it.
+SCOPE_INSTALL_SQL = f"""
+CREATE TABLE IF NOT EXISTS chunks_scopechunk (chunk_id bigint PRIMARY KEY, workspace_id bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks_scopetermstat (workspace_id bigint NOT NULL, lexeme text NOT NULL, df integer NOT NULL,
+                                   PRIMARY KEY (workspace_id, lexeme));
+CREATE TABLE IF NOT EXISTS chunks_scopestat (workspace_id bigint PRIMARY KEY, n_docs bigint NOT NULL);
+
+-- Count those of the chunks `ids` that are searchable and not counted yet (run after their postings exist).
+CREATE OR REPLACE FUNCTION chunks_scope_count(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF cardinality(ids) = 0 THEN RETURN; END IF;
+    {_scope_delta(_NEWLY_COUNTED, 1)}
+END $$;
+
+-- Uncount those of the chunks `ids` that are counted (run before their postings go).
+CREATE OR REPLACE FUNCTION chunks_scope_uncount(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF cardinality(ids) = 0 THEN RETURN; END IF;
+    {_scope_delta(_NO_LONGER_COUNTED, -1)}
+END $$;
+
+-- Bring the chunks `ids` in line with what is searchable now (a file or assessment changed).
+CREATE OR REPLACE FUNCTION chunks_scope_refresh(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM chunks_scope_uncount(ARRAY(
+        SELECT s.chunk_id FROM chunks_scopechunk s WHERE s.chunk_id = ANY(ids) AND NOT EXISTS (
+            SELECT 1 FROM chunks_contentchunk c
+            WHERE c.id = s.chunk_id AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL})));
+    PERFORM chunks_scope_count(ids);
+END $$;
+
+CREATE OR REPLACE FUNCTION chunks_scope_on_file_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM chunks_scope_refresh(ARRAY(
+        SELECT c.id FROM old_rows o JOIN new_rows n ON n.id = o.id JOIN chunks_contentchunk c ON c.user_file_id = n.id
+        WHERE (o.deleted_at IS NULL) <> (n.deleted_at IS NULL) OR o.is_private <> n.is_private
+           OR o.version_state <> n.version_state));
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS chunks_scope_on_file_update ON compliance_userfile;
+CREATE TRIGGER chunks_scope_on_file_update AFTER UPDATE ON compliance_userfile
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION chunks_scope_on_file_update();
+
+CREATE OR REPLACE FUNCTION chunks_scope_on_assessment_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM chunks_scope_refresh(ARRAY(
+        SELECT c.id FROM old_rows o JOIN new_rows n ON n.id = o.id JOIN chunks_contentchunk c ON c.assessment_id = n.id
+        WHERE (o.deleted_at IS NULL) <> (n.deleted_at IS NULL)));
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS chunks_scope_on_assessment_update ON compliance_assessment;
+CREATE TRIGGER chunks_scope_on_assessment_update AFTER UPDATE ON compliance_assessment
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION chunks_scope_on_assessment_update();
+"""
+
+# Recount every workspace's statistics from the chunks as they are (after REBUILD_SQL's postings).
+SCOPE_REBUILD_SQL = f"""
+TRUNCATE chunks_scopechunk, chunks_scopetermstat, chunks_scopestat;
+INSERT INTO chunks_scopechunk (chunk_id, workspace_id)
+SELECT c.id, c.workspace_id FROM chunks_contentchunk c
+WHERE c.workspace_id IS NOT NULL AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL};
+INSERT INTO chunks_scopetermstat (workspace_id, lexeme, df)
+SELECT s.workspace_id, p.lexeme, count(*) FROM chunks_scopechunk s JOIN chunks_posting p ON p.chunk_id = s.chunk_id
+GROUP BY s.workspace_id, p.lexeme;
+INSERT INTO chunks_scopestat (workspace_id, n_docs)
+SELECT workspace_id, count(*) FROM chunks_scopechunk GROUP BY workspace_id;
+"""
+
+
+
+TABLES_SQL = """
 CREATE TABLE chunks_posting (
     lexeme text NOT NULL,
     chunk_id bigint NOT NULL,
@@ -100,29 +212,37 @@ CREATE INDEX chunks_posting_workspace ON chunks_posting (workspace_id, lexeme) W
 CREATE TABLE chunks_termstat (lexeme text PRIMARY KEY, df integer NOT NULL);
 CREATE TABLE chunks_corpusstat (id integer PRIMARY KEY CHECK (id = 1), n_docs bigint NOT NULL, total_len bigint NOT NULL);
 INSERT INTO chunks_corpusstat VALUES (1, 0, 0);
+"""
 
-CREATE FUNCTION chunks_postings_add() RETURNS trigger LANGUAGE plpgsql AS $$
+# The chunk triggers: postings and statute statistics, then the workspace's own counts. An
+# update that changes what a chunk indexes (its text, header, scope or retrievable flag) is a
+# removal plus an addition; vector updates (the common case) touch nothing. Re-runnable
+# (CREATE OR REPLACE), so a later migration can install a new version over an old one.
+POSTINGS_FUNCTIONS_SQL = f"""
+CREATE OR REPLACE FUNCTION chunks_postings_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     {_index("new_rows", "r.retrievable")}
+    PERFORM chunks_scope_count(ARRAY(SELECT id FROM new_rows WHERE workspace_id IS NOT NULL));
     RETURN NULL;
 END $$;
 
-CREATE FUNCTION chunks_postings_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION chunks_postings_remove() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM chunks_scope_uncount(ARRAY(SELECT id FROM old_rows WHERE workspace_id IS NOT NULL));
     {_unindex("p.chunk_id IN (SELECT id FROM old_rows)")}
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER chunks_postings_on_insert AFTER INSERT ON chunks_contentchunk
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chunks_postings_add();
-CREATE TRIGGER chunks_postings_on_delete AFTER DELETE ON chunks_contentchunk
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION chunks_postings_remove();
-"""
+-- Re-derive the postings and statistics of some chunks from their current rows (an empty array is a no-op).
+CREATE OR REPLACE FUNCTION chunks_postings_reindex(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM chunks_scope_uncount(ids);
+    {_unindex("p.chunk_id = ANY(ids)")}
+    {_index("chunks_contentchunk", "r.id = ANY(ids) AND r.retrievable")}
+    PERFORM chunks_scope_count(ids);
+END $$;
 
-# An update that changes what a chunk indexes (its text, header, scope or retrievable
-# flag) is a removal plus an addition; vector updates (the common case) touch nothing.
-INSTALL_SQL += """
-CREATE FUNCTION chunks_postings_update() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION chunks_postings_update() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     changed bigint[];
 BEGIN
@@ -134,24 +254,25 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$;
+"""
+
+POSTINGS_TRIGGERS_SQL = """
+CREATE TRIGGER chunks_postings_on_insert AFTER INSERT ON chunks_contentchunk
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chunks_postings_add();
+CREATE TRIGGER chunks_postings_on_delete AFTER DELETE ON chunks_contentchunk
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION chunks_postings_remove();
 CREATE TRIGGER chunks_postings_on_update AFTER UPDATE ON chunks_contentchunk
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chunks_postings_update();
 """
 
-# Re-derive the postings and statistics of some chunks from their current rows
-# (used by the update trigger; an empty array is a no-op).
-INSTALL_SQL += f"""
-CREATE FUNCTION chunks_postings_reindex(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-    {_unindex("p.chunk_id = ANY(ids)")}
-    {_index("chunks_contentchunk", "r.id = ANY(ids) AND r.retrievable")}
-END $$;
-"""
+# Migration 0002 installs the postings, 0003 the workspace counts they call (compliance's file
+# versions must exist first).
+POSTINGS_INSTALL_SQL = IMPACT_FUNCTION_SQL + TABLES_SQL + POSTINGS_FUNCTIONS_SQL + POSTINGS_TRIGGERS_SQL
 
 # Build everything from the chunks as they are (after the migration, or to recompute
 # the impacts when K1, B, HEADER_WEIGHT or REFERENCE_LENGTH change). One pass, no
 # upserts: the synthetic 1M-chunk benchmark corpus is built with it.
-REBUILD_SQL = f"""
+POSTINGS_REBUILD_SQL = f"""
 TRUNCATE chunks_posting, chunks_termstat;
 UPDATE chunks_corpusstat SET n_docs = 0, total_len = 0;
 INSERT INTO chunks_posting (lexeme, chunk_id, workspace_id, tf_a, tf_b, dl, impact)
@@ -163,8 +284,9 @@ UPDATE chunks_corpusstat SET n_docs = d.n, total_len = d.len
 FROM (SELECT count(*) AS n, coalesce(sum(dl), 0) AS len
       FROM (SELECT DISTINCT chunk_id, dl FROM chunks_posting WHERE workspace_id IS NULL) x) d WHERE id = 1;
 """
+REBUILD_SQL = POSTINGS_REBUILD_SQL + SCOPE_REBUILD_SQL
 
-DROP_SQL = """
+POSTINGS_DROP_SQL = """
 DROP TRIGGER IF EXISTS chunks_postings_on_insert ON chunks_contentchunk;
 DROP TRIGGER IF EXISTS chunks_postings_on_delete ON chunks_contentchunk;
 DROP TRIGGER IF EXISTS chunks_postings_on_update ON chunks_contentchunk;

@@ -28,17 +28,21 @@ from compliance.selectors import assessment_list, user_file_list
 from .embedding import active_model_name
 from .models import ContentChunk
 
-# Embeds %(workspace_ids)s: the workspaces the scope may read (AccessScope.workspace_ids).
-CHUNK_SCOPE_SQL = """
-(c.workspace_id IS NULL OR (
-    c.workspace_id = ANY(%(workspace_ids)s)
-    AND (c.user_file_id IS NULL OR EXISTS (
+# Whether a workspace chunk `c` is searchable at all, whoever asks: not of a deleted or private file,
+# nor of a file version that is not current, nor of a deleted assessment. No parameters.
+OWN_CHUNK_VISIBLE_SQL = """
+    (c.user_file_id IS NULL OR EXISTS (
         SELECT 1 FROM compliance_userfile f
         WHERE f.id = c.user_file_id AND f.deleted_at IS NULL AND NOT f.is_private
           AND f.version_state = 'current'))
     AND (c.assessment_id IS NULL OR EXISTS (
         SELECT 1 FROM compliance_assessment a WHERE a.id = c.assessment_id AND a.deleted_at IS NULL))
-))
+"""
+
+# Embeds %(workspace_ids)s: the workspaces the scope may read (AccessScope.workspace_ids).
+CHUNK_SCOPE_SQL = f"""
+(c.workspace_id IS NULL OR (
+    c.workspace_id = ANY(%(workspace_ids)s) AND {OWN_CHUNK_VISIBLE_SQL}))
 """
 
 

@@ -13,7 +13,7 @@ update of chunks, whichever code path makes it.
 
 from django.db import migrations, models
 
-from chunks.keyword_index import DROP_SQL, INSTALL_SQL, REBUILD_SQL
+from chunks.keyword_index import POSTINGS_DROP_SQL, POSTINGS_INSTALL_SQL, POSTINGS_REBUILD_SQL
 
 
 def mark_stubs(apps, schema_editor):
@@ -39,5 +39,5 @@ class Migration(migrations.Migration):
             field=models.BooleanField(default=True),
         ),
         migrations.RunPython(mark_stubs, migrations.RunPython.noop),
-        migrations.RunSQL(INSTALL_SQL + REBUILD_SQL, DROP_SQL),
+        migrations.RunSQL(POSTINGS_INSTALL_SQL + POSTINGS_REBUILD_SQL, POSTINGS_DROP_SQL),
     ]

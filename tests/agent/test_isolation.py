@@ -9,7 +9,7 @@ Covers plain retrieval, the exact-reference path and the retrieval cache (throug
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import Http404
 from django.utils import timezone
 from hypothesis import HealthCheck, given
@@ -21,7 +21,8 @@ from agent.prepare import prepare_context
 from agent.retrieval import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from compliance.models import Assessment, Membership, UserFile, Workspace, content_hash
+from chunks.selectors import chunk_list_visible
+from compliance.models import Assessment, Membership, UserFile, VersionState, Workspace, content_hash
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -182,6 +183,100 @@ def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, fi
             hidden = private or deleted or not (target is mine)
             _file_chunk(target, i, TEXTS[t] + " " + query, private=private or not hidden, deleted=deleted)
         assert observed() == before
+        transaction.set_rollback(True)
+
+
+def _counted_statistics(workspace):
+    """(n_docs, {lexeme: df}) the keyword index holds for the workspace's own chunks."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(sum(n_docs), 0) FROM chunks_scopestat WHERE workspace_id = %s", [workspace.pk])
+        n_docs = cursor.fetchone()[0]
+        cursor.execute("SELECT lexeme, df FROM chunks_scopetermstat WHERE workspace_id = %s AND df <> 0",
+                       [workspace.pk])
+        return n_docs, dict(cursor.fetchall())
+
+
+def _recounted_statistics(workspace):
+    """The same, counted afresh over what the ORM twin of the scope predicate lets the workspace see."""
+    ids = list(chunk_list_visible([workspace.pk]).filter(workspace=workspace, retrievable=True)
+               .values_list("pk", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme, count(*) FROM chunks_posting WHERE chunk_id = ANY(%s) GROUP BY lexeme", [ids])
+        return len(ids), dict(cursor.fetchall())
+
+
+def _apply(op, target, files, assessments):
+    """One change of what a workspace may search, made the way the services or admin make it."""
+    now = timezone.now()
+    if op in ("private", "public", "delete", "restore", "supersede", "current", "purge") and files:
+        f = files[target % len(files)]
+        rows = UserFile.objects.filter(pk=f.pk)
+        if op == "private":
+            rows.update(is_private=True)
+        elif op == "public":
+            rows.update(is_private=False)
+        elif op == "delete":
+            rows.update(deleted_at=now)
+        elif op == "restore":
+            rows.update(deleted_at=None)
+        elif op == "supersede":
+            rows.update(version_state=VersionState.SUPERSEDED)
+        elif op == "current":
+            f.refresh_from_db()
+            f.version_state = VersionState.CURRENT
+            f.save(update_fields=["version_state"])
+        elif op == "purge":
+            UserFile.objects.filter(pk=f.pk).delete()  # the chunks go with it
+    elif op in ("drop_assessment", "undrop_assessment") and assessments:
+        a = assessments[target % len(assessments)]
+        Assessment.objects.filter(pk=a.pk).update(deleted_at=now if op == "drop_assessment" else None)
+    elif op == "edit" and files:
+        chunk = ContentChunk.objects.filter(user_file=files[target % len(files)]).first()
+        if chunk is not None:
+            chunk.text += " Skyddsronden protokollförs."
+            chunk.save()  # an indexing update: the chunk is taken out and counted in again
+    elif op == "move" and files:
+        ContentChunk.objects.filter(user_file=files[target % len(files)]).update(workspace=Workspace.objects.last())
+
+
+@hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(files=files_strategy, assessments=assessments_strategy,
+       ops=st.lists(st.tuples(st.sampled_from(["private", "public", "delete", "restore", "supersede", "current",
+                                               "purge", "drop_assessment", "undrop_assessment", "edit", "move"]),
+                              st.integers(0, 7)), max_size=8))
+def test_stored_workspace_statistics_always_match_a_recount(loaded, files, assessments, ops):
+    """The per-workspace document frequencies the keyword half reads (kept by triggers) equal a count
+    made afresh over what each workspace may see, after any sequence of files made private or public,
+    deleted, restored, superseded, purged or edited and assessments deleted or restored: no count ever
+    includes a hidden chunk, and none lags behind a change."""
+    with transaction.atomic():
+        workspaces, _ = build([[True, True, True]], files, assessments)
+        file_rows = list(UserFile.objects.filter(workspace__in=workspaces).order_by("pk"))
+        assessment_rows = list(Assessment.objects.filter(workspace__in=workspaces).order_by("pk"))
+        for op, target in [("none", 0), *ops]:
+            _apply(op, target, file_rows, assessment_rows)
+            file_rows = [f for f in file_rows if UserFile.objects.filter(pk=f.pk).exists()]
+            for workspace in workspaces:
+                assert _counted_statistics(workspace) == _recounted_statistics(workspace), (op, workspace.name)
+        transaction.set_rollback(True)
+
+
+def test_every_visibility_change_moves_the_stored_statistics(loaded):
+    """Each kind of change, once, in a row: the stored counts follow it (and it changes them)."""
+    with transaction.atomic():
+        workspaces, _ = build([[True, True, True]], [(0, 0, False, False), (0, 1, False, False)], [(0, 2, False)])
+        mine = workspaces[0]
+        file_rows = list(UserFile.objects.filter(workspace=mine).order_by("pk"))
+        assessment_rows = list(Assessment.objects.filter(workspace=mine))
+        seen = [_counted_statistics(mine)[0]]
+        for op in ["private", "public", "delete", "restore", "supersede", "current", "drop_assessment",
+                   "undrop_assessment", "edit", "move", "purge"]:
+            _apply(op, 0, file_rows, assessment_rows)
+            assert _counted_statistics(mine) == _recounted_statistics(mine), op
+            seen.append(_counted_statistics(mine)[0])
+        # 3 sources; each hiding change takes one out and its reversal puts it back; the move and the purge.
+        assert seen == [3, 2, 3, 2, 3, 2, 3, 2, 3, 3, 2, 2]
         transaction.set_rollback(True)
 
 

@@ -311,5 +311,5 @@ def vacuum_keyword_index(cursor) -> None:
     sorts them instead (at 100k chunks: 0.5 s instead of 5 ms for a common word).
     Autovacuum gets there too, but only a minute or more after a load.
     """
-    for table in ("chunks_contentchunk", "chunks_posting", "chunks_termstat"):
+    for table in ("chunks_contentchunk", "chunks_posting", "chunks_termstat", "chunks_scopetermstat"):
         cursor.execute(f"VACUUM (ANALYZE) {table}")

@@ -95,7 +95,7 @@ def _scope_delta(changed: str, sign: int) -> str:
     """Add the postings of the chunks `changed` returns (chunk_id, workspace_id: a statement that
     counts or uncounts them) to their workspace's statistics, times `sign` (+1 for chunks now
     counted, -1 for chunks no longer counted). The chunks' postings must exist. Sorted upserts:
-    concurrent changes lock rows in one order."""
+    concurrent changes lock rows in one order (after their workspace's row, see _lock_workspaces)."""
     return f"""
     WITH changed AS ({changed}),
     d AS (SELECT chunk_id, workspace_id, {sign} AS sign FROM changed),
@@ -107,6 +107,16 @@ def _scope_delta(changed: str, sign: int) -> str:
     INSERT INTO chunks_scopestat AS s (workspace_id, n_docs)
     SELECT workspace_id, sum(sign) FROM d GROUP BY workspace_id ORDER BY workspace_id
     ON CONFLICT (workspace_id) DO UPDATE SET n_docs = s.n_docs + EXCLUDED.n_docs;"""
+
+
+def _lock_workspaces(workspace_ids: str) -> str:
+    """Lock (creating it if need be) the chunks_scopestat row of each workspace `workspace_ids` selects, in
+    workspace order, before any of their term rows: two transactions changing one workspace's counts
+    in several statements then queue on that row instead of each holding term rows the other needs."""
+    return f"""
+    INSERT INTO chunks_scopestat AS s (workspace_id, n_docs)
+    SELECT DISTINCT w.workspace_id, 0 FROM ({workspace_ids}) w ORDER BY w.workspace_id
+    ON CONFLICT (workspace_id) DO UPDATE SET n_docs = s.n_docs;"""
 
 
 # The chunks of `ids` that become counted now (searchable, not counted yet), and those that stop.
@@ -134,6 +144,7 @@ CREATE TABLE IF NOT EXISTS chunks_scopestat (workspace_id bigint PRIMARY KEY, n_
 CREATE OR REPLACE FUNCTION chunks_scope_count(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF cardinality(ids) = 0 THEN RETURN; END IF;
+    {_lock_workspaces("SELECT workspace_id FROM chunks_contentchunk WHERE id = ANY(ids) AND workspace_id IS NOT NULL")}
     {_scope_delta(_NEWLY_COUNTED, 1)}
 END $$;
 
@@ -141,6 +152,7 @@ END $$;
 CREATE OR REPLACE FUNCTION chunks_scope_uncount(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF cardinality(ids) = 0 THEN RETURN; END IF;
+    {_lock_workspaces("SELECT workspace_id FROM chunks_scopechunk WHERE chunk_id = ANY(ids)")}
     {_scope_delta(_NO_LONGER_COUNTED, -1)}
 END $$;
 

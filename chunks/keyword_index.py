@@ -130,6 +130,23 @@ _NEWLY_COUNTED = f"""
 _NO_LONGER_COUNTED = """
         DELETE FROM chunks_scopechunk s WHERE s.chunk_id = ANY(ids) RETURNING s.chunk_id, s.workspace_id"""
 
+def _recount_on_update(name: str, table: str, chunk_column: str, changed: str) -> str:
+    """A statement trigger on `table` (files, assessments) that recounts the chunks of the rows whose
+    visibility columns changed (`changed`, over old row o and new row n)."""
+    return f"""
+CREATE OR REPLACE FUNCTION chunks_scope_on_{name}_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM chunks_scope_refresh(ARRAY(
+        SELECT c.id FROM old_rows o JOIN new_rows n ON n.id = o.id JOIN chunks_contentchunk c ON c.{chunk_column} = n.id
+        WHERE {changed}));
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS chunks_scope_on_{name}_update ON {table};
+CREATE TRIGGER chunks_scope_on_{name}_update AFTER UPDATE ON {table}
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION chunks_scope_on_{name}_update();"""
+
+
 # What each workspace's searchable chunks add to the statistics. chunks_scopechunk lists the
 # chunks counted now, so a chunk is counted or uncounted exactly once, whatever order the
 # changes come in (a file made private and then deleted, a chunk deleted after its file).
@@ -166,30 +183,11 @@ BEGIN
     PERFORM chunks_scope_count(ids);
 END $$;
 
-CREATE OR REPLACE FUNCTION chunks_scope_on_file_update() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM chunks_scope_refresh(ARRAY(
-        SELECT c.id FROM old_rows o JOIN new_rows n ON n.id = o.id JOIN chunks_contentchunk c ON c.user_file_id = n.id
-        WHERE (o.deleted_at IS NULL) <> (n.deleted_at IS NULL) OR o.is_private <> n.is_private
-           OR o.version_state <> n.version_state));
-    RETURN NULL;
-END $$;
-DROP TRIGGER IF EXISTS chunks_scope_on_file_update ON compliance_userfile;
-CREATE TRIGGER chunks_scope_on_file_update AFTER UPDATE ON compliance_userfile
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
-    EXECUTE FUNCTION chunks_scope_on_file_update();
-
-CREATE OR REPLACE FUNCTION chunks_scope_on_assessment_update() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM chunks_scope_refresh(ARRAY(
-        SELECT c.id FROM old_rows o JOIN new_rows n ON n.id = o.id JOIN chunks_contentchunk c ON c.assessment_id = n.id
-        WHERE (o.deleted_at IS NULL) <> (n.deleted_at IS NULL)));
-    RETURN NULL;
-END $$;
-DROP TRIGGER IF EXISTS chunks_scope_on_assessment_update ON compliance_assessment;
-CREATE TRIGGER chunks_scope_on_assessment_update AFTER UPDATE ON compliance_assessment
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
-    EXECUTE FUNCTION chunks_scope_on_assessment_update();
+{_recount_on_update("file", "compliance_userfile", "user_file_id",
+                     "(o.deleted_at IS NULL) <> (n.deleted_at IS NULL) OR o.is_private <> n.is_private"
+                     " OR o.version_state <> n.version_state")}
+{_recount_on_update("assessment", "compliance_assessment", "assessment_id",
+                     "(o.deleted_at IS NULL) <> (n.deleted_at IS NULL)")}
 """
 
 # Recount every workspace's statistics from the chunks as they are (after REBUILD_SQL's postings).

@@ -14,10 +14,11 @@ from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
-from tests.chunks.conftest import WORKER_BATCH_SIZE, wait_for
+from tests.chunks.conftest import WORKER_BATCH_SIZE, unacked_task_calls, wait_for
 from tests.corpus import corpus_record
 
 SFS = "1998:209"
+EMBED = "chunks.tasks.embed_chunks"
 DONE_TIMEOUT = 300
 
 
@@ -95,8 +96,6 @@ RECOVERY_ENV = {"EMBEDDING_RECOVERY_AFTER_SECONDS": "3", "EMBEDDING_RECOVERY_INT
 @pytest.mark.django_db(transaction=True)
 def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk_once(worker_factory):
     worker_factory.stop_all()
-    first = worker_factory("kill-whole", pool="prefork", extra_env=RECOVERY_ENV)
-    assert first.children(), "a prefork worker has a pool child"
     record = corpus_record(SFS)
     doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
                                                      full_text=record["text"]))
@@ -105,10 +104,20 @@ def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk
         total, embedded = _progress(doc.pk)
         return total > WORKER_BATCH_SIZE and 0 < embedded < total and (total, embedded)
 
-    total, _ = wait_for(some_but_not_all_embedded, timeout=DONE_TIMEOUT, interval=0.02,
-                        what="the worker to embed its first batch")
-    children = first.kill_whole()
-    assert children and not first.alive
+    # Kill while the worker holds a batch unacknowledged. Between acknowledging one batch and taking
+    # the next it holds none, and a kill then loses nothing for recovery to find: try again then.
+    killed = []
+    for attempt in range(3):
+        worker = worker_factory(f"kill-whole-{attempt}", pool="prefork", extra_env=RECOVERY_ENV)
+        assert worker.children(), "a prefork worker has a pool child"
+        killed.append(worker)
+        total, _ = wait_for(some_but_not_all_embedded, timeout=DONE_TIMEOUT, interval=0.02,
+                            what="the worker to be in the middle of the statute")
+        children = worker.kill_whole()
+        assert children and not worker.alive
+        if EMBED in unacked_task_calls():
+            break
+    assert EMBED in unacked_task_calls(), "three kills in a row fell between two batches"
     _, embedded_at_kill = _progress(doc.pk)
     assert embedded_at_kill < total
 
@@ -127,7 +136,7 @@ def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk
     assert doc.chunks_total == doc.chunks_embedded == total
     # Each chunk was embedded and counted once: the killed batch committed nothing, the recovered one
     # and every other batch wrote only chunks still lacking a vector.
-    embedded_counts = [int(r) for w in (first, second) for r in w.results("chunks.tasks.embed_chunks")]
+    embedded_counts = [int(r) for w in (*killed, second) for r in w.results(EMBED)]
     assert sum(embedded_counts) == total, embedded_counts
     # The lost batch came back through the recovery task, not the broker (its visibility timeout is an hour).
     recovered = [int(r) for r in second.results("chunks.tasks.recover_stalled_embeddings")]

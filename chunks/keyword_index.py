@@ -89,6 +89,8 @@ def _unindex(chunks: str) -> str:
     WHERE id = 1 AND d.n > 0;
     DELETE FROM chunks_posting p WHERE {chunks};"""
 
+# A chunk its workspace's statistics count: a workspace's own, retrievable and searchable.
+_COUNTED_CHUNK_SQL = f"c.workspace_id IS NOT NULL AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL}"
 
 
 def _scope_delta(changed: str, sign: int) -> str:
@@ -123,12 +125,13 @@ def _lock_workspaces(workspace_ids: str) -> str:
 _NEWLY_COUNTED = f"""
         INSERT INTO chunks_scopechunk (chunk_id, workspace_id)
         SELECT c.id, c.workspace_id FROM chunks_contentchunk c
-        WHERE c.id = ANY(ids) AND c.workspace_id IS NOT NULL AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL}
+        WHERE c.id = ANY(ids) AND {_COUNTED_CHUNK_SQL}
         ORDER BY c.id
         ON CONFLICT (chunk_id) DO NOTHING
         RETURNING chunk_id, workspace_id"""
 _NO_LONGER_COUNTED = """
         DELETE FROM chunks_scopechunk s WHERE s.chunk_id = ANY(ids) RETURNING s.chunk_id, s.workspace_id"""
+
 
 def _recount_on_update(name: str, table: str, chunk_column: str, changed: str) -> str:
     """A statement trigger on `table` (files, assessments) that recounts the chunks of the rows whose
@@ -179,7 +182,7 @@ BEGIN
     PERFORM chunks_scope_uncount(ARRAY(
         SELECT s.chunk_id FROM chunks_scopechunk s WHERE s.chunk_id = ANY(ids) AND NOT EXISTS (
             SELECT 1 FROM chunks_contentchunk c
-            WHERE c.id = s.chunk_id AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL})));
+            WHERE c.id = s.chunk_id AND {_COUNTED_CHUNK_SQL})));
     PERFORM chunks_scope_count(ids);
 END $$;
 
@@ -195,14 +198,13 @@ SCOPE_REBUILD_SQL = f"""
 TRUNCATE chunks_scopechunk, chunks_scopetermstat, chunks_scopestat;
 INSERT INTO chunks_scopechunk (chunk_id, workspace_id)
 SELECT c.id, c.workspace_id FROM chunks_contentchunk c
-WHERE c.workspace_id IS NOT NULL AND c.retrievable AND {OWN_CHUNK_VISIBLE_SQL};
+WHERE {_COUNTED_CHUNK_SQL};
 INSERT INTO chunks_scopetermstat (workspace_id, lexeme, df)
 SELECT s.workspace_id, p.lexeme, count(*) FROM chunks_scopechunk s JOIN chunks_posting p ON p.chunk_id = s.chunk_id
 GROUP BY s.workspace_id, p.lexeme;
 INSERT INTO chunks_scopestat (workspace_id, n_docs)
 SELECT workspace_id, count(*) FROM chunks_scopechunk GROUP BY workspace_id;
 """
-
 
 
 TABLES_SQL = """

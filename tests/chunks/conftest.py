@@ -90,7 +90,7 @@ def queued_task_calls(task_name: str) -> list[tuple[list, dict]]:
     return calls
 
 
-def unacked_task_calls() -> list[str]:
+def unacked_task_names() -> list[str]:
     """Task names of the messages a worker took and has not acknowledged (with acks_late: running or
     reserved). A worker killed whole leaves them here until the visibility timeout."""
     names = []

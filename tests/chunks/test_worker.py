@@ -14,7 +14,7 @@ from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
-from tests.chunks.conftest import WORKER_BATCH_SIZE, unacked_task_calls, wait_for
+from tests.chunks.conftest import WORKER_BATCH_SIZE, unacked_task_names, wait_for
 from tests.corpus import corpus_record
 
 SFS = "1998:209"
@@ -115,9 +115,9 @@ def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk
                             what="the worker to be in the middle of the statute")
         children = worker.kill_whole()
         assert children and not worker.alive
-        if EMBED in unacked_task_calls():
+        if EMBED in unacked_task_names():
             break
-    assert EMBED in unacked_task_calls(), "three kills in a row fell between two batches"
+    assert EMBED in unacked_task_names(), "three kills in a row fell between two batches"
     _, embedded_at_kill = _progress(doc.pk)
     assert embedded_at_kill < total
 

@@ -90,16 +90,6 @@ def queued_task_calls(task_name: str) -> list[tuple[list, dict]]:
     return calls
 
 
-def unacked_task_names() -> list[str]:
-    """Task names of the messages a worker took and has not acknowledged (with acks_late: running or
-    reserved). A worker killed whole leaves them here until the visibility timeout."""
-    names = []
-    for raw in _redis().hvals("unacked"):
-        message = json.loads(raw)[0]
-        names.append(message["headers"].get("task"))
-    return names
-
-
 class Worker:
     """One `celery worker` process (solo pool by default: SIGKILL takes the running task with it)."""
 

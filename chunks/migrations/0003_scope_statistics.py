@@ -4,8 +4,8 @@ chunks and their postings afresh (about 16 ms for a 2,000-chunk workspace at 1M 
 
 The chunk trigger functions are replaced by versions that also keep these counts, triggers on
 files and assessments count or uncount their chunks when their visibility changes, and every
-workspace is counted from its chunks as they are. Databases made after this change already
-install the current chunk functions in 0002 already; re-installing them is harmless.
+workspace is counted from its chunks as they are. Databases made after this change get the
+current chunk functions from 0002 already; installing them again is harmless.
 """
 
 from django.db import migrations

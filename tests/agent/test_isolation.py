@@ -226,7 +226,7 @@ def _apply(op, target, files, assessments):
             f.version_state = VersionState.CURRENT
             f.save(update_fields=["version_state"])
         elif op == "purge":
-            UserFile.objects.filter(pk=f.pk).delete()  # the chunks go with it
+            rows.delete()  # the chunks go with it
     elif op in ("drop_assessment", "undrop_assessment") and assessments:
         a = assessments[target % len(assessments)]
         Assessment.objects.filter(pk=a.pk).update(deleted_at=now if op == "drop_assessment" else None)

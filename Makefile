@@ -42,10 +42,17 @@ browser:
 	@command -v chromium >/dev/null || { (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # The deploy check runs with production settings (DEBUG=false, a throwaway key) and fails on any warning.
+# The tests that read today or now (marked `clock`) first run with the clock moved to fixed instants
+# (tests/clocks.py): before noon, just after midnight (UTC still on the day before) and the night clocks
+# go back, so a rule or a test that holds only at some hours fails here whatever the hour of the run;
+# then the whole suite runs on the real clock.
+FIXED_CLOCKS ?= morning just-after-midnight dst-autumn
 test: services browser
 	$(PY) manage.py check
 	DEBUG=false SECRET_KEY=$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))') $(PY) manage.py check --deploy --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run >/dev/null
+	@for clock in $(FIXED_CLOCKS); do echo "== clock-marked tests at the fixed clock $$clock"; \
+		$(PY) -m pytest -q -p no:cacheprovider --clock $$clock || exit 1; done
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: migrate

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from django.contrib.postgres.fields import ArrayField
 from django.core.cache import cache
@@ -36,8 +36,10 @@ from django.db.models import (
 from django.db.models.functions import Lower, Trim, TruncDate
 from django.utils import timezone
 
+from compliance.clock import STOCKHOLM, swedish_date, swedish_midnight, swedish_today
 from compliance.models import Workspace
 
+from .dashboard_version import dashboard_version
 from .models import Feedback, Message, RetrievalLog, RetrievalLogDay, RollupState
 
 PERIODS = (7, 30, 90)
@@ -103,15 +105,9 @@ def sketch_percentiles(histogram: dict[int, int], fractions=(0.5, 0.95)) -> list
     return out
 
 
-def _day_start(day: date) -> datetime:
-    return timezone.make_aware(datetime.combine(day, time.min))
-
-
 def period_start(days: int, *, now: datetime | None = None) -> datetime:
-    """Midnight (local time) `days - 1` days ago: a 7-day period is today and the six days before."""
-    today = timezone.localdate(now or timezone.now())
-    first = today - timedelta(days=days - 1)
-    return timezone.make_aware(datetime.combine(first, time.min))
+    """Midnight (Stockholm) `days - 1` days ago: a 7-day period is today and the six days before."""
+    return swedish_midnight(swedish_date(now or timezone.now()) - timedelta(days=days - 1))
 
 
 def _logs(workspace_ids: Sequence[int] | None, since: datetime):
@@ -237,9 +233,9 @@ def _histograms(logs, key_fields: tuple[str, ...]) -> dict[str, dict[tuple, dict
 def _rollup_days(first: date, last: date, *, per_workspace: bool = True) -> int:
     """(Re)aggregate the logs of days first..last into RetrievalLogDay (per workspace and for all, or
     only for all); returns the rows written."""
-    logs = RetrievalLog.objects.filter(created_at__gte=_day_start(first),
-                                       created_at__lt=_day_start(last + timedelta(days=1))).order_by()
-    dated = logs.annotate(day=TruncDate("created_at"))
+    logs = RetrievalLog.objects.filter(created_at__gte=swedish_midnight(first),
+                                       created_at__lt=swedish_midnight(last + timedelta(days=1))).order_by()
+    dated = logs.annotate(day=TruncDate("created_at", tzinfo=STOCKHOLM))
     rows = []
     for keys in ((("workspace_id", "day"), ("day",)) if per_workspace else (("day",),)):
         figures = list(dated.values(*keys).annotate(**_day_figures()))
@@ -265,7 +261,7 @@ def rollup_through(*, now: datetime | None = None) -> date | None:
     A day counts as closed ROLLUP_GRACE after its midnight. Concurrent callers (beat, two page views)
     wait for each other on the state row, so a day is never aggregated twice at once.
     """
-    target = timezone.localdate((now or timezone.now()) - ROLLUP_GRACE) - timedelta(days=1)
+    target = swedish_date((now or timezone.now()) - ROLLUP_GRACE) - timedelta(days=1)
     state = RollupState.objects.filter(name=ROLLUP_NAME).values_list("through", flat=True).first()
     if state is not None and state >= target:
         return state
@@ -278,7 +274,7 @@ def rollup_through(*, now: datetime | None = None) -> date | None:
             first = locked.through + timedelta(days=1)
         else:
             oldest = RetrievalLog.objects.order_by("created_at").values_list("created_at", flat=True).first()
-            first = timezone.localdate(oldest) if oldest else target + timedelta(days=1)
+            first = swedish_date(oldest) if oldest else target + timedelta(days=1)
         if first <= target:
             _rollup_days(first, target)
         locked.through = target
@@ -299,7 +295,7 @@ def rollup_after_workspace_delete(**kwargs) -> None:
     through = RollupState.objects.filter(name=ROLLUP_NAME).values_list("through", flat=True).first()
     if through is None:
         return
-    first = timezone.localdate() - timedelta(days=max(PERIODS))
+    first = swedish_today() - timedelta(days=max(PERIODS))
     RetrievalLogDay.objects.filter(workspace__isnull=True, day__lt=first).delete()
     if first <= through:
         _rollup_days(first, through, per_workspace=False)
@@ -359,14 +355,14 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
     live_since = since
     if through is not None and through >= first:
         rolled, stored = _rolled_days(workspace_ids, first, through)
-        live_since = _day_start(through + timedelta(days=1))
+        live_since = swedish_midnight(through + timedelta(days=1))
     logs = _logs(workspace_ids, since).order_by()
     live = _logs(workspace_ids, live_since).order_by()
     with transaction.atomic():
         # Sorting a period's latencies for the percentiles must not spill to disk.
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL work_mem = '32MB'")
-        rows = list(live.annotate(day=TruncDate("created_at")).values("day").annotate(**_day_figures())
+        rows = list(live.annotate(day=TruncDate("created_at", tzinfo=STOCKHOLM)).values("day").annotate(**_day_figures())
                     .order_by("day"))
         questions = sum(r["questions"] for r in rows) + sum(r["questions"] for r in rolled.values())
         if stored is None or questions <= EXACT_PERCENTILE_ROWS:
@@ -392,27 +388,17 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
     }
 
 
-def _version(workspace_ids: Sequence[int] | None) -> str:
-    """What changes when the figures may have: the newest log and the newest rating (two index look-ups)."""
-    logs = RetrievalLog.objects.all() if workspace_ids is None else \
-        RetrievalLog.objects.filter(workspace_id__in=list(workspace_ids))
-    newest = logs.order_by("-created_at").values_list("id", flat=True).first()
-    feedback = Feedback.objects.all() if workspace_ids is None else \
-        Feedback.objects.filter(message__conversation__workspace_id__in=list(workspace_ids))
-    rated = feedback.aggregate(last=Max("updated_at"), n=Count("id"))
-    return f"{newest}:{rated['last'].timestamp() if rated['last'] else 0}:{rated['n']}"
-
-
 def retrieval_stats_cached(*, workspace_ids: Sequence[int] | None, days: int) -> dict:
-    """retrieval_stats, reused until a new turn is logged, an answer is rated or the day changes.
+    """retrieval_stats, reused until a log or rating of the scope is added, changed or deleted, or the
+    (Stockholm) day changes, which moves every period's first and last day.
 
-    Reading the page again (another owner, the period switch back and forth) then costs two index
-    look-ups instead of two passes over the period's logs.
+    Reading the page again (another owner, the period switch back and forth) then costs one look-up of
+    the sum of the scope's change stamps (agent/dashboard_version.py) instead of two passes over the period's logs.
     """
     if days not in PERIODS:
         raise ValueError(f"days must be one of {PERIODS}")
     scope = "all" if workspace_ids is None else ",".join(str(i) for i in sorted(workspace_ids))
-    key = f"dashboard:stats:{scope}:{days}:{timezone.localdate().isoformat()}:{_version(workspace_ids)}"
+    key = f"dashboard:stats:{scope}:{days}:{swedish_today().isoformat()}:{dashboard_version(workspace_ids)}"
     stats = cache.get(key)
     if stats is None:
         stats = retrieval_stats(workspace_ids=workspace_ids, days=days)

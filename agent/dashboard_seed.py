@@ -2,13 +2,15 @@
 feedback, generated inside Postgres (generate_series) so 100k rows take seconds, not minutes.
 
 The figures are random but plausible (intents, answer modes, latencies, zero matches, cache hits),
-spread over the last `days` days (all inside a dashboard period of `days`). Only for a workspace made for the purpose: `seed_dashboard_logs`
+spread over the last `days` days up to the application's clock (all inside a dashboard period of `days`,
+none in the future even when tests move that clock). Only for a workspace made for the purpose: `seed_dashboard_logs`
 first deletes that workspace's conversations and logs.
 """
 
 from __future__ import annotations
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from compliance.models import Workspace
 
@@ -22,7 +24,7 @@ INSERT INTO agent_message (conversation_id, role, content, answer_mode, sources,
                            error, model_name, created_at, proposals)
 SELECT c.ids[1 + (g %% array_length(c.ids, 1))], 'assistant', 'Syntetiskt svar ' || g,
        (ARRAY['model', 'model', 'model', 'extractive', 'extractive', 'direct', 'error'])[1 + floor(random() * 7)::int],
-       '[]'::jsonb, '[]'::jsonb, random() < 0.02, '', '', now() - random() * make_interval(days => %(days)s - 1),
+       '[]'::jsonb, '[]'::jsonb, random() < 0.02, '', '', %(now)s - random() * make_interval(days => %(days)s - 1),
        '[]'::jsonb
 FROM generate_series(1, %(rows)s) AS g, (SELECT array_agg(id) AS ids FROM agent_conversation
                                          WHERE workspace_id = %(ws)s) AS c
@@ -70,7 +72,7 @@ def seed_dashboard_logs(workspace: Workspace, user, *, rows: int, days: int = 90
         [Conversation(workspace=workspace, user=user, title=f"Syntetiskt samtal {n}") for n in range(conversations)],
         batch_size=5000,
     )
-    params = {"ws": workspace.pk, "user": user.pk, "rows": rows, "days": days}
+    params = {"ws": workspace.pk, "user": user.pk, "rows": rows, "days": days, "now": timezone.now()}
     with connection.cursor() as cursor:
         cursor.execute(_MESSAGES_SQL, params)
         cursor.execute(_LOGS_SQL, params)

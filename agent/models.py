@@ -175,3 +175,20 @@ class RollupState(models.Model):
 
     name = models.CharField(max_length=40, primary_key=True)
     through = models.DateField(null=True)
+
+
+class DashboardVersion(models.Model):
+    """When a workspace's dashboard material (its retrieval logs and ratings) last changed, as a stamp from
+    one sequence.
+
+    Kept by statement-level triggers on agent_retrievallog and agent_feedback (agent/dashboard_version.py),
+    so every insert, update and delete counts, whatever its timestamp and whichever code path made it.
+    No foreign key: a deleted workspace's logs go by cascade, and the stamp that change left stays.
+    """
+
+    workspace_id = models.BigIntegerField(primary_key=True)
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "översiktens version"
+        verbose_name_plural = "översiktens versioner"

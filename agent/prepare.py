@@ -11,13 +11,13 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import date
 from functools import lru_cache
 
 from cachetools import LRUCache
 from django.conf import settings
 
 from chunks.tokens import count_tokens
+from compliance.clock import swedish_today
 from compliance.models import Workspace
 from compliance.selectors import access_scope_for, workspace_versions
 
@@ -195,7 +195,7 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
             timings[f"retrieval_{stage}"] = value
     # Cached labelled and dated: the key holds everything they depend on (the scope with its named
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
-    chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, date.today())
+    chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
         cache.set(key, chunks)
     return chunks, False, result.notice, result.degraded

@@ -29,6 +29,7 @@ from datetime import date, timedelta
 
 from django.conf import settings
 
+from compliance.clock import swedish_today
 from compliance.text import STOP_WORDS, one_line
 
 from .legal_refs import LegalReference, StatuteDirectory, analyse_references, find_sfs_numbers, parse_references
@@ -452,7 +453,7 @@ def analyse_query(
     today: date | None = None,
 ) -> QueryAnalysis:
     """Analyse one user message; never raises on odd input."""
-    today = today or date.today()
+    today = today or swedish_today()
     own = _clean(message)
     past = [h for h in (_clean(x, HISTORY_CHARS) for x in (history or ())) if h][-2:]
     own_keywords = keywords(own)

@@ -27,6 +27,7 @@ from django.db import connection, transaction
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
 from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
+from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.models import Workspace
 from compliance.selectors import AccessScope, access_scope_for
@@ -454,7 +455,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     merged = _merge(exact, ranked)
     if analysis.dates is not None:
         # A period in the question picks the version of a § in force then (today if it includes today).
-        merged = prefer_version_in_force(merged, in_force_on(analysis.dates, date.today()))
+        merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
     merged = _one_version_per_section(merged)
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
     chunks = _relevant(chunks, options, kwq)

@@ -7,6 +7,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from compliance.clock import swedish_date
+
 from .dashboard import rollup_day_again
 from .models import RetrievalLog, RetrievalLogDay
 
@@ -21,7 +23,7 @@ def retrieval_log_prune(*, days: int | None = None, now=None) -> int:
     days = settings.RETRIEVAL_LOG_RETENTION_DAYS if days is None else days
     cutoff = (now or timezone.now()) - timedelta(days=days)
     deleted, _ = RetrievalLog.objects.filter(created_at__lt=cutoff).delete()
-    cutoff_day = timezone.localdate(cutoff)
+    cutoff_day = swedish_date(cutoff)
     RetrievalLogDay.objects.filter(day__lt=cutoff_day).delete()
     rollup_day_again(cutoff_day)
     return deleted

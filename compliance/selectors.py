@@ -17,8 +17,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
-from django.utils import timezone
 
+from .clock import swedish_date
 from .filters import AssessmentFilter, LegalDocumentFilter, UserFileFilter
 from .filters import apply as apply_filters
 from .models import (
@@ -144,9 +144,9 @@ def source_dates(*, file_ids: Iterable[int] = (), assessment_ids: Iterable[int] 
     found: dict[tuple[str, int], dict] = {}
     for pk, created, version in UserFile.objects.filter(pk__in=list(file_ids)).values_list("pk", "created_at",
                                                                                            "version"):
-        found[("USER_FILE", pk)] = {"date": timezone.localdate(created), "version": version}
+        found[("USER_FILE", pk)] = {"date": swedish_date(created), "version": version}
     for pk, created in Assessment.objects.filter(pk__in=list(assessment_ids)).values_list("pk", "created_at"):
-        found[("ASSESSMENT", pk)] = {"date": timezone.localdate(created)}
+        found[("ASSESSMENT", pk)] = {"date": swedish_date(created)}
     for pk, amended in LegalDocument.objects.filter(pk__in=list(legal_document_ids)).values_list(
             "pk", "amended_through"):
         found[("LEGAL_DOCUMENT", pk)] = {"amended_through": amended}

@@ -13,6 +13,9 @@ os.environ.setdefault("CACHE_BACKEND", "locmem")
 os.environ["MEDIA_ROOT"] = os.environ.get("TEST_MEDIA_ROOT", "/tmp/lagrum-test-media")
 
 import pytest  # noqa: E402
+import time_machine  # noqa: E402
+
+from tests.clocks import CLOCKS  # noqa: E402
 
 from tests.helpers import *  # noqa: E402,F401,F403
 
@@ -20,3 +23,32 @@ from tests.helpers import *  # noqa: E402,F401,F403
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--clock", choices=sorted(CLOCKS), default=None,
+                     help="run the clock-marked tests with the clock starting at this fixed instant (tests/clocks.py)")
+
+
+def pytest_configure(config):
+    """With --clock, the whole run's clock starts at that instant and ticks on (time-machine), before the
+    test database and any class's setUpTestData: no test data is dated after the tests that read it.
+    Postgres's own now() is not moved; no rule of ours reads it."""
+    name = config.getoption("--clock")
+    if name:
+        config._lagrum_clock = time_machine.travel(CLOCKS[name], tick=True)
+        config._lagrum_clock.start()
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_lagrum_clock", None) is not None:
+        config._lagrum_clock.stop()
+
+
+def pytest_collection_modifyitems(config, items):
+    """With --clock, only the tests marked `clock` run: they are the ones that read today or now."""
+    if not config.getoption("--clock"):
+        return
+    keep = [item for item in items if item.get_closest_marker("clock")]
+    config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("clock")])
+    items[:] = keep

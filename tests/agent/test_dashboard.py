@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
+import pytest
 from django.utils import timezone
 
-from agent.dashboard import retrieval_stats
+from agent.dashboard import retrieval_stats, retrieval_stats_cached
+from agent.dashboard_version import dashboard_version
 from agent.models import Conversation, Feedback, Message, RetrievalLog
 from tests.helpers import BaseTestCase
 
+pytestmark = pytest.mark.clock
 
-def at_noon(days_ago: int) -> datetime:
-    return timezone.make_aware(datetime.combine(timezone.localdate() - timedelta(days=days_ago), time(12)))
+
+def seeded_at(days_ago: int) -> datetime:
+    """Noon of a past (Stockholm) day; for today, halfway between its midnight and now: never in the future,
+    whatever the hour the suite runs."""
+    now = timezone.now()
+    midnight = timezone.make_aware(datetime.combine(timezone.localdate(now), time.min))
+    if days_ago == 0:
+        return midnight + (now - midnight) / 2
+    return timezone.make_aware(datetime.combine(timezone.localdate(now) - timedelta(days=days_ago), time(12)))
 
 
 class DashboardSeed(BaseTestCase):
@@ -50,7 +60,7 @@ class DashboardSeed(BaseTestCase):
             msg = Message.objects.create(conversation=conv, role="assistant", content=f"svar {name}",
                                          answer_mode=mode)
             log = RetrievalLog.objects.create(workspace=workspace, message=msg, answer_mode=mode, **fields)
-            RetrievalLog.objects.filter(pk=log.pk).update(created_at=at_noon(days_ago))
+            RetrievalLog.objects.filter(pk=log.pk).update(created_at=seeded_at(days_ago))
             cls.messages[name] = msg
         Feedback.objects.create(message=cls.messages["a1"], user=cls.alice, rating=1)
         Feedback.objects.create(message=cls.messages["a2"], user=cls.bob, rating=-1, comment="Fel paragraf")
@@ -122,3 +132,49 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertEqual([(q["workspace_slug"], q["count"]) for q in everything["found_nothing"]],
                          [("alices-ab", 2), ("charlies-ab", 1)])
         self.assertEqual(everything["feedback"]["bad"], 3)
+
+
+class CachedFiguresTests(DashboardSeed):
+    """The cached figures follow every change to the scope's logs and ratings, whatever its timestamp:
+    a version read from the newest timestamp missed a row written with an earlier one."""
+
+    def assert_cached_equals_fresh(self, workspace_ids):
+        cached = retrieval_stats_cached(workspace_ids=workspace_ids, days=30)
+        self.assertEqual(cached, retrieval_stats(workspace_ids=workspace_ids, days=30))
+        return cached
+
+    def test_a_backdated_changed_or_deleted_log_moves_the_figures(self):
+        scope = [self.workspace.pk]
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["totals"]["questions"], 6)
+        log = RetrievalLog.objects.create(workspace=self.workspace, query="Importerad", intent="factual",
+                                          answer_mode="model")
+        # Written with a timestamp older than today's seeded logs (another host's clock, an import).
+        earlier = RetrievalLog.objects.filter(workspace=self.workspace).order_by("-created_at")[0].created_at
+        RetrievalLog.objects.filter(pk=log.pk).update(created_at=earlier - timedelta(microseconds=1))
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["totals"]["questions"], 7)
+        RetrievalLog.objects.filter(pk=log.pk).update(answer_mode="error")
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["totals"]["by_answer_mode"]["error"], 2)
+        RetrievalLog.objects.filter(pk=log.pk).delete()
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["totals"]["questions"], 6)
+
+    def test_a_rating_added_changed_or_deleted_moves_the_figures(self):
+        scope = [self.workspace.pk]
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["feedback"]["good"], 1)
+        Feedback.objects.create(message=self.messages["a6"], user=self.alice, rating=1)
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["feedback"]["good"], 2)
+        Feedback.objects.filter(message=self.messages["a6"]).update(rating=-1)  # updated_at not touched
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["feedback"]["bad"], 3)
+        Feedback.objects.filter(message=self.messages["a6"]).delete()
+        self.assertEqual(self.assert_cached_equals_fresh(scope)["feedback"]["bad"], 2)
+
+    def test_only_the_scopes_own_changes_move_its_version(self):
+        mine, everyone = dashboard_version([self.workspace.pk]), dashboard_version(None)
+        RetrievalLog.objects.create(workspace=self.charlies_workspace, query="Annan", intent="factual")
+        self.assertEqual(dashboard_version([self.workspace.pk]), mine)
+        self.assertGreater(dashboard_version(None), everyone)
+        self.assertGreater(dashboard_version([self.workspace.pk, self.charlies_workspace.pk]), mine)
+
+    def test_a_deleted_workspace_never_brings_the_sum_back_to_an_earlier_value(self):
+        everyone = dashboard_version(None)
+        self.charlies_workspace.delete()  # its logs go by cascade: a change every workspace's figures saw
+        self.assertGreater(dashboard_version(None), everyone)

@@ -12,7 +12,7 @@ from agent.dashboard import retrieval_stats
 from agent.models import Feedback, RetrievalLog
 from compliance.models import Workspace
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
 def run(*args) -> dict:

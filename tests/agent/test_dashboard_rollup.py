@@ -7,6 +7,7 @@ import random
 from datetime import datetime, time, timedelta
 from unittest import mock
 
+import pytest
 from django.utils import timezone
 
 from agent import dashboard
@@ -21,6 +22,8 @@ from agent.models import (
 from agent.retrieval_logs import retrieval_log_prune
 from agent.tasks import rollup_retrieval_logs
 from tests.helpers import BaseTestCase
+
+pytestmark = pytest.mark.clock
 
 INTENTS = ("factual", "factual", "task", "greeting", "meta")
 MODES = ("model", "extractive", "direct", "error")

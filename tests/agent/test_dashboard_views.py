@@ -3,6 +3,7 @@ and one workspace's questions never show in another's figures."""
 
 from __future__ import annotations
 
+import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -12,6 +13,8 @@ from compliance.services import api_token_create
 from tests.api.base import assert_error
 
 from .test_dashboard import DashboardSeed
+
+pytestmark = pytest.mark.clock
 
 PAGE = "/ws/alices-ab/oversikt/"
 API = "/api/v1/workspaces/alices-ab/metrics"

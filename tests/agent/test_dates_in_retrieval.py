@@ -22,7 +22,7 @@ from compliance.models import LegalDocument, UserFile, Workspace
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 PARENTAL_LEAVE = "1995:584"  # 3 § has two versions: one expires and one enters into force on 2024-07-01
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -12,6 +13,8 @@ from compliance.models import ApiToken
 from compliance.services import api_token_create
 
 from .base import API, WS, ApiTestCase, assert_error
+
+pytestmark = pytest.mark.clock
 
 
 class TokenTests(ApiTestCase):

@@ -4,6 +4,7 @@ shown as a relative time with the exact time on hover."""
 from datetime import timedelta
 from unittest import mock
 
+import pytest
 from django.urls import reverse
 from django.utils import timezone
 
@@ -12,6 +13,8 @@ from chunks.tasks import BULK_QUEUE
 from compliance.models import Assessment, ProcessingStatus, UserFile
 from compliance.templatetags.lagrum_time import relative_time
 from tests.helpers import BaseTestCase
+
+pytestmark = pytest.mark.clock
 
 
 class KnowledgeControlTests(BaseTestCase):

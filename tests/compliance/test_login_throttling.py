@@ -4,12 +4,15 @@ The tests post to the real login view; each runs in a rolled-back transaction, s
 lockout rows (axes' database handler) never outlive the test that made them.
 """
 
+import pytest
 from axes.utils import reset
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 from django.urls import reverse
 
 from tests.helpers import PASSWORD, BaseTestCase
+
+pytestmark = pytest.mark.clock
 
 LIMIT = 3
 

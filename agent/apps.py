@@ -10,9 +10,9 @@ class AgentConfig(AppConfig):
         # Not at the top: models exist only once the app registry is ready.
         from compliance.models import LegalDocument, Membership, Workspace
 
-        from .dashboard import rollup_after_workspace_delete
-        from .statute_directory import statute_directory_invalidate
-        from .workspace_names import workspace_names_invalidate
+        from .monitoring.dashboard import rollup_after_workspace_delete
+        from .retrieval.statute_directory import statute_directory_invalidate
+        from .retrieval.workspace_names import workspace_names_invalidate
 
         post_save.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-save")
         post_delete.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-delete")

@@ -46,7 +46,7 @@ class Message(models.Model):
     degraded = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     model_name = models.CharField(max_length=100, blank=True)
-    # Facts the user's message stated, offered for saving (agent.memory_detection): on the assistant's
+    # Facts the user's message stated, offered for saving (agent.memory.detection): on the assistant's
     # answer, each {"kind", "field", "value", "label", "status": "pending" | "saved" | "declined"}.
     proposals = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -131,9 +131,9 @@ class RetrievalLog(models.Model):
 
 class RetrievalLogDay(models.Model):
     """One closed day of one workspace's retrieval logs (or, with no workspace, of every workspace's),
-    aggregated once by agent.dashboard.rollup_through so the dashboard reads at most 90 rows per scope
+    aggregated once by agent.monitoring.dashboard.rollup_through so the dashboard reads at most 90 rows per scope
     instead of every log. Counts and sums add up over days; the day's percentiles are exact; the
-    latency histograms (sparse: bucket numbers and their counts, see agent.dashboard.LatencyBucket)
+    latency histograms (sparse: bucket numbers and their counts, see agent.monitoring.dashboard.LatencyBucket)
     merge into a period's percentiles when the period is too large to sort."""
 
     workspace = models.ForeignKey("compliance.Workspace", null=True, on_delete=models.CASCADE, related_name="+")

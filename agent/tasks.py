@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .dashboard import rollup_through
-from .retrieval_logs import retrieval_log_prune
+from .monitoring.dashboard import rollup_through
+from .monitoring.retrieval_logs import retrieval_log_prune
 
 
 @shared_task

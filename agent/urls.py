@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import dashboard_views, views
+from . import views
+from .monitoring import views as dashboard_views
 
 urlpatterns = [
     path("ws/<slug:slug>/chatt/", views.chat_home, name="chat"),

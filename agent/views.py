@@ -1,4 +1,4 @@
-"""The chat pages. Thin: selectors read, agent.chat answers."""
+"""The chat pages. Thin: selectors read, agent.answering.chat answers."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from django.views.decorators.http import require_GET, require_POST
 from compliance.errors import ApplicationError
 from compliance.selectors import workspace_get_for_user
 
-from . import chat, memory
-from .answer import cited_numbers
-from .chat import sse_event
-from .llm import model_configured
-from .rendering import answer_html, source_kind_css, source_kind_label, source_url
+from .answering import chat
+from .answering.answer import cited_numbers
+from .answering.chat import sse_event
+from .answering.llm import model_configured
+from .answering.rendering import answer_html, source_kind_css, source_kind_label, source_url
+from .memory import profile as memory
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
 

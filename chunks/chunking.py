@@ -17,9 +17,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from chunks.sfs_parser import Appendix, ParsedSection, ParsedStatute, TransitionalBlock, Unit, parse_statute
-from chunks.tokens import count_tokens
 from compliance.text import sentence_ends
+from law.sfs_parser import Appendix, ParsedSection, ParsedStatute, TransitionalBlock, Unit, parse_statute
+
+from .tokens import count_tokens
 
 PATH_WIDTH = 5  # zero padding so that paths sort lexicographically in document order
 
@@ -64,7 +65,7 @@ class ChunkDraft:
 
 
 def chunk_statute(title: str, sfs: str, text: str, *, max_tokens: int = 512) -> list[ChunkDraft]:
-    """Chunk one consolidated statute (see chunks.sfs_parser for the structure)."""
+    """Chunk one consolidated statute (see law.sfs_parser for the structure)."""
     return chunk_parsed_statute(title, parse_statute(text, sfs), max_tokens=max_tokens)
 
 

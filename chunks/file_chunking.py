@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Iterable
 
-from chunks.chunking import PATH_WIDTH, ChunkDraft, split_text
-from chunks.extract import ExtractedDocument, TextBlock
-from chunks.tokens import count_tokens
+from .chunking import PATH_WIDTH, ChunkDraft, split_text
+from .extract import ExtractedDocument, TextBlock
+from .tokens import count_tokens
 
 # Bounds of the ContentChunk columns these strings land in.
 MAX_HEADER_CHARS = 1000

@@ -16,7 +16,7 @@ by idf. Two choices keep every stored number free of other tenants' text:
   chunks_corpusstat) count statutes only; each workspace's own searchable
   chunks are counted apart, per workspace (chunks_scopetermstat,
   chunks_scopestat), and a query adds those of the workspaces it may read
-  (agent.keyword_search). "Searchable" is chunks.selectors.OWN_CHUNK_VISIBLE_SQL:
+  (agent.retrieval.keyword_search). "Searchable" is chunks.selectors.OWN_CHUNK_VISIBLE_SQL:
   a private, deleted or not-current file's chunks are never counted, and
   triggers on files and assessments count or uncount their chunks the moment
   that changes, whichever code path changes it.

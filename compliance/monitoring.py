@@ -1,6 +1,6 @@
 """Prometheus metrics at /metrics: request counts and latencies (middleware), figures read at
 scrape time (documents by status, chunks awaiting a vector, the broker's queue), plus whatever the
-layers above registered (agent.metrics: retrieval and pre-model latency, cache hits, zero matches,
+layers above registered (agent.monitoring.metrics: retrieval and pre-model latency, cache hits, zero matches,
 model errors). The text format is prometheus_client's.
 
 Access: clients whose address is in METRICS_ALLOWED_NETWORKS (loopback by default under DEBUG,

@@ -170,6 +170,7 @@ INSTALLED_APPS = [
     "axes",
     "csp",
     "compliance",
+    "law",
     "chunks",
     "agent",
 ]

@@ -1,4 +1,5 @@
-"""Text helpers shared by every layer: stop words, sentence ends, control characters.
+"""Text helpers shared by every layer: stop words, sentence ends, control characters, and the
+neutralising of text that goes into the model's context (sources, the company profile).
 
 A leaf module: it imports nothing of the project, so ingestion (chunks/) and
 answering (agent/) can both use it without reaching across layers, and there
@@ -123,3 +124,27 @@ def fold_lookalikes(text: str) -> str:
     text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text))
     # NFKC can itself produce format characters and dashes (e.g. from compatibility forms).
     return _DASH_LIKE_RE.sub("-", _ZERO_WIDTH.sub("", text))
+
+
+# Runs of three or more dash-like characters (ASCII, Unicode dashes, minus signs,
+# full-width) could imitate the context block's "---" delimiter lines (agent/answering/context_assembly.py), with or without spaces.
+_DASH_RUN = re.compile(r"[-\u2010-\u2015\u2212\uFE58\uFE63\uFF0D](?:\s*[-\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]){2,}")
+# "Källa [9]" / "källa [9" / "KÄLLA[" (also decomposed ä) would let text claim a citation number.
+_SOURCE_LABEL = re.compile(r"(k(?:ä|a\u0308)lla)\s*\[\s*", re.IGNORECASE)
+
+
+def neutralise(text: str) -> str:
+    """Make source text unable to imitate our delimiters, keeping it readable.
+
+    - look-alikes are folded first (`fold_lookalikes`: invisible characters,
+      full-width forms, box-drawing and other dashes), so what is checked is
+      what the model reads;
+    - a run of 3+ dashes becomes one em dash "—", so no line in a source can
+      start with "---";
+    - "Källa [" becomes "Källa (" so a source cannot claim a citation number.
+    Everything else (including "Ignorera tidigare instruktioner") is left as-is:
+    it stays inside its block, and the preamble tells the model it is material.
+    The boundary token, not this, is what makes a forged delimiter impossible.
+    """
+    text = _DASH_RUN.sub("—", fold_lookalikes(text))
+    return _SOURCE_LABEL.sub(lambda m: f"{m.group(1)} (", text)

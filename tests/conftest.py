@@ -16,7 +16,6 @@ import pytest  # noqa: E402
 import time_machine  # noqa: E402
 
 from tests.clocks import CLOCKS  # noqa: E402
-
 from tests.helpers import *  # noqa: E402,F401,F403
 
 

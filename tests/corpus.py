@@ -13,9 +13,9 @@ from django.conf import settings
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from chunks.sfs_corpus import content_type_for, parse_date, read_corpus
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.sfs_corpus import content_type_for, parse_date, read_corpus
 
 _vectors: dict[str, np.ndarray] = {}
 _records: dict[str, dict] = {}
@@ -23,7 +23,7 @@ _records: dict[str, dict] = {}
 
 def corpus_record(sfs: str) -> dict:
     if not _records:
-        from agent.statute_names import names_for  # noqa: F401  (fail early if missing)
+        from law.statute_names import names_for  # noqa: F401  (fail early if missing)
 
         for record in read_corpus(settings.SFS_CORPUS_PATH):
             _records[record["sfs"]] = record
@@ -31,7 +31,7 @@ def corpus_record(sfs: str) -> dict:
 
 
 def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
-    from agent.statute_names import names_for
+    from law.statute_names import names_for
 
     docs = []
     for sfs in numbers:

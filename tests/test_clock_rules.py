@@ -17,12 +17,12 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from agent.dashboard import retrieval_stats, retrieval_stats_cached, rollup_through
-from agent.dating import date_sources, in_force_on, statute_status
 from agent.models import RetrievalLog
-from agent.query_analysis import analyse_query
-from agent.retrieval_logs import retrieval_log_prune
-from agent.sources import RetrievedChunk
+from agent.monitoring.dashboard import retrieval_stats, retrieval_stats_cached, rollup_through
+from agent.monitoring.retrieval_logs import retrieval_log_prune
+from agent.retrieval.dating import date_sources, in_force_on, statute_status
+from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.sources import RetrievedChunk
 from compliance.clock import STOCKHOLM, swedish_date, swedish_midnight, swedish_today
 from compliance.models import UserFile, Workspace
 from compliance.templatetags.lagrum_time import relative_time

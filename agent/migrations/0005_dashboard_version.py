@@ -4,7 +4,7 @@
 
 from django.db import migrations, models
 
-from agent.dashboard_version import INSTALL_SQL, UNINSTALL_SQL
+from agent.monitoring.dashboard_version import INSTALL_SQL, UNINSTALL_SQL
 
 
 class Migration(migrations.Migration):

@@ -1,11 +1,13 @@
-"""/api/v1/. Unknown paths under it answer a JSON 404 in the error shape."""
+"""/api/v1/: the shared routes (schema, docs, tokens) and compliance's own, then each app's routes
+(chunks/api_urls.py, agent/api_urls.py, included by name like any Django app's urls), then a JSON 404 in the
+error shape for every unknown path under it."""
 
 from csp.decorators import csp_update
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from . import agent_views, dashboard, memory, views
+from . import views
 from .errors import not_found_view
 
 ws = "workspaces/<slug:slug>/"
@@ -23,12 +25,9 @@ urlpatterns = [
     path("tokens/", views.TokenListApi.as_view(), name="api-tokens"),
     path("tokens/<int:token_id>/", views.TokenDetailApi.as_view(), name="api-token"),
     path("statutes/", views.StatuteListApi.as_view(), name="api-statutes"),
-    path("statutes/<str:sfs>/", views.StatuteDetailApi.as_view(), name="api-statute"),
     path("workspaces/", views.WorkspaceListApi.as_view(), name="api-workspaces"),
     path(ws, views.WorkspaceDetailApi.as_view(), name="api-workspace"),
-    path(ws + "stats/", views.WorkspaceStatsApi.as_view(), name="api-workspace-stats"),
     path(ws + "knowledge/clear", views.KnowledgeClearApi.as_view(), name="api-knowledge-clear"),
-    path(ws + "metrics", dashboard.WorkspaceMetricsApi.as_view(), name="api-workspace-metrics"),
     path(ws + "members/", views.MemberListApi.as_view(), name="api-members"),
     path(ws + "members/<int:member_id>/", views.MemberDetailApi.as_view(), name="api-member"),
     path(ws + "files/", views.FileListApi.as_view(), name="api-files"),
@@ -41,20 +40,7 @@ urlpatterns = [
          name="api-file-version-restore"),
     path(ws + "assessments/", views.AssessmentListApi.as_view(), name="api-assessments"),
     path(ws + "assessments/<int:assessment_id>/", views.AssessmentDetailApi.as_view(), name="api-assessment"),
-    path(ws + "search", agent_views.SearchApi.as_view(), name="api-search"),
-    path(ws + "context", agent_views.ContextApi.as_view(), name="api-context"),
-    path(ws + "conversations/", agent_views.ConversationListApi.as_view(), name="api-conversations"),
-    path(ws + "conversations/<int:conversation_id>/", agent_views.ConversationDetailApi.as_view(),
-         name="api-conversation"),
-    path(ws + "conversations/<int:conversation_id>/messages", agent_views.MessageCreateApi.as_view(),
-         name="api-messages"),
-    path(ws + "conversations/<int:conversation_id>/messages/<int:message_id>/feedback",
-         agent_views.FeedbackApi.as_view(), name="api-feedback"),
-    path(ws + "profile", memory.ProfileApi.as_view(), name="api-profile"),
-    path(ws + "profile/facts", memory.ProfileFactListApi.as_view(), name="api-profile-facts"),
-    path(ws + "profile/facts/<int:fact_id>", memory.ProfileFactDetailApi.as_view(), name="api-profile-fact"),
-    path(ws + "preferences", memory.PreferenceApi.as_view(), name="api-preferences"),
-    path(ws + "conversations/<int:conversation_id>/messages/<int:message_id>/proposals/<int:index>",
-         memory.ProposalApi.as_view(), name="api-proposal"),
+    path("", include("chunks.api_urls")),
+    path("", include("agent.api_urls")),
     re_path(r"^.*$", not_found_view),
 ]

@@ -17,9 +17,8 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chunks.selectors import knowledge_stats, legal_document_sections
 from compliance import selectors, services
-from compliance.models import SFS_NUMBER_RE, ApiToken, Assessment, Membership, UserFile, Workspace
+from compliance.models import ApiToken, Assessment, Membership, UserFile, Workspace
 
 from . import serializers as s
 from .pagination import StandardPagination
@@ -107,12 +106,6 @@ class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
         services.workspace_set_cross_workspace(workspace=workspace, allow=data["allow_cross_workspace"])
         workspace.role = membership.role
         return Response(s.WorkspaceSerializer(workspace).data)
-
-
-class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
-    @extend_schema(tags=["workspaces"], summary="Kunskapsbasens omfattning", responses=s.KnowledgeStatsSerializer)
-    def get(self, request, slug):
-        return Response(s.KnowledgeStatsSerializer(knowledge_stats(self.workspace)).data)
 
 
 class KnowledgeClearApi(WorkspaceMixin, BaseApi):
@@ -225,17 +218,6 @@ class StatuteListApi(ApiMixin, generics.ListAPIView):
     @extend_schema(tags=["statutes"], summary="Författningar", parameters=[s.StatuteFilterSerializer])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
-
-
-class StatuteDetailApi(BaseApi):
-    @extend_schema(tags=["statutes"], summary="En författning med dess paragrafer",
-                   responses=s.StatuteDetailSerializer)
-    def get(self, request, sfs):
-        if not SFS_NUMBER_RE.match(sfs):
-            raise NotFound("Författningen finns inte.")
-        document = selectors.legal_document_get(sfs)
-        document.sections = legal_document_sections(document)
-        return Response(s.StatuteDetailSerializer(document).data)
 
 
 # --- files ------------------------------------------------------------------------------

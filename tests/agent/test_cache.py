@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from agent.cache import (
+from agent.retrieval.cache import (
     DjangoRetrievalCache,
     InMemoryRetrievalCache,
     RetrievalCacheKey,
@@ -15,8 +15,8 @@ from agent.cache import (
     options_fingerprint,
     retrieval_cache_key,
 )
-from agent.query_analysis import analyse_query
-from agent.sources import RetrievedChunk
+from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.sources import RetrievedChunk
 
 
 @dataclass(frozen=True)

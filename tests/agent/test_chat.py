@@ -8,7 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from agent import chat
+from agent.answering import chat
 from agent.models import Conversation, Feedback, Message, RetrievalLog
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services

@@ -9,14 +9,14 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from agent import chat
-from agent.comparison import pair_own_with_law
-from agent.prompts import COMPARISON_NOTE
-from agent.rendering import answer_html
-from agent.sources import source_kind
+from agent.answering import chat
+from agent.answering.comparison import pair_own_with_law
+from agent.answering.prompts import COMPARISON_NOTE
+from agent.answering.rendering import answer_html
+from agent.retrieval.sources import source_kind
 from chunks.services import chunk_document, embed_chunk_batch
-from chunks.sfs_corpus import content_type_for
 from compliance import services
+from law.sfs_corpus import content_type_for
 
 pytestmark = pytest.mark.django_db
 

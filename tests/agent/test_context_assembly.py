@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent import context_assembly
-from agent.context_assembly import (
+from agent.answering import context_assembly
+from agent.answering.context_assembly import (
     CONTEXT_PREAMBLE,
     MIN_USEFUL_TOKENS,
     TRUNCATION_MARKER,
@@ -18,16 +18,15 @@ from agent.context_assembly import (
     assemble_context,
     budget_for,
     context_message,
-    neutralise,
     new_boundary,
     render_tool_sources,
     sentence_boundaries,
     truncate_at_sentence,
     with_fresh_boundary,
 )
-from agent.sources import RetrievedChunk
+from agent.retrieval.sources import RetrievedChunk
 from chunks.tokens import count_tokens
-from compliance.text import fold_lookalikes
+from compliance.text import fold_lookalikes, neutralise
 
 SFS = "LEGAL_DOCUMENT"
 # Delimiters carry the request's boundary token (15 digits).

@@ -11,11 +11,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.urls import reverse
 
-from agent import chat
-from agent.cache import get_retrieval_cache
+from agent.answering import chat
+from agent.answering.prepare import prepare_context
 from agent.models import RetrievalLog
-from agent.prepare import prepare_context
-from agent.workspace_names import workspace_names_for
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.workspace_names import workspace_names_for
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from compliance.models import Membership, Workspace

@@ -7,9 +7,9 @@ from datetime import datetime, time, timedelta
 import pytest
 from django.utils import timezone
 
-from agent.dashboard import retrieval_stats, retrieval_stats_cached
-from agent.dashboard_version import dashboard_version
 from agent.models import Conversation, Feedback, Message, RetrievalLog
+from agent.monitoring.dashboard import retrieval_stats, retrieval_stats_cached
+from agent.monitoring.dashboard_version import dashboard_version
 from tests.helpers import BaseTestCase
 
 pytestmark = pytest.mark.clock

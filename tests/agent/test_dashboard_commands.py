@@ -8,8 +8,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from agent.dashboard import retrieval_stats
 from agent.models import Feedback, RetrievalLog
+from agent.monitoring.dashboard import retrieval_stats
 from compliance.models import Workspace
 
 pytestmark = [pytest.mark.django_db, pytest.mark.clock]

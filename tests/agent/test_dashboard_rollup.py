@@ -10,8 +10,6 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from agent import dashboard
-from agent.dashboard import retrieval_stats, rollup_through, sketch_percentiles
 from agent.models import (
     Conversation,
     Message,
@@ -19,7 +17,9 @@ from agent.models import (
     RetrievalLogDay,
     RollupState,
 )
-from agent.retrieval_logs import retrieval_log_prune
+from agent.monitoring import dashboard
+from agent.monitoring.dashboard import retrieval_stats, rollup_through, sketch_percentiles
+from agent.monitoring.retrieval_logs import retrieval_log_prune
 from agent.tasks import rollup_retrieval_logs
 from tests.helpers import BaseTestCase
 

@@ -10,12 +10,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from agent import chat
-from agent.cache import get_retrieval_cache
-from agent.prepare import prepare_context
-from agent.query_analysis import analyse_query
-from agent.retrieval import RetrievalOptions, retrieve_context
-from agent.statute_directory import statute_directory, statute_directory_invalidate
+from agent.answering import chat
+from agent.answering.prepare import prepare_context
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from compliance.models import LegalDocument, UserFile, Workspace
@@ -85,8 +85,8 @@ def test_own_documents_in_the_period_and_newer_ones_rank_higher(setup):
 
 
 def test_recency_breaks_ties_between_own_sources():
-    from agent.dating import date_sources
-    from agent.sources import RetrievedChunk
+    from agent.retrieval.dating import date_sources
+    from agent.retrieval.sources import RetrievedChunk
 
     def chunk(cid, source_id):
         return RetrievedChunk(chunk_id=cid, source_type="USER_FILE", source_id=source_id, document_number="",

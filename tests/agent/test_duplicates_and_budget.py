@@ -9,9 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from agent import chat
-from agent.cache import get_retrieval_cache
-from agent.prepare import prepare_context
+from agent.answering import chat
+from agent.answering.prepare import prepare_context
+from agent.retrieval.cache import get_retrieval_cache
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from compliance.models import UserFile
@@ -63,12 +63,12 @@ def test_a_duplicate_upload_takes_one_slot_shown_with_both_sources(setup, client
 def test_the_whole_step_warns_over_its_budget(setup, settings, caplog):
     alice, ws, _ = setup
     settings.PREPARE_SLOW_MS = 600000
-    with caplog.at_level(logging.WARNING, logger="agent.prepare"):
+    with caplog.at_level(logging.WARNING, logger="agent.answering.prepare"):
         prepare_context([{"role": "user", "content": QUESTION}], ws, alice)
     assert not [r for r in caplog.records if "pre-model step" in r.getMessage()]
     settings.PREPARE_SLOW_MS = 1  # retrieval with an embedding never takes under a millisecond
     get_retrieval_cache().clear()
-    with caplog.at_level(logging.WARNING, logger="agent.prepare"):
+    with caplog.at_level(logging.WARNING, logger="agent.answering.prepare"):
         prepare_context([{"role": "user", "content": "Vad gäller för skyddsombud?"}], ws, alice)
     slow = [r for r in caplog.records if "pre-model step" in r.getMessage()]
     assert slow and slow[0].levelno == logging.WARNING and slow[0].prepare_budget_ms == 1

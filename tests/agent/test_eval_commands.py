@@ -57,7 +57,7 @@ def test_a_cited_section_is_recalled_first(loaded, question_file, tmp_path):
 
 def test_eval_retrieval_dedupes_split_sections():
     from agent.management.commands.eval_retrieval import score, unique_sections
-    from agent.sources import RetrievedChunk
+    from agent.retrieval.sources import RetrievedChunk
 
     def chunk(i, citation):
         return RetrievedChunk(chunk_id=i, source_type="LEGAL_DOCUMENT", source_id=1, document_number="1977:1160",

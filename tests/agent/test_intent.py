@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent.intent import IntentResult, classify
+from agent.answering.intent import IntentResult, classify
 
 
 @pytest.fixture(autouse=True)

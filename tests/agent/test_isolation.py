@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent.cache import get_retrieval_cache
-from agent.prepare import prepare_context
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.answering.prepare import prepare_context
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.selectors import chunk_list_visible
@@ -163,7 +163,7 @@ def _file_chunk(workspace, i, text, *, private=False, deleted=False):
 def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, files, query):
     """Term weights and the keyword ranking of one workspace are the same whatever other
     workspaces, private files and deleted files hold: no count reveals their text."""
-    from agent.keyword_search import keyword_query
+    from agent.retrieval.keyword_search import keyword_query
 
     get_retrieval_cache().clear()
     with transaction.atomic():

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.cache import get_retrieval_cache
-from agent.keyword_search import keyword_query
-from agent.prepare import prepare_context
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.answering.prepare import prepare_context
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.keyword_search import keyword_query
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from compliance.models import Assessment, Membership, UserFile, Workspace, content_hash

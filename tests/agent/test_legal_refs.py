@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent.legal_refs import (
+from agent.retrieval.legal_refs import (
     LegalReference,
     StatuteDirectory,
     analyse_references,
@@ -17,7 +17,7 @@ from agent.legal_refs import (
     find_sfs_numbers,
     parse_references,
 )
-from agent.statute_names import CURATED, name_key, names_for
+from law.statute_names import CURATED, name_key, names_for
 
 INDEX = Path(__file__).resolve().parents[2] / "data" / "sfs" / "index.tsv"
 
@@ -696,7 +696,7 @@ _INDEX_ROWS = [(sfs, title) for sfs, title in ((r[0], r[1]) for r in (
     line.rstrip("\n").split("\t") for line in INDEX.read_text(encoding="utf-8").splitlines()[1:]))]
 _NAMED = [(sfs, name) for sfs, title in _INDEX_ROWS for name in names_for(sfs, title).short_names]
 _ABBREVIATED = [(sfs, a) for sfs, (_, abbrs) in CURATED.items() for a in abbrs
-                if not __import__("agent.statute_names", fromlist=["x"]).is_ambiguous_abbreviation(a)]
+                if not __import__("law.statute_names", fromlist=["x"]).is_ambiguous_abbreviation(a)]
 _SUBDIVISIONS = ["", " första stycket", " 1 st.", " 2 p.", " punkt 3", " 2", " c", " andra stycket 4",
                  " första och andra styckena", " 1 st. och 2 st.", " första stycket andra meningen", " 3 och 4"]
 

@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from agent import chat
-from agent.cache import get_retrieval_cache
-from agent.context_assembly import AssemblyOptions, assemble_context, budget_for, context_message
-from agent.memory import memory_cached, memory_for, profile_lines
-from agent.prepare import PrepareOptions, _prompt_tokens, prepare_context
-from agent.prompts import SYSTEM_PROMPT
-from agent.sources import RetrievedChunk
+from agent.answering import chat
+from agent.answering.context_assembly import AssemblyOptions, assemble_context, budget_for, context_message
+from agent.answering.prepare import PrepareOptions, _prompt_tokens, prepare_context
+from agent.answering.prompts import SYSTEM_PROMPT
+from agent.memory.profile import memory_cached, memory_for, profile_lines
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.sources import RetrievedChunk
 from chunks.tokens import count_tokens
 from compliance import services
 from compliance.models import Membership, PersonalPreference, ProfileFact, Workspace, WorkspaceProfile
@@ -163,7 +163,7 @@ def test_offline_answer_mentions_the_profile_facts(people):
 
 
 def test_profile_lines_drop_whole_sections_last_first():
-    from agent.memory import Memory
+    from agent.memory.profile import Memory
     memory = Memory(profile=(("employee_count", "antal anställda", "45"),), facts=("x " * 400,),
                     preferences=(("role", "roll", "HR-chef"),))
     lines = profile_lines(memory, 80)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.memory_detection import detect
+from agent.memory.detection import detect
 
 # (message, {(kind, field): value}) -- an empty dict means: propose nothing.
 TABLE = [

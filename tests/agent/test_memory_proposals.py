@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from agent import chat
-from agent.memory import proposal_decide
+from agent.answering import chat
+from agent.memory.profile import proposal_decide
 from agent.models import Message
 from compliance import selectors, services
 from compliance.models import PersonalPreference, ProfileFact, Workspace, WorkspaceProfile

@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from agent.cache import get_retrieval_cache
+from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.models import RetrievalLog
-from agent.prepare import PrepareOptions, prepare_context
-from agent.retrieval import RetrievalOptions
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions
 from agent.tasks import prune_retrieval_logs
 from compliance.models import Membership, Workspace
 from compliance.services import workspace_touch_knowledge

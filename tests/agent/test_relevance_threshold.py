@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.answer import extractive_answer
-from agent.prepare import prepare_context
-from agent.prompts import NO_SOURCES_ANSWER
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.answering.answer import extractive_answer
+from agent.answering.prepare import prepare_context
+from agent.answering.prompts import NO_SOURCES_ANSWER
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from compliance.models import Membership, Workspace
 from tests.helpers import make_user
 

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from compliance.models import Membership, Workspace
 from tests.helpers import make_user
 

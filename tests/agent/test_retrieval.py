@@ -7,8 +7,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection
 
-from agent.keyword_search import keyword_cte, keyword_params, keyword_query
-from agent.retrieval import (
+from agent.retrieval.hybrid import (
     RetrievalInputError,
     RetrievalOptions,
     _base_params,
@@ -16,6 +15,7 @@ from agent.retrieval import (
     query_vectors,
     retrieve_context,
 )
+from agent.retrieval.keyword_search import keyword_cte, keyword_params, keyword_query
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash
@@ -255,7 +255,7 @@ def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(peop
 
 
 def _weights(text, ws_ids):
-    from agent.keyword_search import keyword_query
+    from agent.retrieval.keyword_search import keyword_query
 
     q = keyword_query(text, ws_ids)
     return dict(zip(q.terms, q.weights))
@@ -346,8 +346,8 @@ def test_a_compound_in_the_question_finds_sections_by_its_parts(people, monkeypa
     """No statute writes "arbetsmiljöansvar"; arbetsmiljölagen speaks of ansvar and arbetsmiljö apart."""
     from django.db import connection
 
-    from agent import keyword_search
-    from agent.keyword_search import compound_parts
+    from agent.retrieval import keyword_search
+    from agent.retrieval.keyword_search import compound_parts
 
     alice, _, ws, _ = people
     with connection.cursor() as cursor:
@@ -374,8 +374,8 @@ def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
 
 
 def test_two_temporal_versions_of_a_section_take_one_slot():
-    from agent.retrieval import _one_version_per_section
-    from agent.sources import RetrievedChunk
+    from agent.retrieval.hybrid import _one_version_per_section
+    from agent.retrieval.sources import RetrievedChunk
 
     def chunk(cid, path, citation, header):
         return RetrievedChunk(chunk_id=cid, source_type="LEGAL_DOCUMENT", source_id=7, document_number="2010:110",

@@ -2,7 +2,7 @@
 
 Real statutes (arbetsmiljölagen and LAS from the agent corpus, regeringsformen
 loaded here), real vectors and a real Postgres; the forms are those of
-agent.legal_refs: punkter and stycken inside a chain, a written SFS number, a
+agent.retrieval.legal_refs: punkter and stycken inside a chain, a written SFS number, a
 statute named earlier in the question, and "kungörelse" as a statute word.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.retrieval import retrieve_context
-from agent.statute_directory import statute_directory_invalidate
+from agent.retrieval.hybrid import retrieve_context
+from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.models import Membership, Workspace
 from tests.corpus import load_statutes
 from tests.helpers import make_user

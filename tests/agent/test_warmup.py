@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent import statute_directory as directory_module
-from agent.warmup import warm_up
+from agent.retrieval import statute_directory as directory_module
+from agent.retrieval.warmup import warm_up
 from chunks.embedding import get_provider
 from chunks.tokens import get_encoding
 

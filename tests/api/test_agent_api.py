@@ -169,7 +169,7 @@ class ConversationTests(ApiTestCase):
 
 @override_settings(OPENAI_API_KEY="", OPENAI_BASE_URL="")
 class RealChatTests(ApiTestCase):
-    """The endpoints against the real agent.chat (no model configured: the answer quotes the sources)."""
+    """The endpoints against the real agent.answering.chat (no model configured: the answer quotes the sources)."""
 
     def setUp(self):
         super().setUp()

@@ -20,7 +20,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.embedding import (
     EmbeddingError,
     LocalE5Provider,

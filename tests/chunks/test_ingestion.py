@@ -17,7 +17,7 @@ import pytest
 from django.contrib.postgres.search import SearchQuery
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document, embed_chunk_batch

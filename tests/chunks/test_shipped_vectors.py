@@ -14,10 +14,10 @@ from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from chunks.sfs_corpus import read_corpus
 from chunks.shipped_vectors import default_path, load, shipped_vectors
 from compliance.models import LegalDocument, ProcessingStatus, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.sfs_corpus import read_corpus
 from tests.chunks.conftest import queued_task_calls
 from tests.corpus import corpus_record
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import RequestFactory
 
-from agent.chat import ChatInputError
-from agent.retrieval import RetrievalInputError
+from agent.answering.chat import ChatInputError
+from agent.retrieval.hybrid import RetrievalInputError
 from chunks.extract import ExtractionError
 from chunks.services import SourceFailed
 from compliance.errors import ApplicationError

@@ -13,9 +13,9 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from agent.cache import get_retrieval_cache
-from agent.prepare import prepare_context
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.answering.prepare import prepare_context
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.models import ContentChunk
 from chunks.selectors import chunk_list_visible
 from chunks.services import chunk_document, embed_chunk_batch

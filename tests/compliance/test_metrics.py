@@ -11,7 +11,7 @@ from django.test import override_settings
 from prometheus_client import Counter, values
 from prometheus_client.parser import text_string_to_metric_families
 
-from agent.prepare import prepare_context
+from agent.answering.prepare import prepare_context
 from compliance.models import LegalDocument
 from tests.helpers import BaseTestCase
 

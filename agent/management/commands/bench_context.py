@@ -1,4 +1,4 @@
-"""Latency of the whole pre-model step (agent.prepare.prepare_context) and its context size.
+"""Latency of the whole pre-model step (agent.answering.prepare.prepare_context) and its context size.
 
 For each question: a cache miss (the retrieval cache and the query-vector
 cache are cleared first, so the local embedder runs), then a cache hit (the
@@ -16,7 +16,8 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agent.benchmarking import (
+from agent.answering.prepare import prepare_context
+from agent.evaluation.benchmarking import (
     eval_user_and_workspace,
     latency_summary,
     machine_info,
@@ -24,10 +25,9 @@ from agent.benchmarking import (
     read_jsonl,
     write_json,
 )
-from agent.cache import get_retrieval_cache
 from agent.models import RetrievalLog
-from agent.prepare import prepare_context
-from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
 from chunks.embedding import get_provider
 from chunks.tokens import count_tokens
 from compliance.services import preference_clear, preference_update, profile_clear, profile_fact_add, profile_update

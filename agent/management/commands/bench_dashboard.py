@@ -18,11 +18,12 @@ from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
-from agent.benchmarking import latency_summary, machine_info, ms_since, write_json
-from agent.dashboard import PERIODS, retrieval_stats, rollup_reset, rollup_through
-from agent.dashboard_seed import seed_dashboard_logs
-from agent.management.commands._dashboard import bench_owner_and_workspace
+from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
 from agent.models import RetrievalLog
+from agent.monitoring.dashboard import PERIODS, retrieval_stats, rollup_reset, rollup_through
+from agent.monitoring.dashboard_seed import seed_dashboard_logs
+
+from ._dashboard import bench_owner_and_workspace
 
 STAFF_USERNAME = "bench-staff"
 

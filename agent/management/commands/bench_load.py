@@ -49,8 +49,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from agent.benchmarking import latency_summary, machine_info, read_jsonl, write_json
-from agent.retrieval import query_vectors
+from agent.evaluation.benchmarking import latency_summary, machine_info, read_jsonl, write_json
+from agent.retrieval.hybrid import query_vectors
 from chunks.services import chunk_document
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create, user_file_upload

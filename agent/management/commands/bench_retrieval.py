@@ -31,7 +31,7 @@ are general: paraphrased and short questions of our own plus dev heading
 questions with the statute's name taken out.
 
 HNSW recall@20: the general vector half's top 20 as production runs it (HNSW,
-`agent.retrieval.set_vector_search`) against an exact scan of the same
+`agent.retrieval.hybrid.set_vector_search`) against an exact scan of the same
 scope, for the general queries' vectors.
 
 Everything runs as a member of one workspace, so the workspace scope filter is
@@ -62,11 +62,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, connections, transaction
 from pgvector.psycopg import register_vector
 
-from agent.benchmarking import latency_summary, machine_info, ms_since, warn, write_json
-from agent.keyword_search import keyword_query
-from agent.legal_refs import StatuteDirectory
-from agent.query_analysis import analyse_query
-from agent.retrieval import (
+from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, warn, write_json
+from agent.retrieval.hybrid import (
     CANDIDATES,
     MAX_EMBED_CHARS,
     SLACK,
@@ -83,15 +80,18 @@ from agent.retrieval import (
     retrieve_context,
     set_vector_search,
 )
-from agent.statute_directory import statute_directory, statute_directory_invalidate
-from agent.statute_names import names_for
+from agent.retrieval.keyword_search import keyword_query
+from agent.retrieval.legal_refs import StatuteDirectory
+from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.chunking import is_stub
 from chunks.embedding import active_model_name
 from chunks.keyword_index import REBUILD_SQL, vacuum_keyword_index
 from chunks.models import ContentChunk
-from chunks.sfs_corpus import content_type_for, parse_date, read_corpus
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.selectors import AccessScope
+from law.sfs_corpus import content_type_for, parse_date, read_corpus
+from law.statute_names import names_for
 
 WORKSPACES = 50
 FILES_PER_WORKSPACE = 20
@@ -694,7 +694,7 @@ def _vector_ids(sql: str, params: dict, ef_search: int | None) -> list[int]:
 def hnsw_recall(vectors: list, scope, *, k: int = 20, ef_search: int | None = None) -> dict:
     """Mean recall@k of the general vector half (HNSW) against an exact scan of the same scope.
 
-    Both run the production vector-only statement (agent.retrieval._hybrid_sql, general
+    Both run the production vector-only statement (agent.retrieval.hybrid._hybrid_sql, general
     filters, `CANDIDATES` fetched, the top k kept); the exact one orders by distance + 0,
     which keeps the planner off the index. `ef_search` None: the production setting."""
     options = RetrievalOptions()

@@ -17,8 +17,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agent.benchmarking import eval_user_and_workspace, machine_info, read_jsonl, write_json
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.evaluation.benchmarking import eval_user_and_workspace, machine_info, read_jsonl, write_json
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 
 DEFAULT_FILE = settings.BASE_DIR / "data" / "eval" / "relevance_questions.jsonl"
 

@@ -27,8 +27,8 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from agent.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
-from agent.retrieval import RetrievalOptions, query_vectors, retrieve_context
+from agent.evaluation.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
+from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
 from compliance.models import LegalDocument, ProcessingStatus
 
 KS = (1, 5, 10, 20)

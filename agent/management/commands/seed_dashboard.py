@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from agent.benchmarking import write_json
-from agent.dashboard_seed import seed_dashboard_logs
-from agent.management.commands._dashboard import bench_owner_and_workspace
+from agent.evaluation.benchmarking import write_json
+from agent.monitoring.dashboard_seed import seed_dashboard_logs
+
+from ._dashboard import bench_owner_and_workspace
 
 
 class Command(BaseCommand):

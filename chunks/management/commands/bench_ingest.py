@@ -27,12 +27,12 @@ from queue import Empty
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agent.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
+from agent.evaluation.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
 from chunks.chunking import chunk_statute
 from chunks.embedding import passage_text
 from chunks.embedding_throughput import measure_embedding
-from chunks.sfs_corpus import CORE_SFS, read_corpus
 from chunks.tokens import count_tokens
+from law.sfs_corpus import CORE_SFS, read_corpus
 
 TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
 
@@ -178,9 +178,9 @@ class Command(BaseCommand):
 
         from chunks.models import ContentChunk
         from chunks.services import batches_by_length, chunk_document, embed_chunk_batch
-        from chunks.sfs_corpus import content_type_for
         from compliance.models import LegalDocument
         from compliance.services import LegalDocumentData, legal_document_upsert
+        from law.sfs_corpus import content_type_for
 
         missing = [s for s in numbers if s not in by_sfs]
         if missing:

@@ -32,8 +32,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.db.models import Q
 
-from agent.benchmarking import machine_info, write_json
-from agent.retrieval import RetrievalOptions, retrieve_context
+from agent.evaluation.benchmarking import machine_info, write_json
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document

@@ -25,9 +25,9 @@ from tqdm import tqdm
 from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.sfs_corpus import read_corpus
 from chunks.shipped_vectors import default_path, load, save
 from compliance.models import SFS_NUMBER_RE, content_hash
+from law.sfs_corpus import read_corpus
 
 
 def corpus_passages(corpus: Path, only: set[str] | None) -> dict[str, dict[str, str]]:

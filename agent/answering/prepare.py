@@ -1,0 +1,304 @@
+"""The pre-model step: decide whether to retrieve, retrieve (or reuse), assemble.
+
+prepare_context() never raises into the chat: if anything in retrieval fails,
+the turn goes ahead without sources and is marked degraded. Every turn leaves a
+RetrievalLog row behind, which the chat links to the answer it produced.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from cachetools import LRUCache
+from django.conf import settings
+
+from agent.memory.profile import Memory, memory_cached, profile_lines_cached
+from agent.models import RetrievalLog
+from agent.monitoring.metrics import observe_turn
+from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
+from agent.retrieval.dating import date_sources
+from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
+from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.statute_directory import statute_directory
+from agent.retrieval.workspace_names import workspace_names_for
+from chunks.tokens import count_tokens
+from compliance.clock import swedish_today
+from compliance.models import Workspace
+from compliance.selectors import access_scope_for, workspace_versions
+
+from .context_assembly import (
+    AssembledContext,
+    AssemblyOptions,
+    assemble_context,
+    budget_for,
+    context_message,
+    profile_overhead,
+    with_fresh_boundary,
+)
+from .intent import classify
+from .prompts import SYSTEM_PROMPT
+
+log = logging.getLogger(__name__)
+
+SKIP_INTENTS = ("greeting", "meta")
+MAX_HISTORY_MESSAGES = 10
+
+
+@dataclass
+class PrepareOptions:
+    retrieval: RetrievalOptions = field(default_factory=RetrievalOptions)
+    context_window: int | None = None  # the chat model's, when known
+    use_cache: bool = True
+    system_prompt: str = SYSTEM_PROMPT
+
+
+@dataclass
+class PreparedContext:
+    messages: list[dict]  # ready for the chat model
+    context_text: str
+    citations: list[dict]  # the citation map: [n] -> source
+    metrics: dict
+    intent: str
+    skipped: bool
+    degraded: bool = False
+    notice: str = ""  # Swedish, for the user when degraded
+    assembled: AssembledContext | None = None
+    log: RetrievalLog | None = None
+    memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
+    proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
+
+
+def prepare_context(messages: list[dict], workspace: Workspace, user,
+                    options: PrepareOptions | None = None) -> PreparedContext:
+    options = options or PrepareOptions()
+    timings: dict[str, float] = {}
+    question, history = _split(messages)
+
+    started = t0 = time.perf_counter()
+    intent = classify(question)
+    timings["intent"] = _ms(t0)
+    conversation = _conversation(messages)
+    # What the log records about the turn beyond the metrics; filled as the steps run.
+    facts: dict = {"intent_confidence": intent.confidence}
+    if intent.intent in SKIP_INTENTS:
+        prepared = _build(options, conversation, None, intent.intent, skipped=True, timings=timings)
+        prepared.log = _save_log(workspace, user, question, prepared, cache_hit=False, facts=facts)
+        return prepared
+
+    t0 = time.perf_counter()
+    memory = _memory(workspace, user)
+    profile = profile_lines_cached(memory, max(0, settings.PROFILE_TOKEN_BUDGET - profile_overhead()))
+    timings["profile"] = _ms(t0)
+
+    chunks, cache_hit, degraded, notice, error = [], False, False, "", ""
+    try:
+        chunks, cache_hit, notice, degraded = _retrieve(question, history, workspace, user, options, timings,
+                                                        facts, memory.fingerprint)
+    except RetrievalInputError as exc:
+        notice = exc.message
+    except Exception as exc:  # retrieval must never block an answer
+        log.exception("retrieval failed; answering without sources")
+        degraded, error = True, f"{type(exc).__name__}: {exc}"
+        notice = "Sökningen i källorna misslyckades; svaret bygger inte på några källor."
+
+    t0 = time.perf_counter()
+    assembly = AssemblyOptions(context_window=options.context_window,
+                               system_prompt_tokens=_prompt_tokens(options.system_prompt),
+                               conversation_tokens=sum(count_tokens(m["content"]) for m in conversation),
+                               profile_tokens=settings.PROFILE_TOKEN_BUDGET if profile else 0)
+    assembled = _assemble(chunks, assembly)
+    timings["assemble"] = _ms(t0)
+    prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
+                      profile=profile)
+    prepared.degraded, prepared.notice, prepared.memory = degraded, notice, memory
+    prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
+    _warn_if_slow(_ms(started), timings, question)
+    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error, facts=facts)
+    return prepared
+
+
+def _warn_if_slow(elapsed_ms: float, timings: dict, question: str) -> None:
+    """The whole step against its budget: a slow analysis or assembly matters as much as slow SQL."""
+    if elapsed_ms <= settings.PREPARE_SLOW_MS:
+        return
+    log.warning("pre-model step %.1f ms over its %d ms budget (%s) for %r", elapsed_ms, settings.PREPARE_SLOW_MS,
+                timings, question[:80], extra={"prepare_ms": elapsed_ms, "prepare_budget_ms": settings.PREPARE_SLOW_MS})
+
+
+# The last assembled blocks, by chunk ids and budget. A cache hit returns the very same chunks
+# (a chunk id's text never changes: re-chunking makes new ids), so the block is the same too.
+_assembly_memo: LRUCache = LRUCache(maxsize=64)
+_assembly_lock = threading.Lock()
+
+
+def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
+    if not chunks:
+        return assemble_context(chunks, assembly)
+    # The date label and the workspace label are part of a chunk's block (the same chunk is
+    # labelled in another workspace's chat).
+    key = (tuple((c.chunk_id, c.score, c.reference_match, c.workspace_name, c.date_label) for c in chunks),
+           budget_for(assembly), assembly.encoding)
+    with _assembly_lock:
+        assembled = _assembly_memo.get(key)
+    if assembled is None:
+        assembled = assemble_context(chunks, assembly)
+        with _assembly_lock:
+            _assembly_memo[key] = assembled
+    # A memoised block is reused, its boundary token never: each request gets its own.
+    return with_fresh_boundary(assembled)
+
+
+def _memory(workspace, user) -> Memory:
+    try:
+        return memory_cached(workspace, user)
+    except Exception:  # the profile refines an answer; failing to read it must not block one
+        log.exception("could not read the profile; answering without it")
+        return Memory()
+
+
+def _retrieve(question, history, workspace, user, options, timings, facts,
+              profile_key: str = "") -> tuple[list, bool, str, bool]:
+    t0 = time.perf_counter()
+    scope = access_scope_for(user, workspace)
+    names = workspace_names_for(user, workspace)
+    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names.names,
+                             ordinary_words=names.ordinary)
+    named = {pk: (name, slug) for pk, name, slug in names.others if name in analysis.workspace_mentions}
+    if named:
+        # The selector decides which named workspaces really widen the scope.
+        scope = access_scope_for(user, workspace, named=list(named))
+    timings["analysis"] = _ms(t0)
+    facts.update(_analysis_facts(analysis))
+    cache = get_retrieval_cache() if options.use_cache else None
+    key = retrieval_cache_key(scope, workspace.knowledge_version, analysis, options.retrieval,
+                              profile_key=profile_key, extra_versions=workspace_versions(scope.extra_workspace_ids))
+    t0 = time.perf_counter()
+    cached = cache.get(key) if cache is not None else None
+    timings["cache"] = _ms(t0)
+    if cached is not None:
+        facts["chunks_matched"] = len(cached)
+        return cached, True, "", False
+    t0 = time.perf_counter()
+    try:
+        result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
+                                  scope=scope, analysis=analysis)
+    finally:
+        timings["retrieve"] = _ms(t0)
+    facts.update(chunks_matched=len(result.chunks), chunks_excluded_by_threshold=result.excluded_by_threshold,
+                 retrieval_ms=timings["retrieve"])
+    for stage, value in result.timings_ms.items():
+        if not isinstance(value, bool):
+            timings[f"retrieval_{stage}"] = value
+    # Cached labelled and dated: the key holds everything they depend on (the scope with its named
+    # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
+    chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, swedish_today())
+    if cache is not None and not result.degraded:
+        cache.set(key, chunks)
+    return chunks, False, result.notice, result.degraded
+
+
+def _label_workspaces(chunks: list, named: dict[int, tuple[str, str]]) -> list:
+    """Mark each source from another (named) workspace with that workspace's name and slug."""
+    for chunk in chunks:
+        if chunk.workspace_id in named:
+            chunk.workspace_name, chunk.workspace_slug = named[chunk.workspace_id]
+    return chunks
+
+
+def _analysis_facts(analysis) -> dict:
+    dates = analysis.dates
+    return {
+        "keywords": list(analysis.keywords)[:50],
+        "references": [{"sfs": r.sfs, "chapter": r.chapter, "section": r.section, "raw": r.raw[:200]}
+                       for r in analysis.references[:20]],
+        "dates": {"start": dates.start.isoformat(), "end": dates.end.isoformat(), "label": dates.label}
+        if dates else None,
+        "workspace_mentions": list(analysis.workspace_mentions)[:20],
+        "fallback": analysis.fallback,
+    }
+
+
+def _build(options, conversation, assembled, intent, *, skipped, timings, profile=()) -> PreparedContext:
+    out = [{"role": "system", "content": options.system_prompt}]
+    out.extend(conversation[:-1])
+    if assembled is not None:
+        out.append(context_message(assembled, profile))
+    out.extend(conversation[-1:])
+    metrics = {
+        "intent": intent,
+        "skipped": skipped,
+        "cache_hit": False,
+        "chunks_considered": assembled.considered if assembled else 0,
+        "chunks_included": assembled.included if assembled else 0,
+        "chunks_excluded_by_budget": assembled.excluded_by_budget if assembled else 0,
+        "tokens_used": assembled.tokens_used if assembled else 0,
+        "token_budget": assembled.budget if assembled else 0,
+        "profile_lines": len(profile),
+        "latency_ms": timings,
+        "zero_match": False,
+        "degraded": False,
+    }
+    timings["total"] = round(sum(v for k, v in timings.items() if k != "total" and not k.startswith("retrieval_")), 2)
+    return PreparedContext(
+        messages=out, context_text=assembled.text if assembled else "",
+        citations=_citation_rows(assembled) if assembled else [], metrics=metrics, intent=intent,
+        skipped=skipped, assembled=assembled,
+    )
+
+
+def _citation_rows(assembled: AssembledContext) -> list[dict]:
+    """The citation map, plus how relevant each source was (numbers follow document order)."""
+    rows = assembled.citation_map()
+    for row in rows:
+        chunk = assembled.citations[row["n"]]
+        row["score"] = round(chunk.score, 6)
+        row["reference_match"] = chunk.reference_match
+        row["passage"] = assembled.shown_texts.get(row["n"], chunk.text)
+    return rows
+
+
+@lru_cache(maxsize=8)
+def _prompt_tokens(prompt: str) -> int:
+    return count_tokens(prompt)
+
+
+def _split(messages: list[dict]) -> tuple[str, list[str]]:
+    users = [m.get("content") or "" for m in messages if m.get("role") == "user"]
+    if not users:
+        return "", []
+    return users[-1], users[:-1]
+
+
+def _conversation(messages: list[dict]) -> list[dict]:
+    kept = [{"role": m["role"], "content": m.get("content") or ""} for m in messages
+            if m.get("role") in ("user", "assistant")]
+    return kept[-MAX_HISTORY_MESSAGES:]
+
+
+def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit: bool, error: str = "",
+              facts: dict):
+    m = prepared.metrics
+    observe_turn(intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit, zero_match=m["zero_match"],
+                 degraded=prepared.degraded, retrieval_ms=facts.get("retrieval_ms"),
+                 total_ms=m["latency_ms"].get("total"))
+    try:
+        return RetrievalLog.objects.create(
+            **facts, total_ms=m["latency_ms"].get("total"),
+            workspace=workspace, user=user if getattr(user, "is_authenticated", False) else None,
+            query=question[:4000], intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit,
+            chunks_considered=m["chunks_considered"], chunks_included=m["chunks_included"],
+            chunks_excluded_by_budget=m["chunks_excluded_by_budget"], tokens_used=m["tokens_used"],
+            token_budget=m["token_budget"], latency_ms=m["latency_ms"], zero_match=m["zero_match"],
+            degraded=prepared.degraded, error=error[:2000],
+        )
+    except Exception:  # the log is for the dashboard; losing one row must not lose the answer
+        log.exception("could not save the retrieval log")
+        return None
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)

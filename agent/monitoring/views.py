@@ -1,0 +1,103 @@
+"""The dashboard pages: a workspace's for its owners, every workspace's for staff. Wiring: agent.monitoring.dashboard counts."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from agent.models import Message
+from agent.selectors import conversation_get_in_workspace
+from compliance.selectors import workspace_get_for_user
+
+from .dashboard import (
+    ANSWER_MODES,
+    DEFAULT_PERIOD,
+    INTENTS,
+    PERIODS,
+    retrieval_stats_cached,
+)
+
+PERIOD_ERROR = "Ogiltig period: välj 7, 30 eller 90 dagar."
+INTENT_LABELS = {"greeting": "Hälsning", "meta": "Om assistenten", "factual": "Faktafråga", "task": "Uppgift"}
+MODE_LABELS = {"model": "Språkmodell", "extractive": "Utdrag ur källor", "direct": "Direkt svar", "error": "Fel"}
+
+
+def owned_workspace(user, slug: str):
+    """The workspace if `user` owns it; members who are not owners get the same 404 as outsiders."""
+    workspace, membership = workspace_get_for_user(user, slug)
+    if not membership.can_manage:
+        raise Http404("Arbetsytan finns inte.")
+    return workspace, membership
+
+
+def _period(request) -> tuple[int, str]:
+    raw = request.GET.get("dagar", "")
+    if raw == "":
+        return DEFAULT_PERIOD, ""
+    if raw.isdigit() and int(raw) in PERIODS:
+        return int(raw), ""
+    return DEFAULT_PERIOD, PERIOD_ERROR
+
+
+def _render(request, *, stats, days, error, workspace=None, membership=None, conversation_url):
+    for row in stats["feedback"]["latest_bad"]:
+        row["url"] = conversation_url(row["workspace_slug"], row["conversation_id"], row["message_id"])
+    for row in stats["found_nothing"]:
+        row["url"] = conversation_url(row["workspace_slug"], row["conversation_id"], None) \
+            if row["conversation_id"] else ""
+    chart_data = {
+        "intents": [[i, INTENT_LABELS[i]] for i in INTENTS], "modes": [[m, MODE_LABELS[m]] for m in ANSWER_MODES],
+        "daily": stats["daily"],
+    }
+    return render(request, "agent/dashboard.html", {
+        "workspace": workspace, "membership": membership, "nav": "dashboard", "stats": stats, "days": days,
+        "periods": PERIODS, "period_error": error, "chart_json": json.dumps(chart_data),
+        "intent_labels": INTENT_LABELS, "mode_labels": MODE_LABELS, "intents": INTENTS, "modes": ANSWER_MODES,
+    }, status=400 if error else 200)
+
+
+@login_required
+@require_GET
+def workspace_dashboard(request, slug: str):
+    workspace, membership = owned_workspace(request.user, slug)
+    days, error = _period(request)
+    stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=days)
+
+    def conversation_url(ws_slug, conversation_id, message_id):
+        url = reverse("dashboard_conversation", args=[ws_slug, conversation_id])
+        return f"{url}#msg-{message_id}" if message_id else url
+
+    return _render(request, stats=stats, days=days, error=error, workspace=workspace, membership=membership,
+                   conversation_url=conversation_url)
+
+
+@login_required
+@require_GET
+def staff_dashboard(request):
+    if not request.user.is_staff:
+        raise Http404
+    days, error = _period(request)
+    stats = retrieval_stats_cached(workspace_ids=None, days=days)
+
+    def conversation_url(ws_slug, conversation_id, message_id):
+        return reverse("admin:agent_conversation_change", args=[conversation_id])
+
+    return _render(request, stats=stats, days=days, error=error, conversation_url=conversation_url)
+
+
+@login_required
+@require_GET
+def dashboard_conversation(request, slug: str, conversation_id: int):
+    """A read-only transcript of any conversation in the workspace, for its owners (reached from the dashboard)."""
+    workspace, membership = owned_workspace(request.user, slug)
+    conversation = conversation_get_in_workspace(workspace, conversation_id)
+    messages = conversation.messages.prefetch_related("feedback").order_by("created_at", "id")
+    return render(request, "agent/dashboard_conversation.html", {
+        "workspace": workspace, "membership": membership, "nav": "dashboard", "conversation": conversation,
+        "chat_messages": messages, "assistant": Message.Role.ASSISTANT,
+    })

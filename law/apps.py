@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LawConfig(AppConfig):
+    name = "law"
+    verbose_name = "Författningar"

@@ -9,7 +9,7 @@ import pytest
 
 from chunks.chunking import ChunkDraft, chunk_parsed_statute, chunk_statute, split_text
 from chunks.tokens import count_tokens
-from tests.chunks.test_sfs_parser import corpus, parsed
+from tests.law.test_sfs_parser import corpus, parsed
 
 MAX_TOKENS = 512
 SECTION_PARAGRAPH = re.compile(r"(?:^|\n\n)(\d+(?: [a-z])? ?§)")

@@ -121,8 +121,9 @@ def referenced_bilagor(regulation: ParsedRegulation) -> list[str]:
     return sorted(numbers, key=int)
 
 
-def check_file(path: Path) -> FileQuality:
-    regulation = parse_regulation(path)
+def check_file(path: Path, regulation: ParsedRegulation | None = None) -> FileQuality:
+    """Check one PDF; pass its parse when it is already at hand (the extraction does)."""
+    regulation = regulation or parse_regulation(path)
     pages = read_pages(path)
     share, missing = coverage(regulation, pages)
     kept_bilagor = {u.citation.removeprefix("Bilaga ").split()[0] for u in regulation.units_of("bilaga")}
@@ -156,15 +157,19 @@ def check_file(path: Path) -> FileQuality:
     return quality
 
 
-def check_collection(root: Path) -> dict:
+def check_collection(root: Path, parsed: dict[Path, ParsedRegulation] | None = None) -> dict:
     """Check every PDF under root; the summary the extraction prints and the test reads."""
     results: list[FileQuality] = []
     errors: dict[str, str] = {}
     for path in sorted(root.rglob("*.pdf")):
         try:
-            results.append(check_file(path))
+            results.append(check_file(path, (parsed or {}).get(path)))
         except RegulationPdfError as error:
             errors[path.name] = str(error)
+    return summarise(results, errors)
+
+
+def summarise(results: list[FileQuality], errors: dict[str, str]) -> dict:
     by_series: dict[str, list[FileQuality]] = {}
     for result in results:
         by_series.setdefault(result.designation.split()[0], []).append(result)

@@ -175,7 +175,7 @@ class ParsedEURegulation:
 def _text(element: Tag) -> str:
     for note in element.select("sup.footnote-ref"):
         note.decompose()  # footnote numbers, whose notes the file does not carry
-    return clean(element.get_text(" "))
+    return clean(element.get_text())
 
 
 def parse_eu_regulation(path: Path | str, celex: str = "32016R0679") -> ParsedEURegulation:
@@ -231,8 +231,17 @@ def _blocks_after(h3: Tag) -> list[str]:
         if sibling.name == "h3":
             break
         paragraphs = [sibling] if sibling.name == "p" else sibling.find_all("p")
-        blocks.extend(text for text in (_text(p) for p in paragraphs) if text)
+        blocks.extend(text for text in (_block_text(p) for p in paragraphs) if text)
     return blocks
+
+
+def _block_text(p: Tag) -> str:
+    # A paragraph number is set off by three no-break spaces; article 20.2 lacks the full
+    # stop in the source ("2   Vid utövandet …"), so the spaces alone mark it too.
+    raw = p.get_text()
+    missing_stop = re.match(r"^\s*(\d+)\u00a0{2,}", raw)
+    text = _text(p)
+    return re.sub(r"^(\d+) ", r"\1. ", text) if missing_stop else text
 
 
 def _paragraphs(blocks: list[str]) -> list[EUParagraph]:

@@ -95,6 +95,11 @@ class ProcessedSourceAdmin(WorkspaceScopedAdmin):
     reprocess_service = None  # a services.<entity>_reprocess function
     reembed_kwarg = ""  # which id list reembed_sources takes
 
+    def get_readonly_fields(self, request, obj=None):
+        # A saved source's chunks carry its workspace: moving it here would leave them searchable where it was.
+        fields = super().get_readonly_fields(request, obj)
+        return (*fields, "workspace") if obj is not None and hasattr(obj, "workspace_id") else fields
+
     @admin.display(description="inbäddning")
     def progress(self, obj):
         return progress_bar(obj)

@@ -17,10 +17,10 @@ from rest_framework.response import Response
 from agent.models import Conversation, Message
 from agent.retrieval import hybrid as retrieval
 from agent.retrieval.hybrid import RetrievalOptions
+from agent.retrieval.question_scope import label_workspaces, question_scope
 from agent.selectors import conversation_get, conversation_list, message_get, message_list
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
 from compliance.errors import ApplicationError
-from compliance.selectors import access_scope_for
 
 from . import chat, prepare
 from . import serializers as s
@@ -105,7 +105,10 @@ class SearchApi(WorkspaceMixin, BaseApi):
     @extend_schema(
         tags=["retrieval"], summary="Sök i lagar och arbetsytans dokument",
         description="Hybrid sökning (vektor + nyckelord) i det användaren får se: delade författningar och "
-                    "arbetsytans egna filer och bedömningar (aldrig privata filer).",
+                    "arbetsytans egna filer och bedömningar (aldrig privata filer). Nämner frågan en annan "
+                    "arbetsyta där användaren är medlem och som tillåter det (\"i Dotterbolaget AB\"), söks även "
+                    "den, precis som i chatten och `context`; träffarna därifrån har `workspace_name` och "
+                    "`workspace_slug`. Ett namn på en arbetsyta användaren inte får läsa ändrar ingenting.",
         request=s.SearchInputSerializer, responses=s.SearchResultSerializer,
         examples=[SEARCH_REQUEST_EXAMPLE, SEARCH_RESPONSE_EXAMPLE],
     )
@@ -114,12 +117,14 @@ class SearchApi(WorkspaceMixin, BaseApi):
         serializer = s.SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         options = retrieval_options(serializer.options())
-        scope = access_scope_for(request.user, workspace, membership=self.membership)
-        result = retrieval.retrieve_context(serializer.validated_data["query"], workspace, user=request.user,
-                                            options=options, scope=scope)
-        chunks = [chunk.to_dict() for chunk in result.chunks]
+        query = serializer.validated_data["query"]
+        # The same rule as chat and context: a workspace the question names widens the scope.
+        asked = question_scope(query, (), request.user, workspace, membership=self.membership)
+        result = retrieval.retrieve_context(asked.analysis.text or query, workspace, user=request.user,
+                                            options=options, scope=asked.scope, analysis=asked.analysis)
+        chunks = [chunk.to_dict() for chunk in label_workspaces(result.chunks, asked.named)]
         data = {
-            "query": serializer.validated_data["query"], "mode": result.mode, "degraded": bool(result.degraded),
+            "query": query, "mode": result.mode, "degraded": bool(result.degraded),
             "notice": result.notice or "", "timings_ms": result.timings_ms or {}, "count": len(chunks),
             "results": chunks,
         }

@@ -22,13 +22,11 @@ from agent.monitoring.metrics import observe_turn
 from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
 from agent.retrieval.dating import date_sources
 from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
-from agent.retrieval.query_analysis import analyse_query
-from agent.retrieval.statute_directory import statute_directory
-from agent.retrieval.workspace_names import workspace_names_for
+from agent.retrieval.question_scope import label_workspaces, question_scope
 from chunks.tokens import count_tokens
 from compliance.clock import swedish_today
 from compliance.models import Workspace
-from compliance.selectors import access_scope_for, workspace_versions
+from compliance.selectors import workspace_versions
 
 from .context_assembly import (
     AssembledContext,
@@ -163,14 +161,8 @@ def _memory(workspace, user) -> Memory:
 def _retrieve(question, history, workspace, user, options, timings, facts,
               profile_key: str = "") -> tuple[list, bool, str, bool]:
     t0 = time.perf_counter()
-    scope = access_scope_for(user, workspace)
-    names = workspace_names_for(user, workspace)
-    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names.names,
-                             ordinary_words=names.ordinary)
-    named = {pk: (name, slug) for pk, name, slug in names.others if name in analysis.workspace_mentions}
-    if named:
-        # The selector decides which named workspaces really widen the scope.
-        scope = access_scope_for(user, workspace, named=list(named))
+    asked = question_scope(question, history, user, workspace)
+    analysis, scope, named = asked.analysis, asked.scope, asked.named
     timings["analysis"] = _ms(t0)
     facts.update(_analysis_facts(analysis))
     cache = get_retrieval_cache() if options.use_cache else None
@@ -195,18 +187,10 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
             timings[f"retrieval_{stage}"] = value
     # Cached labelled and dated: the key holds everything they depend on (the scope with its named
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
-    chunks = date_sources(_label_workspaces(result.chunks, named), analysis.dates, swedish_today())
+    chunks = date_sources(label_workspaces(result.chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
         cache.set(key, chunks)
     return chunks, False, result.notice, result.degraded
-
-
-def _label_workspaces(chunks: list, named: dict[int, tuple[str, str]]) -> list:
-    """Mark each source from another (named) workspace with that workspace's name and slug."""
-    for chunk in chunks:
-        if chunk.workspace_id in named:
-            chunk.workspace_name, chunk.workspace_slug = named[chunk.workspace_id]
-    return chunks
 
 
 def _analysis_facts(analysis) -> dict:

@@ -175,3 +175,29 @@ def test_membership_changes_count_from_the_next_turn_whatever_the_names_cache_ho
     # And a new membership is a name he can use at once.
     Membership.objects.create(user=charlie, workspace=setup["sub"], role="viewer")
     assert setup["sub_file"].pk in file_ids(ask(QUESTION, setup["ws"], charlie))
+
+
+def search_file_ids(client, ws, text) -> dict[int, str]:
+    response = client.post(f"/api/v1/workspaces/{ws.slug}/search", {"query": text, "top_k": 20},
+                           content_type="application/json")
+    assert response.status_code == 200, response.content
+    return {r["source_id"]: r["workspace_name"] for r in response.json()["results"] if r["source_type"] == "USER_FILE"}
+
+
+def test_search_widens_and_labels_by_the_same_rule_as_chat_and_context(setup, client):
+    client.force_login(setup["alice"])
+    found = search_file_ids(client, setup["ws"], QUESTION)
+    assert set(found) == file_ids(ask(QUESTION, setup["ws"], setup["alice"]))
+    assert found[setup["sub_file"].pk] == "Dotterbolaget AB" and found[setup["own"].pk] == ""
+    assert setup["sub_private"].pk not in found and setup["secret_file"].pk not in found
+    # Without the name only the current workspace; naming a workspace alice is no member of reveals nothing.
+    assert set(search_file_ids(client, setup["ws"], "Jämför vår semesterpolicy om sommarsemester med lagen")) \
+        == {setup["own"].pk}
+    named = search_file_ids(client, setup["ws"], "Vad säger semesterpolicy om sommarsemester i Hemliga Bolaget AB?")
+    assert setup["secret_file"].pk not in named
+
+
+def test_search_obeys_an_owner_turning_sharing_off(setup, client):
+    services.workspace_set_cross_workspace(workspace=setup["sub"], allow=False)
+    client.force_login(setup["alice"])
+    assert setup["sub_file"].pk not in search_file_ids(client, setup["ws"], QUESTION)

@@ -76,6 +76,14 @@ class AdminTests(BaseTestCase):
         # Shared statutes stay visible to every staff member with the permission.
         self.assertContains(self.client.get(reverse("admin:compliance_legaldocument_changelist")), "1977:1160")
 
+    def test_a_saved_sources_workspace_cannot_be_changed_in_admin(self):
+        # Its chunks carry the workspace: a moved file would stay searchable where it was.
+        f = UserFile.objects.create(workspace=self.workspace, title="Policy", original_name="p.txt", file="x",
+                                    uploaded_by=self.alice)
+        form = self.client.get(reverse("admin:compliance_userfile_change", args=[f.pk])).content.decode()
+        self.assertNotIn('name="workspace"', form)
+        self.assertIn('name="workspace"', self.client.get(reverse("admin:compliance_assessment_add")).content.decode())
+
 
 class MemoryAdminTests(BaseTestCase):
     @classmethod
@@ -116,3 +124,4 @@ class MemoryAdminTests(BaseTestCase):
         staff.user_permissions.add(Permission.objects.get(codename="view_personalpreference"))
         self.client.force_login(staff)
         self.assertNotContains(self.client.get(reverse("admin:compliance_personalpreference_changelist")), "HR-chef")
+

@@ -1,0 +1,54 @@
+"""A workspace's knowledge_version follows its data, not its callers.
+
+The retrieval cache keys on `Workspace.knowledge_version` (agent/retrieval/cache.py). The services bump it
+(`workspace_touch_knowledge`), but a file made private by admin's plain `save()`, a bulk `update()`, a shell
+or a migration went around them, and the context block kept serving the file's text from the cache. These
+statement-level triggers bump the version whenever a file or an assessment changes what retrieval may see
+of it (privacy, deletion, the version state, its workspace) or goes away, whichever code path did it.
+
+Each statement bumps its workspaces once, in id order (two statements lock them in the same order; the
+keyword statistics' triggers lock the same rows in the same order).
+"""
+
+from __future__ import annotations
+
+# (table, what changed between the old row o and the new row n that changes what retrieval sees)
+_TABLES = {
+    "compliance_userfile": "(o.deleted_at IS NULL) <> (n.deleted_at IS NULL) OR o.is_private <> n.is_private"
+                           " OR o.version_state <> n.version_state OR o.workspace_id <> n.workspace_id",
+    "compliance_assessment": "(o.deleted_at IS NULL) <> (n.deleted_at IS NULL) OR o.workspace_id <> n.workspace_id",
+}
+
+
+def _function(table: str, changed: str) -> str:
+    # A statement's transition tables exist only for its own event, and plpgsql plans a query when it
+    # first runs it, so each event has its own branch.
+    bump = ("UPDATE compliance_workspace w SET knowledge_version = w.knowledge_version + 1 FROM ("
+            "SELECT id FROM compliance_workspace WHERE id IN ({ids}) ORDER BY id FOR UPDATE) AS locked "
+            "WHERE w.id = locked.id;")
+    return f"""
+CREATE OR REPLACE FUNCTION {table}_knowledge_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        {bump.format(ids="SELECT workspace_id FROM changed_old")}
+    ELSE
+        {bump.format(ids=f"SELECT o.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed} "
+                         f"UNION SELECT n.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed}")}
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER {table}_knowledge_on_update AFTER UPDATE ON {table}
+    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed_new FOR EACH STATEMENT
+    EXECUTE FUNCTION {table}_knowledge_bump();
+CREATE TRIGGER {table}_knowledge_on_delete AFTER DELETE ON {table}
+    REFERENCING OLD TABLE AS changed_old FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();
+"""
+
+
+INSTALL_SQL = "".join(_function(table, changed) for table, changed in _TABLES.items())
+UNINSTALL_SQL = "".join(
+    f"DROP TRIGGER IF EXISTS {table}_knowledge_on_update ON {table};\n"
+    f"DROP TRIGGER IF EXISTS {table}_knowledge_on_delete ON {table};\n"
+    f"DROP FUNCTION IF EXISTS {table}_knowledge_bump();\n"
+    for table in _TABLES
+)

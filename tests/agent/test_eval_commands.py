@@ -53,6 +53,20 @@ def test_a_cited_section_is_recalled_first(loaded, question_file, tmp_path):
     hybrid = report["modes"]["hybrid"]
     assert hybrid["recall@1"] == 1.0
     assert hybrid["mrr"] == 1.0
+    # The cited section also reaches the block the model reads, with the block's size beside it.
+    assert hybrid["context_recall"] == 1.0
+    assert hybrid["context_sources_avg"] >= 1 and hybrid["context_tokens_avg"] > 0
+
+
+def test_context_recall_counts_only_what_the_block_holds(loaded, tmp_path):
+    # A gold section the retrieval cannot find (no such § in arbetsmiljölagen) is in no block.
+    path = tmp_path / "absent.jsonl"
+    path.write_text(json.dumps({"question": "Vad säger 3 kap. 2 a § arbetsmiljölagen?",
+                                "gold_refs": [{"sfs": "1977:1160", "ref": "99 kap. 1 §"}]}) + "\n", encoding="utf-8")
+    report, _ = run("eval_retrieval", "--questions", str(path), "--json")
+    assert report["modes"]["hybrid"]["context_recall"] == 0.0
+    skipped, _ = run("eval_retrieval", "--questions", str(path), "--json", "--no-context")
+    assert "context_recall" not in skipped["modes"]["hybrid"]
 
 
 def test_eval_retrieval_dedupes_split_sections():

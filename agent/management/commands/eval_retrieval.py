@@ -15,6 +15,11 @@ set lists every section under a heading), so:
 - nDCG@10: binary gains over the top 10 unique sections, ideal = min(|gold|, 10)
   gold sections first.
 
+Context recall: the share of questions whose gold section is in the assembled context block, what the
+model answers from. Each question also goes through the real pre-model step (`prepare_context`: intent,
+retrieval in the same mode, the token budget; no cache), and the block's sources are matched like the
+ranked list. With it come the sources and tokens per block. `--no-context` skips it (half the time).
+
 Latency is wall time per retrieve_context call, query embedding included (the
 query-vector cache is cleared before each mode); `sql_ms` is the SQL part alone.
 """
@@ -24,9 +29,11 @@ from __future__ import annotations
 import math
 import sys
 import time
+from dataclasses import dataclass
 
 from django.core.management.base import BaseCommand, CommandError
 
+from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.evaluation.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
 from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
 from compliance.models import LegalDocument, ProcessingStatus
@@ -64,6 +71,21 @@ def score(ranked: list[tuple[str, str]], gold: set[tuple[str, str]], ks: tuple[i
     return out
 
 
+@dataclass(frozen=True)
+class ContextBlock:
+    sections: set[tuple[str, str]]  # (document number, citation) of the block's sources
+    sources: int
+    tokens: int
+
+
+def context_block(question: str, workspace, user, options: RetrievalOptions) -> ContextBlock:
+    """What the model would be given for `question` alone: the real pre-model step, uncached."""
+    prepared = prepare_context([{"role": "user", "content": question}], workspace, user,
+                               PrepareOptions(retrieval=options, use_cache=False))
+    return ContextBlock(sections={(row["document_number"], row["citation"]) for row in prepared.citations},
+                        sources=prepared.metrics["chunks_included"], tokens=prepared.metrics["tokens_used"])
+
+
 class Command(BaseCommand):
     help = "Evaluate retrieval on a question file (question + gold_refs): recall@k, MRR, nDCG@10, latency."
 
@@ -76,6 +98,8 @@ class Command(BaseCommand):
         parser.add_argument("--loaded-only", action="store_true",
                             help="search only the statutes the questions may use (fully loaded ones): a "
                                  "sub-corpus measurement while embedding is still under way")
+        parser.add_argument("--no-context", action="store_true",
+                            help="skip the context recall (the pre-model step run for every question)")
 
     def handle(self, *args, **opts):
         try:
@@ -129,6 +153,7 @@ class Command(BaseCommand):
             totals = {name: 0.0 for name in names}
             by_kind: dict[str, dict] = {}
             wall, sql, degraded = [], [], 0
+            in_block, sources, tokens = 0, 0, 0
             for q in usable:
                 gold = {(g["sfs"], g["ref"]) for g in q["gold_refs"]}
                 t0 = time.perf_counter()
@@ -141,8 +166,17 @@ class Command(BaseCommand):
                 for name, value in score(unique_sections(result.chunks), gold, ks).items():
                     totals[name] += value
                     kind[name] += value
+                if not opts["no_context"]:
+                    block = context_block(q["question"], workspace, user, options)
+                    in_block += bool(block.sections & gold)
+                    sources += block.sources
+                    tokens += block.tokens
             n = len(usable)
             figures = {name: round(value / n, 4) for name, value in totals.items()}
+            if not opts["no_context"]:
+                figures["context_recall"] = round(in_block / n, 4)
+                figures["context_sources_avg"] = round(sources / n, 2)
+                figures["context_tokens_avg"] = round(tokens / n, 1)
             if len(by_kind) > 1:
                 figures["by_kind"] = {
                     kind: {"n": row["n"], **{name: round(row[name] / row["n"], 4) for name in names}}
@@ -167,6 +201,9 @@ class Command(BaseCommand):
             w(f"{mode:<8} " + " ".join(f"{fig[c]:>9.3f}" for c in cols)
               + f" {fig['latency']['p50_ms']:>8.1f} {fig['latency']['p95_ms']:>8.1f}"
               + f"  sql p50 {fig['sql_ms']['p50_ms']:.1f} p95 {fig['sql_ms']['p95_ms']:.1f}")
+            if "context_recall" in fig:
+                w(f"  context recall {fig['context_recall']:.3f} ({fig['context_sources_avg']:.1f} sources, "
+                  f"{fig['context_tokens_avg']:.0f} tokens per block)")
             for kind, row in fig.get("by_kind", {}).items():
                 w(f"  {kind} (n={row['n']}) " + " ".join(f"{row[c]:>9.3f}" for c in cols))
         sys.stdout.flush()

@@ -9,6 +9,7 @@ from datetime import date
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
@@ -17,6 +18,7 @@ from compliance.models import LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.rkrattsbaser import RkrattsbaserClient
+from tests.helpers import make_user
 from tests.law.sfs_records_fixtures import OLD_TEXT, record, write_records
 
 pytestmark = pytest.mark.django_db
@@ -148,3 +150,27 @@ def test_service_is_off_by_default(settings):
     assert settings.SFS_SERVICE_ENABLED is False
     with pytest.raises(CommandError, match="avstängd"):
         call_command("sync_sfs", "--service", "--no-progress")
+
+
+def test_statute_page_shows_changes_per_act_as_word_diffs_and_the_old_version(statute, client, tmp_path):
+    sync(write_records(tmp_path / "r.jsonl", [record("2099:1")]))
+    client.force_login(make_user("lasare"))
+    page = client.get(reverse("statute", args=["2099:1"])).content.decode()
+
+    assert "<h2>Ändringar</h2>" in page
+    assert "SFS 2099:10" in page and "i kraft 2099-07-01" in page
+    assert "<ins>ett digitalt </ins>" in page
+    assert "tidigare 4 §" in page
+    assert "Kommande ändringar: 6 § (2100-07-01)" in page
+    assert 'style="' not in page.split('id="andringar"')[1].split("</section>")[0]
+    old = StatuteVersion.objects.get(document=statute, is_current=False)
+    older = client.get(reverse("statute", args=["2099:1"]) + f"?version={old.pk}").content.decode()
+    assert "Så här löd lagen" in older and "Ett företag ska föra register. Lag (2099:5)." in older
+
+
+def test_statute_page_says_a_repealed_statute_is_repealed(statute, client, tmp_path):
+    sync(write_records(tmp_path / "r.jsonl", [record(
+        "2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")]))
+    client.force_login(make_user("lasare"))
+    page = client.get(reverse("statute", args=["2099:1"])).content.decode()
+    assert "Upphävd genom SFS 2099:99, den 2100-01-01" in page

@@ -26,7 +26,7 @@ _MONTHS = {m: i for i, m in enumerate(
     ("januari", "februari", "mars", "april", "maj", "juni", "juli", "augusti", "september", "oktober",
      "november", "december"), start=1)}
 _IN_FORCE_RE = re.compile(
-    r"träder i kraft den (\d{1,2}) (" + "|".join(_MONTHS) + r") (\d{4})", re.I)
+    r"träder i kraft den (\d{1,2}) (" + "|".join(_MONTHS) + r") (\d{4})", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *,
         source = by_wording.pop(after.wording, None) if after.wording and not after.temporal_kind else None
         if source is not None:
             result.changes.append(change(RENUMBERED, gone.pop(source), after))
-        elif not after.temporal_kind == "expires":
+        elif after.temporal_kind != "expires":
             result.changes.append(change(REPEALED if after.repealed else ADDED, None, after))
     for before in gone.values():
         if not before.repealed and before.temporal_kind != "expires":

@@ -23,7 +23,7 @@ class ServiceDisabled(RuntimeError):
 
 def _urlopen(url: str) -> bytes:
     request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "Lagrum"})
-    with urllib.request.urlopen(request, timeout=settings.SFS_SERVICE_TIMEOUT) as response:  # noqa: S310 (https URL from settings)
+    with urllib.request.urlopen(request, timeout=settings.SFS_SERVICE_TIMEOUT) as response:
         return response.read()
 
 

@@ -18,7 +18,7 @@ from compliance.services import LegalDocumentData, legal_document_upsert
 from law.diff import diff_statute
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_corpus import content_type_for
-from law.sfs_records import OfficialRecord, RecordError, sfs_key
+from law.sfs_records import OfficialRecord, RecordError, sfs_key, sfs_number_in
 from law.statute_names import names_for
 
 
@@ -89,7 +89,7 @@ def _document_data(record: OfficialRecord, doc: LegalDocument | None) -> LegalDo
 
 def _valid_from(record: OfficialRecord) -> date:
     """The day the version took effect: its last amending act's in-force date, else today."""
-    act = record.amending_acts.get("%d:%d" % sfs_key(record.amended_through)) if record.amended_through else None
+    act = record.amending_acts.get(sfs_number_in(record.amended_through))
     if act is not None and act.in_force is not None:
         return act.in_force
     return record.in_force or swedish_today()

@@ -83,6 +83,12 @@ class OfficialRecord:
         return self.repealed_on is not None or bool(self.repealed_by)
 
 
+def sfs_number_in(value: str | None) -> str:
+    """"2025:1079" out of "t.o.m. SFS 2025:1079"; "" if none."""
+    year, number = sfs_key(value)
+    return f"{year}:{number}" if year else ""
+
+
 def sfs_key(value: str | None) -> tuple[int, int]:
     """(year, number) of the SFS number in "t.o.m. SFS 2025:1079" / "SFS 2023:349"; (0, 0) if none."""
     match = _SFS_IN_RE.search(value or "")
@@ -149,7 +155,7 @@ def parse_record(raw: object) -> OfficialRecord:
                 sfs=act["beteckning"], title=act.get("rubrik") or "",
                 in_force=_date(act.get("ikraftDateTime"), "andringsforfattningar.ikraftDateTime"),
                 notes=act.get("anteckningar") or "")
-    amended_through = f"SFS {'%d:%d' % sfs_key(amended)}" if amended else ""
+    amended_through = f"SFS {sfs_number_in(amended)}" if amended else ""
     return OfficialRecord(
         sfs=sfs,
         title=" ".join(str(raw["rubrik"]).split()),

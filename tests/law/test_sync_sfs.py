@@ -18,6 +18,7 @@ from compliance.models import LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.rkrattsbaser import RkrattsbaserClient
+from law.tasks import sync_sfs_daily
 from tests.helpers import make_user
 from tests.law.sfs_records_fixtures import OLD_TEXT, record, write_records
 
@@ -174,3 +175,10 @@ def test_statute_page_says_a_repealed_statute_is_repealed(statute, client, tmp_p
     client.force_login(make_user("lasare"))
     page = client.get(reverse("statute", args=["2099:1"])).content.decode()
     assert "Upphävd genom SFS 2099:99, den 2100-01-01" in page
+
+
+def test_the_daily_task_runs_the_service_sync(settings):
+    # Off by default: the task runs the command, which refuses without the service.
+    with pytest.raises(CommandError, match="avstängd"):
+        sync_sfs_daily()
+    assert "sync-sfs" not in settings.CELERY_BEAT_SCHEDULE

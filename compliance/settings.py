@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -388,6 +388,20 @@ if RERANK_BACKEND == "http" and not RERANK_URL:
 SFS_CORPUS_PATH = Path(env_str("SFS_CORPUS_PATH", str(BASE_DIR / "data" / "sfs" / "sfs.jsonl.gz")))
 # Precomputed statute vectors (chunks/shipped_vectors.py); empty: vectors-<model>.npz beside the corpus.
 SFS_VECTORS_PATH = env_str("SFS_VECTORS_PATH")
+
+# Statute versions (law/, `manage.py sync_sfs`). A statute that is not loaded is created by the importer
+# when it was issued after the bundled corpus's snapshot: it is new law, not one we left out.
+SFS_CORPUS_SNAPSHOT = date.fromisoformat(env_str("SFS_CORPUS_SNAPSHOT", "2024-05-05"))
+# Rättsdatabasernas SFS service: off by default. SFS_SERVICE_URL holds "{sfs}" for the statute's number.
+SFS_SERVICE_ENABLED = env_bool("SFS_SERVICE_ENABLED", False)
+SFS_SERVICE_URL = env_str("SFS_SERVICE_URL")
+SFS_SERVICE_TIMEOUT = env_float("SFS_SERVICE_TIMEOUT", 30.0, minimum=1, maximum=300)
+if SFS_SERVICE_ENABLED:
+    if "{sfs}" not in SFS_SERVICE_URL:
+        raise ImproperlyConfigured("SFS_SERVICE_URL must contain {sfs} when SFS_SERVICE_ENABLED is on")
+    # Daily: the service publishes amendments as they are consolidated.
+    CELERY_BEAT_SCHEDULE["sync-sfs"] = {"task": "law.tasks.sync_sfs_daily", "schedule": 24 * 3600.0,
+                                        "options": {"expires": 12 * 3600.0}}
 
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(DATA_DIR / "tiktoken"))
 

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from chunks.selectors import knowledge_overview, legal_document_chunks, user_file_chunks
 from chunks.tasks import sync_workspace
+from law.selectors import statute_history_get
 
 from . import selectors, services
 from .anchors import statute_blocks
@@ -345,9 +346,12 @@ def statute_list(request):
 def statute_detail(request, sfs: str):
     doc = selectors.legal_document_get(sfs)
     blocks = statute_blocks(legal_document_chunks(doc))
+    version = request.GET.get("version", "")
+    history = statute_history_get(doc, version_id=int(version) if version.isdigit() else None)
     return render(request, "compliance/statute_detail.html", {
         "doc": doc,
         "blocks": blocks,
+        "history": history,
         "workspace": _current_workspace(request),
         "nav": "statutes",
     })

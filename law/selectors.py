@@ -1,0 +1,62 @@
+"""Reads of a statute's history: its versions, its changes per amending act, its repeal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from compliance.clock import swedish_today
+from compliance.models import LegalDocument
+from law.diff import DiffSegment, word_diff
+from law.models import StatuteChange, StatuteRepeal, StatuteVersion
+
+
+@dataclass(frozen=True)
+class ChangeView:
+    change: StatuteChange
+    stycken: list[list[DiffSegment]]
+    coming: bool          # not in force yet ("/Träder i kraft I:2026-07-01/" or a later in-force date)
+
+
+@dataclass
+class ActChanges:
+    amending_sfs: str     # "" when the text names no act (a § removed without a stub)
+    in_force: date | None
+    changes: list[ChangeView] = field(default_factory=list)
+
+
+@dataclass
+class StatuteHistory:
+    versions: list[StatuteVersion]
+    acts: list[ActChanges]
+    repeal: StatuteRepeal | None
+    shown_version: StatuteVersion | None   # an older version asked for: "så här löd lagen …"
+
+    @property
+    def coming(self) -> list[ChangeView]:
+        return [view for act in self.acts for view in act.changes if view.coming]
+
+
+def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
+                        today: date | None = None) -> StatuteHistory:
+    """The changes that made the current version, grouped per amending act (newest act first)."""
+    today = today or swedish_today()
+    versions = list(StatuteVersion.objects.filter(document=doc).order_by("-is_current", "-created_at", "-pk")
+                    .defer("full_text"))
+    current = next((v for v in versions if v.is_current), None)
+    acts: dict[str, ActChanges] = {}
+    if current is not None:
+        for change in StatuteChange.objects.filter(to_version=current).order_by("ordinal"):
+            act = acts.setdefault(change.amending_sfs, ActChanges(change.amending_sfs, change.in_force))
+            if act.in_force is None:
+                act.in_force = change.in_force
+            coming = bool(change.temporal.startswith("Träder i kraft")
+                          or (change.in_force is not None and change.in_force > today))
+            act.changes.append(ChangeView(change, word_diff(change.old_text, change.new_text), coming))
+    ordered = sorted(acts.values(), key=lambda a: tuple(int(p) for p in a.amending_sfs.split(":"))
+                     if a.amending_sfs else (0, 0), reverse=True)
+    shown = None
+    if version_id is not None:
+        shown = StatuteVersion.objects.filter(document=doc, pk=version_id, is_current=False).first()
+    return StatuteHistory(versions=versions, acts=ordered, repeal=StatuteRepeal.objects.filter(document=doc).first(),
+                          shown_version=shown)

@@ -1,0 +1,163 @@
+"""Writes of the legal corpus's history: applying an official record as a new version of a statute.
+
+One statute per transaction: a record is applied whole (the new version, its per-unit changes, the
+statute's current text) or not at all. Chunking is asked for through compliance's processing port
+(when `process`), or left to the caller (`sync_sfs --sync` chunks in its own process).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.db import transaction
+
+from compliance.clock import swedish_today
+from compliance.models import LegalDocument, content_hash
+from compliance.services import LegalDocumentData, legal_document_upsert
+from law.diff import diff_statute
+from law.models import StatuteChange, StatuteRepeal, StatuteVersion
+from law.sfs_corpus import content_type_for
+from law.sfs_records import OfficialRecord, RecordError, sfs_key, sfs_number_in
+from law.statute_names import names_for
+
+
+class Outcome:
+    CREATED = "created"        # a statute new to the corpus
+    UPDATED = "updated"        # a newer consolidated version applied
+    REPEALED = "repealed"      # marked repealed
+    UNCHANGED = "unchanged"    # this version (or repeal) is already applied
+    OLDER = "older"            # older than the loaded version: refused
+    SKIPPED = "skipped"        # not in the loaded corpus and not a new statute
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    sfs: str
+    outcome: str
+    document_id: int | None = None
+    changes: int = 0
+    message: str = ""
+
+
+def statute_first_version_ensure(doc: LegalDocument) -> StatuteVersion:
+    """The version a statute has before its first import: the bundled 2024 text, created lazily so
+    statutes loaded before versions existed need no data migration."""
+    current = StatuteVersion.objects.filter(document=doc, is_current=True).first()
+    if current is not None:
+        return current
+    return StatuteVersion.objects.create(
+        document=doc, amended_through=doc.amended_through, full_text=doc.full_text,
+        content_hash=content_hash(doc.full_text), is_current=True, origin=StatuteVersion.Origin.CORPUS,
+        source_name=doc.source,
+    )
+
+
+def _is_newer(record: OfficialRecord, current: StatuteVersion) -> str | None:
+    """None when the record should be applied over `current`; else the outcome that says why not."""
+    if record.record_hash and record.record_hash == current.record_hash:
+        return Outcome.UNCHANGED
+    new, old = sfs_key(record.amended_through), sfs_key(current.amended_through)
+    if new < old:
+        return Outcome.OLDER
+    if new == old:
+        # The same andringInford: a corrected consolidation is newer than the 2024 snapshot, or than a
+        # record the service last updated earlier; never the other way round.
+        if content_hash(record.text) == current.content_hash:
+            return Outcome.UNCHANGED
+        if current.origin != StatuteVersion.Origin.CORPUS and record.updated <= current.record_updated:
+            return Outcome.OLDER
+    return None
+
+
+def _document_data(record: OfficialRecord, doc: LegalDocument | None) -> LegalDocumentData:
+    names = names_for(record.sfs, record.title)
+    return LegalDocumentData(
+        sfs_number=record.sfs,
+        title=record.title,
+        full_text=record.text,
+        content_type=content_type_for(record.title),
+        short_names=doc.short_names if doc else list(names.short_names),
+        abbreviations=doc.abbreviations if doc else list(names.abbreviations),
+        category=doc.category if doc else "",
+        issued=record.issued or (doc.issued if doc else None),
+        amended_through=record.amended_through,
+        in_force=doc.in_force if doc else (record.in_force.isoformat() if record.in_force else ""),
+        source=doc.source if doc else "",
+    )
+
+
+def _valid_from(record: OfficialRecord) -> date:
+    """The day the version took effect: its last amending act's in-force date, else today."""
+    act = record.amending_acts.get(sfs_number_in(record.amended_through))
+    if act is not None and act.in_force is not None:
+        return act.in_force
+    return record.in_force or swedish_today()
+
+
+def _version(doc: LegalDocument, record: OfficialRecord, origin: str, source_name: str) -> StatuteVersion:
+    return StatuteVersion.objects.create(
+        document=doc, amended_through=record.amended_through, full_text=record.text,
+        content_hash=content_hash(record.text), valid_from=_valid_from(record), is_current=True,
+        origin=origin, source_name=source_name, record_id=record.record_id, record_hash=record.record_hash,
+        record_updated=record.updated,
+    )
+
+
+def statute_record_apply(record: OfficialRecord, *, origin: str, source_name: str,
+                         new_since: date | None, process: bool = True) -> ApplyResult:
+    """Apply one official record. `new_since`: a statute not loaded is created when issued after
+    this day (new since the corpus snapshot); None creates none. Raises RecordError (nothing applied)
+    when the record's text cannot be compared."""
+    with transaction.atomic():
+        doc = LegalDocument.objects.select_for_update().filter(sfs_number=record.sfs).first()
+        if doc is None:
+            return _create(record, origin=origin, source_name=source_name, new_since=new_since, process=process)
+        current = statute_first_version_ensure(doc)
+        if record.repealed:
+            return _repeal(doc, record, source_name)
+        refusal = _is_newer(record, current)
+        if refusal is not None:
+            message = (f"äldre än den inlästa versionen ({record.amended_through or 'ingen ändring'} "
+                       f"< {current.amended_through})" if refusal == Outcome.OLDER else "")
+            return ApplyResult(record.sfs, refusal, doc.pk, message=message)
+        in_force = {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
+        try:
+            diff = diff_statute(current.full_text, record.text, record.sfs, in_force_by_act=in_force)
+        except Exception as exc:  # a text the parser cannot read: reported by name, nothing applied
+            raise RecordError(f"texten går inte att tolka ({type(exc).__name__}: {exc})") from exc
+        valid_from = _valid_from(record)
+        StatuteVersion.objects.filter(pk=current.pk).update(is_current=False, valid_to=valid_from)
+        new = _version(doc, record, origin, source_name)
+        StatuteChange.objects.bulk_create([
+            StatuteChange(
+                document=doc, from_version=current, to_version=new, kind=c.kind, citation=c.citation[:200],
+                old_citation=c.old_citation[:200], chapter=c.chapter, section=c.section,
+                temporal=c.temporal[:100], amending_sfs=c.amending_sfs, in_force=c.in_force,
+                old_text=c.old_text, new_text=c.new_text, ordinal=c.ordinal,
+            )
+            for c in diff.changes
+        ])
+        legal_document_upsert(_document_data(record, doc), process=process)
+        return ApplyResult(record.sfs, Outcome.UPDATED, doc.pk, changes=len(diff.changes))
+
+
+def _create(record: OfficialRecord, *, origin: str, source_name: str, new_since: date | None,
+            process: bool) -> ApplyResult:
+    if record.repealed:
+        return ApplyResult(record.sfs, Outcome.SKIPPED, message="upphävd och inte inläst")
+    if new_since is None or record.issued is None or record.issued <= new_since:
+        return ApplyResult(record.sfs, Outcome.SKIPPED, message="finns inte i den inlästa korpusen")
+    doc, _ = legal_document_upsert(_document_data(record, None), process=process)
+    _version(doc, record, origin, source_name)
+    return ApplyResult(record.sfs, Outcome.CREATED, doc.pk)
+
+
+def _repeal(doc: LegalDocument, record: OfficialRecord, source_name: str) -> ApplyResult:
+    if StatuteRepeal.objects.filter(document=doc).exists():
+        return ApplyResult(record.sfs, Outcome.UNCHANGED, doc.pk)
+    StatuteRepeal.objects.create(document=doc, repealed_by=record.repealed_by, repealed_on=record.repealed_on,
+                                 source_name=source_name, record_hash=record.record_hash)
+    StatuteVersion.objects.filter(document=doc, is_current=True, valid_to__isnull=True).update(
+        valid_to=record.repealed_on)
+    return ApplyResult(record.sfs, Outcome.REPEALED, doc.pk)

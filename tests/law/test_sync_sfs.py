@@ -1,0 +1,184 @@
+"""sync_sfs: versions, not overwrites; idempotence; refusals and bad records reported by name."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from chunks.embedding import active_model_name
+from chunks.models import ContentChunk
+from chunks.services import chunk_document
+from compliance.models import LegalDocument
+from compliance.services import LegalDocumentData, legal_document_upsert
+from law.models import StatuteChange, StatuteRepeal, StatuteVersion
+from law.rkrattsbaser import RkrattsbaserClient
+from law.tasks import sync_sfs_daily
+from tests.helpers import make_user
+from tests.law.sfs_records_fixtures import OLD_TEXT, record, write_records
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def statute(clean_queue, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    doc, _ = legal_document_upsert(LegalDocumentData(
+        sfs_number="2099:1", title="Lag (2099:1) om provföretag", full_text=OLD_TEXT,
+        amended_through="SFS 2099:5", source="test@corpus"), process=False)
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    # Give every chunk a vector, as the worker would have.
+    for chunk in ContentChunk.objects.filter(legal_document=doc):
+        chunk.embedding = np.full(settings.EMBEDDING_DIMENSIONS, 0.1, dtype=np.float32)
+        chunk.embedding_model = active_model_name()
+        chunk.save(update_fields=["embedding", "embedding_model"])
+    return doc
+
+
+def sync(path, *extra) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("sync_sfs", "--file", str(path), "--sync", "--no-progress", *extra, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_newer_version_becomes_current_and_the_old_stays_readable(statute, tmp_path):
+    unchanged = ContentChunk.objects.filter(legal_document=statute, text__startswith="1 §").first()
+    out, err = sync(write_records(tmp_path / "r.jsonl", [record("2099:1")]))
+
+    assert "1 nya versioner" in out and err == ""
+    statute.refresh_from_db()
+    assert statute.amended_through == "SFS 2099:11" and "digitalt" in statute.full_text
+    versions = list(StatuteVersion.objects.filter(document=statute).order_by("pk"))
+    assert [(v.origin, v.is_current) for v in versions] == [("CORPUS", False), ("FILE", True)]
+    assert versions[0].full_text == OLD_TEXT and versions[0].valid_to == versions[1].valid_from
+    assert versions[1].record_id == "4711" and versions[1].source_name == "r.jsonl"
+    kinds = dict(StatuteChange.objects.filter(to_version=versions[1]).values_list("citation", "kind"))
+    assert kinds == {"2 §": "AMENDED", "3 §": "REPEALED", "4 a §": "RENUMBERED", "5 §": "ADDED", "6 §": "ADDED"}
+    # Re-chunked: the unchanged § kept its vector (by hash), the amended one needs embedding.
+    chunks = ContentChunk.objects.filter(legal_document=statute)
+    assert chunks.filter(content_hash=unchanged.content_hash).first().embedding is not None
+    amended = chunks.filter(text__contains="digitalt")
+    assert amended.exists() and all(chunk.embedding is None for chunk in amended)
+
+
+def test_the_same_file_twice_changes_nothing(statute, tmp_path):
+    path = write_records(tmp_path / "r.jsonl", [record("2099:1")])
+    sync(path)
+    chunk_ids = sorted(ContentChunk.objects.values_list("pk", flat=True))
+    counts = (StatuteVersion.objects.count(), StatuteChange.objects.count())
+
+    out, _ = sync(path)
+
+    assert "1 oförändrade" in out and "0 nya versioner" in out
+    assert (StatuteVersion.objects.count(), StatuteChange.objects.count()) == counts
+    assert sorted(ContentChunk.objects.values_list("pk", flat=True)) == chunk_ids
+
+
+def test_an_older_version_is_refused(statute, tmp_path):
+    sync(write_records(tmp_path / "new.jsonl", [record("2099:1")]))
+    out, err = sync(write_records(tmp_path / "old.jsonl", [record("2099:1", text="1 § Gammalt.",
+                                                                  andring="t.o.m. SFS 2099:8")]))
+    assert "1 äldre" in out and "SFS 2099:1" in err and "äldre än den inlästa versionen" in err
+    statute.refresh_from_db()
+    assert statute.amended_through == "SFS 2099:11"
+    assert StatuteVersion.objects.filter(document=statute).count() == 2
+
+
+def test_bad_records_are_reported_by_name_and_the_rest_applied(statute, settings, tmp_path):
+    settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
+    bad_field = record("2099:7", unexpected=1)
+    bad_number = record("99-1")
+    empty_text = record("2099:8", text="")
+    out, err = sync(write_records(tmp_path / "r.jsonl", [
+        "{truncated", bad_field, bad_number, empty_text, record("2099:1"), record("2099:3")]))
+
+    assert "rad 1: inte giltig JSON" in err
+    assert "rad 2 (SFS 2099:7): okända fält: unexpected" in err
+    assert "rad 3 (SFS 99-1): SFS-numret går inte att tolka" in err
+    assert "rad 4 (SFS 2099:8): forfattningstext saknas" in err
+    assert "4 fel" in out and "1 nya versioner" in out and "1 nya författningar" in out
+    assert not LegalDocument.objects.filter(sfs_number__in=["2099:7", "2099:8"]).exists()
+
+
+def test_a_new_statute_is_created_and_an_old_unloaded_one_skipped(clean_queue, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
+    out, _ = sync(write_records(tmp_path / "r.jsonl", [
+        record("2099:3"), record("1990:3", issued="1990-01-01T00:00:00")]))
+
+    assert "1 nya författningar" in out and "1 inte i korpusen" in out
+    doc = LegalDocument.objects.get(sfs_number="2099:3")
+    assert doc.amended_through == "SFS 2099:11" and doc.chunks_total > 0
+    assert StatuteVersion.objects.get(document=doc).is_current
+    assert not LegalDocument.objects.filter(sfs_number="1990:3").exists()
+
+
+def test_a_repealed_statute_is_marked_leaves_retrieval_and_stays_readable(statute, tmp_path):
+    path = write_records(tmp_path / "r.jsonl", [record(
+        "2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])
+    out, _ = sync(path)
+
+    assert "1 upphävda" in out
+    repeal = StatuteRepeal.objects.get(document=statute)
+    assert repeal.repealed_by == "SFS 2099:99" and str(repeal.repealed_on) == "2100-01-01"
+    assert not ContentChunk.objects.filter(legal_document=statute, retrievable=True).exists()
+    statute.refresh_from_db()
+    assert statute.full_text == OLD_TEXT  # still readable
+    out, _ = sync(path)
+    assert "1 oförändrade" in out and StatuteRepeal.objects.count() == 1
+
+
+def test_service_client_replays_recorded_responses(statute, settings):
+    settings.SFS_SERVICE_ENABLED = True
+    recorded = {"https://example.test/sfs/2099:1": json.dumps(record("2099:1")).encode()}
+    def replay(url: str) -> bytes:
+        if url not in recorded:
+            raise OSError("HTTP 404")  # what urllib raises (HTTPError is an OSError)
+        return recorded[url]
+
+    client = RkrattsbaserClient("https://example.test/sfs/{sfs}", fetch=replay)
+    lines = list(client.records(["2099:1", "2099:2"]))
+    assert lines[0].record["beteckning"] == "2099:1" and not lines[0].error
+    assert lines[1].error == "kunde inte hämtas (OSError: HTTP 404)" and lines[1].name == "rad 2 (SFS 2099:2)"
+
+
+def test_service_is_off_by_default(settings):
+    assert settings.SFS_SERVICE_ENABLED is False
+    with pytest.raises(CommandError, match="avstängd"):
+        call_command("sync_sfs", "--service", "--no-progress")
+
+
+def test_statute_page_shows_changes_per_act_as_word_diffs_and_the_old_version(statute, client, tmp_path):
+    sync(write_records(tmp_path / "r.jsonl", [record("2099:1")]))
+    client.force_login(make_user("lasare"))
+    page = client.get(reverse("statute", args=["2099:1"])).content.decode()
+
+    assert "<h2>Ändringar</h2>" in page
+    assert "SFS 2099:10" in page and "i kraft 2099-07-01" in page
+    assert "<ins>ett digitalt </ins>" in page
+    assert "tidigare 4 §" in page
+    assert "Kommande ändringar: 6 § (2100-07-01)" in page
+    assert 'style="' not in page.split('id="andringar"')[1].split("</section>")[0]
+    old = StatuteVersion.objects.get(document=statute, is_current=False)
+    older = client.get(reverse("statute", args=["2099:1"]) + f"?version={old.pk}").content.decode()
+    assert "Så här löd lagen" in older and "Ett företag ska föra register. Lag (2099:5)." in older
+
+
+def test_statute_page_says_a_repealed_statute_is_repealed(statute, client, tmp_path):
+    sync(write_records(tmp_path / "r.jsonl", [record(
+        "2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")]))
+    client.force_login(make_user("lasare"))
+    page = client.get(reverse("statute", args=["2099:1"])).content.decode()
+    assert "Upphävd genom SFS 2099:99, den 2100-01-01" in page
+
+
+def test_the_daily_task_runs_the_service_sync(settings):
+    # Off by default: the task runs the command, which refuses without the service.
+    with pytest.raises(CommandError, match="avstängd"):
+        sync_sfs_daily()
+    assert "sync-sfs" not in settings.CELERY_BEAT_SCHEDULE

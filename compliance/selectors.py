@@ -306,3 +306,9 @@ def preference_get(workspace: Workspace, user) -> PersonalPreference:
     there is no selector for another user's preferences."""
     return (PersonalPreference.objects.filter(workspace=workspace, user=user).first()
             or PersonalPreference(workspace=workspace, user=user))
+
+
+def legal_document_structure(number: str) -> list[dict]:
+    """A regulation's parsed units (LegalDocument.structure); [] for a statute or an unknown number."""
+    row = LegalDocument.objects.filter(sfs_number=number).values_list("structure", flat=True).first()
+    return row or []

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from compliance import selectors
 from compliance.api.serializers import StatuteSerializer, StrictCharField
 from compliance.api.views import BaseApi, WorkspaceMixin
-from compliance.models import SFS_NUMBER_RE
+from compliance.numbers import is_document_number
 
 from .selectors import knowledge_stats, legal_document_sections
 
@@ -52,7 +52,7 @@ class StatuteDetailApi(BaseApi):
     @extend_schema(tags=["statutes"], summary="En författning med dess paragrafer",
                    responses=StatuteDetailSerializer)
     def get(self, request, sfs):
-        if not SFS_NUMBER_RE.match(sfs):
+        if not is_document_number(sfs):
             raise NotFound("Författningen finns inte.")
         document = selectors.legal_document_get(sfs)
         document.sections = legal_document_sections(document)

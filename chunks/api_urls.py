@@ -7,6 +7,6 @@ from . import api
 ws = "workspaces/<slug:slug>/"
 
 urlpatterns = [
-    path("statutes/<str:sfs>/", api.StatuteDetailApi.as_view(), name="api-statute"),
+    path("statutes/<sfs:sfs>/", api.StatuteDetailApi.as_view(), name="api-statute"),
     path(ws + "stats/", api.WorkspaceStatsApi.as_view(), name="api-workspace-stats"),
 ]

@@ -17,6 +17,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from compliance.numbers import is_sfs_number
+from compliance.selectors import legal_document_structure
 from compliance.text import sentence_ends
 from law.sfs_parser import Appendix, ParsedSection, ParsedStatute, TransitionalBlock, Unit, parse_statute
 
@@ -65,7 +67,15 @@ class ChunkDraft:
 
 
 def chunk_statute(title: str, sfs: str, text: str, *, max_tokens: int = 512) -> list[ChunkDraft]:
-    """Chunk one consolidated statute (see law.sfs_parser for the structure)."""
+    """Chunk one legal document: a consolidated statute (see law.sfs_parser for the structure), or an
+    agency or EU regulation, whose units were stored with it (LegalDocument.structure, see chunk_regulation).
+
+    A regulation's structure comes from its loader, not from its text, so it is read here by number:
+    every caller that chunks a legal document (chunks.services) then chunks regulations too."""
+    if not is_sfs_number(sfs):
+        structure = legal_document_structure(sfs)
+        if structure:
+            return chunk_regulation(title, sfs, structure, max_tokens=max_tokens)
     return chunk_parsed_statute(title, parse_statute(text, sfs), max_tokens=max_tokens)
 
 
@@ -99,6 +109,100 @@ def _draft(unit: Unit, header: str, text: str, ordinal: int, index: int, count: 
         split_count=count,
         retrievable=not (getattr(unit, "repealed", False) or is_stub(text)),
     )
+
+
+# --- agency and EU regulations ------------------------------------------------------
+
+# What the context block, the source card and the page say of a unit that is not a rule.
+ADVICE_LABEL = "allmänt råd (inte bindande)"
+RECITAL_LABEL = "inte bindande"
+_REGULATION_KIND = {"inledning": "preamble", "kapitel": "chapter", "paragraf": "section", "allmänt råd": "advice",
+                    "övergångsbestämmelser": "transitional", "bilaga": "appendix", "artikel": "article",
+                    "skäl": "recital"}
+
+
+def regulation_title(title: str, number: str) -> str:
+    """The first part of every header: "Förordning (EU) 2016/679 – Allmän dataskyddsförordning (GDPR)",
+    "Arbetsmiljöverkets föreskrifter … (AFS 2023:1)"."""
+    if number.startswith("("):
+        return f"Förordning {number} – {title}"
+    return title if number in title else f"{title} ({number})"
+
+
+def advice_citation(citation: str) -> str:
+    """"2 kap. 4 § allmänna råd" -> "2 kap. 4 § allmänt råd (inte bindande)"."""
+    base = citation.removesuffix("allmänna råd").removesuffix("allmänt råd").strip()
+    return f"{base} {ADVICE_LABEL}".strip()
+
+
+def chunk_regulation(title: str, number: str, structure: list[dict], *, max_tokens: int = 512) -> list[ChunkDraft]:
+    """Chunk an agency regulation or an EU regulation along its units (law.regulations):
+    each § its own chunk, each allmänt råd its own chunk labelled as advice (never merged into the
+    § it explains), each bilaga, the preamble and transitional provisions; an EU regulation's
+    recitals as "skäl N" (not binding) and its articles, a long article by its numbered punkter."""
+    base = regulation_title(title, number)
+    drafts: list[ChunkDraft] = []
+    for ordinal, unit in enumerate(structure):
+        kind = _REGULATION_KIND.get(unit.get("kind", ""), "section")
+        pieces = _regulation_pieces(unit, kind, max_tokens)
+        for citation, label, text in pieces:
+            header = " > ".join(filter(None, [base, *_regulation_path(unit, kind), label]))
+            parts = split_text(text, max_tokens)
+            for index, part in enumerate(parts):
+                drafts.append(ChunkDraft(
+                    header=header,
+                    path=f"{ordinal:0{PATH_WIDTH}d}.{len(drafts):0{PATH_WIDTH}d}",
+                    ordinal=len(drafts),
+                    citation=citation,
+                    text=part,
+                    token_count=count_tokens(part),
+                    chapter=unit.get("chapter") or None,
+                    section=unit.get("section") or None,
+                    heading=unit.get("heading") or None,
+                    kind=kind,
+                    split_index=index,
+                    split_count=len(parts),
+                    retrievable=not is_stub(part) or kind in ("recital", "article"),
+                ))
+    return drafts
+
+
+def _regulation_path(unit: dict, kind: str) -> list[str]:
+    """The headings between the document and the unit: avdelning, chapter, rubrik."""
+    if kind in ("recital", "transitional", "appendix", "preamble"):
+        return []
+    if kind == "article":
+        chapter = " ".join(filter(None, [f"Kapitel {unit['chapter']}" if unit.get("chapter") else "",
+                                         unit.get("chapter_title")]))
+        article = " ".join(filter(None, [unit["citation"].capitalize(), unit.get("title")]))
+        return [chapter, unit.get("heading") or "", article]
+    chapter = " ".join(filter(None, [f"{unit['chapter']} kap." if unit.get("chapter") else "",
+                                     unit.get("chapter_title")]))
+    return [unit.get("avdelning") or "", chapter, unit.get("heading") if kind != "chapter" else ""]
+
+
+def _regulation_pieces(unit: dict, kind: str, max_tokens: int) -> list[tuple[str, str, str]]:
+    """(citation, last header part, text) of each chunk-sized piece of a unit before splitting."""
+    citation = unit.get("citation") or ""
+    text = unit.get("text") or ""
+    if kind == "advice":
+        cited = advice_citation(citation)
+        return [(cited, cited.split(" kap. ")[-1], text)]
+    if kind == "recital":
+        return [(citation, f"{citation} ({RECITAL_LABEL})", text)]
+    if kind == "article":
+        parts = unit.get("parts") or []
+        if len(parts) > 1 and not fits(text, max_tokens):
+            # A long article by punkt: "artikel 6.1" is found and cited on its own.
+            return [(p["citation"], f"punkt {p['number']}" if p.get("number") else "", p["text"]) for p in parts]
+        return [(citation, "", text)]
+    if kind == "section":
+        return [(citation, f"{unit['section']} §" if unit.get("section") else citation, text)]
+    if kind == "appendix":
+        return [(citation, " ".join(filter(None, [citation, unit.get("title")])), text)]
+    if kind == "transitional":
+        return [(citation or "Övergångsbestämmelser", citation or "Övergångsbestämmelser", text)]
+    return [(citation, "", text)]
 
 
 # "9 § Har upphävts genom lag (2000:764).", "33 kap. Kapitlet har upphävts …",

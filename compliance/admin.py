@@ -118,9 +118,9 @@ class ProcessedSourceAdmin(WorkspaceScopedAdmin):
 
 @admin.register(LegalDocument)
 class LegalDocumentAdmin(ProcessedSourceAdmin):
-    list_display = ("sfs_number", "title", "content_type", "status", "progress", "amended_through")
-    list_filter = ("content_type", "status", "category")
-    search_fields = ("sfs_number", "title", "short_names", "abbreviations")
+    list_display = ("sfs_number", "title", "content_type", "series", "status", "progress", "amended_through")
+    list_filter = ("content_type", "series", "agency", "status", "category")
+    search_fields = ("sfs_number", "title", "short_names", "abbreviations", "agency")
     readonly_fields = PROCESSING_READONLY
     reprocess_service = services.legal_document_reprocess
     reembed_kwarg = "legal_document_ids"

@@ -129,3 +129,99 @@ def statute_blocks(chunks) -> list[dict]:
     for block in blocks:
         block["opens_transitional"] = block is first_transitional
     return blocks
+
+
+# What the page says of units that are not rules (the same words as the chunks' citations).
+_ADVICE_NAME = "Allmänna råd (inte bindande)"
+_RECITAL_NAME = "skäl (inte bindande)"
+
+
+def _advice_anchor_citation(citation: str) -> str:
+    # The chunk's citation ("2 kap. 4 § allmänt råd (inte bindande)"): a source card links to its anchor.
+    base = citation.removesuffix("allmänna råd").removesuffix("allmänt råd").strip()
+    return f"{base} allmänt råd (inte bindande)".strip()
+
+
+def regulation_blocks(structure: list[dict]) -> list[dict]:
+    """An agency or EU regulation's units (LegalDocument.structure) as display blocks in document order.
+
+    Each block has an anchor matching its chunks' citations (so source cards land on it), says which
+    avdelning, chapter and rubrik it opens, and is marked `binding` False for allmänna råd and recitals,
+    which the page sets apart. An article carries its EUR-Lex link and its punkter with their own anchors.
+    """
+    blocks: list[dict] = []
+    used: set[str] = set()
+    avdelning = chapter = heading = None
+    for unit in structure:
+        kind = unit.get("kind", "")
+        citation = unit.get("citation") or ""
+        anchor_citation = _advice_anchor_citation(citation) if kind == "allmänt råd" else citation
+        base = citation_anchor(anchor_citation) or ("inledning" if kind == "inledning" else "avsnitt")
+        anchor, n = base, 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        opens_avdelning = bool(unit.get("avdelning")) and unit["avdelning"] != avdelning
+        opens_chapter = bool(unit.get("chapter")) and (unit["chapter"] != chapter or opens_avdelning)
+        if opens_chapter:
+            heading = None
+        is_article = kind == "artikel"
+        chapter_label = (f"Kapitel {unit.get('chapter')}" if is_article else f"{unit.get('chapter')} kap.")
+        block = {
+            "kind": kind,
+            "anchor": anchor,
+            "citation": citation,
+            "label": _ADVICE_NAME if kind == "allmänt råd" else (
+                f"{citation} – {_RECITAL_NAME}" if kind == "skäl" else citation),
+            "binding": bool(unit.get("binding", True)),
+            "opens_avdelning": opens_avdelning,
+            "avdelning": unit.get("avdelning") or "",
+            "avdelning_anchor": f"avdelning-{slugify(unit['avdelning'].split(':')[0])}" if opens_avdelning else "",
+            "opens_chapter": opens_chapter,
+            "chapter_title": " ".join(filter(None, [chapter_label, unit.get("chapter_title")])) if opens_chapter else "",
+            "chapter_anchor": (slugify(chapter_label) if is_article else citation_anchor(chapter_label))
+            if opens_chapter else "",
+            "show_heading": bool(unit.get("heading")) and unit.get("heading") != heading and kind != "allmänt råd",
+            "heading": unit.get("heading") or "",
+            "title": unit.get("title") or "",
+            "url": unit.get("url") or "",
+            "text": unit.get("text") or "",
+            "parts": [{"anchor": citation_anchor(p["citation"]), "citation": p["citation"], "text": p["text"]}
+                      for p in unit.get("parts") or []] if is_article else [],
+        }
+        if block["chapter_anchor"] in used:
+            block["chapter_anchor"] = ""
+        used.add(block["chapter_anchor"])
+        blocks.append(block)
+        avdelning = unit.get("avdelning") or avdelning
+        chapter = unit.get("chapter") or chapter
+        heading = unit.get("heading") or heading
+    return blocks
+
+
+def regulation_contents(blocks: list[dict]) -> list[dict]:
+    """The table of contents: avdelningar with their chapters, chapters, then the transitional provisions
+    and each bilaga; an EU regulation's recitals as one entry. Each entry: label, anchor, children."""
+    contents: list[dict] = []
+    current_avdelning = None
+    recitals_listed = False
+    for block in blocks:
+        if block["kind"] == "skäl" and not recitals_listed:
+            contents.append({"label": "Skäl (inte bindande)", "anchor": block["anchor"], "children": []})
+            recitals_listed = True
+        if block["opens_avdelning"]:
+            current_avdelning = {"label": block["avdelning"], "anchor": block["avdelning_anchor"], "children": []}
+            contents.append(current_avdelning)
+        if block["opens_chapter"]:
+            entry = {"label": block["chapter_title"], "anchor": block["chapter_anchor"] or block["anchor"],
+                     "children": []}
+            (current_avdelning["children"] if current_avdelning and block["avdelning"] else contents).append(entry)
+        if block["kind"] == "övergångsbestämmelser":
+            contents.append({"label": "Övergångsbestämmelser", "anchor": block["anchor"], "children": []})
+            current_avdelning = None
+        if block["kind"] == "bilaga":
+            label = " – ".join(filter(None, [block["citation"], block["title"]]))
+            contents.append({"label": label, "anchor": block["anchor"], "children": []})
+            current_avdelning = None
+    return contents

@@ -17,6 +17,7 @@ class LegalDocumentFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="filter_q")
     sfs = django_filters.CharFilter(method="filter_sfs")
     content_type = django_filters.ChoiceFilter(choices=LegalDocument.ContentType.choices)
+    agency = django_filters.CharFilter(method="filter_agency")
 
     class Meta:
         model = LegalDocument
@@ -32,6 +33,11 @@ class LegalDocumentFilter(django_filters.FilterSet):
             | Q(abbreviations__contains=[q]) | Q(abbreviations__contains=[q.upper()])
             | Q(short_names__icontains=q)
         )
+
+    def filter_agency(self, queryset, name, value):
+        """The issuing agency by name (Arbetsmiljöverket) or by its series (AFS)."""
+        value = value.strip()
+        return queryset.filter(Q(agency__iexact=value) | Q(series__iexact=value)) if value else queryset
 
     def filter_sfs(self, queryset, name, value):
         """An exact SFS number (1977:1160) or a year (1977)."""

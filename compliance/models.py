@@ -21,7 +21,17 @@ from django.db import models
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-SFS_NUMBER_RE = re.compile(r"^(1[6-9]\d\d|20\d\d):[1-9]\d{0,3}$")
+from .numbers import DOCUMENT_NUMBER_MAX_LENGTH, SFS_NUMBER_RE, agency_series, document_slug, is_document_number
+
+
+def validate_document_number(value: str) -> None:
+    """Any number of the legal corpus: SFS (also historical), an agency series, an EU regulation."""
+    if not is_document_number(value or ""):
+        raise ValidationError(
+            "Ogiltig beteckning %(value)s: ange t.ex. 1977:1160, AFS 2023:1 eller (EU) 2016/679.",
+            code="invalid_document_number",
+            params={"value": value},
+        )
 
 
 def validate_sfs_number(value: str) -> None:
@@ -127,8 +137,11 @@ class LegalDocument(ProcessedSource):
         SFS_LAW = "SFS_LAW", "lag"
         SFS_ORDINANCE = "SFS_ORDINANCE", "förordning"
         AGENCY_REGULATION = "AGENCY_REGULATION", "myndighetsföreskrift"
+        EU_REGULATION = "EU_REGULATION", "EU-förordning"
 
-    sfs_number = models.CharField("SFS-nummer", max_length=12, unique=True, validators=[validate_sfs_number])
+    # The name stays `sfs_number` (used throughout); it holds any number of the corpus, see compliance.numbers.
+    sfs_number = models.CharField("beteckning", max_length=DOCUMENT_NUMBER_MAX_LENGTH, unique=True,
+                                  validators=[validate_document_number])
     title = models.CharField("titel", max_length=500)
     short_names = ArrayField(models.CharField(max_length=200), default=list, blank=True,
                              verbose_name="kortnamn")
@@ -142,6 +155,18 @@ class LegalDocument(ProcessedSource):
     in_force = models.CharField("ikraftträdande", max_length=200, blank=True)
     source = models.CharField("källa", max_length=300, blank=True)
     full_text = models.TextField("fulltext")
+    # Agency and EU regulations: who issued it, in which series ("AFS"), and the statutes it rests on.
+    agency = models.CharField("myndighet", max_length=200, blank=True, db_index=True)
+    series = models.CharField("serie", max_length=20, blank=True, db_index=True)
+    in_force_date = models.DateField("träder i kraft", null=True, blank=True)
+    legal_basis = models.TextField("bemyndigande", blank=True)
+    # The SFS numbers the legal basis cites; linked to the statutes at read time, so a statute
+    # loaded after the regulation is linked too.
+    legal_basis_sfs = ArrayField(models.CharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH), default=list, blank=True,
+                                 verbose_name="bemyndigande (SFS)")
+    # The parsed units of a regulation (law.regulations): what its chunks and its page are built from.
+    # Empty for statutes, whose structure is parsed from the text itself.
+    structure = models.JSONField("struktur", default=list, blank=True)
 
     class Meta:
         ordering = ["sfs_number"]
@@ -152,7 +177,26 @@ class LegalDocument(ProcessedSource):
         return self.title
 
     def clean(self) -> None:
-        validate_sfs_number(self.sfs_number)
+        validate_document_number(self.sfs_number)
+
+    @property
+    def slug(self) -> str:
+        """The number's URL form (/lag/<slug>)."""
+        return document_slug(self.sfs_number)
+
+    @property
+    def kind_label(self) -> str:
+        """The badge: "Lag", "Förordning", "Föreskrift (AFS)", "EU-förordning"."""
+        return document_kind_label(self.content_type, self.sfs_number)
+
+
+def document_kind_label(content_type: str, number: str = "") -> str:
+    """What a legal document is, as a badge says it. An agency regulation names its series."""
+    if content_type == LegalDocument.ContentType.AGENCY_REGULATION:
+        series = agency_series(number)
+        return f"Föreskrift ({series})" if series else "Föreskrift"
+    return {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "EU_REGULATION": "EU-förordning"}.get(
+        content_type, "Författning")
 
 
 # A stored name's length in bytes: file systems limit a name to 255 bytes, not characters

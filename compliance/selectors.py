@@ -222,7 +222,7 @@ def knowledge_clear_counts(workspace: Workspace) -> dict[str, int]:
 
 def legal_document_list(*, filters: dict | None = None) -> QuerySet[LegalDocument]:
     """The shared statutes (everyone may read them), without their full text."""
-    qs = LegalDocument.objects.defer("full_text").order_by("sfs_number")
+    qs = LegalDocument.objects.defer("full_text", "structure").order_by("sfs_number")
     return apply_filters(LegalDocumentFilter, filters, qs)
 
 
@@ -306,3 +306,34 @@ def preference_get(workspace: Workspace, user) -> PersonalPreference:
     there is no selector for another user's preferences."""
     return (PersonalPreference.objects.filter(workspace=workspace, user=user).first()
             or PersonalPreference(workspace=workspace, user=user))
+
+
+def legal_document_structure(number: str) -> list[dict]:
+    """A regulation's parsed units (LegalDocument.structure); [] for a statute or an unknown number."""
+    row = LegalDocument.objects.filter(sfs_number=number).values_list("structure", flat=True).first()
+    return row or []
+
+
+@dataclass(frozen=True)
+class LegalBasisLink:
+    """A statute a regulation's legal basis cites; `document` is None when that statute is not loaded."""
+
+    sfs_number: str
+    document: LegalDocument | None
+
+
+def legal_document_basis(doc: LegalDocument) -> list[LegalBasisLink]:
+    """The statutes a regulation rests on, linked where they are loaded (resolved now, so a statute
+    loaded after the regulation is linked too)."""
+    if not doc.legal_basis_sfs:
+        return []
+    loaded = {d.sfs_number: d for d in LegalDocument.objects.defer("full_text", "structure")
+              .filter(sfs_number__in=doc.legal_basis_sfs)}
+    return [LegalBasisLink(number, loaded.get(number)) for number in doc.legal_basis_sfs]
+
+
+def legal_document_agencies() -> list[tuple[str, str]]:
+    """(series, agency) of every loaded regulation's issuer, for the list's filter."""
+    rows = (LegalDocument.objects.exclude(series="").values_list("series", "agency").distinct()
+            .order_by("series"))
+    return list(rows)

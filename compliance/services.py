@@ -97,6 +97,13 @@ class LegalDocumentData:
     amended_through: str = ""
     in_force: str = ""
     source: str = ""
+    # Agency and EU regulations (law.regulations).
+    in_force_date: object = None
+    agency: str = ""
+    series: str = ""
+    legal_basis: str = ""
+    legal_basis_sfs: list[str] | None = None
+    structure: list[dict] | None = None
 
 
 def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> tuple[LegalDocument, bool]:
@@ -117,6 +124,12 @@ def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> t
         "amended_through": data.amended_through or "",
         "in_force": data.in_force or "",
         "source": data.source,
+        "in_force_date": data.in_force_date,
+        "agency": data.agency,
+        "series": data.series,
+        "legal_basis": data.legal_basis,
+        "legal_basis_sfs": data.legal_basis_sfs or [],
+        "structure": data.structure or [],
     }
     with transaction.atomic():
         doc = LegalDocument.objects.select_for_update().filter(sfs_number=data.sfs_number).first()

@@ -3,21 +3,26 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from . import memory_views, monitoring, views
+from .numbers import document_slug, is_document_number, number_from_slug
 
 
-class SfsNumberConverter:
-    """An SFS number such as 1977:1160 (the colon is part of the path)."""
+class DocumentNumberConverter:
+    """A legal document's number in its URL form (compliance.numbers): "1977:1160" as it is (old links
+    keep working), "AFS_2023:1", "EU_2016-679". A number typed with its space ("AFS%202023:1") works too."""
 
-    regex = r"(?:1[6-9]\d\d|20\d\d):[1-9]\d{0,3}"
+    regex = r"[^/]+"
 
     def to_python(self, value: str) -> str:
-        return value
+        number = number_from_slug(value)
+        if not is_document_number(number):
+            raise ValueError(value)  # no such page: a 404 from the resolver
+        return number
 
     def to_url(self, value: str) -> str:
-        return value
+        return document_slug(value)
 
 
-register_converter(SfsNumberConverter, "sfs")
+register_converter(DocumentNumberConverter, "sfs")
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -48,7 +53,8 @@ urlpatterns = [
     path("ws/<slug:slug>/installningar/falt/<str:field>/ta-bort/", memory_views.profile_field_clear,
          name="profile_field_clear"),
     path("ws/<slug:slug>/installningar/rensa/<str:kind>/", memory_views.profile_clear, name="profile_clear"),
-    # Statutes are shared. Both /lag/1977:1160 (what source links use) and /lag/1977:1160/ work.
+    # Statutes and regulations are shared. Both /lag/1977:1160 (what source links use) and /lag/1977:1160/ work;
+    # a regulation's page is /lag/AFS_2023:1, the GDPR's /lag/EU_2016-679.
     path("lag/", views.statute_list, name="statute_list"),
     path("lag/<sfs:sfs>", views.statute_detail, name="statute"),
     path("lag/<sfs:sfs>/", views.statute_detail, name="statute_slash"),

@@ -20,7 +20,7 @@ from chunks.tasks import sync_workspace
 from law.selectors import statute_history_get
 
 from . import selectors, services
-from .anchors import statute_blocks
+from .anchors import regulation_blocks, regulation_contents, statute_blocks
 from .errors import ApplicationError
 from .forms import AssessmentForm, SharingForm, UploadForm
 from .models import LegalDocument
@@ -329,13 +329,17 @@ def assessment_delete(request, slug: str, assessment_id: int):
 def statute_list(request):
     query = request.GET.get("q", "").strip()
     content_type = request.GET.get("typ", "")
-    statutes = selectors.legal_document_list(filters={"q": query[:200], "content_type": content_type})
+    agency = request.GET.get("myndighet", "").strip()[:200]
+    statutes = selectors.legal_document_list(filters={"q": query[:200], "content_type": content_type,
+                                                      "agency": agency})
     page = Paginator(statutes, 50).get_page(request.GET.get("sida"))
     return render(request, "compliance/statute_list.html", {
         "page": page,
         "query": query,
         "content_type": content_type,
         "content_types": LegalDocument.ContentType.choices,
+        "agency": agency,
+        "agencies": selectors.legal_document_agencies(),
         "workspace": _current_workspace(request),
         "nav": "statutes",
     })
@@ -345,12 +349,21 @@ def statute_list(request):
 @require_GET
 def statute_detail(request, sfs: str):
     doc = selectors.legal_document_get(sfs)
-    blocks = statute_blocks(legal_document_chunks(doc))
     version = request.GET.get("version", "")
     history = statute_history_get(doc, version_id=int(version) if version.isdigit() else None)
+    if doc.structure:
+        # A regulation's page is built from its parsed units: its contents, allmänna råd set apart.
+        regulation = regulation_blocks(doc.structure)
+        blocks = []
+    else:
+        regulation = []
+        blocks = statute_blocks(legal_document_chunks(doc))
     return render(request, "compliance/statute_detail.html", {
         "doc": doc,
         "blocks": blocks,
+        "regulation_blocks": regulation,
+        "contents": regulation_contents(regulation),
+        "legal_basis": selectors.legal_document_basis(doc),
         "history": history,
         "workspace": _current_workspace(request),
         "nav": "statutes",

@@ -33,6 +33,9 @@ pids+=($!)
 # vectors (data/sfs/vectors-<model>.npz) make them vector-searchable too, the worker embeds the rest.
 # Loading is idempotent: a second `make run` finds every text unchanged and skips it.
 $PY manage.py load_sfs --all --sync
+# The agency regulations (AFS, BFS, MSBFS, …) and the GDPR, likewise keyword-searchable at once (a few
+# seconds); the worker embeds them on the bulk queue after the statutes.
+$PY manage.py load_regulations --sync
 echo "Lagrum körs på http://$HOST:$PORT/ (Ctrl-C stoppar)"
 $PY manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)

@@ -41,7 +41,7 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from agent.retrieval.sources import RetrievedChunk
+from agent.retrieval.sources import NOT_BINDING_KINDS, RetrievedChunk
 from chunks.tokens import count_tokens
 from compliance.text import fold_lookalikes, neutralise, sentence_ends
 
@@ -156,7 +156,13 @@ class AssembledContext:
 def source_kinds_line(citations: dict[int, RetrievedChunk]) -> str:
     """What each source is ("[1] Lag, [2] Er fil, …"), so the model can set the company's own text against
     the law (the system prompt's comparison rule). Fixed words only: nothing here comes from a source."""
-    return KINDS_PREFIX + ", ".join(f"[{n}] {chunk.kind}" for n, chunk in sorted(citations.items())) + "."
+    return KINDS_PREFIX + ", ".join(f"[{n}] {_kind_words(chunk)}" for n, chunk in sorted(citations.items())) + "."
+
+
+def _kind_words(chunk: RetrievedChunk) -> str:
+    # Advice and recitals say so in the context block: the model must never present them as binding rules.
+    kind = chunk.kind
+    return f"{kind.lower()} (inte bindande)" if kind in NOT_BINDING_KINDS else kind
 
 
 def _also_row(chunk: RetrievedChunk) -> dict:

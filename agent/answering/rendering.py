@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 
-from agent.retrieval.sources import source_kind
+from agent.retrieval.sources import NOT_BINDING_KINDS, source_kind
 from compliance.anchors import statute_url
 
 # Tables: the offline answer sets the company's text and the law's side by side (agent.answering.answer.comparison_table).
@@ -49,9 +49,12 @@ def source_url(source: dict, workspace_slug: str) -> str:
 def source_kind_label(source: dict) -> str:
     """The source card's badge: Lag / Förordning / Föreskrift / Er fil / Er bedömning. Answers saved
     before sources carried their kind show a statute as "Författning"."""
-    return source.get("kind") or source_kind(source.get("source_type") or "", source.get("content_type") or "")
+    return source.get("kind") or source_kind(source.get("source_type") or "", source.get("content_type") or "",
+                                             source.get("document_number") or "", source.get("citation") or "")
 
 
 def source_kind_css(source: dict) -> str:
+    if source_kind_label(source) in NOT_BINDING_KINDS:
+        return "kind-advice"
     return {"LEGAL_DOCUMENT": "kind-statute", "USER_FILE": "kind-own", "ASSESSMENT": "kind-own"}.get(
         source.get("source_type"), "kind-other")

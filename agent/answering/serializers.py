@@ -69,6 +69,8 @@ class RetrievedChunkSerializer(serializers.Serializer):
     workspace_id = serializers.IntegerField(allow_null=True)
     page = serializers.IntegerField(allow_null=True)
     content_type = StrictCharField(allow_blank=True)
+    kind = StrictCharField(help_text="Vad källan är: Lag, Förordning, Föreskrift (AFS), EU-förordning, "
+                                     "Allmänt råd, Skäl, Er fil eller Er bedömning.")
     score = serializers.FloatField()
     vector_similarity = serializers.FloatField(allow_null=True)
     keyword_rank = serializers.FloatField(allow_null=True)

@@ -4,17 +4,34 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from chunks.chunking import ADVICE_LABEL
+from compliance.models import document_kind_label
+
 # What a source is, as the answer's reader and the model see it. A statute's kind is the corpus's own
-# classification of its title (law.sfs_corpus.content_type_for), stored on LegalDocument.content_type.
-STATUTE_KINDS = {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "AGENCY_REGULATION": "Föreskrift"}
+# classification of its title (law.sfs_corpus.content_type_for), stored on LegalDocument.content_type;
+# an agency regulation names its series ("Föreskrift (AFS)").
+STATUTE_KINDS = {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "AGENCY_REGULATION": "Föreskrift",
+                 "EU_REGULATION": "EU-förordning"}
+# Units that are not rules: an agency's allmänna råd and an EU regulation's recitals (chunks.chunking
+# writes these words into their citations).
+ADVICE_KIND = "Allmänt råd"
+RECITAL_KIND = "Skäl"
+NOT_BINDING_KINDS = frozenset({ADVICE_KIND, RECITAL_KIND})
 OWN_KINDS = {"USER_FILE": "Er fil", "ASSESSMENT": "Er bedömning"}
 OWN_SOURCE_TYPES = frozenset(OWN_KINDS)
 
 
-def source_kind(source_type: str, content_type: str = "") -> str:
-    """"Lag", "Förordning", "Föreskrift", "Er fil" or "Er bedömning" ("Författning" for a statute of unknown kind)."""
+def source_kind(source_type: str, content_type: str = "", document_number: str = "", citation: str = "") -> str:
+    """"Lag", "Förordning", "Föreskrift (AFS)", "EU-förordning", "Allmänt råd", "Skäl", "Er fil" or
+    "Er bedömning" ("Författning" for a statute of unknown kind)."""
     if source_type == "LEGAL_DOCUMENT":
-        return STATUTE_KINDS.get(content_type or "", "Författning")
+        if ADVICE_LABEL in (citation or "") or (citation or "").endswith("allmänna råd"):
+            return ADVICE_KIND
+        if content_type == "EU_REGULATION" and (citation or "").startswith("skäl"):
+            return RECITAL_KIND
+        if content_type in STATUTE_KINDS:
+            return document_kind_label(content_type, document_number)
+        return "Författning"
     return OWN_KINDS.get(source_type, "Källa")
 
 
@@ -48,7 +65,7 @@ class RetrievedChunk:
 
     @property
     def kind(self) -> str:
-        return source_kind(self.source_type, self.content_type)
+        return source_kind(self.source_type, self.content_type, self.document_number, self.citation)
 
     @property
     def document_key(self) -> str:
@@ -57,4 +74,5 @@ class RetrievedChunk:
     def to_dict(self) -> dict:
         data = asdict(self)
         data["document_key"] = self.document_key
+        data["kind"] = self.kind
         return data

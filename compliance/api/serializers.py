@@ -16,8 +16,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from compliance import selectors
+from compliance.numbers import DOCUMENT_NUMBER_MAX_LENGTH, is_document_number
 from compliance.models import (
-    SFS_NUMBER_RE,
     ApiToken,
     Assessment,
     LegalDocument,
@@ -29,8 +29,9 @@ from compliance.models import (
 
 
 def validate_sfs(value: str) -> str:
-    if not SFS_NUMBER_RE.match(value):
-        raise serializers.ValidationError("Ogiltigt SFS-nummer: ange år och löpnummer, t.ex. 1977:1160.")
+    if not is_document_number(value):
+        raise serializers.ValidationError(
+            "Ogiltig beteckning: ange t.ex. 1977:1160, AFS 2023:1 eller (EU) 2016/679.")
     return value
 
 
@@ -159,6 +160,8 @@ class StatuteFilterSerializer(serializers.Serializer):
                                  help_text="Exakt SFS-nummer (1977:1160) eller ett år (1977).",
                                  error_messages={"invalid": "Ange ett SFS-nummer (1977:1160) eller ett år."})
     content_type = serializers.ChoiceField(choices=LegalDocument.ContentType.choices, required=False)
+    agency = StrictCharField(max_length=200, required=False,
+                             help_text="Myndighet eller serie: Arbetsmiljöverket eller AFS.")
     q = StrictCharField(max_length=200, required=False, help_text="Sök i titel, kortnamn och förkortningar.")
 
 
@@ -167,8 +170,12 @@ class StatuteSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = LegalDocument
-        fields = ["sfs_number", "title", "short_names", "abbreviations", "content_type", "category", "issued",
-                  "amended_through", "in_force", "source", "status", "progress", "updated_at"]
+        fields = ["sfs_number", "title", "short_names", "abbreviations", "content_type", "kind", "category",
+                  "issued", "amended_through", "in_force", "source", "agency", "series", "in_force_date",
+                  "legal_basis", "legal_basis_sfs", "status", "progress", "updated_at"]
+
+    kind = serializers.CharField(source="kind_label", read_only=True,
+                                 help_text='"Lag", "Förordning", "Föreskrift (AFS)", "EU-förordning".')
 
 
 # --- files ----------------------------------------------------------------------------
@@ -263,8 +270,9 @@ class AssessmentSerializer(serializers.ModelSerializer):
 
 class AssessmentInputSerializer(serializers.Serializer):
     title = StrictCharField(max_length=300)
-    legal_document = StrictCharField(max_length=12, required=False, allow_null=True, allow_blank=True,
-                                           help_text="Författningens SFS-nummer, t.ex. 1977:1160.")
+    legal_document = StrictCharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH, required=False, allow_null=True,
+                                     allow_blank=True,
+                                     help_text="Författningens beteckning, t.ex. 1977:1160 eller AFS 2023:1.")
     section_ref = StrictCharField(max_length=80, required=False, allow_blank=True)
     compliance_status = serializers.ChoiceField(choices=Assessment.Status.choices, required=False)
     notes = StrictCharField(max_length=20000, required=False, allow_blank=True)
@@ -292,7 +300,7 @@ class AssessmentInputSerializer(serializers.Serializer):
 
 class AssessmentFilterSerializer(serializers.Serializer):
     compliance_status = serializers.ChoiceField(choices=Assessment.Status.choices, required=False)
-    sfs = StrictCharField(max_length=12, required=False, validators=[validate_sfs])
+    sfs = StrictCharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH, required=False, validators=[validate_sfs])
     owner = StrictCharField(max_length=150, required=False, help_text="Ansvarigs användarnamn.")
     q = StrictCharField(max_length=200, required=False, help_text="Sök i krav och anteckningar.")
 

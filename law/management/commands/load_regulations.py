@@ -1,0 +1,65 @@
+"""Load the shipped agency regulations and the GDPR. Idempotent: unchanged documents are skipped.
+
+Each document is written in its own transaction (legal_document_upsert); a malformed record is
+reported by name with the reason and the others still load.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from tqdm import tqdm
+
+from chunks.keyword_index import vacuum_keyword_index
+from chunks.services import chunk_document
+from chunks.tasks import enqueue_embedding
+from compliance.services import legal_document_upsert
+from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
+
+
+class Command(BaseCommand):
+    help = "Load the agency regulations (data/foreskrifter) and the GDPR (data/eu) as legal documents."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--file", action="append", dest="files",
+                            help="a .jsonl.gz file of records (repeatable; default: both shipped files)")
+        parser.add_argument("--sync", action="store_true",
+                            help="chunk in this process instead of on the Celery worker (embedding still queued)")
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args, **opts):
+        started = time.monotonic()
+        paths = [Path(p) for p in opts["files"] or [FORESKRIFTER_PATH, GDPR_PATH]]
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise CommandError(f"filen finns inte: {', '.join(missing)}")
+        records = [record for path in paths for record in read_records(path)]
+        loaded = changed = 0
+        failures: list[str] = []
+        for record in tqdm(records, desc="Föreskrifter", unit="st", disable=opts["no_progress"]):
+            try:
+                if record.data is None:
+                    raise RecordError(record.error)
+                data = regulation_from_record(record.data)
+            except RecordError as error:
+                failures.append(f"{record.name}: {error}")
+                self.stderr.write(f"Hoppar över {record.name}: {error}")
+                continue
+            doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
+            loaded += 1
+            if was_changed or doc.chunked_hash != doc.content_hash:
+                changed += 1
+                if opts["sync"]:
+                    result = chunk_document("LEGAL_DOCUMENT", doc.pk)
+                    enqueue_embedding(result.to_embed or [], bulk=True)
+        if changed and opts["sync"] and not connection.in_atomic_block:
+            # Searches read postings index-only: set the visibility map now rather than when autovacuum comes by.
+            with connection.cursor() as cursor:
+                vacuum_keyword_index(cursor)
+        self.stdout.write(f"{loaded} föreskrifter och förordningar lästa, {changed} nya eller ändrade, "
+                          f"{len(failures)} felaktiga ({time.monotonic() - started:.1f} s).")
+        if failures and not loaded:
+            raise CommandError("ingen post kunde läsas in")

@@ -1,0 +1,123 @@
+"""Agency and EU regulations as legal documents: their numbers, URLs, pages and the list's filters."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from compliance.anchors import statute_url
+from compliance.models import LegalDocument, validate_document_number
+from compliance.numbers import document_slug, number_from_slug
+from compliance.services import legal_document_upsert
+from law.regulations import regulation_from_record
+from tests.helpers import BaseTestCase
+from tests.law.test_load_regulations import shipped_record
+
+NUMBERS = ["1977:1160", "AFS 2023:10", "(EU) 2016/679", "1736:0123 2", "1909:bih. 29 s.1", "ELSÄK-FS 2022:1"]
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_every_kind_of_number_is_valid_and_has_a_reversible_url_form(number):
+    validate_document_number(number)
+    slug = document_slug(number)
+    assert " " not in slug and "/" not in slug and "(" not in slug
+    assert number_from_slug(slug) == number
+
+
+@pytest.mark.parametrize("value", ["", "AFS", "AFS 2023", "afs 2023:1", "(EU) 2016", "SOU 2019:1 x", "1977:1160 "])
+def test_bad_numbers_are_rejected_in_swedish(value):
+    with pytest.raises(ValidationError) as exc:
+        validate_document_number(value)
+    assert "Ogiltig beteckning" in str(exc.value)
+
+
+def test_urls_of_the_new_numbers_and_old_sfs_links():
+    assert statute_url("1977:1160", "3 kap. 2 a §") == "/lag/1977:1160#3kap2a"
+    assert statute_url("AFS 2023:1", "3 §") == "/lag/AFS_2023:1#3"
+    assert statute_url("(EU) 2016/679", "artikel 6.1") == "/lag/EU_2016-679#artikel-61"
+    assert statute_url("1736:0123 2") == "/lag/1736:0123_2"
+
+
+class RegulationPageTests(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        for designation in ("AFS 2023:1", "AFS 2023:10", "Förordning (EU) 2016/679"):
+            legal_document_upsert(regulation_from_record(shipped_record(designation)), process=False)
+        legal_document_upsert(regulation_from_record(shipped_record("BFS 2011:11")), process=False)
+        # The statute AFS 2023:1 rests on, loaded: its legal basis links to it.
+        LegalDocument.objects.create(sfs_number="1977:1166", title="Arbetsmiljöförordning (1977:1166)",
+                                     full_text="1 § Text.", content_type=LegalDocument.ContentType.SFS_ORDINANCE)
+
+    def test_afs_page_with_metadata_advice_set_apart_and_legal_basis_linked(self):
+        self.login(self.alice)
+        response = self.client.get("/lag/AFS_2023:1")
+        self.assertEqual(response.status_code, 200)
+        page = response.content.decode()
+        self.assertIn("Föreskrift (AFS)", page)
+        self.assertIn("<dt>Utfärdare</dt><dd>Arbetsmiljöverket</dd>", page)
+        self.assertIn('<a href="/lag/1977:1166">1977:1166</a>', page)
+        self.assertIn('<section class="paragraf advice" id="3-allmant-rad-inte-bindande">', page)
+        self.assertIn('<p class="advice-label">Allmänna råd (inte bindande)</p>', page)
+        self.assertIn('<section class="paragraf" id="3">', page)
+        self.assertNotIn("style=", page)
+        # The same page by the number typed with its space, and with a trailing slash.
+        self.assertEqual(self.client.get("/lag/AFS%202023:1").status_code, 200)
+        self.assertEqual(self.client.get("/lag/AFS_2023:1/").status_code, 200)
+
+    def test_afs_2023_10_contents_by_avdelning_chapter_and_bilaga(self):
+        self.login(self.alice)
+        page = self.client.get("/lag/AFS_2023:10").content.decode()
+        contents = page.split('<nav class="toc" aria-label="Innehåll">', 1)[1].split("</nav>", 1)[0]
+        self.assertIn('<a href="#avdelning-avdelning-ii">Avdelning II: Buller och vibrationer</a>', contents)
+        self.assertIn('<a href="#2kap">2 kap. Buller</a>', contents)
+        self.assertIn("Bilaga 1 – Beräkning av daglig bullerexponeringsnivå", contents)
+        self.assertLess(contents.index("Avdelning II"), contents.index("2 kap. Buller"))
+        self.assertIn('id="2kap"', page)
+
+    def test_gdpr_page_links_each_article_to_eur_lex(self):
+        self.login(self.alice)
+        page = self.client.get("/lag/EU_2016-679").content.decode()
+        self.assertIn("EU-förordning", page)
+        self.assertIn('href="https://eur-lex.europa.eu/legal-content/SV/TXT/?uri=CELEX:32016R0679#art_6"', page)
+        self.assertEqual(page.count('class="eurlex"'), 99)
+        self.assertIn('id="artikel-61"', page)
+        self.assertIn('id="skal-4"', page)
+
+    def test_unknown_and_malformed_numbers_are_404(self):
+        self.login(self.alice)
+        self.assertEqual(self.client.get("/lag/AFS_2099:1").status_code, 404)
+        self.assertEqual(self.client.get("/lag/nonsense").status_code, 404)
+
+    def test_old_sfs_links_keep_working(self):
+        self.login(self.alice)
+        self.assertEqual(self.client.get("/lag/1977:1166").status_code, 200)
+
+    def test_list_filters_by_kind_and_agency(self):
+        self.login(self.alice)
+        page = self.client.get("/lag/", {"typ": "EU_REGULATION"}).content.decode()
+        rows = page.split("<tbody>", 1)[1]
+        self.assertIn("(EU) 2016/679", rows)
+        self.assertNotIn("AFS 2023:1", rows)
+        page = self.client.get("/lag/", {"myndighet": "AFS"}).content.decode()
+        self.assertIn('href="/lag/AFS_2023:1"', page)
+        self.assertIn('href="/lag/AFS_2023:10"', page)
+        self.assertNotIn("BFS 2011:11", page)
+        self.assertNotIn("1977:1166", page.split("<tbody>", 1)[1])
+        self.assertIn('<option value="BFS">Boverket (BFS)</option>', page)
+        page = self.client.get("/lag/", {"myndighet": "Boverket"}).content.decode()
+        self.assertIn("BFS 2011:11", page)
+        self.assertNotIn('href="/lag/AFS_2023:1"', page)
+
+    def test_api_statute_carries_kind_and_regulation_fields(self):
+        self.login(self.alice)
+        response = self.client.get("/api/v1/statutes/", {"agency": "AFS"})
+        self.assertEqual(response.status_code, 200, response.content)
+        rows = response.json()["results"]
+        self.assertEqual({r["sfs_number"] for r in rows}, {"AFS 2023:1", "AFS 2023:10"})
+        first = next(r for r in rows if r["sfs_number"] == "AFS 2023:1")
+        self.assertEqual((first["kind"], first["agency"], first["legal_basis_sfs"]),
+                         ("Föreskrift (AFS)", "Arbetsmiljöverket", ["1977:1166"]))
+        detail = self.client.get("/api/v1/statutes/EU_2016-679/")
+        self.assertEqual(detail.status_code, 200, detail.content)
+        self.assertEqual(detail.json()["kind"], "EU-förordning")

@@ -1,0 +1,172 @@
+"""load_regulations: the shipped agency regulations and the GDPR as legal documents, and their chunks."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from agent.answering.context_assembly import assemble_context, context_message
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from chunks.embedding import active_model_name
+from chunks.models import ContentChunk
+from compliance.models import LegalDocument
+from compliance.services import workspace_create
+from law.regulations import FORESKRIFTER_PATH, GDPR_PATH
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def shipped_record(designation: str) -> dict:
+    path = GDPR_PATH if designation.startswith("Förordning") else FORESKRIFTER_PATH
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            if record["designation"] == designation:
+                return record
+    raise LookupError(designation)
+
+
+def write_records(path, records: list) -> str:
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        for record in records:
+            fh.write((record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)) + "\n")
+    return str(path)
+
+
+def load(*files: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    args = [arg for f in files for arg in ("--file", f)]
+    call_command("load_regulations", *args, "--sync", "--no-progress", stdout=out, stderr=err)
+    return out.getvalue().strip(), err.getvalue().strip()
+
+
+@pytest.fixture
+def small_corpus(tmp_path, clean_queue):
+    """AFS 2023:1, AFS 2023:10 and the GDPR: what the tests below load."""
+    return write_records(tmp_path / "regs.jsonl.gz", [shipped_record("AFS 2023:1"), shipped_record("AFS 2023:10"),
+                                                      shipped_record("Förordning (EU) 2016/679")])
+
+
+def test_loads_regulations_with_their_metadata(small_corpus):
+    output, errors = load(small_corpus)
+
+    assert output.startswith("3 föreskrifter och förordningar lästa, 3 nya eller ändrade, 0 felaktiga")
+    assert errors == ""
+    afs = LegalDocument.objects.get(sfs_number="AFS 2023:1")
+    assert afs.content_type == LegalDocument.ContentType.AGENCY_REGULATION
+    assert (afs.agency, afs.series) == ("Arbetsmiljöverket", "AFS")
+    assert afs.issued.isoformat() == "2023-09-15" and afs.in_force_date.isoformat() == "2025-01-01"
+    assert afs.legal_basis == "18 § arbetsmiljöförordningen (1977:1166)" and afs.legal_basis_sfs == ["1977:1166"]
+    assert afs.kind_label == "Föreskrift (AFS)"
+    gdpr = LegalDocument.objects.get(sfs_number="(EU) 2016/679")
+    assert gdpr.content_type == LegalDocument.ContentType.EU_REGULATION and gdpr.kind_label == "EU-förordning"
+    assert "GDPR" in gdpr.abbreviations and "dataskyddsförordningen" in gdpr.short_names
+    assert gdpr.source.endswith("CELEX:32016R0679")
+
+
+def test_each_paragraph_and_advice_is_its_own_chunk_and_advice_is_marked(small_corpus):
+    load(small_corpus)
+    chunks = {c.citation: c for c in ContentChunk.objects.filter(document_number="AFS 2023:1")}
+
+    section, advice = chunks["3 §"], chunks["3 § allmänt råd (inte bindande)"]
+    assert section.kind == "section" and advice.kind == "advice"
+    assert section.header.endswith("(AFS 2023:1) > Då gäller föreskrifterna > 3 §")
+    assert advice.header.endswith("> 3 § allmänt råd (inte bindande)")
+    # The advice is never merged into the binding text of the § it explains, nor the § into the advice.
+    assert section.text.startswith("3 §") and "Det systematiska arbetsmiljöarbetet omfattar" not in section.text
+    assert advice.text.startswith("Det systematiska arbetsmiljöarbetet omfattar")
+    assert ContentChunk.objects.filter(document_number="AFS 2023:1", kind="advice").count() >= 5
+    # AFS 2023:10: chapters under avdelningar, and every bilaga.
+    ten = ContentChunk.objects.filter(document_number="AFS 2023:10")
+    noise = ten.get(citation="2 kap. 4 §")
+    assert "Avdelning II: Buller och vibrationer > 2 kap. Buller > Exponeringsvärden > 4 §" in noise.header
+    assert ten.filter(kind="appendix").values("citation").distinct().count() == 18
+
+
+def test_gdpr_articles_by_punkt_and_recitals_not_binding(small_corpus):
+    load(small_corpus)
+    gdpr = ContentChunk.objects.filter(document_number="(EU) 2016/679")
+
+    first = gdpr.get(citation="artikel 6.1")
+    assert first.kind == "article" and "f) Behandlingen är nödvändig för ändamål som rör" in first.text
+    assert first.header.startswith("Förordning (EU) 2016/679 – Allmän dataskyddsförordning (GDPR) > Kapitel II")
+    recital = gdpr.get(citation="skäl 4")
+    assert recital.kind == "recital" and recital.header.endswith("skäl 4 (inte bindande)")
+    assert gdpr.filter(kind="recital").values("citation").distinct().count() == 173
+
+
+def test_second_run_changes_nothing(small_corpus):
+    load(small_corpus)
+    ids = sorted(ContentChunk.objects.values_list("id", flat=True))
+    versions = dict(LegalDocument.objects.values_list("sfs_number", "updated_at"))
+
+    output, _ = load(small_corpus)
+
+    assert output.startswith("3 föreskrifter och förordningar lästa, 0 nya eller ändrade")
+    assert sorted(ContentChunk.objects.values_list("id", flat=True)) == ids
+    assert dict(LegalDocument.objects.values_list("sfs_number", "updated_at")) == versions
+
+
+def test_a_bad_record_is_reported_by_name_and_the_rest_loads(tmp_path, clean_queue):
+    no_units = {**shipped_record("AFS 2023:2"), "units": []}
+    bad_number = {**shipped_record("AFS 2023:3"), "designation": "AFS två"}
+    path = write_records(tmp_path / "bad.jsonl.gz", [no_units, "{not json", bad_number, shipped_record("AFS 2023:1")])
+
+    output, errors = load(path)
+
+    assert "1 föreskrifter och förordningar lästa, 1 nya eller ändrade, 3 felaktiga" in output
+    assert "Hoppar över AFS 2023:2: inga enheter (units) i posten" in errors
+    assert "Hoppar över bad.jsonl.gz:2: ogiltig JSON" in errors
+    assert "Hoppar över AFS två: ogiltig beteckning 'AFS två'" in errors
+    assert list(LegalDocument.objects.values_list("sfs_number", flat=True)) == ["AFS 2023:1"]
+
+
+def test_a_changed_text_keeps_the_vectors_of_unchanged_chunks(tmp_path, clean_queue):
+    record = shipped_record("AFS 2023:1")
+    load(write_records(tmp_path / "a.jsonl.gz", [record]))
+    ContentChunk.objects.update(embedding=[0.1] * settings.EMBEDDING_DIMENSIONS, embedding_model=active_model_name())
+    before = ContentChunk.objects.count()
+    changed = json.loads(json.dumps(record))
+    unit = next(u for u in changed["units"] if u["citation"] == "7 §")
+    unit["stycken"][0] += " Policyn ska ses över varje år."
+
+    output, _ = load(write_records(tmp_path / "b.jsonl.gz", [changed]))
+
+    assert "1 nya eller ändrade" in output
+    chunks = ContentChunk.objects.filter(document_number="AFS 2023:1")
+    assert chunks.count() == before
+    assert list(chunks.filter(embedding__isnull=True).values_list("citation", flat=True)) == ["7 §"]
+
+
+def test_gdpr_article_6_1_f_found_by_keyword_and_advice_labelled_in_context(small_corpus):
+    load(small_corpus)
+    user = make_user("dpo")
+    workspace = workspace_create(name="Bolaget", owner=user)
+    get_retrieval_cache().clear()
+
+    result = retrieve_context("berättigade intressen tredje part personuppgiftsansvarige", workspace, user=user,
+                              options=RetrievalOptions(mode="keyword"))
+    assert "artikel 6.1" in [c.citation for c in result.chunks[:5] if c.document_number == "(EU) 2016/679"]
+    gdpr_hit = next(c for c in result.chunks if c.citation == "artikel 6.1")
+    assert gdpr_hit.kind == "EU-förordning"
+
+    result = retrieve_context("arbetsmiljöpolicy beskriva långsiktiga arbetet", workspace, user=user,
+                              options=RetrievalOptions(mode="keyword"))
+    advice = next(c for c in result.chunks if c.citation == "7 § allmänt råd (inte bindande)")
+    section = next(c for c in result.chunks if c.citation == "7 §" and c.document_number == "AFS 2023:1")
+    assert advice.kind == "Allmänt råd" and section.kind == "Föreskrift (AFS)"
+    assert advice.to_dict()["kind"] == "Allmänt råd"
+    context = assemble_context([section, advice])
+    n_advice = next(n for n, c in context.citations.items() if c.chunk_id == advice.chunk_id)
+    n_section = next(n for n, c in context.citations.items() if c.chunk_id == section.chunk_id)
+    message = context_message(context)["content"]
+    assert f"[{n_advice}] allmänt råd (inte bindande)" in message
+    assert f"[{n_section}] Föreskrift (AFS)" in message
+    assert f"Källa [{n_advice}]: " in message and "> 7 § allmänt råd (inte bindande) ---" in message

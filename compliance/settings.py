@@ -346,6 +346,10 @@ RETRIEVAL_QUERY_MAX_CHARS = env_int("RETRIEVAL_QUERY_MAX_CHARS", 2000, minimum=1
 RETRIEVAL_MAX_TOKENS = env_int("RETRIEVAL_MAX_TOKENS", 8000, minimum=100, maximum=200000)
 RETRIEVAL_CONTEXT_SHARE = env_float("RETRIEVAL_CONTEXT_SHARE", 0.6, minimum=0.05, maximum=1.0)
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 20, minimum=1, maximum=200)
+# The context block also gets the §§ beside the best statute hits (the prose failures are mostly "right
+# statute, neighbouring §"): the neighbours of this many top sections, one § either side, after every
+# direct hit, so the token budget drops them first. 0 turns it off (docs/retrieval.md, "Neighbours").
+RETRIEVAL_NEIGHBOUR_ANCHORS = env_int("RETRIEVAL_NEIGHBOUR_ANCHORS", 3, minimum=0, maximum=10)
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)

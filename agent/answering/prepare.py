@@ -15,13 +15,14 @@ from functools import lru_cache
 
 from cachetools import LRUCache
 from django.conf import settings
+from django.db import DatabaseError
 
 from agent.memory.profile import Memory, memory_cached, profile_lines_cached
 from agent.models import RetrievalLog
 from agent.monitoring.metrics import observe_turn
 from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
 from agent.retrieval.dating import date_sources
-from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, neighbour_sections, retrieve_context
 from agent.retrieval.question_scope import label_workspaces, question_scope
 from chunks.tokens import count_tokens
 from compliance.clock import swedish_today
@@ -187,7 +188,15 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
             timings[f"retrieval_{stage}"] = value
     # Cached labelled and dated: the key holds everything they depend on (the scope with its named
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
-    chunks = date_sources(label_workspaces(result.chunks, named), analysis.dates, swedish_today())
+    chunks = result.chunks
+    if chunks:
+        t0 = time.perf_counter()
+        try:
+            chunks = chunks + neighbour_sections(chunks, scope, options.retrieval)
+        except DatabaseError:  # the neighbours only add context: the hits stand without them
+            log.exception("could not read the neighbouring sections; the block has the hits alone")
+        timings["neighbours"] = _ms(t0)
+    chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
         cache.set(key, chunks)
     return chunks, False, result.notice, result.degraded

@@ -34,6 +34,7 @@ from compliance.selectors import AccessScope, access_scope_for
 from compliance.text import strip_control
 
 from . import rerank as rerank_module
+from .dating import in_force_on as chunk_in_force_on
 from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
 from .legal_refs import LegalReference
@@ -393,6 +394,65 @@ def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
     for chunk in found:
         chunk.reference_match = True
     return found
+
+
+# --- neighbouring sections for the context block ---
+
+# Ordinals around an anchor read to find the § before and after it (a § split in parts, headings and
+# temporal versions sit between two §§).
+NEIGHBOUR_WINDOW = 8
+
+
+def _neighbours_sql(where: str) -> str:
+    return f"""
+    SELECT {_SELECT_COLUMNS}, 0.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
+    FROM chunks_contentchunk c
+    JOIN unnest(%(nb_doc)s::bigint[], %(nb_ord)s::int[]) AS a(doc, ord)
+      ON c.legal_document_id = a.doc AND c.ordinal BETWEEN a.ord - %(nb_window)s AND a.ord + %(nb_window)s
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    WHERE {where}
+    ORDER BY c.legal_document_id, c.ordinal, c.id
+    """
+
+
+def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
+                       anchors: int | None = None) -> list[RetrievedChunk]:
+    """The § before and the § after each of the `anchors` best statute sections among `chunks` (in rank
+    order), not already among them, in force today, under the same scope and filters. Each is scored just
+    below the weakest of `chunks`, so a context block takes them only after every direct hit."""
+    anchors = settings.RETRIEVAL_NEIGHBOUR_ANCHORS if anchors is None else anchors
+    best: list[RetrievedChunk] = []
+    for chunk in chunks:
+        if len(best) >= anchors:
+            break
+        if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation and \
+                all((b.source_id, b.citation) != (chunk.source_id, chunk.citation) for b in best):
+            best.append(chunk)
+    if not best:
+        return []
+    params = _base_params(scope, 0)
+    params.update(nb_doc=[c.source_id for c in best], nb_ord=[c.ordinal for c in best], nb_window=NEIGHBOUR_WINDOW)
+    window = _run(_neighbours_sql(_filter_sql(options, params)), params)
+    today = swedish_today()
+    taken = {(c.source_id, c.citation) for c in chunks}
+    floor = min(c.score for c in chunks) - 1e-6
+    out: list[RetrievedChunk] = []
+    for anchor in best:
+        around = [c for c in window if c.source_id == anchor.source_id and c.citation
+                  and abs(c.ordinal - anchor.ordinal) <= NEIGHBOUR_WINDOW and chunk_in_force_on(c, today)]
+        sections = list(dict.fromkeys(c.citation for c in around))  # in document order
+        if anchor.citation not in sections:
+            continue
+        at = sections.index(anchor.citation)
+        for citation in (sections[at - 1] if at > 0 else None, sections[at + 1] if at + 1 < len(sections) else None):
+            if citation is None or (anchor.source_id, citation) in taken:
+                continue
+            taken.add((anchor.source_id, citation))
+            for part in (c for c in around if c.citation == citation):
+                part.score = floor
+                part.extra["neighbour_of"] = anchor.chunk_id
+                out.append(part)
+    return out
 
 
 # --- the entry point ---

@@ -16,7 +16,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from compliance import selectors
-from compliance.numbers import DOCUMENT_NUMBER_MAX_LENGTH, is_document_number
 from compliance.models import (
     ApiToken,
     Assessment,
@@ -26,6 +25,7 @@ from compliance.models import (
     UserFile,
     Workspace,
 )
+from compliance.numbers import DOCUMENT_NUMBER_MAX_LENGTH, is_document_number
 
 
 def validate_sfs(value: str) -> str:

@@ -1,0 +1,58 @@
+"""The §§ beside the best statute hits join the context block after every direct hit (the prose questions
+fail mostly on "right statute, neighbouring §"). Real arbetsmiljölagen and LAS, the real retrieval."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.answering.prepare import PrepareOptions, prepare_context
+from agent.retrieval.hybrid import RetrievalOptions, neighbour_sections, retrieve_context
+from compliance.models import Membership, Workspace
+from compliance.selectors import access_scope_for
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
+
+
+@pytest.fixture
+def asker(loaded):
+    user = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user, ws
+
+
+def test_the_sections_before_and_after_the_best_hit_come_after_every_hit(asker):
+    user, ws = asker
+    hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks
+    assert (hits[0].document_number, hits[0].citation) == ("1977:1160", "3 kap. 2 a §")
+    extra = neighbour_sections(hits, access_scope_for(user, ws), RetrievalOptions(top_k=5), anchors=1)
+    cited = [c.citation for c in extra]
+    assert "3 kap. 2 §" in cited  # the § before
+    after = [c for c in cited if c not in ("3 kap. 2 §", "3 kap. 2 a §")]
+    assert after and all(c.startswith("3 kap. ") for c in after)  # and the one after, in the same chapter
+    assert all(c.source_type == "LEGAL_DOCUMENT" and c.document_number == "1977:1160" for c in extra)
+    assert max(c.score for c in extra) < min(c.score for c in hits)
+    assert not {(c.document_number, c.citation) for c in extra} & {(c.document_number, c.citation) for c in hits}
+    assert all(c.extra["neighbour_of"] == hits[0].chunk_id for c in extra)
+
+
+def test_no_anchor_no_neighbours(asker):
+    user, ws = asker
+    hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks
+    assert neighbour_sections(hits, access_scope_for(user, ws), RetrievalOptions(), anchors=0) == []
+    assert neighbour_sections([], access_scope_for(user, ws), RetrievalOptions()) == []
+
+
+def test_the_context_block_carries_the_neighbours_within_its_budget(asker, settings):
+    user, ws = asker
+    options = PrepareOptions(retrieval=RetrievalOptions(top_k=3), use_cache=False)
+    with_neighbours = prepare_context([{"role": "user", "content": QUESTION}], ws, user, options)
+    cited = {(r["document_number"], r["citation"]) for r in with_neighbours.citations}
+    assert ("1977:1160", "3 kap. 2 §") in cited
+    assert with_neighbours.metrics["tokens_used"] <= with_neighbours.metrics["token_budget"]
+    settings.RETRIEVAL_NEIGHBOUR_ANCHORS = 0
+    without = prepare_context([{"role": "user", "content": QUESTION}], ws, user, options)
+    assert without.metrics["chunks_included"] < with_neighbours.metrics["chunks_included"]

@@ -203,7 +203,7 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         shipped = shipped_vectors() if source_type == SourceType.LEGAL_DOCUMENT else None
         # The chunks in id order before deleting them: a DELETE would lock them in whatever order it
         # finds them (see the module's lock order).
-        _lock_chunks(ContentChunk.objects.filter(**{fk: source.pk}))
+        chunks_lock(ContentChunk.objects.filter(**{fk: source.pk}))
         ContentChunk.objects.filter(**{fk: source.pk}).delete()
         new_chunks = []
         for draft in drafts:
@@ -262,7 +262,7 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
         # Another worker may have embedded some of these meanwhile (a redelivered or recovered batch):
         # the row locks serialise the two, and only chunks still there and still pending are written
         # and counted.
-        still_pending = set(_lock_chunks(
+        still_pending = set(chunks_lock(
             ContentChunk.objects.filter(pk__in=[c.pk for c in pending])
             .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
         ))
@@ -286,7 +286,7 @@ def sources_lock(sources: set[tuple[str, int]]) -> None:
              .filter(pk=source_id).values_list("pk", flat=True))
 
 
-def _lock_chunks(queryset: QuerySet[ContentChunk]) -> list[int]:
+def chunks_lock(queryset: QuerySet[ContentChunk]) -> list[int]:
     """Lock the chunks `queryset` selects in id order; returns their ids (vanished ones are not among them)."""
     return list(queryset.select_for_update().order_by("id").values_list("id", flat=True))
 
@@ -375,7 +375,7 @@ def embeddings_drop(*, legal_document_ids: Iterable[int] = (), user_file_ids: It
                | {(SourceType.ASSESSMENT, i) for i in assessment_ids})
     with transaction.atomic():
         sources_lock(sources)  # the module's lock order, as a worker writing these vectors takes it
-        ids = _lock_chunks(ContentChunk.objects.filter(
+        ids = chunks_lock(ContentChunk.objects.filter(
             Q(legal_document_id__in=list(legal_document_ids)) | Q(user_file_id__in=list(user_file_ids))
             | Q(assessment_id__in=list(assessment_ids))
         ))

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from . import memory_views, monitoring, views
+from .login_throttling import LoginView
 
 
 class SfsNumberConverter:
@@ -21,7 +22,7 @@ register_converter(SfsNumberConverter, "sfs")
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("logga-in/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path("logga-in/", LoginView.as_view(), name="login"),
     path("logga-ut/", auth_views.LogoutView.as_view(), name="logout"),
     path("ws/<slug:slug>/", views.workspace, name="workspace"),
     path("ws/<slug:slug>/delning/", views.workspace_sharing, name="workspace_sharing"),

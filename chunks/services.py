@@ -188,8 +188,16 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         model = SOURCE_MODELS[source_type]
         if source_type == SourceType.USER_FILE:
             user_file_versions_lock(source.workspace_id)  # before the file's row: the services' lock order
-        # Lock the source row: two workers re-chunking the same document serialise here.
-        model.objects.select_for_update().filter(pk=source.pk).first()
+            # Every version's row, in id order (the module's lock order), not only this one's: activating
+            # this version below updates the current one's row, and a recovery batch may hold chunks of
+            # both versions, its worker locking their rows in id order.
+            root = source.document_id
+            list(UserFile.objects.select_for_update().filter(workspace_id=source.workspace_id)
+                 .filter(Q(pk=source.pk) | Q(pk=root) | Q(version_of_id=root)).order_by("pk")
+                 .values_list("pk", flat=True))
+        else:
+            # Lock the source row: two workers re-chunking the same document serialise here.
+            model.objects.select_for_update().filter(pk=source.pk).first()
         reusable = Q(**{fk: source.pk})
         if source_type == SourceType.USER_FILE:
             # A new version mostly repeats the old one: its unchanged passages keep their vectors.

@@ -236,3 +236,20 @@ def stale_sources(workspace: Workspace) -> dict:
         "reembed_assessments": sorted(set(old_model.filter(assessment__in=assessments.exclude(text))
                                           .values_list("assessment_id", flat=True))),
     }
+
+
+def workspace_chunk_ids(chunk_ids: list[int]) -> dict[int | None, list[int]]:
+    """`chunk_ids` by workspace (None: statutes), in the given order."""
+    owner = dict(ContentChunk.objects.filter(pk__in=chunk_ids).values_list("id", "workspace_id"))
+    by_workspace: dict[int | None, list[int]] = {}
+    for chunk_id in chunk_ids:
+        if chunk_id in owner:  # a chunk deleted meanwhile has nothing to embed
+            by_workspace.setdefault(owner[chunk_id], []).append(chunk_id)
+    return by_workspace
+
+
+def workspace_backlog(workspace_id: int | None, *, exclude: list[int]) -> int:
+    """Chunks of the workspace still waiting for a vector of the active model, besides `exclude`."""
+    return (ContentChunk.objects.filter(workspace_id=workspace_id)
+            .filter(Q(embedding__isnull=True) | ~Q(embedding_model=active_model_name()))
+            .exclude(pk__in=exclude).count())

@@ -6,19 +6,30 @@ whose text is unchanged keeps its embedding. embed_chunk_batch() is idempotent:
 it only touches chunks that still lack a vector of the active model, and the
 batch commits at once, so a worker killed mid-batch leaves nothing half-done
 and a redelivered batch embeds nothing twice.
+
+Lock order. Every transaction here that writes chunks locks their sources' rows
+first (sorted by source type and id), then the chunks themselves in id order,
+and only then deletes or updates them: re-chunking a document, writing a batch
+of vectors and dropping vectors all queue on the source row instead of each
+holding chunk rows the other needs (issue #31: `chunk_document(force=True)`
+deleting a statute's chunks while a worker wrote their vectors deadlocked, the
+worker holding the chunks and waiting for the document's row, the re-chunk the
+other way round). A batch whose chunks a re-chunk deleted meanwhile writes
+nothing: their replacements have ids of their own and a task of their own.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from compliance.errors import ApplicationError
@@ -177,8 +188,16 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         model = SOURCE_MODELS[source_type]
         if source_type == SourceType.USER_FILE:
             user_file_versions_lock(source.workspace_id)  # before the file's row: the services' lock order
-        # Lock the source row: two workers re-chunking the same document serialise here.
-        model.objects.select_for_update().filter(pk=source.pk).first()
+            # Every version's row, in id order (the module's lock order), not only this one's: activating
+            # this version below updates the current one's row, and a recovery batch may hold chunks of
+            # both versions, its worker locking their rows in id order.
+            root = source.document_id
+            list(UserFile.objects.select_for_update().filter(workspace_id=source.workspace_id)
+                 .filter(Q(pk=source.pk) | Q(pk=root) | Q(version_of_id=root)).order_by("pk")
+                 .values_list("pk", flat=True))
+        else:
+            # Lock the source row: two workers re-chunking the same document serialise here.
+            model.objects.select_for_update().filter(pk=source.pk).first()
         reusable = Q(**{fk: source.pk})
         if source_type == SourceType.USER_FILE:
             # A new version mostly repeats the old one: its unchanged passages keep their vectors.
@@ -190,6 +209,9 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         }
         # Bundled statutes come with precomputed vectors, keyed by the embedded text's hash.
         shipped = shipped_vectors() if source_type == SourceType.LEGAL_DOCUMENT else None
+        # The chunks in id order before deleting them: a DELETE would lock them in whatever order it
+        # finds them (see the module's lock order).
+        chunks_lock(ContentChunk.objects.filter(**{fk: source.pk}))
         ContentChunk.objects.filter(**{fk: source.pk}).delete()
         new_chunks = []
         for draft in drafts:
@@ -242,13 +264,16 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
     embedding_rate_record(len(pending), time.monotonic() - started)
     # Vectors and progress commit together: a worker killed in between leaves both as they were.
     with transaction.atomic():
+        # Sources first, then chunks (the module's lock order): a re-chunk of one of these sources
+        # either finished before (its old chunks are gone and skipped here) or waits for this commit.
+        sources_lock({chunk_source_key(c) for c in pending})
         # Another worker may have embedded some of these meanwhile (a redelivered or recovered batch):
-        # the row locks serialise the two, and only chunks still pending are written and counted.
-        still_pending = set(
-            ContentChunk.objects.select_for_update().filter(pk__in=[c.pk for c in pending])
-            .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name)).order_by("id")
-            .values_list("id", flat=True)
-        )
+        # the row locks serialise the two, and only chunks still there and still pending are written
+        # and counted.
+        still_pending = set(chunks_lock(
+            ContentChunk.objects.filter(pk__in=[c.pk for c in pending])
+            .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
+        ))
         todo = []
         for chunk, vector in zip(pending, vectors):
             if chunk.pk in still_pending:
@@ -258,6 +283,20 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
         ContentChunk.objects.bulk_update(todo, ["embedding", "embedding_model"], batch_size=200)
         source_progress_refresh({chunk_source_key(c) for c in todo})
     return len(todo)
+
+
+def sources_lock(sources: set[tuple[str, int]]) -> None:
+    """Lock the rows of `sources` ((source type, id) pairs) in one global order, before any of their
+    chunks. FOR NO KEY UPDATE: what the progress update takes anyway; it queues behind a re-chunk's
+    FOR UPDATE and beside nothing else (new chunks referencing the row still go in)."""
+    for source_type, source_id in sorted(sources):
+        list(SOURCE_MODELS[SourceType(source_type)].objects.select_for_update(no_key=True)
+             .filter(pk=source_id).values_list("pk", flat=True))
+
+
+def chunks_lock(queryset: QuerySet[ContentChunk]) -> list[int]:
+    """Lock the chunks `queryset` selects in id order; returns their ids (vanished ones are not among them)."""
+    return list(queryset.select_for_update().order_by("id").values_list("id", flat=True))
 
 
 def embedding_rate_record(chunks: int, seconds: float) -> None:
@@ -330,12 +369,34 @@ def embedding_record_ok() -> None:
     cache.delete(EMBEDDING_ERROR_CACHE_KEY)
 
 
-def embeddings_drop(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> list[int]:
+_DROP_KWARG = {SourceType.LEGAL_DOCUMENT: "legal_document_ids", SourceType.USER_FILE: "user_file_ids",
+               SourceType.ASSESSMENT: "assessment_ids"}
+
+
+def embeddings_drop(*, legal_document_ids: Iterable[int] = (), user_file_ids: Iterable[int] = (),
+                    assessment_ids: Iterable[int] = ()) -> list[int]:
     """Clear the vectors of the given sources; returns the ids of the chunks to embed again."""
-    qs = ContentChunk.objects.filter(
-        Q(legal_document_id__in=list(legal_document_ids)) | Q(user_file_id__in=list(user_file_ids))
-        | Q(assessment_id__in=list(assessment_ids))
-    )
-    ids = list(qs.values_list("id", flat=True))
-    qs.update(embedding=None, embedding_model="")
+    legal_document_ids, user_file_ids, assessment_ids = (list(legal_document_ids), list(user_file_ids),
+                                                         list(assessment_ids))
+    sources = ({(SourceType.LEGAL_DOCUMENT, i) for i in legal_document_ids}
+               | {(SourceType.USER_FILE, i) for i in user_file_ids}
+               | {(SourceType.ASSESSMENT, i) for i in assessment_ids})
+    with transaction.atomic():
+        sources_lock(sources)  # the module's lock order, as a worker writing these vectors takes it
+        ids = chunks_lock(ContentChunk.objects.filter(
+            Q(legal_document_id__in=list(legal_document_ids)) | Q(user_file_id__in=list(user_file_ids))
+            | Q(assessment_id__in=list(assessment_ids))
+        ))
+        ContentChunk.objects.filter(pk__in=ids).update(embedding=None, embedding_model="")
+    return ids
+
+
+def embeddings_drop_all() -> list[int]:
+    """Clear every chunk's vector (`reembed --all`), a few sources per transaction (short lock holds)."""
+    ids: list[int] = []
+    for source_type, kwarg in _DROP_KWARG.items():
+        fk = f"{SOURCE_FK[source_type]}_id"
+        source_ids = sorted(set(ContentChunk.objects.filter(source_type=source_type).values_list(fk, flat=True)))
+        for start in range(0, len(source_ids), 50):
+            ids += embeddings_drop(**{kwarg: source_ids[start:start + 50]})
     return ids

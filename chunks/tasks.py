@@ -22,7 +22,7 @@ from compliance.models import Assessment, ProcessingStatus, UserFile
 from . import services
 from .embedding import EmbeddingError
 from .models import ContentChunk, SourceType
-from .selectors import stale_sources
+from .selectors import stale_sources, workspace_backlog, workspace_chunk_ids
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +31,32 @@ BULK_QUEUE = "lagrum-bulk"
 QUEUES = (INTERACTIVE_QUEUE, BULK_QUEUE)  # in priority order (see CELERY_BROKER_TRANSPORT_OPTIONS)
 RECOVERY_LOCK = "lagrum:embedding-recovery"
 
+# Fairness across workspaces on the one interactive queue. The Redis transport keeps a list per
+# queue and priority step (0, 3, 6, 9) and a worker takes from them step by step, lowest first,
+# each queue in order within a step. A workspace's embedding batches get a step by their place in
+# that workspace's backlog (chunks still waiting for a vector): its first FAIR_FIRST_BATCHES go
+# at step 0, the next FAIR_NEXT_BATCHES at 3, the rest at 6. So a small upload in one workspace
+# goes ahead of another workspace's deep backlog (a 2 MB file: ~70 batches), instead of after it,
+# and two large uploads share the worker by turns of those sizes. Chunking (process_document)
+# stays at step 0: keyword search works once a file is chunked. Bulk work (statutes, re-embeds)
+# goes at step 9, after every interactive step: uploads still come before it.
+FAIR_FIRST_BATCHES = 2
+FAIR_NEXT_BATCHES = 8
+BULK_PRIORITY = 9
+
+
+def interactive_priority(position: int) -> int:
+    """The priority step of a workspace's embedding batch at `position` (0-based) in its backlog."""
+    if position < FAIR_FIRST_BATCHES:
+        return 0
+    if position < FAIR_FIRST_BATCHES + FAIR_NEXT_BATCHES:
+        return 3
+    return 6
+
 
 def route_task(name, args, kwargs, options, task=None, **kw):
-    """Celery router: statutes and re-embeds are bulk, everything a user is waiting for is interactive."""
+    """Celery router: statutes and re-embeds are bulk, everything a user is waiting for is interactive.
+    An explicit priority (enqueue_embedding's fair steps) overrides the one given here."""
     if name == "chunks.tasks.process_document":
         source_type = args[0] if args else kwargs.get("source_type")
         bulk = source_type == SourceType.LEGAL_DOCUMENT
@@ -41,7 +64,7 @@ def route_task(name, args, kwargs, options, task=None, **kw):
         bulk = bool((kwargs or {}).get("bulk"))
     else:
         bulk = False
-    return {"queue": BULK_QUEUE if bulk else INTERACTIVE_QUEUE}
+    return {"queue": BULK_QUEUE, "priority": BULK_PRIORITY} if bulk else {"queue": INTERACTIVE_QUEUE}
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -69,9 +92,19 @@ def enqueue_embedding(chunk_ids: list[int], *, bulk: bool | None = None) -> int:
         groups = [(bulk, list(chunk_ids))]
     n = 0
     for is_bulk, ids in groups:
-        for batch in services.batches_by_length(ids, settings.EMBEDDING_BATCH_SIZE) if ids else []:
-            embed_chunks.apply_async((batch,), {"bulk": is_bulk} if is_bulk else {})
-            n += 1
+        if not ids:
+            continue
+        if is_bulk:
+            for batch in services.batches_by_length(ids, settings.EMBEDDING_BATCH_SIZE):
+                embed_chunks.apply_async((batch,), {"bulk": True})
+                n += 1
+            continue
+        # Per workspace, after what it already has waiting (see interactive_priority).
+        for workspace_id, ws_ids in workspace_chunk_ids(ids).items():
+            ahead = -(-workspace_backlog(workspace_id, exclude=ws_ids) // settings.EMBEDDING_BATCH_SIZE)
+            for i, batch in enumerate(services.batches_by_length(ws_ids, settings.EMBEDDING_BATCH_SIZE)):
+                embed_chunks.apply_async((batch,), {}, priority=interactive_priority(ahead + i))
+                n += 1
     return n
 
 
@@ -193,7 +226,8 @@ def sync_workspace(workspace) -> int:
         def enqueue():
             for source_type, key in ((SourceType.USER_FILE, "user_files"), (SourceType.ASSESSMENT, "assessments")):
                 for source_id in stale[key]:
-                    process_document.apply_async((source_type, source_id), {"force": True}, queue=BULK_QUEUE)
+                    process_document.apply_async((source_type, source_id), {"force": True}, queue=BULK_QUEUE,
+                                                 priority=BULK_PRIORITY)
             enqueue_embedding(ids, bulk=True)
 
         transaction.on_commit(enqueue)

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from . import memory_views, monitoring, views
+from .login_throttling import LoginView
 from .numbers import document_slug, is_document_number, number_from_slug
 
 
@@ -26,7 +27,7 @@ register_converter(DocumentNumberConverter, "sfs")
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("logga-in/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path("logga-in/", LoginView.as_view(), name="login"),
     path("logga-ut/", auth_views.LogoutView.as_view(), name="logout"),
     path("ws/<slug:slug>/", views.workspace, name="workspace"),
     path("ws/<slug:slug>/delning/", views.workspace_sharing, name="workspace_sharing"),

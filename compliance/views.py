@@ -25,6 +25,7 @@ from .errors import ApplicationError
 from .forms import AssessmentForm, SharingForm, UploadForm
 from .models import LegalDocument
 from .selectors import workspace_get_for_user, workspace_list_for_user
+from .statute_source import official_statute_url, statute_source
 
 
 def _workspace(request, slug: str):
@@ -360,6 +361,8 @@ def statute_detail(request, sfs: str):
         blocks = statute_blocks(legal_document_chunks(doc))
     return render(request, "compliance/statute_detail.html", {
         "doc": doc,
+        "official_url": official_statute_url(doc),
+        "source": statute_source(doc),
         "blocks": blocks,
         "regulation_blocks": regulation,
         "contents": regulation_contents(regulation),

@@ -83,7 +83,9 @@ def _document_data(record: OfficialRecord, doc: LegalDocument | None) -> LegalDo
         issued=record.issued or (doc.issued if doc else None),
         amended_through=record.amended_through,
         in_force=doc.in_force if doc else (record.in_force.isoformat() if record.in_force else ""),
-        source=doc.source if doc else "",
+        # What the page's "Källa" says: the official record this text now comes from, not the 2024 copy.
+        source=f"Regeringskansliets rättsdatabaser (SFS), uppdaterad {record.updated[:10]}" if record.updated
+        else "Regeringskansliets rättsdatabaser (SFS)",
     )
 
 

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,39 @@ def queued_task_calls(task_name: str) -> list[tuple[list, dict]]:
             args, kwargs, _embed = json.loads(body)
             calls.append((args, kwargs))
     return calls
+
+
+PRIORITY_STEPS = (0, 3, 6, 9)  # kombu's Redis transport: one list per queue and step
+PRIORITY_SEP = "\x06\x16"
+
+
+@dataclass
+class QueuedMessage:
+    queue: str
+    priority: int
+    task: str
+    task_id: str
+    args: list
+    kwargs: dict
+
+
+def queued_in_consumption_order(queues: tuple[str, ...] = ("lagrum", "lagrum-bulk")) -> list[QueuedMessage]:
+    """Every waiting message, in the order a worker started with `-Q lagrum,lagrum-bulk` takes them: kombu
+    BRPOPs the lists step by step (0 first), each queue in sorted order within a step, each list oldest first."""
+    found = []
+    r = _redis()
+    for priority in PRIORITY_STEPS:
+        for queue in sorted(queues):
+            key = queue if priority == 0 else f"{queue}{PRIORITY_SEP}{priority}"
+            for raw in reversed(r.lrange(key, 0, -1)):  # LPUSHed, BRPOPed: the right end is the oldest
+                message = json.loads(raw)
+                body = message["body"]
+                if message["properties"].get("body_encoding") == "base64":
+                    body = base64.b64decode(body)
+                args, kwargs, _embed = json.loads(body)
+                found.append(QueuedMessage(queue, priority, message["headers"]["task"], message["headers"]["id"],
+                                           args, kwargs))
+    return found
 
 
 class Worker:

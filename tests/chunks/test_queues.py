@@ -14,9 +14,14 @@ from django.utils import timezone
 
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE, enqueue_embedding, recover_stalled_embeddings
+from chunks.tasks import (
+    BULK_QUEUE,
+    INTERACTIVE_QUEUE,
+    enqueue_embedding,
+    recover_stalled_embeddings,
+)
 from compliance.services import user_file_upload, workspace_create
-from tests.chunks.conftest import _redis, queued_task_calls
+from tests.chunks.conftest import queued_in_consumption_order, queued_task_calls
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 
@@ -26,18 +31,11 @@ SMALL_SFS = "1998:209"
 
 
 def queued_by_queue(task_name: str) -> dict[str, list]:
-    """{queue: [args of each queued call of task_name]} read from the broker's lists."""
-    import base64
-    import json
-
+    """{queue: [args of each queued call of task_name]} read from the broker's lists (every priority step)."""
     found: dict[str, list] = {}
-    r = _redis()
-    for queue in (INTERACTIVE_QUEUE, BULK_QUEUE):
-        for raw in r.lrange(queue, 0, -1):
-            message = json.loads(raw)
-            if message["headers"].get("task") == task_name:
-                args, _kwargs, _ = json.loads(base64.b64decode(message["body"]))
-                found.setdefault(queue, []).append(args)
+    for message in queued_in_consumption_order():
+        if message.task == task_name:
+            found.setdefault(message.queue, []).append(message.args)
     return found
 
 

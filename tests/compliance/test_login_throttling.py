@@ -4,9 +4,16 @@ The tests post to the real login view; each runs in a rolled-back transaction, s
 lockout rows (axes' database handler) never outlive the test that made them.
 """
 
+import re
+from datetime import timedelta
+from io import StringIO
+from pathlib import Path
+
 import pytest
 from axes.utils import reset
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
 
@@ -69,3 +76,35 @@ class LoginThrottlingTests(BaseTestCase):
         reset(username="alice")
         reset(ip="10.0.0.1")
         self.assertEqual(self.post_login("alice", PASSWORD).status_code, 302)
+
+    @override_settings(AXES_COOLOFF_TIME=timedelta(minutes=7))
+    def test_the_lockout_message_says_how_long_it_lasts_also_to_someone_coming_back(self):
+        response = self.fail("alice", LIMIT)
+        self.assertContains(response, "spärrad i 7 minuter räknat från det senaste misslyckade försöket",
+                            status_code=429)
+        # Coming back to the login page from the locked address: told before typing a password.
+        page = self.client.get(reverse("login"), REMOTE_ADDR="10.0.0.1")
+        self.assertContains(page, "spärrad i 7 minuter")
+        self.assertContains(page, 'name="password"')  # the form is still there, for after the lockout
+        # Another address is not locked: no message.
+        self.assertNotContains(self.client.get(reverse("login"), REMOTE_ADDR="10.0.0.2"), "spärrad")
+
+    @override_settings(AXES_COOLOFF_TIME=timedelta(minutes=1))
+    def test_one_minute_is_singular(self):
+        self.assertContains(self.fail("alice", LIMIT), "spärrad i 1 minut räknat", status_code=429)
+
+    def test_the_readmes_way_to_lift_a_lockout_works(self):
+        readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
+        commands = re.findall(r"manage\.py (axes_reset\w*)(?: ([\w.]+))?`", readme)
+        self.assertIn(("axes_reset_ip", "127.0.0.1"), commands)
+        self.assertIn(("axes_reset", ""), commands)
+        self.assertIn("admin under Axes", readme)
+        for command, argument in commands:
+            with self.subTest(command=command):
+                ip = argument if command == "axes_reset_ip" else "10.0.0.1"
+                username = argument if command == "axes_reset_username" else "alice"
+                self.fail(username, LIMIT, ip=ip)
+                self.assertEqual(self.post_login(username, "fel", ip=ip).status_code, 429)
+                call_command(command, *([argument] if argument else []), stdout=StringIO())
+                self.assertNotContains(self.client.get(reverse("login"), REMOTE_ADDR=ip), "spärrad")
+                reset()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import SimpleTestCase
 from django.urls import reverse
@@ -95,6 +96,30 @@ class StatutePageTests(BaseTestCase):
         r = self.client.get("/lag/1977:1160")
         for text in ("SFS-nummer", "1977:1160", "Ändring införd t.o.m.", "SFS 2024:1234", "Område", "arbetsmiljö"):
             self.assertContains(r, text)
+
+    def test_source_is_the_official_database_with_the_sfs_number_linked_there(self):
+        # What the bundled corpus stores: the cached copy it was built from (technical provenance).
+        provenance = "mttias/swedish-laws@56a0d3f7a7d5:cache/4012.xml"
+        LegalDocument.objects.filter(pk=self.doc.pk).update(source=provenance)
+        self.login(self.alice)
+        r = self.client.get("/lag/1977:1160")
+        self.assertContains(r, "<dt>Källa</dt><dd>Regeringskansliets rättsdatabaser (SFST), hämtad april 2024</dd>",
+                            html=False)
+        self.assertContains(r, '<a href="https://rkrattsbaser.gov.se/sfst?bet=1977:1160" rel="noopener noreferrer"'
+                               ' title="Författningen i Regeringskansliets rättsdatabaser">1977:1160</a>')
+        self.assertNotContains(r, "mttias")
+        # The provenance is kept where staff look for it: the statute's admin page.
+        admin_user = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
+        self.client.force_login(admin_user)
+        change = self.client.get(reverse("admin:compliance_legaldocument_change", args=[self.doc.pk]))
+        self.assertContains(change, provenance)
+
+    def test_a_source_given_as_a_web_address_stays_a_link(self):
+        url = "https://rkrattsbaser.gov.se/sfst?bet=1977:1166"
+        LegalDocument.objects.filter(pk=self.ordinance.pk).update(source=url)
+        self.login(self.alice)
+        self.assertContains(self.client.get("/lag/1977:1166"),
+                            f'<dt>Källa</dt><dd><a href="{url}" rel="noopener noreferrer">{url}</a></dd>')
 
     def test_anchors_and_document_order(self):
         self.login(self.alice)

@@ -53,6 +53,7 @@ def test_newer_version_becomes_current_and_the_old_stays_readable(statute, tmp_p
     assert "1 nya versioner" in out and err == ""
     statute.refresh_from_db()
     assert statute.amended_through == "SFS 2099:11" and "digitalt" in statute.full_text
+    assert statute.source.startswith("Regeringskansliets rättsdatabaser (SFS)")  # the page no longer says "april 2024"
     versions = list(StatuteVersion.objects.filter(document=statute).order_by("pk"))
     assert [(v.origin, v.is_current) for v in versions] == [("CORPUS", False), ("FILE", True)]
     assert versions[0].full_text == OLD_TEXT and versions[0].valid_to == versions[1].valid_from

@@ -10,35 +10,37 @@ vector and vector search finds it). Layouts:
 - `priority`: one worker, `-Q lagrum,lagrum-bulk`, concurrency 1 (what `make run` starts);
 - `split`: two workers, one per queue, concurrency 1 each.
 
-Afterwards the bulk queue is emptied and the statute vectors are restored
-from the shipped file (or left to be re-embedded when there is none).
-Run it on a database of your own: it drops and re-queues statute vectors.
+It may run beside a user's instance (`make run` and its worker): its messages
+go to a broker namespace of its own (chunks.bench_isolation), so the instance's
+worker never takes them and its queues are never purged; the statute vectors it
+drops are copied first and written back exactly afterwards, whether the run
+finishes, fails or is interrupted (a run killed outright leaves the copy, and
+the next run, or `--restore`, writes it back first). Its workspace, user and
+upload are deleted after. Meanwhile vector search over the statutes is degraded
+on that instance: on a production one, use a database of your own.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from agent.evaluation.benchmarking import machine_info, write_json
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from chunks import bench_isolation
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
-from chunks.services import chunk_document
+from chunks.services import embeddings_drop
 from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE, enqueue_embedding
-from compliance.celery import app
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.services import user_file_upload, workspace_create
 
@@ -85,16 +87,31 @@ class Command(BaseCommand):
                             help="seconds of bulk work before the upload (the models load, the queue is busy)")
         parser.add_argument("--timeout", type=float, default=300.0)
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--restore", action="store_true",
+                            help="only write back the vectors a killed run left in its snapshot, then exit")
 
     def handle(self, *args, **opts):
+        # A run killed outright left its snapshot: the statutes get their vectors back before anything else.
+        if bench_isolation.snapshot_pending():
+            restored = bench_isolation.restore_statute_vectors()
+            self.stderr.write(f"restored {restored} statute vectors a previous run left dropped")
+        if opts["restore"]:
+            return
         layouts = [name.strip() for name in opts["layouts"].split(",") if name.strip()]
         unknown = [name for name in layouts if name not in LAYOUTS]
         if unknown:
             raise CommandError(f"unknown layout(s): {', '.join(unknown)}")
         if not ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT).exists():
             raise CommandError("no statutes loaded: run `manage.py load_sfs --all --sync` first")
-        workspace, user = self._workspace()
-        runs = [self._run(layout, workspace, user, opts) for layout in layouts]
+        workspace, user, workspace_created, user_created = self._workspace()
+        try:
+            runs = [self._run(layout, workspace, user, opts) for layout in layouts]
+        finally:
+            self._delete_uploads(workspace)
+            if workspace_created:
+                workspace.delete()
+            if user_created:
+                user.delete()
         report = {
             "machine": machine_info(),
             "statute_chunks": ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT).count(),
@@ -108,106 +125,90 @@ class Command(BaseCommand):
             self.stdout.write(f"{run['layout']}: keyword {run['keyword_s']} s, vector {run['vector_s']} s, "
                               f"bulk chunks embedded meanwhile {run['bulk_chunks_embedded_during']}")
 
-    def _workspace(self):
-        user, _ = get_user_model().objects.get_or_create(username="bench")
+    def _workspace(self) -> tuple[Workspace, AbstractBaseUser, bool, bool]:
+        """The benchmark's workspace and user, and whether this run created each (then it deletes it)."""
+        user, user_created = get_user_model().objects.get_or_create(username="bench")
         workspace = Workspace.objects.filter(slug=BENCH_SLUG).first()
-        if workspace is None:
+        created = workspace is None
+        if created:
             workspace = workspace_create(name="Benchmark", owner=user, slug=BENCH_SLUG)
         Membership.objects.get_or_create(workspace=workspace, user=user, defaults={"role": Membership.Role.OWNER})
-        return workspace, user
+        return workspace, user, created, user_created
 
-    def _run(self, layout: str, workspace, user, opts) -> dict:
-        app.control.purge()
-        self._purge()
-        statute_chunks = ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT)
-        ids = list(statute_chunks.values_list("id", flat=True))
-        statute_chunks.update(embedding=None, embedding_model="")
-        enqueue_embedding(ids, bulk=True)
+    def _run(self, layout: str, workspace: Workspace, user: AbstractBaseUser, opts: dict) -> dict:
+        prefix = bench_isolation.new_keyprefix(f"bench-priority-{layout}")
         workers, logdir = [], Path(tempfile.mkdtemp(prefix="bench-priority-"))
+        statute_chunks = ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT)
+        # Copied and committed before a single vector is dropped: whatever happens next, they come back.
+        bench_isolation.snapshot_statute_vectors()
         try:
-            for i, queues in enumerate(LAYOUTS[layout]):
-                workers.append(self._start_worker(f"bench-{layout}-{i}", queues, logdir))
-            self._wait(lambda: statute_chunks.filter(embedding__isnull=False).exists(), opts["timeout"],
-                       "the first bulk batch")
-            time.sleep(opts["warmup"])  # a benchmark, not a test: let the bulk job settle into its pace
-            bulk_before = statute_chunks.filter(embedding__isnull=False).count()
-            nonce = uuid.uuid4().hex[:8]
-            data = policy_markdown(nonce).encode()
-            t0 = time.monotonic()
-            user_file = user_file_upload(workspace=workspace, user=user, uploaded=SimpleUploadedFile(
-                f"arbetsmiljopolicy-{nonce}.md", data, content_type="text/markdown"))
-            keyword_s = self._wait(lambda: self._found(marker(nonce, 7), workspace, user, "keyword",
-                                                       user_file), opts["timeout"], "keyword hit") - t0
-            chunks = ContentChunk.objects.filter(user_file=user_file)
-            vector_s = self._wait(
-                lambda: chunks.exists() and not chunks.filter(Q(embedding__isnull=True)
-                                                              | ~Q(embedding_model=active_model_name())).exists()
-                and self._found("Vem ansvarar för att rutinen för brandskydd följs?", workspace, user, "vector",
-                                user_file), opts["timeout"], "vector hit") - t0
-            bulk_after = statute_chunks.filter(embedding__isnull=False).count()
-            user_file.refresh_from_db()
-            return {
-                "layout": layout,
-                "workers": LAYOUTS[layout],
-                "policy_bytes": len(data),
-                "policy_chunks": chunks.count(),
-                "keyword_s": round(keyword_s, 2),
-                "vector_s": round(vector_s, 2),
-                "policy_status": user_file.status,
-                "bulk_chunks_queued": len(ids),
-                "bulk_chunks_embedded_before_upload": bulk_before,
-                "bulk_chunks_embedded_during": bulk_after - bulk_before,
-                "bulk_still_pending": len(ids) - bulk_after,
-                "meets_targets": keyword_s < TARGETS_S["keyword"] and vector_s < TARGETS_S["vector"],
-            }
-        finally:
-            for proc in workers:
-                proc.terminate()
-            for proc in workers:
+            with bench_isolation.private_broker(prefix):  # on leaving, its namespace's keys are deleted
                 try:
-                    proc.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-            self._purge()
-            UserFile.objects.filter(workspace=workspace).delete()
-            self._restore_statutes()
+                    return self._measure(layout, workspace, user, opts, prefix, workers, logdir, statute_chunks)
+                finally:
+                    bench_isolation.stop_workers(workers)  # before the purge: a warm shutdown requeues
+        finally:
+            self._delete_uploads(workspace)
+            bench_isolation.restore_statute_vectors()
 
-    def _purge(self) -> None:
-        with app.connection_for_write() as conn:
-            for queue in (INTERACTIVE_QUEUE, BULK_QUEUE):
-                conn.default_channel.queue_purge(queue)
+    def _measure(self, layout: str, workspace: Workspace, user: AbstractBaseUser, opts: dict, prefix: str,
+                 workers: list[subprocess.Popen], logdir: Path, statute_chunks: QuerySet[ContentChunk]) -> dict:
+        doc_ids = list(LegalDocument.objects.order_by("id").values_list("id", flat=True))
+        ids: list[int] = []
+        for start in range(0, len(doc_ids), 20):  # a few statutes per transaction: short lock holds
+            ids += embeddings_drop(legal_document_ids=doc_ids[start:start + 20])
+        enqueue_embedding(ids, bulk=True)
+        for i, queues in enumerate(LAYOUTS[layout]):
+            workers.append(self._start_worker(f"bench-{layout}-{i}", queues, prefix, logdir))
+        self._wait(lambda: statute_chunks.filter(embedding__isnull=False).exists(), opts["timeout"],
+                   "the first bulk batch")
+        time.sleep(opts["warmup"])  # a benchmark, not a test: let the bulk job settle into its pace
+        bulk_before = statute_chunks.filter(embedding__isnull=False).count()
+        nonce = uuid.uuid4().hex[:8]
+        data = policy_markdown(nonce).encode()
+        t0 = time.monotonic()
+        user_file = user_file_upload(workspace=workspace, user=user, uploaded=SimpleUploadedFile(
+            f"arbetsmiljopolicy-{nonce}.md", data, content_type="text/markdown"))
+        keyword_s = self._wait(lambda: self._found(marker(nonce, 7), workspace, user, "keyword",
+                                                   user_file), opts["timeout"], "keyword hit") - t0
+        chunks = ContentChunk.objects.filter(user_file=user_file)
+        vector_s = self._wait(
+            lambda: chunks.exists() and not chunks.filter(Q(embedding__isnull=True)
+                                                          | ~Q(embedding_model=active_model_name())).exists()
+            and self._found("Vem ansvarar för att rutinen för brandskydd följs?", workspace, user, "vector",
+                            user_file), opts["timeout"], "vector hit") - t0
+        bulk_after = statute_chunks.filter(embedding__isnull=False).count()
+        user_file.refresh_from_db()
+        return {
+            "layout": layout,
+            "workers": LAYOUTS[layout],
+            "policy_bytes": len(data),
+            "policy_chunks": chunks.count(),
+            "keyword_s": round(keyword_s, 2),
+            "vector_s": round(vector_s, 2),
+            "policy_status": user_file.status,
+            "bulk_chunks_queued": len(ids),
+            "bulk_chunks_embedded_before_upload": bulk_before,
+            "bulk_chunks_embedded_during": bulk_after - bulk_before,
+            "bulk_still_pending": len(ids) - bulk_after,
+            "meets_targets": keyword_s < TARGETS_S["keyword"] and vector_s < TARGETS_S["vector"],
+        }
 
-    def _restore_statutes(self) -> None:
-        """Statute vectors back from the shipped file; whatever it lacks is queued for a worker."""
-        for doc_id in LegalDocument.objects.values_list("id", flat=True):
-            result = chunk_document(SourceType.LEGAL_DOCUMENT, doc_id, force=True)
-            enqueue_embedding(result.to_embed or [], bulk=True)
+    @staticmethod
+    def _delete_uploads(workspace: Workspace) -> None:
+        """The benchmark's uploads, rows and stored bytes."""
+        for user_file in UserFile.objects.filter(workspace=workspace):
+            user_file.file.delete(save=False)
+        UserFile.objects.filter(workspace=workspace).delete()
 
-    def _start_worker(self, name: str, queues: str, logdir: Path) -> subprocess.Popen:
+    def _start_worker(self, name: str, queues: str, prefix: str, logdir: Path) -> subprocess.Popen:
         log_path = logdir / f"{name}.log"
-        log = open(log_path, "wb")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "compliance", "worker", "-l", "info", "--concurrency", "1",
-             "-Q", queues, "-n", f"{name}@%h", "--without-gossip", "--without-mingle"],
-            cwd=settings.BASE_DIR, env=self._worker_env(), stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        proc = bench_isolation.start_worker(name, queues, prefix, log_path)
         self._wait(lambda: " ready." in log_path.read_text(errors="replace") or proc.poll() is not None, 120,
                    f"worker {name}")
         if proc.poll() is not None:
             raise CommandError(f"worker {name} exited:\n{log_path.read_text(errors='replace')[-2000:]}")
         return proc
-
-    @staticmethod
-    def _worker_env() -> dict:
-        """The workers use this process's database, broker and media folder, whatever the environment says."""
-
-
-        db = connection.settings_dict
-        return {**os.environ, "PYTHONUNBUFFERED": "1", "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-                # Where this process really enqueues: Celery's own env override can differ from settings.
-                "CELERY_BROKER_URL": app.conf.broker_url,
-                "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"}
 
     @staticmethod
     def _found(query: str, workspace, user, mode: str, user_file) -> bool:

@@ -360,6 +360,10 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, 
 # The relevance threshold (docs/retrieval.md): a source below it is left out; 0 turns it off.
 RETRIEVAL_MIN_RELEVANCE = env_float("RETRIEVAL_MIN_RELEVANCE", 0.84, minimum=0.0, maximum=1.0)
 RETRIEVAL_MIN_KEYWORD_COVERAGE = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE", 0.08, minimum=0.0, maximum=1.0)
+# How the threshold applies: "question" (a question with one source over it keeps its ranked sources:
+# the off-topic set still gets none, real questions keep gold sections under the floor) or "source"
+# (each source must pass).
+RETRIEVAL_RELEVANCE_GATE = env_choice("RETRIEVAL_RELEVANCE_GATE", "question", ("question", "source"))
 RETRIEVAL_VECTOR_WEIGHT = env_float("RETRIEVAL_VECTOR_WEIGHT", 1.0, maximum=100)
 RETRIEVAL_KEYWORD_WEIGHT = env_float("RETRIEVAL_KEYWORD_WEIGHT", 1.0, maximum=100)
 RETRIEVAL_CACHE_TTL_MS = env_int("RETRIEVAL_CACHE_TTL_MS", 300000, minimum=0)

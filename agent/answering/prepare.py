@@ -196,6 +196,7 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
         except DatabaseError:  # the neighbours only add context: the hits stand without them
             log.exception("could not read the neighbouring sections; the block has the hits alone")
         timings["neighbours"] = _ms(t0)
+        facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
         cache.set(key, chunks)

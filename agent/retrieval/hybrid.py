@@ -594,7 +594,9 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     A source the question cites is always kept. Otherwise the question-to-source cosine
     similarity decides; a source with no vector (keyword mode, the embedder down, a file
     still being embedded) is judged by the share of the question's BM25 weight it matches.
-    When nothing passes, the question gets no sources and the answer says so.
+    When nothing passes, the question gets no sources and the answer says so. With the
+    question gate (RETRIEVAL_RELEVANCE_GATE, the default) a question one source passes keeps
+    all its ranked sources; with "source" each source must pass.
     """
     floor = settings.RETRIEVAL_MIN_RELEVANCE if options.min_relevance is None else options.min_relevance
     if floor <= 0:
@@ -611,6 +613,11 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
         elif chunk.keyword_rank is not None and full_match:
             if chunk.keyword_rank / full_match >= settings.RETRIEVAL_MIN_KEYWORD_COVERAGE:
                 kept.append(chunk)
+    if settings.RETRIEVAL_RELEVANCE_GATE == "question" and kept:
+        # The floor tells whether the corpus has anything on the question at all; once a source passes,
+        # the ranking decides the rest. Short everyday questions sit far from a §'s wording, and cutting
+        # each source at the floor dropped their gold sections (docs/retrieval.md, "Relevance threshold").
+        return chunks
     return kept
 
 

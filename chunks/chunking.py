@@ -17,8 +17,6 @@ import math
 import re
 from dataclasses import dataclass
 
-from compliance.numbers import is_sfs_number
-from compliance.selectors import legal_document_structure
 from compliance.text import sentence_ends
 from law.sfs_parser import Appendix, ParsedSection, ParsedStatute, TransitionalBlock, Unit, parse_statute
 
@@ -67,15 +65,8 @@ class ChunkDraft:
 
 
 def chunk_statute(title: str, sfs: str, text: str, *, max_tokens: int = 512) -> list[ChunkDraft]:
-    """Chunk one legal document: a consolidated statute (see law.sfs_parser for the structure), or an
-    agency or EU regulation, whose units were stored with it (LegalDocument.structure, see chunk_regulation).
-
-    A regulation's structure comes from its loader, not from its text, so it is read here by number:
-    every caller that chunks a legal document (chunks.services) then chunks regulations too."""
-    if not is_sfs_number(sfs):
-        structure = legal_document_structure(sfs)
-        if structure:
-            return chunk_regulation(title, sfs, structure, max_tokens=max_tokens)
+    """Chunk one consolidated statute (see law.sfs_parser for the structure). An agency or EU regulation
+    is chunked from the units its loader stored (`chunk_regulation`)."""
     return chunk_parsed_statute(title, parse_statute(text, sfs), max_tokens=max_tokens)
 
 

@@ -48,7 +48,7 @@ from compliance.services import (
     workspace_touch_knowledge,
 )
 
-from .chunking import ChunkDraft, chunk_statute
+from .chunking import ChunkDraft, chunk_regulation, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
 from .extract import ExtractionError, extract_text
 from .file_chunking import chunk_assessment, chunk_extracted
@@ -94,7 +94,9 @@ def source_get(source_type: str, source_id: int):
 def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
     """Chunk drafts plus extra fields every chunk of this source gets."""
     if source_type == SourceType.LEGAL_DOCUMENT:
-        drafts = chunk_statute(source.title, source.sfs_number, source.full_text)
+        # A regulation's structure comes from its loader (LegalDocument.structure), not from its text.
+        drafts = (chunk_regulation(source.title, source.sfs_number, source.structure) if source.structure
+                  else chunk_statute(source.title, source.sfs_number, source.full_text))
         return drafts, {"document_number": source.sfs_number, "document_title": source.title}
     if source_type == SourceType.USER_FILE:
         try:

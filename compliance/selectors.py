@@ -308,12 +308,6 @@ def preference_get(workspace: Workspace, user) -> PersonalPreference:
             or PersonalPreference(workspace=workspace, user=user))
 
 
-def legal_document_structure(number: str) -> list[dict]:
-    """A regulation's parsed units (LegalDocument.structure); [] for a statute or an unknown number."""
-    row = LegalDocument.objects.filter(sfs_number=number).values_list("structure", flat=True).first()
-    return row or []
-
-
 @dataclass(frozen=True)
 class LegalBasisLink:
     """A statute a regulation's legal basis cites; `document` is None when that statute is not loaded."""

@@ -25,14 +25,14 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.db.models import Q
 
 from agent.evaluation.benchmarking import machine_info, write_json
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks import bench_isolation
 from chunks.embedding import active_model_name
-from chunks.models import ContentChunk, SourceType
+from chunks.management.commands._bench import file_found, wait_until
+from chunks.models import ContentChunk
 from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE
 from compliance.models import ProcessingStatus, UserFile, Workspace
 from compliance.services import user_file_upload, workspace_create
@@ -82,7 +82,7 @@ class Command(BaseCommand):
                     log_path = Path(tempfile.mkdtemp(prefix="bench-fairness-")) / "worker.log"
                     workers.append(bench_isolation.start_worker("bench-fair", f"{INTERACTIVE_QUEUE},{BULK_QUEUE}",
                                                                 prefix, log_path))
-                    self._wait(lambda: " ready." in log_path.read_text(errors="replace"), 120, "the worker")
+                    wait_until(lambda: " ready." in log_path.read_text(errors="replace"), 120, "the worker")
                     alone_s = self._large(ws_a, user, opts)["done_s"]
                     shared = self._shared(ws_a, ws_b, user, opts)
                 finally:
@@ -122,7 +122,7 @@ class Command(BaseCommand):
         text = large_file(nonce, opts["chunks"])
         t0 = time.monotonic()
         user_file = self._upload(workspace, user, f"stor-{nonce}.md", text)
-        done = self._wait(lambda: self._status(user_file) == ProcessingStatus.DONE, opts["timeout"], "A's file")
+        done = wait_until(lambda: self._status(user_file) == ProcessingStatus.DONE, opts["timeout"], "A's file")
         return {"done_s": done - t0, "user_file": user_file, "bytes": len(text.encode())}
 
     def _shared(self, ws_a: Workspace, ws_b: Workspace, user: AbstractBaseUser, opts: dict) -> dict:
@@ -130,21 +130,21 @@ class Command(BaseCommand):
         text = large_file(nonce, opts["chunks"])
         t0 = time.monotonic()
         large = self._upload(ws_a, user, f"stor-{nonce}.md", text)
-        self._wait(lambda: ContentChunk.objects.filter(user_file=large, embedding__isnull=False).exists(),
+        wait_until(lambda: ContentChunk.objects.filter(user_file=large, embedding__isnull=False).exists(),
                    opts["timeout"], "A's first vector")
         time.sleep(opts["delay"])  # a benchmark, not a test: A's file is well under way
         small_text, word = small_file(nonce)
         t1 = time.monotonic()
         small = self._upload(ws_b, user, f"liten-{nonce}.md", small_text)
-        keyword = self._wait(lambda: self._found(word, ws_b, user, "keyword", small), opts["timeout"],
+        keyword = wait_until(lambda: file_found(word, ws_b, user, "keyword", small), opts["timeout"],
                              "B's keyword hit") - t1
         chunks = ContentChunk.objects.filter(user_file=small)
-        vector = self._wait(
+        vector = wait_until(
             lambda: chunks.exists() and not chunks.filter(Q(embedding__isnull=True)
                                                           | ~Q(embedding_model=active_model_name())).exists()
-            and self._found("Hur ofta provas brandlarmet?", ws_b, user, "vector", small),
+            and file_found("Hur ofta provas brandlarmet?", ws_b, user, "vector", small),
             opts["timeout"], "B's vector hit") - t1
-        done = self._wait(lambda: self._status(large) == ProcessingStatus.DONE, opts["timeout"], "A's file")
+        done = wait_until(lambda: self._status(large) == ProcessingStatus.DONE, opts["timeout"], "A's file")
         return {"large_done_s": done - t0, "large_chunks": ContentChunk.objects.filter(user_file=large).count(),
                 "large_bytes": len(text.encode()), "small_uploaded_after_s": t1 - t0, "keyword_s": keyword,
                 "vector_s": vector}
@@ -153,18 +153,4 @@ class Command(BaseCommand):
     def _status(user_file: UserFile) -> str:
         return UserFile.objects.filter(pk=user_file.pk).values_list("status", flat=True).first()
 
-    @staticmethod
-    def _found(query: str, workspace: Workspace, user: AbstractBaseUser, mode: str, user_file: UserFile) -> bool:
-        workspace = Workspace.objects.get(pk=workspace.pk)  # a fresh knowledge_version: no stale cached answer
-        result = retrieve_context(query, workspace, user=user,
-                                  options=RetrievalOptions(mode=mode, top_k=10, rerank=False, use_references=False))
-        return any(c.source_type == SourceType.USER_FILE and c.source_id == user_file.pk for c in result.chunks)
 
-    @staticmethod
-    def _wait(predicate, timeout: float, what: str) -> float:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise CommandError(f"timed out after {timeout:.0f} s waiting for {what}")
-            time.sleep(0.1)
-        return time.monotonic()

@@ -35,9 +35,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q, QuerySet
 
 from agent.evaluation.benchmarking import machine_info, write_json
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks import bench_isolation
 from chunks.embedding import active_model_name
+from chunks.management.commands._bench import file_found, wait_until
 from chunks.models import ContentChunk, SourceType
 from chunks.services import embeddings_drop
 from chunks.tasks import BULK_QUEUE, INTERACTIVE_QUEUE, enqueue_embedding
@@ -160,7 +160,7 @@ class Command(BaseCommand):
         enqueue_embedding(ids, bulk=True)
         for i, queues in enumerate(LAYOUTS[layout]):
             workers.append(self._start_worker(f"bench-{layout}-{i}", queues, prefix, logdir))
-        self._wait(lambda: statute_chunks.filter(embedding__isnull=False).exists(), opts["timeout"],
+        wait_until(lambda: statute_chunks.filter(embedding__isnull=False).exists(), opts["timeout"],
                    "the first bulk batch")
         time.sleep(opts["warmup"])  # a benchmark, not a test: let the bulk job settle into its pace
         bulk_before = statute_chunks.filter(embedding__isnull=False).count()
@@ -169,13 +169,13 @@ class Command(BaseCommand):
         t0 = time.monotonic()
         user_file = user_file_upload(workspace=workspace, user=user, uploaded=SimpleUploadedFile(
             f"arbetsmiljopolicy-{nonce}.md", data, content_type="text/markdown"))
-        keyword_s = self._wait(lambda: self._found(marker(nonce, 7), workspace, user, "keyword",
+        keyword_s = wait_until(lambda: file_found(marker(nonce, 7), workspace, user, "keyword",
                                                    user_file), opts["timeout"], "keyword hit") - t0
         chunks = ContentChunk.objects.filter(user_file=user_file)
-        vector_s = self._wait(
+        vector_s = wait_until(
             lambda: chunks.exists() and not chunks.filter(Q(embedding__isnull=True)
                                                           | ~Q(embedding_model=active_model_name())).exists()
-            and self._found("Vem ansvarar för att rutinen för brandskydd följs?", workspace, user, "vector",
+            and file_found("Vem ansvarar för att rutinen för brandskydd följs?", workspace, user, "vector",
                             user_file), opts["timeout"], "vector hit") - t0
         bulk_after = statute_chunks.filter(embedding__isnull=False).count()
         user_file.refresh_from_db()
@@ -204,24 +204,10 @@ class Command(BaseCommand):
     def _start_worker(self, name: str, queues: str, prefix: str, logdir: Path) -> subprocess.Popen:
         log_path = logdir / f"{name}.log"
         proc = bench_isolation.start_worker(name, queues, prefix, log_path)
-        self._wait(lambda: " ready." in log_path.read_text(errors="replace") or proc.poll() is not None, 120,
+        wait_until(lambda: " ready." in log_path.read_text(errors="replace") or proc.poll() is not None, 120,
                    f"worker {name}")
         if proc.poll() is not None:
             raise CommandError(f"worker {name} exited:\n{log_path.read_text(errors='replace')[-2000:]}")
         return proc
 
-    @staticmethod
-    def _found(query: str, workspace, user, mode: str, user_file) -> bool:
-        workspace = Workspace.objects.get(pk=workspace.pk)  # a fresh knowledge_version: no stale cached answer
-        result = retrieve_context(query, workspace, user=user,
-                                  options=RetrievalOptions(mode=mode, top_k=10, rerank=False, use_references=False))
-        return any(c.source_type == SourceType.USER_FILE and c.source_id == user_file.pk for c in result.chunks)
 
-    @staticmethod
-    def _wait(predicate, timeout: float, what: str) -> float:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise CommandError(f"timed out after {timeout:.0f} s waiting for {what}")
-            time.sleep(0.1)
-        return time.monotonic()

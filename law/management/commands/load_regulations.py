@@ -10,14 +10,12 @@ import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
 from tqdm import tqdm
 
-from chunks.keyword_index import vacuum_keyword_index
-from chunks.services import chunk_document
-from chunks.tasks import enqueue_embedding
 from compliance.services import legal_document_upsert
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
+
+from ._loading import ingest_loaded, vacuum_after_load
 
 
 class Command(BaseCommand):
@@ -50,15 +48,8 @@ class Command(BaseCommand):
                 continue
             doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
             loaded += 1
-            if was_changed or doc.chunked_hash != doc.content_hash:
-                changed += 1
-                if opts["sync"]:
-                    result = chunk_document("LEGAL_DOCUMENT", doc.pk)
-                    enqueue_embedding(result.to_embed or [], bulk=True)
-        if changed and opts["sync"] and not connection.in_atomic_block:
-            # Searches read postings index-only: set the visibility map now rather than when autovacuum comes by.
-            with connection.cursor() as cursor:
-                vacuum_keyword_index(cursor)
+            changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
+        vacuum_after_load(changed, sync=opts["sync"])
         self.stdout.write(f"{loaded} föreskrifter och förordningar lästa, {changed} nya eller ändrade, "
                           f"{len(failures)} felaktiga ({time.monotonic() - started:.1f} s).")
         if failures and not loaded:

@@ -6,16 +6,14 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
 from tqdm import tqdm
 
-from chunks.keyword_index import vacuum_keyword_index
-from chunks.services import chunk_document
-from chunks.tasks import enqueue_embedding
 from compliance.models import SFS_NUMBER_RE
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.sfs_corpus import CORE_SFS, content_type_for, parse_date, read_corpus
 from law.statute_names import names_for
+
+from ._loading import ingest_loaded, vacuum_after_load
 
 
 class Command(BaseCommand):
@@ -41,15 +39,8 @@ class Command(BaseCommand):
         changed = 0
         for record in tqdm(records, desc="Författningar", unit="st", disable=opts["no_progress"]):
             doc, was_changed = legal_document_upsert(self._data(record), process=not opts["sync"])
-            if was_changed or doc.chunked_hash != doc.content_hash:
-                changed += 1
-                if opts["sync"]:
-                    result = chunk_document("LEGAL_DOCUMENT", doc.pk)
-                    enqueue_embedding(result.to_embed or [], bulk=True)
-        if changed and opts["sync"] and not connection.in_atomic_block:
-            # Searches read postings index-only: set the visibility map now rather than when autovacuum comes by.
-            with connection.cursor() as cursor:
-                vacuum_keyword_index(cursor)
+            changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
+        vacuum_after_load(changed, sync=opts["sync"])
         self.stdout.write(f"{len(records)} författningar lästa, {changed} nya eller ändrade.")
 
     @staticmethod

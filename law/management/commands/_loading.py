@@ -1,0 +1,28 @@
+"""What the legal-document loaders (load_sfs, load_regulations) do with each document they upserted."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from chunks.keyword_index import vacuum_keyword_index
+from chunks.services import chunk_document
+from chunks.tasks import enqueue_embedding
+from compliance.models import LegalDocument
+
+
+def ingest_loaded(doc: LegalDocument, was_changed: bool, *, sync: bool) -> bool:
+    """Whether the document needs chunking (new or changed text, or chunks of an older text); with `sync`
+    it is chunked here, keyword-searchable at once, and its vectors are queued on the bulk queue."""
+    if not (was_changed or doc.chunked_hash != doc.content_hash):
+        return False
+    if sync:
+        result = chunk_document("LEGAL_DOCUMENT", doc.pk)
+        enqueue_embedding(result.to_embed or [], bulk=True)
+    return True
+
+
+def vacuum_after_load(changed: int, *, sync: bool) -> None:
+    if changed and sync and not connection.in_atomic_block:
+        # Searches read postings index-only: set the visibility map now rather than when autovacuum comes by.
+        with connection.cursor() as cursor:
+            vacuum_keyword_index(cursor)

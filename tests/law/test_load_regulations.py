@@ -13,6 +13,7 @@ from django.core.management import call_command
 from agent.answering.context_assembly import assemble_context, context_message
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.query_analysis import analyse_query
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument
@@ -170,3 +171,19 @@ def test_gdpr_article_6_1_f_found_by_keyword_and_advice_labelled_in_context(smal
     assert f"[{n_advice}] allmänt råd (inte bindande)" in message
     assert f"[{n_section}] Föreskrift (AFS)" in message
     assert f"Källa [{n_advice}]: " in message and "> 7 § allmänt råd (inte bindande) ---" in message
+
+
+def test_a_regulation_named_by_its_number_is_ranked_first(small_corpus):
+    load(small_corpus)
+    user = make_user("arbetsmiljo")
+    workspace = workspace_create(name="Verkstaden", owner=user)
+    get_retrieval_cache().clear()
+    question = "Vad måste arbetsgivaren dokumentera i riskbedömningen enligt AFS 2023:1?"
+    assert [r.sfs for r in analyse_query(question).references] == ["AFS 2023:1"]
+    for mode in ("keyword", "hybrid"):
+        result = retrieve_context(question, workspace, user=user, options=RetrievalOptions(mode=mode, top_k=10))
+        assert result.chunks[0].document_number == "AFS 2023:1", mode
+    # Named in other words, the series and the EU act too; a statute's SFS number stays the parser's.
+    refs = analyse_query("Gäller MSBFS 2020:1, ELSÄK-FS 2022:1 och förordning (EU) 2016/679 oss? SFS 1977:1160?")
+    assert [r.sfs for r in refs.references if not r.sfs[0].isdigit()] == ["MSBFS 2020:1", "ELSÄK-FS 2022:1",
+                                                                          "(EU) 2016/679"]

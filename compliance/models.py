@@ -75,6 +75,8 @@ class Membership(models.Model):
         OWNER = "owner", "ägare"
         EDITOR = "editor", "redaktör"
         VIEWER = "viewer", "läsare"
+        # An auditor (internal or certification body): reads the register, reviews and audit trail, writes nothing.
+        AUDITOR = "auditor", "revisor"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")

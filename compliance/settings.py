@@ -169,11 +169,18 @@ INSTALLED_APPS = [
     "django_htmx",
     "axes",
     "csp",
+    "auditlog",
     "compliance",
     "law",
     "chunks",
+    "register",
     "agent",
 ]
+
+# The register's audit trail (register/audit.py): changes stored as JSON (old and new value per field),
+# no IP addresses kept.
+AUDITLOG_STORE_JSON_CHANGES = True
+AUDITLOG_DISABLE_REMOTE_ADDR = True
 
 MIDDLEWARE = [
     "compliance.monitoring.PrometheusMiddleware",  # first, so that it times everything after it

@@ -61,6 +61,7 @@ urlpatterns = [
     path("lag/<sfs:sfs>/", views.statute_detail, name="statute_slash"),
     path("metrics", monitoring.metrics, name="metrics"),
     path("api/v1/", include("compliance.api.urls")),
+    path("ws/<slug:slug>/laglista/", include("register.urls")),
     path("", include("agent.urls")),
     path("admin/", admin.site.urls),
 ]

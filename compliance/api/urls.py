@@ -1,5 +1,5 @@
 """/api/v1/: the shared routes (schema, docs, tokens) and compliance's own, then each app's routes
-(chunks/api_urls.py, agent/api_urls.py, included by name like any Django app's urls), then a JSON 404 in the
+(chunks/api_urls.py, register/api_urls.py, agent/api_urls.py, included by name like any Django app's urls), then a JSON 404 in the
 error shape for every unknown path under it."""
 
 from csp.decorators import csp_update
@@ -41,6 +41,7 @@ urlpatterns = [
     path(ws + "assessments/", views.AssessmentListApi.as_view(), name="api-assessments"),
     path(ws + "assessments/<int:assessment_id>/", views.AssessmentDetailApi.as_view(), name="api-assessment"),
     path("", include("chunks.api_urls")),
+    path("", include("register.api_urls")),
     path("", include("agent.api_urls")),
     re_path(r"^.*$", not_found_view),
 ]

@@ -1,0 +1,257 @@
+"""Reads of the register. Each starts from a workspace that compliance's access selector resolved for the user
+(`workspace_get_for_user` / `access_scope_for`), so nothing here can reach another workspace's rows; a row
+of another workspace is a 404, exactly like a row that does not exist."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+import django_filters
+from auditlog.models import LogEntry
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.http import Http404
+
+from compliance.clock import swedish_today
+from compliance.models import LegalDocument, Membership, UserFile, Workspace
+
+from .models import (
+    Action,
+    ComplianceStatus,
+    Evidence,
+    LegalRegister,
+    RegisterGroup,
+    RegisterItem,
+    Requirement,
+    Review,
+    ReviewEntry,
+)
+
+# Roles that may read the register; owners and editors also write (Membership.can_edit).
+READ_ROLES = (Membership.Role.OWNER, Membership.Role.EDITOR, Membership.Role.VIEWER, Membership.Role.AUDITOR)
+
+
+def _get(queryset: QuerySet, pk: int, what: str):
+    obj = queryset.filter(pk=pk).first()
+    if obj is None:
+        raise Http404(f"{what} finns inte.")
+    return obj
+
+
+def register_list(workspace: Workspace) -> QuerySet[LegalRegister]:
+    return LegalRegister.objects.filter(workspace=workspace).annotate(item_count=Count("items"))
+
+
+def register_get(workspace: Workspace, register_id: int) -> LegalRegister:
+    return _get(LegalRegister.objects.filter(workspace=workspace), register_id, "Laglistan")
+
+
+def register_group_list(register: LegalRegister) -> QuerySet[RegisterGroup]:
+    return RegisterGroup.objects.filter(register=register)
+
+
+def register_group_get(register: LegalRegister, group_id: int) -> RegisterGroup:
+    return _get(RegisterGroup.objects.filter(register=register), group_id, "Gruppen")
+
+
+class RegisterItemFilter(django_filters.FilterSet):
+    """The register page's and the API's filters, one definition for both."""
+
+    group = django_filters.NumberFilter(field_name="group_id")
+    status = django_filters.ChoiceFilter(choices=ComplianceStatus.choices)
+    responsible = django_filters.NumberFilter(field_name="responsible_id")
+    kind = django_filters.ChoiceFilter(field_name="legal_document__content_type",
+                                       choices=LegalDocument.ContentType.choices)
+    needs_reassessment = django_filters.BooleanFilter()
+    q = django_filters.CharFilter(method="filter_q")
+
+    class Meta:
+        model = RegisterItem
+        fields = ["group", "status", "responsible", "kind", "needs_reassessment"]
+
+    def filter_q(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        value = value.strip()
+        if not value:
+            return queryset
+        return queryset.filter(Q(title__icontains=value) | Q(legal_document__title__icontains=value)
+                               | Q(legal_document__sfs_number__icontains=value))
+
+
+def register_item_list(workspace: Workspace, *, register: LegalRegister | None = None,
+                       filters: dict | None = None) -> QuerySet[RegisterItem]:
+    items = (RegisterItem.objects.filter(workspace=workspace)
+             .select_related("legal_document", "group", "responsible", "last_reviewed_by", "register")
+             .annotate(requirement_count=Count("requirements", distinct=True)))
+    if register is not None:
+        items = items.filter(register=register)
+    if filters:
+        items = RegisterItemFilter(filters, queryset=items).qs
+    return items
+
+
+def register_item_get(workspace: Workspace, item_id: int) -> RegisterItem:
+    items = RegisterItem.objects.filter(workspace=workspace).select_related(
+        "legal_document", "group", "responsible", "last_reviewed_by", "register")
+    return _get(items, item_id, "Posten")
+
+
+def register_items_for_documents(workspace_ids: Iterable[int], document_ids: Iterable[int]) -> list[RegisterItem]:
+    """The register items of these workspaces for these legal documents: what the assistant's context says
+    about "er laglista" beside a cited document."""
+    doc_ids = list(document_ids)
+    if not doc_ids:
+        return []
+    return list(RegisterItem.objects.filter(workspace_id__in=list(workspace_ids), legal_document_id__in=doc_ids)
+                .select_related("legal_document", "responsible", "last_reviewed_by", "register")
+                .order_by("legal_document_id", "register__name", "pk"))
+
+
+def register_document_ids(workspace: Workspace) -> set[int]:
+    """The legal documents on any of the workspace's registers (change monitoring's audience)."""
+    return set(RegisterItem.objects.filter(workspace=workspace, legal_document__isnull=False)
+               .values_list("legal_document_id", flat=True))
+
+
+def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, owner_id: int | None = None,
+                     missing_evidence: bool = False) -> QuerySet[Requirement]:
+    reqs = (Requirement.objects.filter(workspace=workspace)
+            .select_related("item", "item__legal_document", "owner")
+            .annotate(evidence_count=Count("evidence", distinct=True)))
+    if item is not None:
+        reqs = reqs.filter(item=item)
+    if owner_id is not None:
+        reqs = reqs.filter(owner_id=owner_id)
+    if missing_evidence:
+        reqs = reqs.filter(needs_evidence=True).exclude(Exists(Evidence.objects.filter(requirement=OuterRef("pk"))))
+    return reqs
+
+
+def requirement_get(workspace: Workspace, requirement_id: int) -> Requirement:
+    reqs = Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
+    return _get(reqs, requirement_id, "Kravpunkten")
+
+
+def evidence_list(requirement: Requirement) -> QuerySet[Evidence]:
+    return Evidence.objects.filter(requirement=requirement).select_related("user_file", "assessment", "added_by")
+
+
+def evidence_get(workspace: Workspace, evidence_id: int) -> Evidence:
+    return _get(Evidence.objects.filter(workspace=workspace).select_related("requirement"), evidence_id, "Beviset")
+
+
+def evidence_file_choices(workspace: Workspace) -> QuerySet[UserFile]:
+    """The files evidence may link to: the workspace's own current, undeleted files."""
+    return UserFile.objects.alive().filter(workspace=workspace, version_state="current").order_by("title")
+
+
+def evidence_label(evidence: Evidence, *, may_see_private: bool) -> str:
+    """What an evidence link shows. A private file's title is shown only to those who may see private files."""
+    if evidence.kind == Evidence.Kind.FILE and evidence.user_file_id:
+        if evidence.user_file.is_private and not may_see_private:
+            return "Privat fil"
+        if evidence.user_file.is_deleted:
+            return f"{evidence.user_file} (borttagen)"
+    return str(evidence)
+
+
+def may_see_private_files(membership: Membership | None) -> bool:
+    """Private files are the members' own working papers: an auditor sees that evidence exists, not its title."""
+    return membership is not None and membership.role != Membership.Role.AUDITOR
+
+
+@dataclass(frozen=True)
+class RegisterSummary:
+    total: int
+    by_status: dict[str, int]
+    overdue_reviews: int
+    needs_reassessment: int
+    missing_evidence: int
+    my_requirements: int
+    open_actions: int
+    overdue_actions: int
+
+
+def register_summary(workspace: Workspace, *, register: LegalRegister | None = None, user=None,
+                     today: date | None = None) -> RegisterSummary:
+    today = today or swedish_today()
+    items = RegisterItem.objects.filter(workspace=workspace)
+    if register is not None:
+        items = items.filter(register=register)
+    counts = items.aggregate(
+        total=Count("pk"),
+        overdue=Count("pk", filter=Q(next_review_date__lt=today)),
+        changed=Count("pk", filter=Q(needs_reassessment=True)),
+        **{f"s_{value}": Count("pk", filter=Q(status=value)) for value in ComplianceStatus.values},
+    )
+    reqs = requirement_list(workspace)
+    if register is not None:
+        reqs = reqs.filter(item__register=register)
+    actions = Action.objects.filter(workspace=workspace, state=Action.State.OPEN)
+    return RegisterSummary(
+        total=counts["total"],
+        by_status={value: counts[f"s_{value}"] for value in ComplianceStatus.values},
+        overdue_reviews=counts["overdue"],
+        needs_reassessment=counts["changed"],
+        missing_evidence=requirement_list(workspace, missing_evidence=True).filter(
+            pk__in=reqs.values("pk")).count(),
+        my_requirements=reqs.filter(owner=user).count() if user is not None and user.is_authenticated else 0,
+        open_actions=actions.count(),
+        overdue_actions=actions.filter(due_date__lt=today).count(),
+    )
+
+
+def review_list(workspace: Workspace, *, register: LegalRegister | None = None) -> QuerySet[Review]:
+    reviews = (Review.objects.filter(workspace=workspace).select_related("register", "lead", "closed_by")
+               .annotate(entry_count=Count("entries", distinct=True),
+                         signed_count=Count("entries", filter=Q(entries__assessed_at__isnull=False), distinct=True)))
+    if register is not None:
+        reviews = reviews.filter(register=register)
+    return reviews
+
+
+def review_get(workspace: Workspace, review_id: int) -> Review:
+    reviews = Review.objects.filter(workspace=workspace).select_related("register", "lead", "closed_by")
+    return _get(reviews, review_id, "Kontrollen")
+
+
+def review_entry_list(review: Review) -> QuerySet[ReviewEntry]:
+    return (ReviewEntry.objects.filter(review=review)
+            .select_related("item", "item__legal_document", "item__responsible", "assessed_by")
+            .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("user_file",
+                                                                                            "assessment")))
+            .order_by("item__group__position", "item__legal_document__sfs_number", "pk"))
+
+
+def review_entry_get(review: Review, entry_id: int) -> ReviewEntry:
+    return _get(ReviewEntry.objects.filter(review=review).select_related("item", "review"), entry_id, "Posten")
+
+
+def action_list(workspace: Workspace, *, state: str | None = None, owner_id: int | None = None,
+                item: RegisterItem | None = None) -> QuerySet[Action]:
+    actions = Action.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner",
+                                                                         "requirement")
+    if state:
+        actions = actions.filter(state=state)
+    if owner_id is not None:
+        actions = actions.filter(owner_id=owner_id)
+    if item is not None:
+        actions = actions.filter(item=item)
+    return actions
+
+
+def action_get(workspace: Workspace, action_id: int) -> Action:
+    return _get(Action.objects.filter(workspace=workspace).select_related("item", "owner"), action_id, "Åtgärden")
+
+
+def audit_trail(workspace: Workspace, *, item: RegisterItem | None = None,
+                review: Review | None = None) -> QuerySet[LogEntry]:
+    """The audit trail of the workspace's register, of one item (with its kravpunkter, evidence, ratings
+    and actions) or of one review, newest first."""
+    entries = LogEntry.objects.filter(additional_data__workspace_id=workspace.pk).select_related(
+        "actor", "content_type")
+    if item is not None:
+        entries = entries.filter(additional_data__item_id=item.pk)
+    if review is not None:
+        entries = entries.filter(additional_data__review_id=review.pk)
+    return entries.order_by("-timestamp", "-pk")

@@ -1,0 +1,7 @@
+"""The register's pages under /ws/<slug>/laglista/: each concern's routes in its own module."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("register.pages.urls")),
+]

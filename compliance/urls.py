@@ -25,6 +25,9 @@ class DocumentNumberConverter:
 
 register_converter(DocumentNumberConverter, "sfs")
 
+# A request refused before any view (a form body over DATA_UPLOAD_MAX_MEMORY_SIZE): a Swedish error page.
+handler400 = "compliance.middleware.bad_request"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("logga-in/", LoginView.as_view(), name="login"),

@@ -64,6 +64,7 @@ class RegisterItemFilter(django_filters.FilterSet):
     kind = django_filters.ChoiceFilter(field_name="legal_document__content_type",
                                        choices=LegalDocument.ContentType.choices)
     needs_reassessment = django_filters.BooleanFilter()
+    overdue = django_filters.BooleanFilter(method="filter_overdue")
     q = django_filters.CharFilter(method="filter_q")
 
     class Meta:
@@ -76,6 +77,13 @@ class RegisterItemFilter(django_filters.FilterSet):
             return queryset
         return queryset.filter(Q(title__icontains=value) | Q(legal_document__title__icontains=value)
                                | Q(legal_document__sfs_number__icontains=value))
+
+    def filter_overdue(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
+        """Items whose next review date has passed (the Stockholm day), or the others."""
+        if value is None:
+            return queryset
+        overdue = Q(next_review_date__lt=swedish_today())
+        return queryset.filter(overdue) if value else queryset.exclude(overdue)
 
 
 def register_item_list(workspace: Workspace, *, register: LegalRegister | None = None,
@@ -134,6 +142,13 @@ def requirement_get(workspace: Workspace, requirement_id: int) -> Requirement:
 
 def evidence_list(requirement: Requirement) -> QuerySet[Evidence]:
     return Evidence.objects.filter(requirement=requirement).select_related("user_file", "assessment", "added_by")
+
+
+def evidence_list_for_items(workspace: Workspace, item_ids: Iterable[int]) -> QuerySet[Evidence]:
+    """The evidence of these items' kravpunkter (one query for a page of items, e.g. a review)."""
+    return (Evidence.objects.filter(workspace=workspace, requirement__item_id__in=list(item_ids))
+            .select_related("user_file", "assessment", "requirement", "added_by")
+            .order_by("requirement__position", "requirement_id", "created_at", "pk"))
 
 
 def evidence_get(workspace: Workspace, evidence_id: int) -> Evidence:
@@ -228,9 +243,11 @@ def review_entry_get(review: Review, entry_id: int) -> ReviewEntry:
 
 
 def action_list(workspace: Workspace, *, state: str | None = None, owner_id: int | None = None,
-                item: RegisterItem | None = None) -> QuerySet[Action]:
+                item: RegisterItem | None = None, review: Review | None = None) -> QuerySet[Action]:
     actions = Action.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner",
                                                                          "requirement")
+    if review is not None:
+        actions = actions.filter(review_entry__review=review)
     if state:
         actions = actions.filter(state=state)
     if owner_id is not None:

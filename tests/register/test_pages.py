@@ -306,7 +306,7 @@ class ItemTests(RegisterPagesTestCase):
         self.assertContains(response, "giltigt datum", status_code=400)
         response = self.client.post(url, {"status": "compliant", "how_we_comply": "x" * 30_000})
         self.assertEqual(response.status_code, 400)
-        self.assertContains(response, "högst 20000 tecken", status_code=400)
+        self.assertContains(response, "som mest 20000 tecken", status_code=400)
         self.item.refresh_from_db()
         self.assertEqual((self.item.status, self.item.how_we_comply), ("not_assessed", ""))
 

@@ -125,7 +125,8 @@ def overview(request, slug: str):
         filters = form.selector_filters()
     else:
         errors.append(form.error_text())
-    items = selectors.register_item_list(ws, register=register, filters=filters)
+    # The count annotation groups the rows, and Django drops Meta.ordering from a grouped query: say it again.
+    items = selectors.register_item_list(ws, register=register, filters=filters).order_by(*RegisterItem._meta.ordering)
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("sida"))
     summary = selectors.register_summary(ws, register=register, user=request.user)
     figures = _status_figures(summary, register, ws)

@@ -13,7 +13,7 @@ from django.urls import reverse
 from compliance import services as compliance_services
 from compliance.models import LegalDocument, Membership, ProcessingStatus
 from register import selectors, services
-from register.models import Action, ComplianceStatus, Evidence, LegalRegister, RegisterItem, Requirement, Review
+from register.models import Action, Evidence, LegalRegister, RegisterItem, Requirement, Review
 from tests.helpers import BaseTestCase, make_user
 
 

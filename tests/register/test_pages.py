@@ -8,6 +8,7 @@ import datetime
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 
 from compliance import services as compliance_services
@@ -317,6 +318,17 @@ class ItemTests(RegisterPagesTestCase):
             f"bevis-{self.requirement.pk}-note": "x" * 10_000_000})
         self.assertEqual(response.status_code, 400)
         self.assertContains(response, "för stort", status_code=400)
+        self.assertEqual(self.requirement.evidence.count(), 1)
+
+    def test_a_10_mb_comment_refused_before_the_view_is_a_swedish_page_too(self):
+        """With CSRF checks on (as in production) the middleware reads the body first: handler400 answers."""
+        client = Client(enforce_csrf_checks=True)
+        client.force_login(self.bob)
+        client.get(self.url("register_item", self.item.pk))  # the CSRF cookie, so the check reads the body
+        response = client.post(self.url("register_evidence_add", self.requirement.pk), {
+            f"bevis-{self.requirement.pk}-kind": "external", f"bevis-{self.requirement.pk}-note": "x" * 10_000_000})
+        self.assertEqual(response.status_code, 400)
+        self.assertContains(response, "Det du skickade är för stort", status_code=400)
         self.assertEqual(self.requirement.evidence.count(), 1)
 
     def test_requirement_and_evidence(self):

@@ -122,10 +122,11 @@ def register_document_ids(workspace: Workspace) -> set[int]:
 
 
 def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, owner_id: int | None = None,
-                     missing_evidence: bool = False) -> QuerySet[Requirement]:
-    reqs = (Requirement.objects.filter(workspace=workspace)
-            .select_related("item", "item__legal_document", "owner")
-            .annotate(evidence_count=Count("evidence", distinct=True)))
+                     missing_evidence: bool = False, with_counts: bool = True) -> QuerySet[Requirement]:
+    """`with_counts=False` leaves out `evidence_count` (it groups every row: a short list does not need it)."""
+    reqs = Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
+    if with_counts:
+        reqs = reqs.annotate(evidence_count=Count("evidence", distinct=True))
     if item is not None:
         reqs = reqs.filter(item=item)
     if owner_id is not None:
@@ -204,17 +205,22 @@ def register_summary(workspace: Workspace, *, register: LegalRegister | None = N
     reqs = Requirement.objects.filter(workspace=workspace)
     if register is not None:
         reqs = reqs.filter(item__register=register)
-    actions = Action.objects.filter(workspace=workspace, state=Action.State.OPEN)
+    wanted = {"missing": Count("pk", filter=Q(needs_evidence=True)
+                               & ~Exists(Evidence.objects.filter(requirement=OuterRef("pk"))))}
+    if user is not None and user.is_authenticated:
+        wanted["mine"] = Count("pk", filter=Q(owner=user))
+    req_counts = {"mine": 0, **reqs.aggregate(**wanted)}
+    action_counts = Action.objects.filter(workspace=workspace, state=Action.State.OPEN).aggregate(
+        open=Count("pk"), overdue=Count("pk", filter=Q(due_date__lt=today)))
     return RegisterSummary(
         total=counts["total"],
         by_status={value: counts[f"s_{value}"] for value in ComplianceStatus.values},
         overdue_reviews=counts["overdue"],
         needs_reassessment=counts["changed"],
-        missing_evidence=reqs.filter(needs_evidence=True).exclude(
-            Exists(Evidence.objects.filter(requirement=OuterRef("pk")))).count(),
-        my_requirements=reqs.filter(owner=user).count() if user is not None and user.is_authenticated else 0,
-        open_actions=actions.count(),
-        overdue_actions=actions.filter(due_date__lt=today).count(),
+        missing_evidence=req_counts["missing"],
+        my_requirements=req_counts["mine"],
+        open_actions=action_counts["open"],
+        overdue_actions=action_counts["overdue"],
     )
 
 

@@ -45,7 +45,7 @@ from .forms import (
 )
 from .history import history_rows
 
-ITEMS_PER_PAGE = 100
+ITEMS_PER_PAGE = 50
 # How many rows the overview's short lists (mine, overdue, changed, open actions) show before "visa alla".
 SHORT_LIST = 8
 DOCUMENT_CHOICES = 200
@@ -139,7 +139,7 @@ def overview(request, slug: str):
         filtered=bool(filters), page_query=query.urlencode(), statuses=ComplianceStatus.choices,
         chart_json=json.dumps({"labels": [f["label"] for f in figures], "values": [f["count"] for f in figures],
                                "keys": [f["value"] for f in figures]}),
-        my_requirements=selectors.requirement_list(ws, owner_id=request.user.pk)
+        my_requirements=selectors.requirement_list(ws, owner_id=request.user.pk, with_counts=False)
         .filter(item__register=register)[:SHORT_LIST],
         overdue_items=selectors.register_item_list(ws, register=register, filters={"overdue": True})
         .order_by("next_review_date", "pk")[:SHORT_LIST],

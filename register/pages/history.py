@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from datetime import timezone as dt_timezone
 
 from auditlog.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from compliance.models import Assessment, LegalDocument, UserFile, Workspace
 
-from ..models import RegisterGroup
+from ..models import RegisterGroup, ReviewEntry
 
 PRIVATE_LABEL = "Privat fil"
 ACTION_LABELS = {LogEntry.Action.CREATE: "skapade", LogEntry.Action.UPDATE: "ändrade",
@@ -75,6 +78,9 @@ class _Lookup:
                     pk__in=pks, register__workspace=workspace).values_list("pk", "name"))
             elif related is LegalDocument:
                 self.names[related] = dict(LegalDocument.objects.filter(pk__in=pks).values_list("pk", "sfs_number"))
+            elif related is ReviewEntry:
+                self.names[related] = {e.pk: e.review.title for e in ReviewEntry.objects.filter(
+                    pk__in=pks, review__workspace=workspace).select_related("review")}
             elif related is Assessment:
                 self.names[related] = dict(Assessment.objects.filter(pk__in=pks, workspace=workspace)
                                            .values_list("pk", "title"))
@@ -117,7 +123,13 @@ def _value(model, name: str, value, lookup: _Lookup) -> str:
     if model_field.get_internal_type() == "BooleanField":
         return {"True": "ja", "False": "nej"}.get(str(value), str(value))
     if model_field.get_internal_type() == "DateTimeField":
-        return str(value)[:16].replace("T", " ")
+        # Stored as UTC text: shown on the Stockholm clock, like the entry's own time.
+        moment = parse_datetime(str(value))
+        if moment is None:
+            return str(value)[:16]
+        if timezone.is_naive(moment):
+            moment = timezone.make_aware(moment, dt_timezone.utc)
+        return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M")
     text = str(value)
     return text if len(text) <= MAX_VALUE_LENGTH else text[:MAX_VALUE_LENGTH] + " …"
 

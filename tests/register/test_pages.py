@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+import time_machine
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
@@ -15,6 +16,7 @@ from compliance import services as compliance_services
 from compliance.models import LegalDocument, Membership, ProcessingStatus
 from register import selectors, services
 from register.models import Action, Evidence, LegalRegister, RegisterItem, Requirement, Review
+from register.pages.history import history_rows
 from tests.helpers import BaseTestCase, make_user
 
 
@@ -487,3 +489,15 @@ def test_nav_has_laglista(client):
     response = client.get(reverse("knowledge", args=[ws.slug]))
     assert f'href="/ws/{ws.slug}/laglista/"' in response.content.decode()
     assert selectors.register_list(ws).count() == 0
+
+
+class HistoryDisplayTests(RegisterPagesTestCase):
+    def test_times_are_on_the_stockholm_clock_and_a_finding_names_its_review(self):
+        with time_machine.travel(datetime.datetime(2026, 6, 17, 21, 30, tzinfo=datetime.timezone.utc), tick=False):
+            services.review_entry_rate(entry=self.entry, user=self.bob, rating="non_compliant")
+        rows = history_rows(selectors.audit_trail(self.workspace, item=self.item), workspace=self.workspace,
+                            may_see_private=True)
+        signed = next(c for r in rows for c in r.changes if c.label == "signerad")
+        self.assertEqual(signed.after, "2026-06-17 23:30")  # CEST
+        source = next(c for r in rows for c in r.changes if c.label == "från kontroll")
+        self.assertEqual(source.after, "Kontroll 2026")

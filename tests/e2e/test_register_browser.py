@@ -208,7 +208,7 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server, browser, a
     review.refresh_from_db()
     assert review.is_closed
     assert "Signera" not in page.inner_text("main")
-    assert "t.o.m." in page.inner_text("main") or review.entries.filter(frozen_title__gt="").count() == 2
+    assert review.entries.exclude(frozen_title="").count() == 2
     page.screenshot(path=str(artifacts / "register-review.png"), full_page=True)
     # TODO(#28, exports): export the register and the review to Excel and PDF here.
 

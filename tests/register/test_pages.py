@@ -225,6 +225,7 @@ class OverviewTests(RegisterPagesTestCase):
                 self.assertEqual(response.status_code, 200)
                 self.assertEqual(sorted(i.pk for i in response.context["page"].object_list), sorted(expected))
 
+    @pytest.mark.clock
     def test_overdue_filter(self):
         RegisterItem.objects.filter(pk=self.item.pk).update(next_review_date=datetime.date(2000, 1, 1))
         self.login(self.alice)
@@ -393,6 +394,7 @@ class ItemTests(RegisterPagesTestCase):
 
 
 class ReviewTests(RegisterPagesTestCase):
+    @pytest.mark.clock
     def test_review_flow_to_close(self):
         self.login(self.bob)
         response = self.client.post(self.url("register_review_start"), {

@@ -427,6 +427,9 @@ def review_start(request, slug: str):
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     registers = selectors.register_list(ws)
+    if not registers.exists():
+        messages.info(request, "Lägg först till de författningar som gäller er på laglistan.")
+        return redirect("register_overview", slug=ws.slug)
     if request.method == "POST":
         form = ReviewStartForm(_post(request), workspace=ws, registers=registers)
         if form.is_valid():

@@ -447,6 +447,12 @@ class ReviewTests(RegisterPagesTestCase):
         self.entry.refresh_from_db()
         self.assertFalse(self.entry.is_signed)
 
+    def test_start_without_a_register_sends_to_the_overview(self):
+        LegalRegister.objects.filter(workspace=self.workspace).delete()
+        self.login(self.bob)
+        response = self.client.get(self.url("register_review_start"))
+        self.assertRedirects(response, self.url("register_overview"))
+
     def test_start_needs_items_in_scope(self):
         empty = services.register_group_get_or_create(register=self.register, user=self.alice, name="Tom")
         self.login(self.bob)

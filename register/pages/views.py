@@ -86,7 +86,8 @@ def _current_register(request, ws, registers: list[LegalRegister]) -> LegalRegis
         if not wanted.isdigit():
             return None
         return selectors.register_get(ws, int(wanted))
-    return registers[0] if registers else None
+    # The first one made, like the one "Lägg till författning" adds to.
+    return min(registers, key=lambda r: r.pk) if registers else None
 
 
 # --- Overview -------------------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ def overview(request, slug: str):
     errors = []
     if register is None:
         errors.append(f"Okänd laglista: {wanted[:40]}")
-        register = registers[0]
+        register = min(registers, key=lambda r: r.pk)
     groups = list(selectors.register_group_list(register))
     members = list(workspace_members(ws))
     form = ItemFilterForm(request.GET, groups=groups, members=members)
@@ -615,12 +616,6 @@ def action_update(request, slug: str, action_id: int):
             _field_error(form, exc)
         else:
             messages.success(request, f"Åtgärden ”{action.title}” är sparad.")
-            return redirect(request.POST.get("next") if _safe_next(request) else
-                            reverse("register_actions", args=[ws.slug]))
+            return redirect("register_actions", slug=ws.slug)
     return _actions_page(request, ws, membership, update_form=form, updated=action.pk, status=400)
 
-
-def _safe_next(request) -> bool:
-    """Return to the page the button was on only when it is one of this workspace's register pages."""
-    target = request.POST.get("next", "")
-    return target.startswith(reverse("register_overview", args=[request.resolver_match.kwargs["slug"]]))

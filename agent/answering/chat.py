@@ -30,6 +30,7 @@ from . import llm
 from .answer import check_citations, extractive_answer
 from .context_assembly import render_tool_sources
 from .prepare import PrepareOptions, prepare_context
+from .register_answers import register_answer
 from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,12 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     citations = list(prepared.citations)
     yield {"event": "sources", "data": citations}
 
+    if prepared.intent == "register":
+        # From the register itself, with or without a model: every line is a row of the workspace's laglista.
+        text = register_answer(conversation.workspace, user, content).text
+        yield {"event": "token", "data": text}
+        yield _finish(conversation, prepared, text, citations, mode=Message.AnswerMode.DIRECT)
+        return
     if prepared.skipped:
         text = GREETING_ANSWER if prepared.intent == "greeting" else META_ANSWER
         yield {"event": "token", "data": text}

@@ -499,6 +499,13 @@ def suggestion_reject(*, workspace: Workspace, user, number: str) -> SuggestionD
                        suggestion.reason_text)
 
 
+def document_decline(*, workspace: Workspace, user, legal_document: LegalDocument, reason: str = "") -> SuggestionDecision:
+    """Remember that the workspace does not want this document suggested (the assistant's "Nej tack")."""
+    _require_editor(workspace, user)
+    with transaction.atomic():
+        return _decide(workspace, user, legal_document, SuggestionDecision.Decision.REJECTED, reason)
+
+
 def suggestion_restore(*, workspace: Workspace, user, decision: SuggestionDecision) -> None:
     """Undo a rejection: the document may be suggested again."""
     _require_editor(workspace, user)

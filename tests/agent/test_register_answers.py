@@ -240,3 +240,75 @@ def test_the_source_card_shows_the_status(setup, client):
     page = client.get(reverse("conversation", args=[setup["ws"].slug, setup["conv"].pk])).content.decode()
     assert "Er laglista: uppfylls" in page
     assert message.answer_mode == Message.AnswerMode.EXTRACTIVE
+
+
+# --- proposals need consent ------------------------------------------------------------------------------
+
+
+def _offers(message: Message) -> list[tuple[int, dict]]:
+    return [(i, p) for i, p in enumerate(message.proposals) if p["kind"] == "register_item"]
+
+
+def _decide(client, setup, message, index, decision="spara"):
+    from django.urls import reverse
+
+    url = reverse("message_proposal", args=[setup["ws"].slug, setup["conv"].pk, message.pk, index])
+    return client.post(url, {"decision": decision}, HTTP_HX_REQUEST="true")
+
+
+def test_an_answer_offers_its_cited_document_and_writes_only_on_a_click(setup, client):
+    _item(setup["ws"], setup["las"])  # the workspace keeps a laglista; LAS is on it already
+    message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
+    offers = _offers(message)
+    assert [p["value"]["document"] for _, p in offers] == ["1977:1160"]
+    assert offers[0][1]["status"] == "pending"
+    assert not RegisterItem.objects.filter(legal_document=setup["aml"]).exists()  # nothing without a click
+    client.force_login(setup["alice"])
+    response = _decide(client, setup, message, offers[0][0])
+    assert response.status_code == 200 and "Tillagd" in response.content.decode()
+    item = RegisterItem.objects.get(workspace=setup["ws"], legal_document=setup["aml"])
+    assert item.origin == "assistant"
+    message.refresh_from_db()
+    assert message.proposals[offers[0][0]]["status"] == "saved"
+    assert message.proposals[offers[0][0]]["item_id"] == item.pk
+
+
+def test_an_offer_whose_target_changed_is_refused(setup, client):
+    register_item = _item(setup["ws"], setup["las"])
+    message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
+    index = _offers(message)[0][0]
+    # Someone put the document on the list in between.
+    _item(setup["ws"], setup["aml"], status=ComplianceStatus.COMPLIANT)
+    client.force_login(setup["alice"])
+    response = _decide(client, setup, message, index)
+    assert response.status_code == 409 and "finns redan på laglistan" in response.content.decode()
+    assert RegisterItem.objects.filter(legal_document=setup["aml"]).count() == 1
+    message.refresh_from_db()
+    assert message.proposals[index]["status"] == "pending"
+    # The list the offer named was deleted in between.
+    RegisterItem.objects.filter(legal_document=setup["aml"]).delete()
+    register_item.register.delete()
+    response = _decide(client, setup, message, index)
+    assert response.status_code == 409 and "Laglistan finns inte längre" in response.content.decode()
+    assert not RegisterItem.objects.filter(legal_document=setup["aml"]).exists()
+
+
+def test_no_thanks_is_remembered_and_readers_get_no_offer(setup, client):
+    from register.models import SuggestionDecision
+
+    _item(setup["ws"], setup["las"])
+    bobs = chat.conversation_create(workspace=setup["ws"], user=setup["bob"])  # bob only reads
+    assert _offers(chat.answer(bobs, setup["bob"], LAW_QUESTION)) == []
+    message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
+    client.force_login(setup["alice"])
+    assert _decide(client, setup, message, _offers(message)[0][0], "nej").status_code == 200
+    assert SuggestionDecision.objects.get(legal_document=setup["aml"]).decision == "rejected"
+    assert not RegisterItem.objects.filter(legal_document=setup["aml"]).exists()
+    assert _offers(chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)) == []
+    client.force_login(setup["charlie"])
+    assert _decide(client, setup, message, _offers(message)[0][0] if _offers(message) else 0).status_code == 404
+
+
+def test_no_register_no_offer(setup):
+    message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
+    assert _offers(message) == []

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Max
 
 from chunks.selectors import chunk_list_visible
 from compliance.models import LegalDocument, Workspace, WorkspaceProfile
@@ -39,8 +42,9 @@ KNOWLEDGE_GROUP = "Från kunskapsbasen"
 # How many of the workspace's chunks the knowledge-base scan reads: enough for a real handbook library,
 # bounded so the page stays fast for a very large one.
 MAX_SCANNED_CHUNKS = 5000
-# A name shorter than this ("LAS" is fine, "AB" is not) matches too much ordinary text.
 MIN_NAME_LENGTH = 3
+# A cached scan is keyed on the versions that change with the knowledge base; the timeout only bounds memory.
+KNOWLEDGE_CACHE_SECONDS = 24 * 3600
 
 
 class SuggestionDataError(ValueError):
@@ -150,46 +154,63 @@ def profile_suggestions(profile: WorkspaceProfile) -> list[Suggestion]:
     return list(by_number.values())
 
 
+# A word of running text, numbers included: "1977:1160", "2016/679", "ELSÄK-FS" are one word each.
+_WORD_RE = re.compile(r"\w+(?:[:/\-]\w+)*")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text.casefold())
+
+
 @dataclass(frozen=True)
 class _Names:
-    pattern: re.Pattern | None
-    by_key: dict[str, int]
+    """Every loaded document's number, short names and abbreviations, as word sequences.
+
+    Matching is by whole words (a dictionary lookup per word, and per phrase starting at a word that begins
+    some name), not one regular expression of a thousand alternatives: the knowledge base of a real
+    organisation is megabytes of text, and this reads it in well under a second."""
+
+    by_key: dict[tuple[str, ...], int]
+    lengths_by_first: dict[str, tuple[int, ...]]
 
 
 def _document_names() -> _Names:
-    """One pattern over every loaded document's number, short names and abbreviations."""
-    by_key: dict[str, int] = {}
+    by_key: dict[tuple[str, ...], int] = {}
     for pk, number, short_names, abbreviations in LegalDocument.objects.values_list(
             "pk", "sfs_number", "short_names", "abbreviations"):
-        by_key[number.casefold()] = pk
-        for name in [*(short_names or []), *(abbreviations or [])]:
-            if len(name) >= MIN_NAME_LENGTH:
-                by_key.setdefault(name.casefold(), pk)
-    if not by_key:
-        return _Names(None, {})
-    alternatives = "|".join(re.escape(k) for k in sorted(by_key, key=len, reverse=True))
-    # Not inside a longer word or number: "1977:11600" is not 1977:1160, "lasten" is not LAS.
-    return _Names(re.compile(rf"(?<![\w:/])(?:{alternatives})(?![\w:])", re.IGNORECASE), by_key)
+        for name in [number, *(short_names or []), *(abbreviations or [])]:
+            # A name shorter than this ("LAS" is fine, "AB" is not) matches too much ordinary text.
+            key = tuple(_words(name))
+            if key and (len(name) >= MIN_NAME_LENGTH or name == number):
+                by_key.setdefault(key, pk)
+    lengths: dict[str, set[int]] = {}
+    for key in by_key:
+        lengths.setdefault(key[0], set()).add(len(key))
+    return _Names(by_key, {first: tuple(sorted(n, reverse=True)) for first, n in lengths.items()})
+
+
+def _mentions(words: list[str], names: _Names) -> Iterator[int]:
+    for i, word in enumerate(words):
+        for n in names.lengths_by_first.get(word, ()):
+            doc_id = names.by_key.get(tuple(words[i:i + n]))
+            if doc_id is not None:
+                yield doc_id
+                break
 
 
 def knowledge_suggestions(workspace: Workspace) -> list[Suggestion]:
-    """Documents the workspace's own files, assessments and profile facts name, with where they are named."""
-    names = _document_names()
-    if names.pattern is None:
-        return []
-    found: dict[int, dict[str, int]] = {}  # document id → {where: mentions}
-    chunks = (chunk_list_visible([workspace.pk]).filter(workspace=workspace)
-              .values_list("document_title", "text")[:MAX_SCANNED_CHUNKS])
-    texts = [(title or "en fil", text) for title, text in chunks]
-    profile = workspace_profile_get(workspace)
-    if profile.pk:
-        texts += [("företagsprofilen", fact) for fact in profile_fact_list(workspace).values_list("text", flat=True)]
-    for where, text in texts:
-        for match in names.pattern.finditer(text):
-            doc_id = names.by_key.get(match.group(0).casefold())
-            if doc_id is not None:
-                places = found.setdefault(doc_id, {})
-                places[where] = places.get(where, 0) + 1
+    """Documents the workspace's own files, assessments and profile facts name, with where they are named.
+
+    The scan is cached under the workspace's knowledge and memory versions (bumped by every change to its
+    files, assessments and profile facts) and the corpus's size, so a large knowledge base is read once per
+    change, not on every page view and decision."""
+    fresh = Workspace.objects.filter(pk=workspace.pk).values_list("knowledge_version", "memory_version").first()
+    corpus = LegalDocument.objects.aggregate(n=Count("pk"), last=Max("pk"))
+    key = "register-kb-mentions-{}-{}-{}-{}-{}".format(workspace.pk, *(fresh or (0, 0)), corpus["n"], corpus["last"])
+    found = cache.get(key)
+    if found is None:
+        found = _scan_knowledge(workspace)
+        cache.set(key, found, KNOWLEDGE_CACHE_SECONDS)
     documents = LegalDocument.objects.in_bulk(list(found))
     out = []
     for doc_id, places in sorted(found.items(), key=lambda kv: -sum(kv[1].values())):
@@ -201,6 +222,24 @@ def knowledge_suggestions(workspace: Workspace) -> list[Suggestion]:
         out.append(Suggestion(document=document, group=KNOWLEDGE_GROUP, from_knowledge=True,
                               reasons=[f"Nämns i er kunskapsbas ({where}) → {document.title}."]))
     return out
+
+
+def _scan_knowledge(workspace: Workspace) -> dict[int, dict[str, int]]:
+    names = _document_names()
+    found: dict[int, dict[str, int]] = {}  # document id → {where: mentions}
+    if not names.by_key:
+        return found
+    chunks = (chunk_list_visible([workspace.pk]).filter(workspace=workspace)
+              .values_list("document_title", "text")[:MAX_SCANNED_CHUNKS])
+    texts = [(title or "en fil", text) for title, text in chunks]
+    profile = workspace_profile_get(workspace)
+    if profile.pk:
+        texts += [("företagsprofilen", fact) for fact in profile_fact_list(workspace).values_list("text", flat=True)]
+    for where, text in texts:
+        for doc_id in _mentions(_words(text), names):
+            places = found.setdefault(doc_id, {})
+            places[where] = places.get(where, 0) + 1
+    return found
 
 
 def suggestion_list(workspace: Workspace) -> list[Suggestion]:

@@ -198,6 +198,12 @@ def _mentions(words: list[str], names: _Names) -> Iterator[int]:
                 break
 
 
+def documents_named(text: str) -> list[int]:
+    """The loaded legal documents `text` names by number, short name or abbreviation, in order of mention."""
+    names = _document_names()
+    return list(dict.fromkeys(_mentions(_words(text), names)))
+
+
 def knowledge_suggestions(workspace: Workspace) -> list[Suggestion]:
     """Documents the workspace's own files, assessments and profile facts name, with where they are named.
 

@@ -18,10 +18,11 @@ from django.db.models import Q
 from django.urls import NoReverseMatch, reverse
 
 from compliance.clock import swedish_today
-from compliance.models import Workspace
+from compliance.models import LegalDocument, Workspace
 from compliance.selectors import access_scope_for
 from register.models import Action, ComplianceStatus, RegisterItem, Requirement
 from register.selectors import action_list, register_item_list, register_summary, requirement_list
+from register.suggestions import documents_named
 
 # How many rows one list shows; the rest is counted and left to the register page.
 MAX_ROWS = 25
@@ -174,6 +175,21 @@ def register_answer(workspace: Workspace, user, question: str, *, today: date | 
         sections.append(_section("Försenade åtgärder" if late else "Öppna åtgärder", rows,
                                  lambda a: _action_line(workspace, a, today),
                                  "Inga åtgärder är försenade." if late else "Det finns inga öppna åtgärder."))
+    named = documents_named(question)
+    if named and not sections:
+        # "Har vi bedömt arbetsmiljölagen?": the named documents' rows, or that they are not on the list.
+        rows = list(items.filter(legal_document_id__in=named))
+        answer.item_ids |= {i.pk for i in rows}
+        listed = {i.legal_document_id for i in rows}
+        missing = [d.title for d in LegalDocument.objects.filter(pk__in=[n for n in named if n not in listed])]
+        section = _section("Det här säger er laglista om författningarna i frågan", rows,
+                           lambda i: _item_line(workspace, i, detail=_next_review(i)),
+                           "Ingen av dem finns på laglistan.")
+        sections.append(section)
+        if missing:
+            sections.append(Section(heading="Finns inte på laglistan", total=len(missing),
+                                    lines=[f"- {_md(title)}" for title in missing[:MAX_ROWS]],
+                                    empty_text=""))
     if mine and not sections:
         owned_items = list(items.filter(responsible_id=user_id))
         owned_reqs = list(requirement_list(workspace, owner_id=user_id).order_by("item_id", "position", "pk"))
@@ -194,6 +210,10 @@ def register_answer(workspace: Workspace, user, question: str, *, today: date | 
     answer.sections = sections
     answer.text = "\n\n".join([*(_render(s) for s in sections), NOTE.format(name=_md(workspace.name))])
     return answer
+
+
+def _next_review(item: RegisterItem) -> str:
+    return f"nästa bedömning {item.next_review_date.isoformat()}" if item.next_review_date else ""
 
 
 def _render(section: Section) -> str:

@@ -312,3 +312,14 @@ def test_no_thanks_is_remembered_and_readers_get_no_offer(setup, client):
 def test_no_register_no_offer(setup):
     message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
     assert _offers(message) == []
+
+
+def test_a_question_naming_a_document_gets_its_rows_status(setup):
+    _item(setup["ws"], setup["aml"], status=ComplianceStatus.PARTIAL, responsible=setup["alice"],
+          last_reviewed_at=date(2026, 3, 1), next_review_date=date(2027, 3, 1))
+    assert classify("Har vi bedömt arbetsmiljölagen?").intent == "register"
+    text = register_answer(setup["ws"], setup["bob"], "Har vi bedömt arbetsmiljölagen?", today=date(2026, 11, 25)).text
+    assert "uppfylls delvis, ansvarig alice, bedömd 2026-03-01, nästa bedömning 2027-03-01" in text
+    text = register_answer(setup["ws"], setup["bob"], "Finns LAS på vår laglista?", today=date(2026, 11, 25)).text
+    assert "Finns inte på laglistan (1)" in text and "Lag (1982:80) om anställningsskydd" in text
+    assert "Ingen av dem finns på laglistan." in text

@@ -37,6 +37,13 @@ class StatuteHistory:
         return [view for act in self.acts for view in act.changes if view.coming]
 
 
+def change_view(change: StatuteChange, *, today: date) -> ChangeView:
+    """One changed unit as the pages show it: its word diff per stycke, and whether it is still to come."""
+    coming = bool(change.temporal.startswith("Träder i kraft")
+                  or (change.in_force is not None and change.in_force > today))
+    return ChangeView(change, word_diff(change.old_text, change.new_text), coming)
+
+
 def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
                         today: date | None = None) -> StatuteHistory:
     """The changes that made the current version, grouped per amending act (newest act first)."""
@@ -50,9 +57,7 @@ def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
             act = acts.setdefault(change.amending_sfs, ActChanges(change.amending_sfs, change.in_force))
             if act.in_force is None:
                 act.in_force = change.in_force
-            coming = bool(change.temporal.startswith("Träder i kraft")
-                          or (change.in_force is not None and change.in_force > today))
-            act.changes.append(ChangeView(change, word_diff(change.old_text, change.new_text), coming))
+            act.changes.append(change_view(change, today=today))
     ordered = sorted(acts.values(), key=lambda a: tuple(int(p) for p in a.amending_sfs.split(":"))
                      if a.amending_sfs else (0, 0), reverse=True)
     shown = None

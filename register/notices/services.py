@@ -271,45 +271,47 @@ def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: st
                             details={"field": "add_to_register"})
     now = timezone.now()
     action = added = None
-    with transaction.atomic(), audit_actor(user):
-        notice = (ChangeNotice.objects.select_for_update().select_related("workspace", "item", "replacement",
-                                                                          "legal_document")
-                  .order_by("pk").get(pk=notice.pk))
+    # The services called here record their own actor; audit_actor blocks do not nest (leaving the inner one
+    # forgets the outer one's actor), so this function's own writes come after them in a block of their own.
+    with transaction.atomic():
+        notice = (ChangeNotice.objects.select_for_update(of=("self",))
+                  .select_related("workspace", "item", "replacement", "legal_document").order_by("pk").get(pk=notice.pk))
         existing = ImpactAssessment.objects.filter(notice=notice).first()
         if action_title and (existing is None or existing.action_id is None):
             action = action_create(workspace=workspace, user=user, title=action_title, item=notice.item,
                                    description=what_to_do, owner=action_owner, due_date=action_due_date)
-        values = {"affects_us": affects_us, "what_to_do": what_to_do, "comment": comment, "answered_by": user,
-                  "answered_at": now}
-        if action is not None:
-            values["action"] = action
-        if existing is None:
-            assessment = ImpactAssessment.objects.create(notice=notice, workspace=workspace, **values)
-        else:
-            for field, value in values.items():
-                setattr(existing, field, value)
-            existing.save()
-            assessment = existing
         if add_to_register:
             document = notice.replacement if notice.kind == ChangeNotice.Kind.REPEALED else notice.legal_document
             register = register_default(workspace=workspace, user=user)
             added = register_item_add(register=register, user=user, legal_document=document,
                                       reason=f"Lagbevakning: {notice.legal_document.title}",
                                       origin=ItemOrigin.CHANGE).item
-            if notice.item_id is None:
+        with audit_actor(user):
+            values = {"affects_us": affects_us, "what_to_do": what_to_do, "comment": comment, "answered_by": user,
+                      "answered_at": now}
+            if action is not None:
+                values["action"] = action
+            if existing is None:
+                assessment = ImpactAssessment.objects.create(notice=notice, workspace=workspace, **values)
+            else:
+                for field, value in values.items():
+                    setattr(existing, field, value)
+                existing.save()
+                assessment = existing
+            if added is not None and notice.item_id is None:
                 notice.item = added
-        notice.answered_at = now
-        notice.read_at = notice.read_at or now
-        notice.read_by = notice.read_by or user
-        notice.save(update_fields=["answered_at", "read_at", "read_by", "item"])
-        pending = ChangeNotice.objects.filter(workspace=workspace, legal_document_id=notice.legal_document_id,
-                                              answered_at__isnull=True).exclude(pk=notice.pk)
-        if notice.kind != ChangeNotice.Kind.NEW and not pending.exists():
-            for item in (RegisterItem.objects.select_for_update()
-                         .filter(workspace=workspace, legal_document_id=notice.legal_document_id,
-                                 needs_reassessment=True).order_by("pk")):
-                item.needs_reassessment = False
-                item.save(update_fields=["needs_reassessment", "updated_at"])
+            notice.answered_at = now
+            notice.read_at = notice.read_at or now
+            notice.read_by = notice.read_by or user
+            notice.save(update_fields=["answered_at", "read_at", "read_by", "item"])
+            pending = ChangeNotice.objects.filter(workspace=workspace, legal_document_id=notice.legal_document_id,
+                                                  answered_at__isnull=True).exclude(pk=notice.pk)
+            if notice.kind != ChangeNotice.Kind.NEW and not pending.exists():
+                for item in (RegisterItem.objects.select_for_update()
+                             .filter(workspace=workspace, legal_document_id=notice.legal_document_id,
+                                     needs_reassessment=True).order_by("pk")):
+                    item.needs_reassessment = False
+                    item.save(update_fields=["needs_reassessment", "updated_at"])
     return AnswerResult(assessment=assessment, action=action, added_item=added)
 
 

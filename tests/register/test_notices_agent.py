@@ -8,12 +8,16 @@ from datetime import date
 
 import pytest
 
+from agent.answering import chat
+from agent.answering.change_answers import is_change_question
 from agent.answering.context_assembly import assemble_context
 from agent.retrieval.dating import date_sources
 from agent.retrieval.sources import RetrievedChunk
 from compliance.services import LegalDocumentData, legal_document_upsert
+from register.models import ChangeNotice
+from register.notices.services import notice_answer
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
-from tests.register.notices_fixtures import sync_records
+from tests.register.notices_fixtures import sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +71,39 @@ def test_a_repealed_statute_says_by_which_act(statute, tmp_path):
     date_sources([repealed], None, date(2100, 2, 1))
     assert repealed.date_label.startswith("upphävd genom SFS 2099:99, den 2100-01-01")
     assert "(upphävd genom SFS 2099:99, den 2100-01-01)" in assemble_context([repealed]).text
+
+
+def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline(statute, tmp_path, settings):
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+
+    ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
+    other_doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
+                                                           full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                         process=False)
+    workspace_with("Charlies AB", owner_name="charlie", documents=[other_doc])
+    sync_records(tmp_path, [record("2099:1"), record("2099:2", title="Lag (2099:2) om annat")])
+    notice = ChangeNotice.objects.get(workspace=ws)
+    conversation = chat.conversation_create(workspace=ws, user=alice)
+
+    message = chat.answer(conversation, alice, "Vilka ändringar har vi inte bedömt?")
+
+    assert message.answer_mode == "direct" and message.sources == []
+    assert message.content.startswith("Ni har 1 lagändring som inte är bedömd:")
+    assert "Lag (2099:1) om provföretag: ändrad genom SFS 2099:11" in message.content
+    assert f"/ws/alices-ab/lagandringar/{notice.pk}/" in message.content
+    assert "2099:2" not in message.content  # charlie's notice is his own
+
+    notice_answer(notice=notice, user=alice, affects_us="no")
+    assert chat.answer(conversation, alice, "Vilka ändringar har vi inte bedömt?").content.startswith(
+        "Alla lagändringar som berör er är bedömda.")
+    listed = chat.answer(conversation, alice, "Vad har ändrats i lagar som berör oss?").content
+    assert "Lag (2099:1) om provföretag" in listed and "bedömd: påverkar oss nej" in listed
+
+
+def test_a_question_about_one_statutes_changes_is_left_to_retrieval():
+    assert is_change_question("Vilka lagändringar har vi kvar att bedöma?")
+    assert is_change_question("Vad har ändrats i lagar som berör oss sedan i våras?")
+    assert not is_change_question("Vad har ändrats i 3 kap. 2 § arbetsmiljölagen?")
+    assert not is_change_question("Hur ändrar vi vår rutin för brandskydd?")
+    assert not is_change_question("Vad säger lagen om ändring av anställningsavtal?")

@@ -8,12 +8,12 @@ from . import digests, services
 
 
 @shared_task(name="register.notices.tasks.notices_scan", ignore_result=True)
-def notices_scan() -> None:
+def notices_scan() -> int:
     # Idempotent and driven by the data: catches what an import left undone (a worker that died after
-    # applying a version, before notifying).
-    services.notices_create_for_versions()
+    # applying a version, before notifying). The count made is logged by the worker.
+    return services.notices_create_for_versions().total
 
 
 @shared_task(name="register.notices.tasks.digests_send", ignore_result=True)
-def digests_send() -> None:
-    digests.digests_send()
+def digests_send() -> int:
+    return digests.digests_send().sent

@@ -173,3 +173,17 @@ def test_answering_one_of_two_pending_notices_keeps_the_flag(setup, tmp_path):
     assert setup["item"].needs_reassessment is False
     assert LegalDocument.objects.get(pk=doc.pk).amended_through == "SFS 2099:12"
     assert notices_create_for_versions().total == 0
+
+
+def test_a_version_whose_sections_the_diff_finds_unchanged_is_still_noticed(setup, client, tmp_path):
+    """A missed amendment is the worse error: a new version is noticed even when no § differs (here only its
+    transitional provisions changed), and the page says where to look."""
+    ws = setup["alice_ws"]
+    current = LegalDocument.objects.get(pk=setup["doc"].pk).full_text  # the text the fixture's sync made current
+    text = current.replace("\n\n", "\r\n\r\n") + "\r\n\r\n2099:12\r\n\r\n1. Denna lag träder i kraft den 1 januari 2100."
+    sync_records(tmp_path, [record("2099:1", andring="t.o.m. SFS 2099:12", text=text)], name="overgang.jsonl")
+    notice = ChangeNotice.objects.filter(workspace=ws).order_by("-pk").first()
+    assert notice.version.amended_through == "SFS 2099:12" and notice.change_count == 0
+    client.force_login(setup["alice"])
+    page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
+    assert "Jämförelsen hittade ingen ändrad paragraf" in page

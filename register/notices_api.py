@@ -9,7 +9,7 @@ is a 404; a reader or revisor answering is a 403.
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
@@ -28,7 +28,8 @@ class NoticeFilterSerializer(serializers.Serializer):
 
 
 class ImpactSerializer(serializers.ModelSerializer):
-    answered_by = serializers.CharField(source="answered_by.get_username", default=None, read_only=True)
+    answered_by = serializers.CharField(source="answered_by.get_username", default=None, read_only=True,
+                                        allow_null=True)
     action_id = serializers.IntegerField(read_only=True, allow_null=True)
 
     class Meta:
@@ -40,7 +41,8 @@ class NoticeSerializer(serializers.ModelSerializer):
     sfs_number = serializers.CharField(source="legal_document.sfs_number", read_only=True)
     title = serializers.CharField(source="legal_document.title", read_only=True)
     amended_through = serializers.SerializerMethodField()
-    replacement_sfs = serializers.CharField(source="replacement.sfs_number", default=None, read_only=True)
+    replacement_sfs = serializers.CharField(source="replacement.sfs_number", default=None, read_only=True,
+                                            allow_null=True)
     impact = serializers.SerializerMethodField()
 
     class Meta:
@@ -51,6 +53,7 @@ class NoticeSerializer(serializers.ModelSerializer):
     def get_amended_through(self, notice: ChangeNotice) -> str | None:
         return notice.version.amended_through if notice.version_id else None
 
+    @extend_schema_field(ImpactSerializer(allow_null=True))
     def get_impact(self, notice: ChangeNotice) -> dict | None:
         impact = getattr(notice, "impact", None) if notice.answered_at else None
         return ImpactSerializer(impact).data if impact is not None else None
@@ -79,6 +82,7 @@ class NoticeDetailSerializer(NoticeSerializer):
     class Meta(NoticeSerializer.Meta):
         fields = [*NoticeSerializer.Meta.fields, "changes"]
 
+    @extend_schema_field(NoticeChangeSerializer(many=True))
     def get_changes(self, notice: ChangeNotice) -> list:
         return NoticeChangeSerializer(selectors.notice_detail(notice).changes, many=True).data
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 from django.http import Http404
 
 from compliance.clock import swedish_today
@@ -29,9 +29,13 @@ STATE_LABELS = {"": "Alla", "olasta": "Olästa", "obesvarade": "Obesvarade", "be
 
 
 def notice_list(workspace: Workspace, *, state: str = "", kind: str = "") -> QuerySet[ChangeNotice]:
+    # Changes to the laglista's own documents before suggested new statutes; newest first within each.
+    suggestion_last = Case(When(kind=ChangeNotice.Kind.NEW, then=Value(1)), default=Value(0),
+                           output_field=IntegerField())
     notices = (ChangeNotice.objects.filter(workspace=workspace)
                .select_related("legal_document", "item", "version", "repeal", "replacement", "impact",
-                               "impact__answered_by", "impact__action", "impact__action__owner"))
+                               "impact__answered_by", "impact__action", "impact__action__owner")
+               .order_by(suggestion_last, "-created_at", "-pk"))
     if state in STATES:
         notices = notices.filter(STATES[state])
     if kind in ChangeNotice.Kind.values:

@@ -13,7 +13,7 @@ from datetime import date
 
 from django.urls import reverse
 
-from agent.retrieval.query_analysis import extract_dates
+from agent.retrieval.query_analysis import DateRange, extract_dates
 from compliance.clock import swedish_date
 from compliance.models import Workspace
 from register.models import ChangeNotice
@@ -29,6 +29,10 @@ _NAMED_RE = re.compile(r"§|\b\d{4}:\d{1,4}\b|\bkap\b", re.IGNORECASE)
 _UNASSESSED_RE = re.compile(r"\binte\s+(?:har\s+)?bedömt|\bobesvarade|\bej\s+bedömda|\binte\s+bedömda|\bkvar\s+att\s+bedöma",
                             re.IGNORECASE)
 MAX_LISTED = 20
+# "sedan i våras", "i höstas": the last such season before today (query_analysis reads months and years).
+_SEASON_RE = re.compile(r"\b(sedan\s+)?i\s+(våras|somras|höstas|vintras)\b", re.IGNORECASE)
+_SEASON_START = {"våras": (3, 1), "somras": (6, 1), "höstas": (9, 1), "vintras": (12, 1)}
+_SEASON_END = {"våras": (5, 31), "somras": (8, 31), "höstas": (11, 30), "vintras": (2, 28)}
 
 
 def is_change_question(question: str) -> bool:
@@ -56,6 +60,22 @@ def _line(notice: ChangeNotice, workspace: Workspace) -> str:
     return f"- {doc.title}: {what} ({state}). [Öppna]({url})"
 
 
+def _season(question: str, today: date) -> DateRange | None:
+    match = _SEASON_RE.search(question)
+    if match is None:
+        return None
+    season = match.group(2).lower()
+    month, day = _SEASON_START[season]
+    start = date(today.year, month, day)
+    if start > today:
+        start = date(today.year - 1, month, day)
+    if match.group(1):  # "sedan i våras": from then until today
+        return DateRange(start=start, end=today, label=match.group(0))
+    end_month, end_day = _SEASON_END[season]
+    end = date(start.year + (1 if end_month < month else 0), end_month, end_day)
+    return DateRange(start=start, end=min(end, today), label=match.group(0))
+
+
 def change_answer(question: str, workspace: Workspace, *, today: date) -> str | None:
     """The answer to a question about the workspace's law changes, or None when it is not one."""
     if not is_change_question(question):
@@ -69,10 +89,11 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
                f"lagändring{'ar' if len(notices) != 1 else ''} som inte är bedömd{'a' if len(notices) != 1 else ''}:"
         return "\n".join([head, *(_line(n, workspace) for n in notices[:MAX_LISTED]),
                           "", f"Bedöm dem under [Lagändringar]({list_url}?status=obesvarade)."])
-    period = extract_dates(question, today)
+    period = _season(question, today) or extract_dates(question, today)
     notices = list(notice_list(workspace))
     if period is not None:
-        notices = [n for n in notices if period.start <= _changed_on(n) <= period.end]
+        # In force in the period, or learnt of in it (an amendment in force in January, imported in May).
+        notices = [n for n in notices if any(period.start <= day <= period.end for day in _days(n))]
     since = f" {period.start.isoformat()}–{period.end.isoformat()}" if period is not None else ""
     if not notices:
         return (f"Inga ändringar i författningarna på er laglista har noterats{since}. "
@@ -83,10 +104,11 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
         f"\n\nAlla under [Lagändringar]({list_url})."
 
 
-def _changed_on(notice: ChangeNotice) -> date:
-    """The day a change counts from: the version's in-force day, the repeal's day, else when it was noticed."""
+def _days(notice: ChangeNotice) -> list[date]:
+    """The days a change counts on: when it entered (or enters) into force, and when it was noticed."""
+    days = [swedish_date(notice.created_at)]
     if notice.version_id and notice.version.valid_from:
-        return notice.version.valid_from
+        days.append(notice.version.valid_from)
     if notice.repeal_id and notice.repeal.repealed_on:
-        return notice.repeal.repealed_on
-    return swedish_date(notice.created_at)
+        days.append(notice.repeal.repealed_on)
+    return days

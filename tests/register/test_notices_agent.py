@@ -1,18 +1,20 @@
 """The assistant knows what changed: a source from a statute amended in the last twelve months says which act
 changed it and when, on its card (date_label) and in the context block; a repealed one says it is repealed.
-Each test passes its own "today", so none reads the clock."""
+Each test passes its own "today"; the one that needs a notice's date fixes the clock."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 import pytest
+import time_machine
 
 from agent.answering import chat
-from agent.answering.change_answers import is_change_question
+from agent.answering.change_answers import change_answer, is_change_question
 from agent.answering.context_assembly import assemble_context
 from agent.retrieval.dating import date_sources
 from agent.retrieval.sources import RetrievedChunk
+from compliance.clock import STOCKHOLM
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice
 from register.notices.services import notice_answer
@@ -107,3 +109,18 @@ def test_a_question_about_one_statutes_changes_is_left_to_retrieval():
     assert not is_change_question("Vad har ändrats i 3 kap. 2 § arbetsmiljölagen?")
     assert not is_change_question("Hur ändrar vi vår rutin för brandskydd?")
     assert not is_change_question("Vad säger lagen om ändring av anställningsavtal?")
+
+
+@pytest.mark.clock
+def test_changes_since_a_season_are_those_in_force_or_noticed_since_then(statute, tmp_path):
+    with time_machine.travel(datetime(2026, 11, 25, 9, 0, tzinfo=STOCKHOLM)):
+        ws, _, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
+        sync_records(tmp_path, [record("2099:1")])
+        today = date(2026, 11, 25)
+
+        since_spring = change_answer("Vad har ändrats i lagar som berör oss sedan i våras?", ws, today=today)
+        summer = change_answer("Vad har ändrats i lagar som berör oss i somras?", ws, today=today)
+
+    assert since_spring.startswith("Ändringar som berör er laglista 2026-03-01–2026-11-25:")
+    assert "Lag (2099:1) om provföretag" in since_spring
+    assert summer.startswith("Inga ändringar i författningarna på er laglista har noterats 2026-06-01–2026-08-31.")

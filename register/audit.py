@@ -29,6 +29,7 @@ from .models import (
     Requirement,
     Review,
     ReviewEntry,
+    SuggestionDecision,
 )
 
 
@@ -38,7 +39,7 @@ def _tracked(model) -> list[str]:
     return [f.name for f in model._meta.concrete_fields if f.name not in ("created_at", "updated_at")]
 
 
-for _model in (LegalRegister, RegisterGroup, RegisterItem, Requirement, Evidence, Action):
+for _model in (LegalRegister, RegisterGroup, RegisterItem, Requirement, Evidence, Action, SuggestionDecision):
     auditlog.register(_model, include_fields=_tracked(_model))
 auditlog.register(Review, include_fields=[*_tracked(Review), "groups"], m2m_fields={"groups"})
 auditlog.register(ReviewEntry, include_fields=[*_tracked(ReviewEntry), "evidence"], m2m_fields={"evidence"})

@@ -352,6 +352,38 @@ class Action(models.Model):
         return {"workspace_id": self.workspace_id, "item_id": self.item_id, "action_id": self.pk}
 
 
+class SuggestionDecision(models.Model):
+    """A person's answer to a suggested document (register.suggestions): accepted onto the register, or
+    rejected. A decided document is not suggested again; a rejection can be undone (the row goes)."""
+
+    class Decision(models.TextChoices):
+        ACCEPTED = "accepted", "accepterad"
+        REJECTED = "rejected", "avvisad"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="suggestion_decisions")
+    legal_document = models.ForeignKey(LegalDocument, on_delete=models.CASCADE, related_name="+",
+                                       verbose_name="författning")
+    decision = models.CharField("beslut", max_length=10, choices=Decision.choices)
+    # The reasons shown when it was decided, so a later reader sees what was accepted or turned down.
+    reason = models.TextField("motivering", blank=True, max_length=TEXT_MAX_LENGTH)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+", verbose_name="beslutad av")
+    decided_at = models.DateTimeField("beslutad", auto_now_add=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-pk"]
+        verbose_name = "beslut om förslag"
+        verbose_name_plural = "beslut om förslag"
+        constraints = [models.UniqueConstraint(fields=["workspace", "legal_document"],
+                                               name="suggestion_decision_unique_document")]
+
+    def __str__(self) -> str:
+        return f"{self.legal_document}: {self.get_decision_display()}"
+
+    def get_additional_data(self) -> dict:
+        return {"workspace_id": self.workspace_id}
+
+
 # --- Lagbevakning: change notices, impact assessments and their e-mail digests (register.notices) ----------
 
 

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('compliance', '0009_membership_role_auditor'),
         ('law', '0001_initial'),
-        ('register', '0002_assessments_into_register'),
+        ('register', '0003_suggestion_decisions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

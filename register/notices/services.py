@@ -32,6 +32,7 @@ from ..models import (
     NoticeSubscription,
     RegisterItem,
     Requirement,
+    SuggestionDecision,
 )
 from ..services import (
     RegisterError,
@@ -39,6 +40,7 @@ from ..services import (
     _member_or_error,
     _require_editor,
     action_create,
+    document_decline,
     register_default,
     register_item_add,
 )
@@ -214,8 +216,12 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
             subjects = statute_subjects(row["full_text"], exclude=row["document_id"])
             if not subjects:
                 continue
+            # A workspace that has already accepted or declined the document (register.suggestions) is not
+            # asked again.
             noticed = set(ChangeNotice.objects.filter(version_id=row["version_id"])
-                          .values_list("workspace_id", flat=True))
+                          .values_list("workspace_id", flat=True)) | set(
+                SuggestionDecision.objects.filter(legal_document_id=row["document_id"])
+                .values_list("workspace_id", flat=True))
             for workspace_id, theirs in categories.items():
                 if (not subjects & theirs or workspace_id in noticed or workspace_id in on_register[row["document_id"]]
                         or created_at[workspace_id] >= row["created_at"]):
@@ -283,6 +289,10 @@ def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: st
         if action_title and (existing is None or existing.action_id is None):
             action = action_create(workspace=workspace, user=user, title=action_title, item=notice.item,
                                    description=what_to_do, owner=action_owner, due_date=action_due_date)
+        if notice.kind == ChangeNotice.Kind.NEW and affects_us == ImpactAssessment.Affects.NO and not add_to_register:
+            # A suggested statute that does not concern us is declined for the register's suggestions too.
+            document_decline(workspace=workspace, user=user, legal_document=notice.legal_document,
+                             reason="Lagbevakning: påverkar oss inte")
         if add_to_register:
             document = notice.replacement if notice.kind == ChangeNotice.Kind.REPEALED else notice.legal_document
             register = register_default(workspace=workspace, user=user)

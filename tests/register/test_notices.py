@@ -15,10 +15,11 @@ from django.urls import reverse
 from compliance.models import LegalDocument, Membership
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteVersion
-from register.models import Action, ChangeNotice, ImpactAssessment, ItemOrigin, RegisterItem
+from register.models import Action, ChangeNotice, ImpactAssessment, ItemOrigin, RegisterItem, SuggestionDecision
 from register.notices.selectors import notice_detail
 from register.notices.services import notice_answer, notices_create_for_versions, statute_subjects
 from register.selectors import audit_trail
+from register.services import document_decline
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
 from tests.register.notices_fixtures import (
     PBL,
@@ -227,3 +228,26 @@ def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject
     assert result.added_item.legal_document == LegalDocument.objects.get(sfs_number="2099:3")
     notice.refresh_from_db()
     assert notice.item == result.added_item and notice.is_answered
+
+
+def test_a_declined_suggestion_is_remembered_and_a_decided_document_not_suggested(clean_queue, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
+    base, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",
+                                                      full_text="1 § Bygg.", category="plan, bygg och fastighet"),
+                                    process=False)
+    first, owner, _ = workspace_with("Första", owner_name="forsta", documents=[base])
+    second, other_owner, _ = workspace_with("Andra", owner_name="andra", documents=[base])
+    text = "1 § Denna förordning kompletterar lagen (2099:2) om bygg."
+    new_doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:3", title="Förordning (2099:3) om bygg",
+                                                         full_text=text), process=False)
+    # The second workspace declined the document among the register's suggestions before it was imported.
+    document_decline(workspace=second, user=other_owner, legal_document=new_doc)
+    StatuteVersion.objects.create(document=new_doc, full_text=text, content_hash="x", origin="FILE", is_current=True)
+
+    assert notices_create_for_versions().new == 1
+    notice = ChangeNotice.objects.get()
+    assert notice.workspace == first
+    notice_answer(notice=notice, user=owner, affects_us="no")
+    assert SuggestionDecision.objects.get(workspace=first, legal_document=new_doc).decision == "rejected"
+    assert not RegisterItem.objects.filter(legal_document=new_doc).exists()

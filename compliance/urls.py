@@ -65,6 +65,7 @@ urlpatterns = [
     path("metrics", monitoring.metrics, name="metrics"),
     path("api/v1/", include("compliance.api.urls")),
     path("ws/<slug:slug>/laglista/", include("register.urls")),
+    path("ws/<slug:slug>/lagandringar/", include("register.notices.urls")),
     path("", include("agent.urls")),
     path("admin/", admin.site.urls),
 ]

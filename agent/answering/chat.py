@@ -23,14 +23,16 @@ from agent.memory.register_proposals import register_proposals_for
 from agent.models import Conversation, Feedback, Message, RetrievalLog
 from agent.monitoring.metrics import observe_model_error
 from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
+from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.models import LegalDocument, Workspace
 from compliance.text import strip_control
 
 from . import llm
 from .answer import check_citations, cited_numbers, extractive_answer
+from .change_answers import change_answer
 from .context_assembly import render_tool_sources
-from .prepare import PrepareOptions, prepare_context
+from .prepare import PreparedContext, PrepareOptions, prepare_context
 from .register_answers import register_answer
 from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE
 
@@ -68,6 +70,15 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
     proposals = _proposals(content, conversation.workspace, user)
+    # "Vilka ändringar har vi inte bedömt?": answered from the workspace's change notices, no retrieval.
+    changes = change_answer(content, conversation.workspace, today=swedish_today())
+    if changes is not None:
+        prepared = PreparedContext(messages=[], context_text="", citations=[], metrics={}, intent="changes",
+                                   skipped=True, proposals=proposals)
+        yield {"event": "sources", "data": []}
+        yield {"event": "token", "data": changes}
+        yield _finish(conversation, prepared, changes, [], mode=Message.AnswerMode.DIRECT)
+        return
     prepared = prepare_context([*history, {"role": "user", "content": content}], conversation.workspace, user,
                                PrepareOptions(context_window=_context_window()))
     prepared.proposals = proposals

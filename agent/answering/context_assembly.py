@@ -299,6 +299,9 @@ def _label(chunk: RetrievedChunk) -> str:
     if chunk.workspace_name:
         # Another workspace's source says whose it is, so it is never taken for the company's own.
         raw = f"Arbetsytan {chunk.workspace_name} > {raw}"
+    if chunk.extra.get("change_note"):
+        # A statute changed lately (agent.retrieval.dating): "(ändrad genom SFS 2025:974, i kraft 2026-01-01)".
+        raw = f"{raw} ({chunk.extra['change_note']})"
     # A label is one line: a newline in a file name must not start a fake block.
     return neutralise(" ".join(raw.split()))
 

@@ -22,6 +22,8 @@ from chunks.models import ContentChunk, SourceType
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create
 from compliance.wsgi import application
+from law.models import StatuteChange, StatuteVersion
+from register.models import ChangeNotice, LegalRegister, RegisterItem
 from tests.helpers import make_user
 
 MAX_EXAMPLES = 15
@@ -65,6 +67,16 @@ def world(db, wsgi_in_test_transaction):
     assessment = Assessment.objects.create(workspace=workspace, title="Riskbedömning", legal_document=statute)
     conversation = Conversation.objects.create(workspace=workspace, user=alice, title="Fråga")
     message = Message.objects.create(conversation=conversation, role="assistant", content="Svar")
+    # A change notice of the statute on alice's laglista, so the notice routes reach a real one.
+    old = StatuteVersion.objects.create(document=statute, full_text="1 § Text.", content_hash="a", origin="CORPUS")
+    new = StatuteVersion.objects.create(document=statute, full_text="1 § Ny text.", content_hash="b", origin="FILE",
+                                        is_current=True, amended_through="SFS 2025:1")
+    StatuteChange.objects.create(document=statute, from_version=old, to_version=new, kind="AMENDED", citation="1 §",
+                                 section="1", old_text="1 § Text.", new_text="1 § Ny text.")
+    register = LegalRegister.objects.create(workspace=workspace, name="Laglista")
+    item = RegisterItem.objects.create(register=register, workspace=workspace, legal_document=statute)
+    notice = ChangeNotice.objects.create(workspace=workspace, item=item, legal_document=statute, version=new,
+                                         kind="amended", change_count=1)
     token, key = api_token_create(user=alice, name="schemathesis")
     # A second token to revoke, so DELETE tokens/{id} does not lock the test out.
     spare, _ = api_token_create(user=alice, name="spare")
@@ -72,7 +84,7 @@ def world(db, wsgi_in_test_transaction):
         "key": key,
         "path": {"slug": "alices-ab", "sfs": "1977:1160", "file_id": user_file.pk, "assessment_id": assessment.pk,
                  "conversation_id": conversation.pk, "message_id": message.pk, "member_id": bob_membership.pk,
-                 "token_id": spare.pk},
+                 "token_id": spare.pk, "notice_id": notice.pk},
     }
 
 

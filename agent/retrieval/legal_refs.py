@@ -125,6 +125,7 @@ class LegalReference:
 # ---------------------------------------------------------------- directory
 
 
+_INNER_HYPHEN_RE = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _SFS_ONLY_RE = re.compile(r"^\s*(?:SFS\s*)?(\d{4}:\d{1,4})\s*$")
 _SFS_IN_PAREN_RE = re.compile(r"\(\s*(?:SFS\s*)?(\d{4}:\d{1,4})\s*\)")
 
@@ -216,7 +217,7 @@ class StatuteDirectory:
         if paren:
             # A written number wins: "lagen (1974:12) om anställningsskydd" is not today's act.
             return paren.group(1) if paren.group(1) in self._titles else None
-        found = self._by_key.get(name_key(text))
+        found = self._key_lookup(text)
         if found:
             return found
         # Lenient for explicit lookups ("las"); text detection stays case-sensitive.
@@ -226,7 +227,14 @@ class StatuteDirectory:
 
     def lookup(self, name: str) -> str | None:
         """SFS number for a name (any inflection) or title; no abbreviations."""
-        return self._by_key.get(name_key(name))
+        return self._key_lookup(name)
+
+    def _key_lookup(self, name: str) -> str | None:
+        found = self._by_key.get(name_key(name))
+        if found is None and "-" in name:
+            # A word hyphenated at a line break in the source: "EU:s data-skyddsförordning".
+            found = self._by_key.get(name_key(_INNER_HYPHEN_RE.sub("", name)))
+        return found
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -1017,7 +1025,7 @@ class _Parser:
             return False
         if nxt.kind in ("temporal", "dash"):
             return True
-        if nxt.kind in ("word", "in", "list") and nxt.text[:1].isupper():
+        if nxt.kind in ("word", "in", "list", "article") and nxt.text[:1].isupper():
             return True
         return False
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent.retrieval.hybrid import retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.models import Membership, Workspace
+from tests.chunks.conftest import clean_queue  # noqa: F401
 from tests.corpus import load_statutes
 from tests.helpers import make_user
+from tests.law.test_load_regulations import load, shipped_record, write_records
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +80,62 @@ def test_kungorelse_names_a_statute(member, regeringsformen):
     result = retrieve_context("Vad säger 2 kap. 1 § kungörelsen om beslutad ny regeringsform?", ws, user=alice,)
     assert first(result) == ("1974:152", "2 kap. 1 §")
     assert result.chunks[0].reference_match
+
+
+# --- agency regulations and the GDPR: their §§, allmänna råd and articles ---
+
+@pytest.fixture
+def regulations(loaded, tmp_path, clean_queue):
+    """AFS 2023:1 and the GDPR as load_regulations loads them (keyword and reference search need no vectors)."""
+    path = write_records(tmp_path / "regs.jsonl.gz", [shipped_record("AFS 2023:1"),
+                                                      shipped_record("Förordning (EU) 2016/679")])
+    load(path)
+    statute_directory_invalidate()
+    yield
+    statute_directory_invalidate()
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Vad säger AFS 2023:1 11 § om riskbedömningar?", ("AFS 2023:1", "11 §")),
+        ("Hur ska 7 § AFS 2023:1 förstås?", ("AFS 2023:1", "7 §")),
+        ("Vad kräver 14 § i Arbetsmiljöverkets föreskrifter om systematiskt arbetsmiljöarbete?", ("AFS 2023:1", "14 §")),
+        ("Får vi behandla kunduppgifter enligt artikel 6.1 f GDPR?", ("(EU) 2016/679", "artikel 6.1")),
+        ("Vad innebär art. 9.2 g dataskyddsförordningen för en myndighet?", ("(EU) 2016/679", "artikel 9.2")),
+        ("Förordning (EU) 2016/679 artikel 5.1 e", ("(EU) 2016/679", "artikel 5.1")),
+        ("Vad säger artikel 7 i EU:s dataskyddsförordning om samtycke?", ("(EU) 2016/679", "artikel 7")),
+    ],
+)
+def test_a_cited_regulation_section_or_gdpr_article_comes_first(member, regulations, question, expected):
+    alice, ws = member
+    result = retrieve_context(question, ws, user=alice, options=RetrievalOptions(mode="keyword"))
+    assert first(result) == expected
+    assert result.chunks[0].reference_match
+
+
+def test_a_cited_section_brings_its_allmant_rad_marked_as_advice(member, regulations):
+    alice, ws = member
+    result = retrieve_context("Vad säger AFS 2023:1 11 §?", ws, user=alice, options=RetrievalOptions(mode="keyword"))
+    cited = [(c.citation, c.kind) for c in result.chunks if c.reference_match]
+    assert cited == [("11 §", "Föreskrift (AFS)"), ("11 § allmänt råd (inte bindande)", "Allmänt råd")]
+
+
+def test_a_cited_led_puts_the_part_holding_it_first(member, regulations):
+    # Article 5.1 is chunked in two parts; led e is in the second.
+    alice, ws = member
+    result = retrieve_context("Vad säger artikel 5.1 e GDPR?", ws, user=alice, options=RetrievalOptions(mode="keyword"))
+    cited = [c for c in result.chunks if c.reference_match]
+    assert [c.citation for c in cited] == ["artikel 5.1", "artikel 5.1"]
+    assert "\ne) " in f"\n{cited[0].text}" and "\ne) " not in f"\n{cited[1].text}"
+
+
+def test_an_article_range_gets_every_article_and_its_punkter(member, regulations):
+    alice, ws = member
+    result = retrieve_context("Vad säger artiklarna 15–17?", ws, user=alice,
+                              options=RetrievalOptions(mode="keyword", top_k=40))
+    assert result.references == ["(EU) 2016/679 artikel 15", "(EU) 2016/679 artikel 16", "(EU) 2016/679 artikel 17"]
+    cited = {c.citation for c in result.chunks if c.reference_match}
+    assert {"artikel 15.1", "artikel 16", "artikel 17.1", "artikel 17.3"} <= cited
+    assert all(c.startswith(("artikel 15", "artikel 16", "artikel 17")) for c in cited)
+    assert not any(c.startswith("artikel 1.") for c in cited)

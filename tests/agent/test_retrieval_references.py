@@ -13,7 +13,6 @@ import pytest
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.models import Membership, Workspace
-from tests.chunks.conftest import clean_queue  # noqa: F401
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 from tests.law.test_load_regulations import load, shipped_record, write_records

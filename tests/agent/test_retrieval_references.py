@@ -9,9 +9,12 @@ statute named earlier in the question, and "kungörelse" as a statute word.
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
+from agent.answering import chat
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
+from compliance.anchors import celex_number, eur_lex_url, formal_citation
 from compliance.models import Membership, Workspace
 from tests.corpus import load_statutes
 from tests.helpers import make_user
@@ -138,3 +141,27 @@ def test_an_article_range_gets_every_article_and_its_punkter(member, regulations
     assert {"artikel 15.1", "artikel 16", "artikel 17.1", "artikel 17.3"} <= cited
     assert all(c.startswith(("artikel 15", "artikel 16", "artikel 17")) for c in cited)
     assert not any(c.startswith("artikel 1.") for c in cited)
+
+
+def test_eur_lex_links_by_celex_at_the_article():
+    assert celex_number("(EU) 2016/679") == "32016R0679" and celex_number("AFS 2023:1") == ""
+    base = "https://eur-lex.europa.eu/legal-content/SV/TXT/?uri=CELEX:32016R0679"
+    assert eur_lex_url("(EU) 2016/679", "artikel 6.1") == f"{base}#art_6"
+    assert eur_lex_url("(EU) 2016/679", "skäl 39") == f"{base}#rct_39"
+    assert eur_lex_url("(EU) 2016/679") == base
+    assert eur_lex_url("AFS 2023:1", "3 §") == ""
+    assert formal_citation("(EU) 2016/679", "artikel 6.1") == "Förordning (EU) 2016/679 artikel 6.1"
+
+
+def test_a_gdpr_source_card_cites_the_regulation_and_links_the_article_on_eur_lex(member, regulations, client):
+    alice, ws = member
+    conversation = chat.conversation_create(workspace=ws, user=alice)
+    message = chat.answer(conversation, alice, "Vad säger artikel 6.1 f GDPR om berättigat intresse?")
+    assert any(s["citation"] == "artikel 6.1" for s in message.sources)
+    client.force_login(alice)
+    page = client.get(reverse("conversation", args=[ws.slug, conversation.pk])).content.decode()
+    assert "Förordning (EU) 2016/679 artikel 6.1" in page
+    assert 'href="https://eur-lex.europa.eu/legal-content/SV/TXT/?uri=CELEX:32016R0679#art_6"' in page
+    # A statute's card has no EUR-Lex link.
+    assert page.count("Officiell text på EUR-Lex") == sum(
+        1 for s in message.sources if s.get("document_number") == "(EU) 2016/679")

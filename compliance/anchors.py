@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 
 from django.urls import reverse
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 
 _SECTION_RE = re.compile(
@@ -84,6 +86,24 @@ def formal_citation(number: str, citation: str) -> str:
     if not celex_number(number):
         return ""
     return " ".join(filter(None, [f"Förordning {number}", citation]))
+
+
+def linked_paragraphs(text: str, links: list[tuple[int, int, str]]) -> str:
+    """`text` as the `linebreaks` filter renders it (paragraphs at blank lines, <br> at line breaks), with each
+    (start, end, url) span of `links` a link. Every character of `text` is escaped; a span across a blank line
+    or overlapping an earlier one stays text."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end, url in sorted(links):
+        if start < pos or end > len(text) or "\n\n" in text[start:end]:
+            continue
+        pieces.append(escape(text[pos:start]))
+        pieces.append(format_html('<a class="ref-link" href="{}">{}</a>', url, text[start:end]))
+        pos = end
+    pieces.append(escape(text[pos:]))
+    html = "".join(pieces).strip("\n")
+    paragraphs = re.split(r"\n{2,}", html) if html else []
+    return mark_safe("\n\n".join(f"<p>{p.replace(chr(10), '<br>')}</p>" for p in paragraphs))
 
 
 _CHAPTER_PART_RE = re.compile(r"^\d+(?:\s*[a-z])?\s*kap\.", re.IGNORECASE)

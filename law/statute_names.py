@@ -154,7 +154,7 @@ _FORESKRIFT_RE = re.compile(r"^föreskrift(?:en|ens|er|erna|ernas|ers|s)?$")
 def strip_inflection(word: str) -> str:
     """Fold a statute head word to its indefinite form: "lagens" -> "lag", "föreskrifterna" -> "föreskrift"."""
     low = word.lower()
-    if _FORESKRIFT_RE.match(low):
+    if low.startswith("föreskrift") and _FORESKRIFT_RE.match(low):
         return "föreskrift"
     for suffix in (*_SUFFIXES, ""):
         if suffix and not low.endswith(suffix):

@@ -78,7 +78,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from compliance.numbers import EU_NUMBER_RE
+from compliance.numbers import EU_NUMBER_RE, is_sfs_number
 from law.statute_names import (
     CURATED,
     is_ambiguous_abbreviation,
@@ -89,10 +89,12 @@ from law.statute_names import (
 )
 
 __all__ = [
+    "DocumentLink",
     "LegalReference",
     "StatuteDirectory",
     "analyse_references",
     "citation",
+    "document_links",
     "find_sfs_numbers",
     "parse_references",
     "unit_citations",
@@ -169,6 +171,11 @@ class StatuteDirectory:
                 self._abbreviations_folded.setdefault(abbreviation.casefold(), next(iter(numbers)))
         self.max_name_words = max((k.count(" ") + 1 for k in self._by_key), default=1)
         eu_acts = [number for number in self._titles if EU_NUMBER_RE.match(number)]
+        # Words without which a text cites no EU act by name ("dataskyddsförordningen", "GDPR"):
+        # document_links' quick test, with _REGULATION_HINT_RE for numbers, articles and föreskrifter.
+        self.eu_act_words: frozenset[str] = frozenset(
+            key.split()[-1] for key, number in self._by_key.items() if number in eu_acts) | frozenset(
+            a.casefold() for a, number in self._abbreviations.items() if number in eu_acts)
         # What a question's bare "artikel 6" points to: the EU act, when the directory knows exactly one.
         self.sole_eu_act: str | None = eu_acts[0] if len(eu_acts) == 1 else None
 
@@ -579,7 +586,7 @@ class _Lexer:
             used = self._lex_articles(i, out)
             if used:
                 return used
-        head = strip_inflection(low)
+        head = strip_inflection(low) if low.startswith(("föreskrift", "förordning")) else ""
         if head in ("föreskrift", "förordning") and i + 1 < len(raw) and raw[i + 1].kind in ("reg", "eu") \
                 and self._adjacent(tok, raw[i + 1]):
             # "Arbetsmiljöverkets föreskrifter (AFS 2020:1) om arbetsplatsens utformning",
@@ -1026,6 +1033,10 @@ class _Parser:
         if nxt.kind in ("temporal", "dash"):
             return True
         if nxt.kind in ("word", "in", "list", "article") and nxt.text[:1].isupper():
+            return True
+        # "7 § EU:s dataskyddsförordning och denna lag …": a capitalised name opens the §'s text; an abbreviation
+        # or a number ("7 § LAS", "3 § AFS 2023:1") is cited.
+        if nxt.kind == "statute" and nxt.text[:1].isupper() and len(nxt.text) > 3 and not nxt.text.isupper():
             return True
         return False
 
@@ -1501,6 +1512,43 @@ def citation(ref: LegalReference, *, detailed: bool = False) -> str:
     elif detailed and ref.punkt:
         parts.append(f"punkt {ref.punkt}")
     return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class DocumentLink:
+    """Where a text cites an agency regulation or an EU act: the span, the document and the unit ("" for the
+    whole document)."""
+
+    start: int
+    end: int
+    number: str
+    citation: str
+
+
+# A text citing a regulation or an EU act by number or article says one of these. ("föreskrifter" is no sign:
+# statutes use the word for any rule an authority issues.)
+_REGULATION_HINT_RE = re.compile(r"[Aa]rt(?:ikel|iklar|\.)|[Aa]rticle|FS ?\d|\((?:EU|EG|EEG)\)")
+
+
+def document_links(text: str, directory: StatuteDirectory, *, self_sfs: str | None = None) -> list[DocumentLink]:
+    """The references in `text` (a statute's or a regulation's own text) to an agency regulation or an EU act
+    the directory knows, one per reference chain: "artikel 9.2 g i EU:s dataskyddsförordning" links to
+    article 9.2 of the GDPR. References to SFS statutes are left out. Texts that cannot cite one (no article,
+    series number, EU number or name of such a document) are not parsed."""
+    if not text or not (_REGULATION_HINT_RE.search(text)
+                        or any(word in text.casefold() for word in directory.eu_act_words)):
+        return []
+    links: list[DocumentLink] = []
+    for ref in analyse_references(text, directory, self_sfs=self_sfs):
+        if not ref.sfs or is_sfs_number(ref.sfs) or ref.sfs not in directory:
+            continue
+        if ref.sfs == self_sfs and not ref.article:
+            continue  # a bare "4 §" in a chaptered text is its own chapter's, which the parser does not track
+        if links and links[-1].start == ref.span[0]:
+            continue  # one link per chain: its first unit
+        units = unit_citations(ref) or ([f"{ref.chapter} kap."] if ref.chapter else [])
+        links.append(DocumentLink(ref.span[0], ref.span[1], ref.sfs, units[0] if units else ""))
+    return links
 
 
 def unit_citations(ref: LegalReference) -> list[str]:

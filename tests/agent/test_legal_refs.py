@@ -14,6 +14,7 @@ from agent.retrieval.legal_refs import (
     StatuteDirectory,
     analyse_references,
     citation,
+    document_links,
     find_sfs_numbers,
     parse_references,
     unit_citations,
@@ -916,3 +917,25 @@ def test_regulation_names_are_derived_from_titles() -> None:
     assert gdpr.abbreviations == ["GDPR"]
     assert gdpr.short_names == ["dataskyddsförordningen", "EU:s dataskyddsförordning"]
     assert regulation_names("1977:1160", "Arbetsmiljölag (1977:1160)").short_names == []
+
+
+def test_a_section_opening_with_a_capitalised_name_is_its_label(book: StatuteDirectory) -> None:
+    # Dataskyddslagen (2018:218) 1 kap. 7 §.
+    text = ("7 § EU:s dataskyddsförordning och denna lag ska inte tillämpas i den utsträckning det skulle strida mot "
+            "tryckfrihetsförordningen eller yttrandefrihetsgrundlagen.")
+    assert [r for r in analyse_references(text, book, self_sfs="2018:218") if r.section] == []
+    assert units(analyse_references("7 § LAS gäller?", book)) == [("1982:80", "7 §")]
+    assert units(analyse_references("3 § AFS 2023:1 gäller?", book)) == [("AFS 2023:1", "3 §")]
+
+
+def test_document_links_in_dataskyddslagen_point_to_gdpr_articles(book: StatuteDirectory) -> None:
+    text = ("3 § Känsliga personuppgifter får behandlas av en myndighet med stöd av artikel 9.2 g i EU:s "
+            "dataskyddsförordning\n\n1. om uppgifterna har lämnats till myndigheten och behandlingen krävs enligt lag,")
+    (link,) = document_links(text, book, self_sfs="2018:218")
+    assert (link.number, link.citation) == ("(EU) 2016/679", "artikel 9.2")
+    assert text[link.start:link.end] == "artikel 9.2 g i EU:s dataskyddsförordning"
+    # A reference to a statute is no such link; nor is a text that cites none.
+    assert document_links("enligt 3 kap. 2 § arbetsmiljölagen", book, self_sfs="2018:218") == []
+    # In a regulation's own text: its articles, not its bare §§ (their chapter is not known).
+    assert [(link.number, link.citation) for link in document_links(
+        "enligt artikel 6.1 och 4 §", book, self_sfs="(EU) 2016/679")] == [("(EU) 2016/679", "artikel 6.1")]

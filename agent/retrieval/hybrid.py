@@ -38,7 +38,7 @@ from . import rerank as rerank_module
 from .dating import in_force_on as chunk_in_force_on
 from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
-from .legal_refs import LegalReference, unit_citations
+from .legal_refs import LegalReference, document_links, unit_citations
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
@@ -493,6 +493,51 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
                 part.score = floor
                 part.extra["neighbour_of"] = anchor.chunk_id
                 out.append(part)
+    return out
+
+
+# --- units of regulations and EU acts that the best hits cite ---
+
+# A hit citing more units than this in one chain ("Artiklarna 5–30 och 35–50 i EU:s dataskyddsförordning") names
+# a scope, not a rule to read.
+MAX_CITED_UNITS = 3
+
+
+def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
+                anchors: int | None = None) -> list[RetrievedChunk]:
+    """The units of agency regulations and EU acts that the `anchors` best statute sections among `chunks` cite
+    (dataskyddslagen's "sådana uppgifter som avses i artikel 9.1 i EU:s dataskyddsförordning" brings article
+    9.1), not already among them. Scored just below the weakest of `chunks`, like the neighbouring §§: a
+    context block takes them after every direct hit."""
+    anchors = settings.RETRIEVAL_NEIGHBOUR_ANCHORS if anchors is None else anchors
+    best = [c for c in chunks if c.source_type == "LEGAL_DOCUMENT" and c.citation][:anchors]
+    if not best:
+        return []
+    directory = statute_directory()
+    units: list[CitedUnit] = []
+    cited_by: dict[CitedUnit, int] = {}
+    for anchor in best:
+        for link in document_links(anchor.text, directory, self_sfs=anchor.document_number):
+            if link.number == anchor.document_number or not 0 < len(link.units) <= MAX_CITED_UNITS:
+                continue
+            for citations in link.units:
+                unit = CitedUnit(link.number, citations)
+                if unit not in cited_by:
+                    cited_by[unit] = anchor.chunk_id
+                    units.append(unit)
+    taken = {c.chunk_id for c in chunks}
+    floor = min(c.score for c in chunks) - 1e-6
+    out = []
+    for chunk in exact_reference_search(units, scope, options):
+        if chunk.chunk_id in taken:
+            continue
+        chunk.reference_match = False  # cited by a source, not by the question
+        chunk.score = floor
+        chunk.extra["cited_by"] = next(
+            (anchor for unit, anchor in cited_by.items()
+             if unit.number == chunk.document_number and any(_holds(c, chunk.citation) for c in unit.citations)),
+            None)
+        out.append(chunk)
     return out
 
 

@@ -1516,13 +1516,19 @@ def citation(ref: LegalReference, *, detailed: bool = False) -> str:
 
 @dataclass(frozen=True)
 class DocumentLink:
-    """Where a text cites an agency regulation or an EU act: the span, the document and the unit ("" for the
-    whole document)."""
+    """Where a text cites an agency regulation or an EU act: the span, the document, and the chunk citations
+    of each unit the reference chain cites (`unit_citations`: the most specific first; none for the whole
+    document)."""
 
     start: int
     end: int
     number: str
-    citation: str
+    units: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def citation(self) -> str:
+        """The first cited unit's most specific citation ("artikel 9.2", "3 kap. 2 §"), "" for the document."""
+        return self.units[0][0] if self.units else ""
 
 
 # A text citing a regulation or an EU act by number or article says one of these. ("föreskrifter" is no sign:
@@ -1544,10 +1550,13 @@ def document_links(text: str, directory: StatuteDirectory, *, self_sfs: str | No
             continue
         if ref.sfs == self_sfs and not ref.article:
             continue  # a bare "4 §" in a chaptered text is its own chapter's, which the parser does not track
+        unit = tuple(unit_citations(ref) or ([f"{ref.chapter} kap."] if ref.chapter else []))
         if links and links[-1].start == ref.span[0]:
-            continue  # one link per chain: its first unit
-        units = unit_citations(ref) or ([f"{ref.chapter} kap."] if ref.chapter else [])
-        links.append(DocumentLink(ref.span[0], ref.span[1], ref.sfs, units[0] if units else ""))
+            # One link per chain, holding every unit it cites.
+            if unit and unit not in links[-1].units:
+                links[-1] = replace(links[-1], units=(*links[-1].units, unit))
+            continue
+        links.append(DocumentLink(ref.span[0], ref.span[1], ref.sfs, (unit,) if unit else ()))
     return links
 
 

@@ -12,10 +12,11 @@ import pytest
 from django.urls import reverse
 
 from agent.answering import chat
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, cited_units, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.anchors import celex_number, eur_lex_url, formal_citation
 from compliance.models import Membership, Workspace
+from compliance.selectors import access_scope_for
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 from tests.law.test_load_regulations import load, shipped_record, write_records
@@ -180,3 +181,25 @@ def test_dataskyddslagens_page_links_its_gdpr_references_to_the_articles(member,
     # The GDPR's own cross references link within its page; a statute's references to statutes stay text.
     assert 'class="ref-link" href="/lag/EU_2016-679#artikel-' in gdpr
     assert 'href="/lag/1977:1160' not in page
+
+
+def test_gdpr_articles_a_best_hit_of_dataskyddslagen_cites_join_after_the_hits(member, regulations):
+    load_statutes("2018:218", embed=False)
+    statute_directory_invalidate()
+    alice, ws = member
+    options = RetrievalOptions(mode="keyword")
+    # 3 kap. 1 §: "Med känsliga personuppgifter avses i denna lag sådana uppgifter som avses i artikel 9.1 i EU:s
+    # dataskyddsförordning."
+    result = retrieve_context("Vad säger 3 kap. 1 § dataskyddslagen?", ws, user=alice, options=options)
+    assert first(result) == ("2018:218", "3 kap. 1 §")
+    added = cited_units(result.chunks, access_scope_for(alice, ws), options)
+    by_citation = {c.citation: c for c in added}
+    article = by_citation["artikel 9.1"]
+    assert article.document_number == "(EU) 2016/679" and not article.reference_match
+    assert article.extra["cited_by"] == result.chunks[0].chunk_id
+    assert article.score < min(c.score for c in result.chunks)
+    assert not {c.chunk_id for c in added} & {c.chunk_id for c in result.chunks}
+    # 1 kap. 7 §'s "Artiklarna 5–30 och 35–50 i EU:s dataskyddsförordning" names a scope: none of those joins.
+    scope_hit = retrieve_context("Vad säger 1 kap. 7 § dataskyddslagen?", ws, user=alice, options=options)
+    assert not [c for c in cited_units(scope_hit.chunks[:1], access_scope_for(alice, ws), options)
+                if c.extra["cited_by"] == scope_hit.chunks[0].chunk_id]

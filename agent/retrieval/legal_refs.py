@@ -849,7 +849,7 @@ class _Lexer:
 
 _ARTICLE_WORDS = frozenset({"artikel", "artikeln", "artiklarna", "artiklar", "art", "article", "articles"})
 # One article number with its punkt: "6", "6.1", "6(1)"; not a § or chapter number ("artikel 6 och 7 § lagen").
-_ART_NUMBER_RE = re.compile(r"\s?(\d{1,3})(?:\.(\d{1,2})|\((\d{1,2})\))?(?![\d.]\d|\s?(?:§|[kK]ap\b))")
+_ART_NUMBER_RE = re.compile(r"\s?(\d{1,3})(?!\d)(?:\.(\d{1,2})(?!\d)|\((\d{1,2})\))?(?![.]\d|\s?(?:§|[kK]ap\b))")
 # A lettered led after a punkt: "f", "(f)". A lone "i" is the preposition ("artikel 9.2 i förordningen")
 # unless punctuation or a list word follows it.
 _ART_LETTER_RE = re.compile(r"\s?(?:\(([a-z])\)|([a-hj-z]|i(?=\s?(?:[,.;:!?)]|och\b|eller\b|$)))(?![\w]))")

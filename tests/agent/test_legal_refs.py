@@ -887,6 +887,7 @@ def test_in_a_statutes_own_text_a_bare_article_is_not_guessed(book: StatuteDirec
         "Jag skrev en artikel i tidningen om arbetsmiljölagen.",
         "artikel 6 och 7 § arbetsmiljölagen",  # 7 is a §, not an article
         "Vad säger artikel 9.2 i dataskyddsförordningen?",  # "i" is the preposition, not led i
+        "Jag läste en artikel 2023 om arbetsmiljölagen.",  # a year, not an article
     ],
 )
 def test_article_look_alikes(book: StatuteDirectory, text: str) -> None:

@@ -16,7 +16,7 @@ from .answering import chat
 from .answering.answer import cited_numbers
 from .answering.chat import sse_event
 from .answering.llm import model_configured
-from .answering.rendering import answer_html, source_kind_css, source_kind_label, source_url
+from .answering.rendering import answer_html, source_kind_css, source_kind_label, source_official, source_url
 from .memory import profile as memory
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
@@ -26,6 +26,7 @@ def _message_view(message, workspace_slug: str, user) -> dict:
     cited = set(cited_numbers(message.content))
     sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s),
                 "kind_css": source_kind_css(s), "cited": s["n"] in cited,
+                "official": source_official(s),
                 "also": [{**a, "url": source_url(a, workspace_slug)} for a in s.get("also_sources") or []]}
                for s in message.sources]
     # Cited sources first: they are what the answer rests on.

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 
 from django.urls import reverse
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 
 _SECTION_RE = re.compile(
@@ -50,6 +52,58 @@ def statute_url(sfs_number: str, citation: str = "") -> str:
     url = reverse("statute", args=[sfs_number])
     anchor = citation_anchor(citation)
     return f"{url}#{anchor}" if anchor else url
+
+
+# An EU act's official text: EUR-Lex's Swedish page by CELEX number. EUR-Lex's HTML of an act identifies an
+# article as "art_6" and a recital as "rct_39" (as law.parsers.eu links each article).
+EUR_LEX_URL = "https://eur-lex.europa.eu/legal-content/SV/TXT/?uri=CELEX:{celex}"
+_EU_NUMBER_RE = re.compile(r"^\((?:EU|EG|EEG)\) (?P<year>(?:19|20)\d\d)/(?P<n>\d{1,4})$")
+_EU_UNIT_RE = re.compile(r"^(?:artikel (?P<article>\d+)|skäl (?P<recital>\d+))\b")
+
+
+def celex_number(number: str) -> str:
+    """The CELEX number of an EU regulation: "(EU) 2016/679" -> "32016R0679"; "" for any other number."""
+    match = _EU_NUMBER_RE.match(number or "")
+    return f"3{match['year']}R{int(match['n']):04d}" if match else ""
+
+
+def eur_lex_url(number: str, citation: str = "") -> str:
+    """An EU regulation's page on EUR-Lex, at the cited article or recital; "" for any other document."""
+    celex = celex_number(number)
+    if not celex:
+        return ""
+    url = EUR_LEX_URL.format(celex=celex)
+    unit = _EU_UNIT_RE.match(citation or "")
+    if unit and unit["article"]:
+        return f"{url}#art_{unit['article']}"
+    if unit and unit["recital"]:
+        return f"{url}#rct_{unit['recital']}"
+    return url
+
+
+def formal_citation(number: str, citation: str) -> str:
+    """How an EU regulation's unit is cited: "Förordning (EU) 2016/679 artikel 6.1"; "" for other documents."""
+    if not celex_number(number):
+        return ""
+    return " ".join(filter(None, [f"Förordning {number}", citation]))
+
+
+def linked_paragraphs(text: str, links: list[tuple[int, int, str]]) -> str:
+    """`text` as the `linebreaks` filter renders it (paragraphs at blank lines, <br> at line breaks), with each
+    (start, end, url) span of `links` a link. Every character of `text` is escaped; a span across a blank line
+    or overlapping an earlier one stays text."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end, url in sorted(links):
+        if start < pos or end > len(text) or "\n\n" in text[start:end]:
+            continue
+        pieces.append(escape(text[pos:start]))
+        pieces.append(format_html('<a class="ref-link" href="{}">{}</a>', url, text[start:end]))
+        pos = end
+    pieces.append(escape(text[pos:]))
+    html = "".join(pieces).strip("\n")
+    paragraphs = re.split(r"\n{2,}", html) if html else []
+    return mark_safe("\n\n".join(f"<p>{p.replace(chr(10), '<br>')}</p>" for p in paragraphs))
 
 
 _CHAPTER_PART_RE = re.compile(r"^\d+(?:\s*[a-z])?\s*kap\.", re.IGNORECASE)

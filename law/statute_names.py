@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from compliance.numbers import AGENCY_NUMBER_RE, EU_NUMBER_RE
+
 __all__ = [
     "AMBIGUOUS_ABBREVIATIONS",
     "CURATED",
@@ -21,6 +23,7 @@ __all__ = [
     "is_ambiguous_abbreviation",
     "name_key",
     "names_for",
+    "regulation_names",
     "strip_inflection",
 ]
 
@@ -144,9 +147,15 @@ _SPECIAL_TITLES: dict[str, list[str]] = {
 }
 
 
+# An agency's regulations are cited by the plural head word in any form: "föreskrifterna", "föreskrifters".
+_FORESKRIFT_RE = re.compile(r"^föreskrift(?:en|ens|er|erna|ernas|ers|s)?$")
+
+
 def strip_inflection(word: str) -> str:
-    """Fold a statute head word to its indefinite form: "lagens" -> "lag"."""
+    """Fold a statute head word to its indefinite form: "lagens" -> "lag", "föreskrifterna" -> "föreskrift"."""
     low = word.lower()
+    if low.startswith("föreskrift") and _FORESKRIFT_RE.match(low):
+        return "föreskrift"
     for suffix in (*_SUFFIXES, ""):
         if suffix and not low.endswith(suffix):
             continue
@@ -196,3 +205,57 @@ def names_for(sfs: str, title: str) -> StatuteNames:
         if name not in short:
             short.append(name)
     return StatuteNames(short_names=short, abbreviations=list(abbreviations))
+
+
+# --- agency regulations and EU acts: names derived from their titles --------------------------------
+
+# Page furniture the extraction left in some titles: a footnote mark glued to a word ("föreskrifter1"),
+# a trailing "; Boverkets författningssamling" or "; 1".
+_FOOTNOTE_RE = re.compile(r"(?<=[a-zåäö])\d+\b")
+_TRAILER_RE = re.compile(r";.*$")
+# A number written inside the title: "Kemikalieinspektionens föreskrifter (KIFS 2017:7) om …", "(2013:8)".
+_NUMBER_IN_TITLE_RE = re.compile(r"\s*\((?:[A-ZÅÄÖ-]+\s)?\d{4}:\s?\d+\)")
+# "… föreskrifter och allmänna råd om X": the regulation is cited as "… föreskrifter om X" too.
+_AND_ADVICE_RE = re.compile(r"\bföreskrifter och allmänna råd\b")
+# "<agency>s föreskrifter om X" -> "föreskrifterna om X".
+_AGENCY_HEAD_RE = re.compile(r"^.*?\bföreskrifter (?P<rest>(?:om|för) .+)$")
+# "Allmän dataskyddsförordning (GDPR)": an acronym in parentheses at the end of an EU act's title.
+_ACRONYM_RE = re.compile(r"\s*\((?P<acronym>[A-ZÅÄÖ]{2,10})\)\s*$")
+
+
+def regulation_names(number: str, title: str) -> StatuteNames:
+    """Names an agency regulation or an EU act is cited by, derived from its title; nothing for a statute.
+
+    An agency regulation "Arbetsmiljöverkets föreskrifter och allmänna råd om systematiskt arbetsmiljöarbete –
+    grundläggande skyldigheter …" is cited without the subtitle after the dash, without "och allmänna råd", and
+    without the agency ("föreskrifterna om systematiskt arbetsmiljöarbete"). Several regulations can share such a
+    short form ("Arbetsmiljöverkets föreskrifter om produkter"): the directory drops a derived name that more than
+    one document has. An EU act "Allmän dataskyddsförordning (GDPR)" is cited by the acronym and by the head of its
+    short title, definite or as "EU:s …" ("dataskyddsförordningen", "EU:s dataskyddsförordning").
+    """
+    clean = " ".join(_TRAILER_RE.sub("", _FOOTNOTE_RE.sub("", title or "")).split())
+    if EU_NUMBER_RE.match(number or ""):
+        return _eu_names(clean)
+    if not AGENCY_NUMBER_RE.match(number or ""):
+        return StatuteNames()
+    base = " ".join(_NUMBER_IN_TITLE_RE.sub("", clean).split())
+    variants = [base, base.split(" – ", 1)[0].strip()]
+    variants += [_AND_ADVICE_RE.sub("föreskrifter", v) for v in variants]
+    short = list(variants)
+    for variant in variants:
+        match = _AGENCY_HEAD_RE.match(variant)
+        if match:
+            short.append(f"föreskrifterna {match['rest']}")
+    own = name_key(title)
+    return StatuteNames(short_names=[n for n in dict.fromkeys(short) if n and name_key(n) != own])
+
+
+def _eu_names(title: str) -> StatuteNames:
+    acronym = _ACRONYM_RE.search(title)
+    base = _ACRONYM_RE.sub("", title).strip()
+    words = base.split()
+    short: list[str] = []
+    if words and words[-1].lower().endswith("förordning"):
+        head = words[-1].lower()
+        short += [_definite(head), f"EU:s {head}"]
+    return StatuteNames(short_names=short, abbreviations=[acronym["acronym"]] if acronym else [])

@@ -23,7 +23,13 @@ from agent.models import RetrievalLog
 from agent.monitoring.metrics import observe_turn
 from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
 from agent.retrieval.dating import date_sources
-from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, neighbour_sections, retrieve_context
+from agent.retrieval.hybrid import (
+    RetrievalInputError,
+    RetrievalOptions,
+    cited_units,
+    neighbour_sections,
+    retrieve_context,
+)
 from agent.retrieval.question_scope import label_workspaces, question_scope
 from chunks.tokens import count_tokens
 from compliance.clock import swedish_today
@@ -228,8 +234,9 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
         t0 = time.perf_counter()
         try:
             chunks = chunks + neighbour_sections(chunks, scope, options.retrieval)
-        except DatabaseError:  # the neighbours only add context: the hits stand without them
-            log.exception("could not read the neighbouring sections; the block has the hits alone")
+            chunks = chunks + cited_units(chunks, scope, options.retrieval)
+        except DatabaseError:  # the neighbours and cited units only add context: the hits stand without them
+            log.exception("could not read the neighbouring sections or cited units; the block has the hits alone")
         timings["neighbours"] = _ms(t0)
         facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())

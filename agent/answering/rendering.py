@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 
 from agent.retrieval.sources import NOT_BINDING_KINDS, source_kind
-from compliance.anchors import statute_url
+from compliance.anchors import eur_lex_url, formal_citation, statute_url
 
 # Tables: the offline answer sets the company's text and the law's side by side (agent.answering.answer.comparison_table).
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable("image").enable("table")
@@ -44,6 +45,21 @@ def source_url(source: dict, workspace_slug: str) -> str:
     if source.get("source_type") == "ASSESSMENT":
         return reverse("assessment_edit", args=[workspace_slug, source["source_id"]])
     return "#"
+
+
+@dataclass(frozen=True)
+class OfficialSource:
+    citation: str  # "Förordning (EU) 2016/679 artikel 6.1"
+    url: str  # the article on EUR-Lex
+
+
+def source_official(source: dict) -> OfficialSource | None:
+    """An EU regulation's source: how it is cited and its article on EUR-Lex; None for any other source."""
+    if source.get("removed") or source.get("source_type") != "LEGAL_DOCUMENT":
+        return None
+    number, citation = source.get("document_number") or "", source.get("citation") or ""
+    url = eur_lex_url(number, citation)
+    return OfficialSource(formal_citation(number, citation), url) if url else None
 
 
 def source_kind_label(source: dict) -> str:

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection, transaction
 
+from chunks.chunking import ADVICE_LABEL
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
 from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
@@ -37,8 +38,7 @@ from . import rerank as rerank_module
 from .dating import in_force_on as chunk_in_force_on
 from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
-from .legal_refs import LegalReference
-from .legal_refs import citation as citation_of
+from .legal_refs import LegalReference, document_links, unit_citations
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
@@ -305,11 +305,17 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
 
 
 def _exact_sql(where: str) -> str:
+    # A cited unit's chunks: the citation itself, a regulation §'s allmänt råd ("3 § allmänt råd (inte
+    # bindande)"), and an EU article's punkter when it is chunked by punkt ("artikel 13" -> "artikel 13.1", …).
     return f"""
     SELECT {_SELECT_COLUMNS}, 1.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
     FROM chunks_contentchunk c
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    WHERE c.legal_document_id IS NOT NULL AND (c.document_number, c.citation) IN (SELECT * FROM unnest(%(ref_sfs)s::text[], %(ref_cit)s::text[]))
+    WHERE c.legal_document_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM unnest(%(ref_sfs)s::text[], %(ref_cit)s::text[]) AS r(sfs, cit)
+        WHERE c.document_number = r.sfs
+          AND (c.citation = r.cit OR c.citation = r.cit || ' ' || %(ref_advice)s
+               OR (r.cit LIKE 'artikel %%' AND c.citation LIKE r.cit || '.%%')))
       AND {where}
     ORDER BY c.path
     LIMIT 50
@@ -383,17 +389,52 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
     return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector, filtered=filtered), params)
 
 
-def exact_reference_search(refs: list[tuple[str, str]], scope: AccessScope,
+@dataclass(frozen=True)
+class CitedUnit:
+    """A unit the question cites: its document's number, the chunk citations that can hold it, the most
+    specific first (legal_refs.unit_citations), and an EU article's led ("f" of "artikel 6.1 f")."""
+
+    number: str
+    citations: tuple[str, ...]
+    led: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.citations[0]}"
+
+
+def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
                            options: RetrievalOptions) -> list[RetrievedChunk]:
-    if not refs:
+    """The chunks of the units the question cites. Of a unit's citations the first that has chunks is taken
+    ("artikel 6.1" in an article chunked by punkt, else "artikel 6"); of a punkt split in parts, the part
+    holding the cited led comes first."""
+    if not units:
         return []
     params = _base_params(scope, 50)
-    params["ref_sfs"] = [sfs for sfs, _ in refs]
-    params["ref_cit"] = [cit for _, cit in refs]
+    pairs = [(unit.number, cit) for unit in units for cit in unit.citations]
+    params["ref_sfs"] = [sfs for sfs, _ in pairs]
+    params["ref_cit"] = [cit for _, cit in pairs]
+    params["ref_advice"] = ADVICE_LABEL
     found = _run(_exact_sql(_filter_sql(options, params)), params)
+    kept: dict[int, int] = {}  # chunk id -> 0 if it holds a cited led, else 1
+    for unit in units:
+        for cit in unit.citations:
+            held = [c for c in found if c.document_number == unit.number and _holds(cit, c.citation)]
+            if held:
+                for chunk in held:
+                    has_led = bool(unit.led) and re.search(rf"(?m)^{re.escape(unit.led or '')}\) ", chunk.text)
+                    kept[chunk.chunk_id] = min(kept.get(chunk.chunk_id, 1), 0 if has_led else 1)
+                break
+    found = sorted((c for c in found if c.chunk_id in kept), key=lambda c: kept[c.chunk_id])  # stable: path order
     for chunk in found:
         chunk.reference_match = True
     return found
+
+
+def _holds(cited: str, chunk_citation: str) -> bool:
+    """Whether a chunk cited `chunk_citation` is (part of) the unit cited `cited`; the SQL's test in Python."""
+    return (chunk_citation in (cited, f"{cited} {ADVICE_LABEL}")
+            or (cited.startswith("artikel ") and chunk_citation.startswith(f"{cited}.")))
 
 
 # --- neighbouring sections for the context block ---
@@ -455,6 +496,51 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
     return out
 
 
+# --- units of regulations and EU acts that the best hits cite ---
+
+# A hit citing more units than this in one chain ("Artiklarna 5–30 och 35–50 i EU:s dataskyddsförordning") names
+# a scope, not a rule to read.
+MAX_CITED_UNITS = 3
+
+
+def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
+                anchors: int | None = None) -> list[RetrievedChunk]:
+    """The units of agency regulations and EU acts that the `anchors` best statute sections among `chunks` cite
+    (dataskyddslagen's "sådana uppgifter som avses i artikel 9.1 i EU:s dataskyddsförordning" brings article
+    9.1), not already among them. Scored just below the weakest of `chunks`, like the neighbouring §§: a
+    context block takes them after every direct hit."""
+    anchors = settings.RETRIEVAL_NEIGHBOUR_ANCHORS if anchors is None else anchors
+    best = [c for c in chunks if c.source_type == "LEGAL_DOCUMENT" and c.citation][:anchors]
+    if not best:
+        return []
+    directory = statute_directory()
+    units: list[CitedUnit] = []
+    cited_by: dict[CitedUnit, int] = {}
+    for anchor in best:
+        for link in document_links(anchor.text, directory, self_sfs=anchor.document_number):
+            if link.number == anchor.document_number or not 0 < len(link.units) <= MAX_CITED_UNITS:
+                continue
+            for citations in link.units:
+                unit = CitedUnit(link.number, citations)
+                if unit not in cited_by:
+                    cited_by[unit] = anchor.chunk_id
+                    units.append(unit)
+    taken = {c.chunk_id for c in chunks}
+    floor = min(c.score for c in chunks) - 1e-6
+    out = []
+    for chunk in exact_reference_search(units, scope, options):
+        if chunk.chunk_id in taken:
+            continue
+        chunk.reference_match = False  # cited by a source, not by the question
+        chunk.score = floor
+        chunk.extra["cited_by"] = next(
+            (anchor for unit, anchor in cited_by.items()
+             if unit.number == chunk.document_number and any(_holds(c, chunk.citation) for c in unit.citations)),
+            None)
+        out.append(chunk)
+    return out
+
+
 # --- the entry point ---
 
 def retrieve_context(query: str, workspace: Workspace, *, user, options: RetrievalOptions | None = None,
@@ -491,7 +577,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
 
     t0 = time.perf_counter()
     refs, named_sfs = _references(analysis.references) if options.use_references else ([], [])
-    result.references = [f"{sfs} {cit}" for sfs, cit in refs]
+    result.references = [unit.label for unit in refs]
     exact = exact_reference_search(refs, scope, options)
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
     kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
@@ -549,21 +635,21 @@ def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarra
         timings["embed"] = _ms(t0)
 
 
-def _references(refs: list[LegalReference]) -> tuple[list[tuple[str, str]], list[str]]:
-    """(sfs, citation) pairs the question cites, and every statute it cites or names."""
+def _references(refs: list[LegalReference]) -> tuple[list[CitedUnit], list[str]]:
+    """The units the question cites, and every statute, regulation or EU act it cites or names."""
     directory = statute_directory()
-    pairs: list[tuple[str, str]] = []
+    units: list[CitedUnit] = []
     named: list[str] = []
     for ref in refs:
         if not ref.sfs or ref.sfs not in directory:
             continue
         if ref.sfs not in named:
             named.append(ref.sfs)
-        if ref.section:
-            pair = (ref.sfs, citation_of(ref))
-            if pair not in pairs:
-                pairs.append(pair)
-    return pairs, named
+        citations = tuple(unit_citations(ref))
+        unit = CitedUnit(ref.sfs, citations, ref.led)
+        if citations and unit not in units:
+            units.append(unit)
+    return units, named
 
 
 def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk],

@@ -54,8 +54,20 @@ Conventions (documented because callers depend on them):
 * Statute words: lag, förordning, balk, grundlag, kungörelse, stadga, in
   names, compounds ("ordningsstadgan") and anaphora ("samma kungörelse").
 * At most `MAX_REFERENCES` references are returned per call.
-* EU acts ("artikel 6.1 e i EU:s dataskyddsförordning", "(EU) 2016/679") are
-  not reported.
+* Agency regulations and EU acts are documents like statutes: `sfs` holds
+  their number ("AFS 2023:1", "(EU) 2016/679"). They are named by number
+  ("AFS 2023:1 3 §", "3 § AFS 2023:1", "Förordning (EU) 2016/679 artikel 6.1
+  f"), by a title the directory knows ("6 kap. 2 § i Arbetsmiljöverkets
+  föreskrifter om systematiskt arbetsmiljöarbete"; names derived by
+  `law.statute_names.regulation_names`), or by name or abbreviation
+  ("dataskyddsförordningen", "GDPR").
+* EU articles: "artikel 6.1 f", "art. 9.2 g", "artiklarna 12–22", "artikel 6(1)(f)"
+  give one reference per article (ranges expanded, at most `MAX_RANGE`) with
+  `article` "6", `punkt` 1 (the numbered paragraph) and `led` "f". An article
+  binds to an act named right after it ("i EU:s dataskyddsförordning", "GDPR"),
+  right before it, or earlier in the text if that is an EU act; in a question
+  (no `self_sfs`) an article no EU act claims points to the only EU act the
+  directory knows, if there is exactly one.
 """
 
 from __future__ import annotations
@@ -66,15 +78,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from law.statute_names import CURATED, is_ambiguous_abbreviation, name_key, names_for, strip_inflection
+from compliance.numbers import EU_NUMBER_RE, is_sfs_number
+from law.statute_names import (
+    CURATED,
+    is_ambiguous_abbreviation,
+    name_key,
+    names_for,
+    regulation_names,
+    strip_inflection,
+)
 
 __all__ = [
+    "DocumentLink",
     "LegalReference",
     "StatuteDirectory",
     "analyse_references",
     "citation",
+    "document_links",
     "find_sfs_numbers",
     "parse_references",
+    "unit_citations",
 ]
 
 MAX_RANGE = 200
@@ -96,11 +119,15 @@ class LegalReference:
     span: tuple[int, int]
     raw: str
     anaphoric: bool = False
+    # An EU act's article ("6" of "artikel 6.1 f"; `punkt` then holds the numbered paragraph) and its lettered led.
+    article: str | None = None
+    led: str | None = None
 
 
 # ---------------------------------------------------------------- directory
 
 
+_INNER_HYPHEN_RE = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _SFS_ONLY_RE = re.compile(r"^\s*(?:SFS\s*)?(\d{4}:\d{1,4})\s*$")
 _SFS_IN_PAREN_RE = re.compile(r"\(\s*(?:SFS\s*)?(\d{4}:\d{1,4})\s*\)")
 
@@ -118,6 +145,9 @@ class StatuteDirectory:
         self._by_key: dict[str, str] = {}
         self._abbreviations: dict[str, str] = {}
         self._abbreviations_folded: dict[str, str] = {}
+        # Names derived from regulations' titles (regulation_names): kept only when one document has them.
+        derived: dict[str, set[str]] = {}
+        derived_abbreviations: dict[str, set[str]] = {}
         for sfs, title, short_names, abbreviations in entries:
             self._titles.setdefault(sfs, title)
             for name in (title, *short_names):
@@ -127,7 +157,27 @@ class StatuteDirectory:
             for abbreviation in abbreviations:
                 self._abbreviations.setdefault(abbreviation, sfs)
                 self._abbreviations_folded.setdefault(abbreviation.casefold(), sfs)
+            names = regulation_names(sfs, title)
+            for name in names.short_names:
+                derived.setdefault(name_key(name), set()).add(sfs)
+            for abbreviation in names.abbreviations:
+                derived_abbreviations.setdefault(abbreviation, set()).add(sfs)
+        for key, numbers in derived.items():
+            if key and len(numbers) == 1:
+                self._by_key.setdefault(key, next(iter(numbers)))
+        for abbreviation, numbers in derived_abbreviations.items():
+            if len(numbers) == 1:
+                self._abbreviations.setdefault(abbreviation, next(iter(numbers)))
+                self._abbreviations_folded.setdefault(abbreviation.casefold(), next(iter(numbers)))
         self.max_name_words = max((k.count(" ") + 1 for k in self._by_key), default=1)
+        eu_acts = [number for number in self._titles if EU_NUMBER_RE.match(number)]
+        # Words without which a text cites no EU act by name ("dataskyddsförordningen", "GDPR"):
+        # document_links' quick test, with _REGULATION_HINT_RE for numbers, articles and föreskrifter.
+        self.eu_act_words: frozenset[str] = frozenset(
+            key.split()[-1] for key, number in self._by_key.items() if number in eu_acts) | frozenset(
+            a.casefold() for a, number in self._abbreviations.items() if number in eu_acts)
+        # What a question's bare "artikel 6" points to: the EU act, when the directory knows exactly one.
+        self.sole_eu_act: str | None = eu_acts[0] if len(eu_acts) == 1 else None
 
     @classmethod
     def from_titles(cls, rows: Iterable[tuple[str, str]]) -> StatuteDirectory:
@@ -163,6 +213,8 @@ class StatuteDirectory:
         if not name_or_abbrev or not name_or_abbrev.strip():
             return None
         text = name_or_abbrev.strip()
+        if text in self._titles:
+            return text  # a document number: "AFS 2023:1", "(EU) 2016/679"
         only = _SFS_ONLY_RE.match(text)
         if only:
             return only.group(1) if only.group(1) in self._titles else None
@@ -172,7 +224,7 @@ class StatuteDirectory:
         if paren:
             # A written number wins: "lagen (1974:12) om anställningsskydd" is not today's act.
             return paren.group(1) if paren.group(1) in self._titles else None
-        found = self._by_key.get(name_key(text))
+        found = self._key_lookup(text)
         if found:
             return found
         # Lenient for explicit lookups ("las"); text detection stays case-sensitive.
@@ -182,7 +234,14 @@ class StatuteDirectory:
 
     def lookup(self, name: str) -> str | None:
         """SFS number for a name (any inflection) or title; no abbreviations."""
-        return self._by_key.get(name_key(name))
+        return self._key_lookup(name)
+
+    def _key_lookup(self, name: str) -> str | None:
+        found = self._by_key.get(name_key(name))
+        if found is None and "-" in name:
+            # A word hyphenated at a line break in the source: "EU:s data-skyddsförordning".
+            found = self._by_key.get(name_key(_INNER_HYPHEN_RE.sub("", name)))
+        return found
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -198,6 +257,9 @@ _TOKEN_RE = re.compile(
     (?P<temporal>/(?:Träder\ i\ kraft|Upphör\ att\ gälla|Rubriken)[^/\n]{0,100}/)
   | (?P<sfs>\bSFS[ \n]?(?P<sfs_n>\d{4}:\d{1,4})(?![\d:/]))
   | (?P<paren>\([ ]?(?:SFS[ ]?)?(?P<paren_n>\d{4}:\d{1,4})[ ]?\))
+  | (?P<reg>(?<![\w-])(?P<reg_open>\()?(?P<reg_s>[A-ZÅÄÖ]{1,8}-?FS)[ ]?(?P<reg_n>\d{4}:[ ]?\d{1,4})(?![\d:/])
+        (?(reg_open)\)))
+  | (?P<eu>\((?P<eu_f>EU|EG|EEG)\)[ ]?(?P<eu_nr>nr[ ]?)?(?P<eu_a>\d{1,4})/(?P<eu_b>\d{1,4})(?![\d/]))
   | (?P<bare>(?<![\w/:.-])(?P<bare_n>\d{4}:\d{1,4})(?![\w:/]))
   | (?P<colon>(?<![\w/:.])(?P<c_ch>\d{1,3})(?:[ ]?(?P<c_chl>[a-z]))?:(?P<c_sec>\d{1,3})
         (?:[ ]?(?P<c_secl>[a-z])(?![^\W\d_]))?(?![\d:/]))
@@ -346,6 +408,14 @@ def _raw_tokens(text: str) -> list[_Tok]:
             toks.append(_Tok("num", start, end, m.group(), _Num(int(m.group("n")), m.group("nl"))))
         elif kind in ("sfs", "paren", "bare"):
             toks.append(_Tok(kind, start, end, m.group(), m.group(f"{kind}_n")))
+        elif kind == "reg":
+            toks.append(_Tok(kind, start, end, m.group(), f"{m.group('reg_s')} {m.group('reg_n').replace(' ', '')}"))
+        elif kind == "eu":
+            a, b = m.group("eu_a"), m.group("eu_b")
+            # Acts before 2015 are written "(EG) nr 1907/2006" (number/year); the document number puts the year first.
+            if m.group("eu_nr") and len(b) == 4 and _plausible_sfs(f"{b}:1"):
+                a, b = b, a
+            toks.append(_Tok(kind, start, end, m.group(), f"({m.group('eu_f')}) {a}/{b}"))
         else:
             toks.append(_Tok(kind, start, end, m.group()))
     return toks
@@ -415,6 +485,13 @@ class _Lexer:
             return 1
         if kind in ("sfs", "paren", "bare"):
             return self._lex_sfs(i, out)
+        if kind in ("reg", "eu"):
+            # An agency regulation or an EU act by its number: "AFS 2023:1", "(AFS 2020:1)", "(EU) 2016/679".
+            if kind == "reg" and tok.value.startswith("SFS "):  # type: ignore[union-attr]
+                out.append(_Tok("other", tok.start, tok.end, tok.text))
+                return 1
+            out.append(_Tok("statute", tok.start, tok.end, tok.text, _Statute(str(tok.value), str(tok.value))))
+            return 1
         if kind == "punct":
             if tok.text == ",":
                 out.append(_Tok("list", tok.start, tok.end, ","))
@@ -498,11 +575,102 @@ class _Lexer:
         if low == "i":
             out.append(_Tok("in", tok.start, tok.end, low))
             return 1
+        if word == "EU" and self._eu_genitive(i):
+            # "EU:s dataskyddsförordning": the genitive belongs to the name, so "artikel 6 i EU:s …" binds.
+            used = self._lex_statute(i + 3, out)
+            if used and out and out[-1].kind == "statute":
+                last = out[-1]
+                out[-1] = _Tok("statute", tok.start, last.end, self.text[tok.start:last.end], last.value)
+                return 3 + used
+        if low in _ARTICLE_WORDS:
+            used = self._lex_articles(i, out)
+            if used:
+                return used
+        head = strip_inflection(low) if low.startswith(("föreskrift", "förordning")) else ""
+        if head in ("föreskrift", "förordning") and i + 1 < len(raw) and raw[i + 1].kind in ("reg", "eu") \
+                and self._adjacent(tok, raw[i + 1]):
+            # "Arbetsmiljöverkets föreskrifter (AFS 2020:1) om arbetsplatsens utformning",
+            # "Europaparlamentets och rådets förordning (EU) 2016/679": the number names the document.
+            number = str(raw[i + 1].value)
+            tail = self._tail(i + 2)
+            used = self._emit_name(self._agency_start(i), i, tail[-1] if tail else i + 1, _Statute(number, number), out)
+            if used:
+                return used
+        if self.directory is not None and head == "föreskrift":
+            used = self._lex_regulation_name(i, out)
+            if used:
+                return used
         statute = self._lex_statute(i, out)
         if statute:
             return statute
         out.append(_Tok("word", tok.start, tok.end, word))
         return 1
+
+    def _eu_genitive(self, i: int) -> bool:
+        raw = self.raw
+        return (i + 3 < len(raw) and raw[i + 1].text == ":" and raw[i + 2].text == "s"
+                and raw[i + 1].start == raw[i].end and raw[i + 2].start == raw[i + 1].end
+                and raw[i + 3].kind == "word" and self._adjacent(raw[i + 2], raw[i + 3]))
+
+    def _lex_articles(self, i: int, out: list[_Tok]) -> int:
+        """ "artikel 6.1 f", "art. 9.2 g", "artiklarna 12–22", "artikel 6(1)(f)": one article token whose value
+        is its (article, punkt, led) items; 0 if no article number follows."""
+        raw = self.raw
+        pos = raw[i].end
+        if raw[i].text.lower() == "art":
+            if not (i + 1 < len(raw) and raw[i + 1].text == "." and raw[i + 1].start == pos):
+                return 0
+            pos = raw[i + 1].end
+        items, end = _read_articles(self.text, pos)
+        if not items:
+            return 0
+        used = 1
+        while i + used < len(raw) and raw[i + used].start < end:
+            used += 1
+        out.append(_Tok("article", raw[i].start, end, self.text[raw[i].start:end], items))
+        return used
+
+    def _lex_regulation_name(self, i: int, out: list[_Tok]) -> int:
+        """An agency regulation named by a title the directory knows, around the head word at i:
+        "Arbetsmiljöverkets föreskrifter om systematiskt arbetsmiljöarbete", "föreskrifterna om …". The
+        agency's name before the head word (already lexed as words) joins the name."""
+        assert self.directory is not None
+        raw = self.raw
+        for first in dict.fromkeys((self._agency_start(i), i)):
+            found = self._directory_name(first, i + 1)
+            if found is not None:
+                k, sfs = found
+                name = " ".join(self.text[raw[first].start:raw[k].end].split())
+                return self._emit_name(first, i, k, _Statute(name, sfs), out)
+        return 0
+
+    def _agency_start(self, i: int) -> int:
+        """Raw index where the agency's name before the head word at i starts: the word before the head
+        is a genitive ("Arbetsmiljöverkets", "… och beredskaps") and the name opens with a capital
+        ("Myndigheten för samhällsskydd och beredskaps"); i when there is none."""
+        raw = self.raw
+        before = self._word(i - 1)
+        if before is None or not before.endswith("s") or not self._adjacent(raw[i - 1], raw[i]):
+            return i
+        for j in range(i - 1, max(-1, i - 7), -1):
+            word = self._word(j)
+            if word is None or word.lower() in ("i", "enligt", "av", "se") or not self._adjacent(raw[j], raw[j + 1]):
+                return i
+            if word[:1].isupper():
+                return j
+        return i
+
+    def _emit_name(self, first: int, head: int, last: int, statute: _Statute, out: list[_Tok]) -> int:
+        """Emit a statute token over raw[first..last], taking back the tokens already lexed before the head
+        word; the raw tokens used from the head word on."""
+        start = self.raw[first].start
+        taken = [t for t in out if t.start >= start]
+        if any(t.kind not in ("word", "list", "in", "till") for t in taken):
+            return 0
+        del out[len(out) - len(taken):]
+        end = self.raw[last].end
+        out.append(_Tok("statute", start, end, self.text[start:end], statute))
+        return last - head + 1
 
     def _ordinal_list_ends_in_stycke(self, i: int) -> bool:
         """ "första och andra styckena", "första, andra eller tredje stycket" (bounded look-ahead)."""
@@ -679,6 +847,60 @@ class _Lexer:
         return self.directory.resolve(name) if self.directory is not None else None
 
 
+_ARTICLE_WORDS = frozenset({"artikel", "artikeln", "artiklarna", "artiklar", "art", "article", "articles"})
+# One article number with its punkt: "6", "6.1", "6(1)"; not a § or chapter number ("artikel 6 och 7 § lagen").
+_ART_NUMBER_RE = re.compile(r"\s?(\d{1,3})(?!\d)(?:\.(\d{1,2})(?!\d)|\((\d{1,2})\))?(?![.]\d|\s?(?:§|[kK]ap\b))")
+# A lettered led after a punkt: "f", "(f)". A lone "i" is the preposition ("artikel 9.2 i förordningen")
+# unless punctuation or a list word follows it.
+_ART_LETTER_RE = re.compile(r"\s?(?:\(([a-z])\)|([a-hj-z]|i(?=\s?(?:[,.;:!?)]|och\b|eller\b|$)))(?![\w]))")
+_ART_LETTER_SEP_RE = re.compile(r"\s?(?:,|och|eller)(?=\s?(?:\([a-z]\)|[a-z](?![\w])))")
+_ART_SEP_RE = re.compile(r"\s?(,|och|eller|samt|-|till)(?=\s?\d)")
+
+
+def _read_articles(text: str, pos: int) -> tuple[list[tuple[str, int | None, str | None]], int]:
+    """The (article, punkt, led) items of an article list starting at `pos` and where it ends.
+
+    "6.1 f" -> [("6", 1, "f")]; "9.2 b, g och h" -> one item per led; "12-22" -> every article in
+    between (at most MAX_RANGE, else the end points); "13 och 14" -> two articles.
+    """
+    items: list[tuple[str, int | None, str | None]] = []
+    end = pos
+    range_from: tuple[str, int | None, str | None] | None = None
+    while len(items) < MAX_REFERENCES:
+        m = _ART_NUMBER_RE.match(text, end)
+        if not m:
+            break
+        article, punkt = m.group(1), m.group(2) or m.group(3)
+        end = m.end()
+        leds: list[str | None] = [None]
+        if punkt:
+            letter = _ART_LETTER_RE.match(text, end)
+            if letter:
+                leds = [letter.group(1) or letter.group(2)]
+                end = letter.end()
+                while (sep := _ART_LETTER_SEP_RE.match(text, end)) and (more := _ART_LETTER_RE.match(text, sep.end())):
+                    leds.append(more.group(1) or more.group(2))
+                    end = more.end()
+        new = [(article, int(punkt) if punkt else None, led) for led in leds]
+        if range_from is not None and range_from[1:] == (None, None) and new == [(article, None, None)]:
+            a, b = int(range_from[0]), int(article)
+            if a < b and b - a <= MAX_RANGE:
+                new = [(str(n), None, None) for n in range(a + 1, b + 1)]
+        items.extend(new)
+        range_from = None
+        sep = _ART_SEP_RE.match(text, end)
+        if not sep:
+            break
+        if sep.group(1) in ("-", "till"):
+            range_from = items[-1]
+        end_before_sep = end
+        end = sep.end()
+        if not _ART_NUMBER_RE.match(text, end):
+            end = end_before_sep
+            break
+    return items, end
+
+
 def _plausible_sfs(sfs: str) -> bool:
     year = int(sfs[:4])
     return 1600 <= year <= 2100
@@ -751,6 +973,9 @@ class _Parser:
         # sentence does ("Gäller 7 § även enligt LAS?").
         self.orphans: list[int] = []
 
+    def is_eu_act(self, st: _Statute | None) -> bool:
+        return bool(st and st.sfs and EU_NUMBER_RE.match(st.sfs))
+
     def kind(self, i: int) -> str:
         return self.toks[i].kind if 0 <= i < len(self.toks) else ""
 
@@ -807,7 +1032,11 @@ class _Parser:
             return False
         if nxt.kind in ("temporal", "dash"):
             return True
-        if nxt.kind in ("word", "in", "list") and nxt.text[:1].isupper():
+        if nxt.kind in ("word", "in", "list", "article") and nxt.text[:1].isupper():
+            return True
+        # "7 § EU:s dataskyddsförordning och denna lag …": a capitalised name opens the §'s text; an abbreviation
+        # or a number ("7 § LAS", "3 § AFS 2023:1") is cited.
+        if nxt.kind == "statute" and nxt.text[:1].isupper() and len(nxt.text) > 3 and not nxt.text.isupper():
             return True
         return False
 
@@ -1054,6 +1283,10 @@ class _Parser:
                 i = max(i + 1, j)
                 pending = None
                 continue
+            if tok.kind == "article":
+                i = self.bind_articles(i, pending)
+                pending = None
+                continue
             if tok.kind == "colon":
                 k = self.colon_chain(i)
                 after = self.statute_after(k)
@@ -1095,8 +1328,61 @@ class _Parser:
                 continue
             pending = None
             i += 1
+        self.default_articles()
         self.refs.sort(key=lambda r: r.span[0])
         return self.refs
+
+    # -- EU articles -----------------------------------------------------------
+
+    def bind_articles(self, i: int, pending: tuple[int, int] | None) -> int:
+        """An article token binds like a chain: to the act named right after it ("artikel 6.1 f i
+        EU:s dataskyddsförordning", "art. 9.2 g GDPR") or right before it ("Förordning (EU) 2016/679
+        artikel 6.1 f"), else to the EU act named earlier; else a later one in the sentence may claim it."""
+        toks = self.toks
+        tok = toks[i]
+        after = self.statute_after(i + 1)
+        if after is not None:
+            st = self.resolve_statute(toks[after].value)  # type: ignore[arg-type]
+            self.emit_articles(tok.value, tok.start, toks[after].end, st)  # type: ignore[arg-type]
+            self.note_named(st)
+            return after + 1
+        if pending is not None and pending[0] == i - 1 and self.adjacent(i - 1, i):
+            if pending[1] >= 0:
+                del self.refs[pending[1]]
+            prev = toks[i - 1]
+            st = self.resolve_statute(prev.value)  # type: ignore[arg-type]
+            self.emit_articles(tok.value, prev.start, tok.end, st)  # type: ignore[arg-type]
+            self.note_named(st)
+            return i + 1
+        carried = None
+        if self.self_sfs and EU_NUMBER_RE.match(self.self_sfs):
+            carried = _Statute(None, self.self_sfs, anaphoric=True)
+        elif self.is_eu_act(self.last_named):
+            assert self.last_named is not None
+            carried = _Statute(self.last_named.name, self.last_named.sfs, anaphoric=True)
+        first = len(self.refs)
+        self.emit_articles(tok.value, tok.start, tok.end, carried)  # type: ignore[arg-type]
+        if carried is None:
+            self.orphans.extend(range(first, len(self.refs)))
+        return i + 1
+
+    def emit_articles(self, items: list[tuple[str, int | None, str | None]], start: int, end: int,
+                      st: _Statute | None) -> None:
+        raw = self.text[start:end]
+        for article, punkt, led in items[: max(0, MAX_REFERENCES - len(self.refs))]:
+            self.refs.append(LegalReference(
+                sfs=st.sfs if st else None, statute_name=st.name if st else None, chapter=None, section=None,
+                stycke=None, punkt=punkt, span=(start, end), raw=raw, anaphoric=bool(st and st.anaphoric),
+                article=article, led=led))
+
+    def default_articles(self) -> None:
+        """In a question, an article no act claimed points to the only EU act the directory knows."""
+        if self.self_sfs or self.directory is None or not self.directory.sole_eu_act:
+            return
+        number = self.directory.sole_eu_act
+        for index, ref in enumerate(self.refs):
+            if ref.article and not ref.sfs and not ref.statute_name:
+                self.refs[index] = replace(ref, sfs=number, anaphoric=True)
 
     def bind_chain(self, i: int, j: int, items: list[_Item], pending: tuple[int, int] | None) -> int:
         toks = self.toks
@@ -1206,11 +1492,14 @@ _ORDINAL_WORDS = {v: k for k, v in _ORDINALS.items()}
 
 
 def citation(ref: LegalReference, *, detailed: bool = False) -> str:
-    """Canonical citation used by chunks: "3 kap. 2 a §", "7 §", "3 kap.".
+    """Canonical citation used by chunks: "3 kap. 2 a §", "7 §", "3 kap.", "artikel 6.1".
 
-    With `detailed`, stycke and punkt are appended ("7 § första stycket 2").
-    Returns "" for statute-only mentions.
+    With `detailed`, stycke and punkt are appended ("7 § första stycket 2"), and an article's led
+    ("artikel 6.1 f"). Returns "" for statute-only mentions.
     """
+    if ref.article:
+        label = f"artikel {ref.article}" + (f".{ref.punkt}" if ref.punkt else "")
+        return f"{label} {ref.led}" if detailed and ref.led else label
     parts: list[str] = []
     if ref.chapter:
         parts.append(f"{ref.chapter} kap.")
@@ -1223,3 +1512,61 @@ def citation(ref: LegalReference, *, detailed: bool = False) -> str:
     elif detailed and ref.punkt:
         parts.append(f"punkt {ref.punkt}")
     return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class DocumentLink:
+    """Where a text cites an agency regulation or an EU act: the span, the document, and the chunk citations
+    of each unit the reference chain cites (`unit_citations`: the most specific first; none for the whole
+    document)."""
+
+    start: int
+    end: int
+    number: str
+    units: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def citation(self) -> str:
+        """The first cited unit's most specific citation ("artikel 9.2", "3 kap. 2 §"), "" for the document."""
+        return self.units[0][0] if self.units else ""
+
+
+# A text citing a regulation or an EU act by number or article says one of these. ("föreskrifter" is no sign:
+# statutes use the word for any rule an authority issues.)
+_REGULATION_HINT_RE = re.compile(r"[Aa]rt(?:ikel|iklar|\.)|[Aa]rticle|FS ?\d|\((?:EU|EG|EEG)\)")
+
+
+def document_links(text: str, directory: StatuteDirectory, *, self_sfs: str | None = None) -> list[DocumentLink]:
+    """The references in `text` (a statute's or a regulation's own text) to an agency regulation or an EU act
+    the directory knows, one per reference chain: "artikel 9.2 g i EU:s dataskyddsförordning" links to
+    article 9.2 of the GDPR. References to SFS statutes are left out. Texts that cannot cite one (no article,
+    series number, EU number or name of such a document) are not parsed."""
+    if not text or not (_REGULATION_HINT_RE.search(text)
+                        or any(word in text.casefold() for word in directory.eu_act_words)):
+        return []
+    links: list[DocumentLink] = []
+    for ref in analyse_references(text, directory, self_sfs=self_sfs):
+        if not ref.sfs or is_sfs_number(ref.sfs) or ref.sfs not in directory:
+            continue
+        if ref.sfs == self_sfs and not ref.article:
+            continue  # a bare "4 §" in a chaptered text is its own chapter's, which the parser does not track
+        unit = tuple(unit_citations(ref) or ([f"{ref.chapter} kap."] if ref.chapter else []))
+        if links and links[-1].start == ref.span[0]:
+            # One link per chain, holding every unit it cites.
+            if unit and unit not in links[-1].units:
+                links[-1] = replace(links[-1], units=(*links[-1].units, unit))
+            continue
+        links.append(DocumentLink(ref.span[0], ref.span[1], ref.sfs, (unit,) if unit else ()))
+    return links
+
+
+def unit_citations(ref: LegalReference) -> list[str]:
+    """The chunk citations that can hold the unit `ref` cites, the most specific first: a § is its own
+    citation ("3 kap. 2 §"); an article's punkt is "artikel 6.1" in an article chunked by punkt, else
+    inside "artikel 6". A led is never a chunk of its own. [] for a reference to a whole document."""
+    if ref.article:
+        whole = f"artikel {ref.article}"
+        return [f"{whole}.{ref.punkt}", whole] if ref.punkt else [whole]
+    if ref.section:
+        return [citation(ref)]
+    return []

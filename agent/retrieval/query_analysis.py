@@ -437,32 +437,9 @@ def _inherit_statute(refs: list[LegalReference], own_start: int) -> list[LegalRe
     for ref in refs:
         if ref.statute_name or ref.sfs:
             last = ref
-        elif last is not None and ref.span[0] >= own_start and (ref.section or ref.chapter):
+        elif last is not None and ref.span[0] >= own_start and (ref.section or ref.chapter or ref.article):
             ref = replace(ref, sfs=last.sfs, statute_name=last.statute_name, anaphoric=True)
         out.append(ref)
-    return out
-
-
-# A document of a Swedish författningssamling other than SFS ("AFS 2023:1", "MSBFS 2020:1", "ELSÄK-FS 2022:1":
-# every series' name ends in FS) or an EU act ("(EU) 2016/679"), named by its number: the document is named
-# like a statute, so retrieval ranks its units up (the named-statute prior). Its §§ are not parsed yet.
-_REGULATION_NUMBER_RE = re.compile(r"(?<![\w-])(?P<series>[A-ZÅÄÖ]{1,6}(?:-)?FS) (?P<year>(?:19|20)\d\d):(?P<n>\d{1,4})(?![\d:])"
-                                   r"|\((?P<family>EU|EG|EEG)\) ?(?:nr )?(?P<eu_year>(?:19|20)\d\d)/(?P<eu_n>\d{1,4})(?!\d)")
-
-
-def _named_regulations(text: str, refs: Sequence[LegalReference]) -> list[LegalReference]:
-    """The agency regulations and EU acts `text` names by number, as references to the whole document."""
-    seen = {r.sfs for r in refs if r.sfs}
-    out: list[LegalReference] = []
-    for m in _REGULATION_NUMBER_RE.finditer(text):
-        if m["series"] == "SFS":  # a statute: the reference parser's
-            continue
-        number = (f"{m['series']} {m['year']}:{m['n']}" if m["series"]
-                  else f"({m['family']}) {m['eu_year']}/{m['eu_n']}")
-        if number not in seen:
-            seen.add(number)
-            out.append(LegalReference(sfs=number, statute_name=None, chapter=None, section=None, stycke=None,
-                                      punkt=None, span=m.span(), raw=m.group(0)))
     return out
 
 
@@ -506,7 +483,6 @@ def analyse_query(
     if is_follow_up and not fallback:
         # The new message's words first: they carry the new focus.
         kw = list(dict.fromkeys([*own_keywords, *kw]))
-    refs = [*refs, *_named_regulations(text, refs)]
     sfs_numbers = list(dict.fromkeys([*find_sfs_numbers(text), *(r.sfs for r in refs if r.sfs)]))
     dates = extract_dates(own, today) or (extract_dates(" ".join(past), today) if is_follow_up else None)
     return QueryAnalysis(

@@ -1,5 +1,8 @@
 import pytest
 
+# Tests loading regulations queue their embedding on the test broker: ingestion's clean-queue fixture.
+from tests.chunks.conftest import clean_queue  # noqa: F401
+
 CORPUS = ("1977:1160", "1982:80")
 
 

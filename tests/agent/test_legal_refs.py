@@ -14,10 +14,12 @@ from agent.retrieval.legal_refs import (
     StatuteDirectory,
     analyse_references,
     citation,
+    document_links,
     find_sfs_numbers,
     parse_references,
+    unit_citations,
 )
-from law.statute_names import CURATED, name_key, names_for
+from law.statute_names import CURATED, name_key, names_for, regulation_names
 
 INDEX = Path(__file__).resolve().parents[2] / "data" / "sfs" / "index.tsv"
 
@@ -68,16 +70,29 @@ def test_find_sfs_numbers(text: str, expected: list[str]) -> None:
         "AD 2005 nr 1",
         "RH 1999:1",
         "HFD 2015 ref. 1",
-        "(EU) 2016/679",
         "2001/23/EG",
         "Ds 2019:1",
-        "AFS 2001:1",
         "kl. 10:30",
     ],
 )
 def test_look_alikes_are_not_sfs_numbers_or_references(text: str) -> None:
     assert find_sfs_numbers(text) == []
     assert parse_references(text) == []
+
+
+@pytest.mark.parametrize(
+    "text, number",
+    [
+        ("(EU) 2016/679", "(EU) 2016/679"),
+        ("förordning (EG) nr 1907/2006", "(EG) 2006/1907"),
+        ("AFS 2001:1", "AFS 2001:1"),
+        ("ELSÄK-FS 2022:1", "ELSÄK-FS 2022:1"),
+        ("MSBFS 2020:1", "MSBFS 2020:1"),
+    ],
+)
+def test_regulation_and_eu_numbers_name_documents_not_sfs_numbers(text: str, number: str) -> None:
+    assert find_sfs_numbers(text) == []
+    assert [(r.sfs, r.section, r.article) for r in parse_references(text)] == [(number, None, None)]
 
 
 # ------------------------------------------- REFERENCE_FORMATS.md examples
@@ -228,12 +243,15 @@ def test_17_lettered_chapter() -> None:
     assert all(r.anaphoric for r in refs)
 
 
-def test_18_eu_articles_are_not_sfs_references() -> None:
+def test_18_eu_articles_are_articles_of_the_eu_act_not_sfs_references() -> None:
     text = (
         "… med stöd av artikel 6.1 e i EU:s dataskyddsförordning, … enligt artikel 16 i Europaparlamentets "
         "och rådets förordning (EU) 2016/679 av den 27 april 2016 …"
     )
-    assert parse_references(text) == []
+    refs = parse_references(text)
+    # Without a directory the GDPR's name is unknown; its number is not.
+    assert [(r.sfs, r.article, r.punkt, r.led, r.section) for r in refs] == [
+        (None, "6", 1, "e", None), ("(EU) 2016/679", "16", None, None, None)]
     assert find_sfs_numbers(text) == []
 
 
@@ -738,3 +756,187 @@ def test_property_named_statute_is_carried_forward(named, chapter, section, anap
     text = f"Frågan gäller {name}{gap}enligt {chapter} kap. {section} §{anaphor} ska arbetsgivaren agera."
     refs = [r for r in analyse_references(text, _DIRECTORY) if r.section]
     assert [(r.sfs, r.chapter, r.section, r.anaphoric) for r in refs] == [(sfs, str(chapter), str(section), True)], text
+
+
+# ------------------------------------------- agency regulations and the GDPR
+
+# Titles as the loaded documents carry them (data/foreskrifter, data/eu): the directory derives the names
+# a regulation is cited by from these (law.statute_names.regulation_names).
+_REGULATION_TITLES = [
+    ("AFS 2023:1", "Arbetsmiljöverkets föreskrifter och allmänna råd om systematiskt arbetsmiljöarbete – "
+                   "grundläggande skyldigheter för dig med arbetsgivaransvar"),
+    ("AFS 2023:4", "Arbetsmiljöverkets föreskrifter om produkter – maskiner"),
+    ("AFS 2023:5", "Arbetsmiljöverkets föreskrifter om produkter – tryckbärande anordningar"),
+    ("AFS 2023:10", "Arbetsmiljöverkets föreskrifter och allmänna råd om risker i arbetsmiljön"),
+    ("MSBFS 2020:1", "Myndigheten för samhällsskydd och beredskaps föreskrifter om hantering av brandfarlig gas "
+                     "och brandfarliga aerosoler"),
+    ("KIFS 2017:7", "Kemikalieinspektionens föreskrifter (KIFS 2017:7) om kemiska produkter och biotekniska organismer"),
+    ("(EU) 2016/679", "Allmän dataskyddsförordning (GDPR)"),
+]
+
+
+@pytest.fixture(scope="module")
+def book() -> StatuteDirectory:
+    """The statutes of index.tsv, some agency regulations and the GDPR, with no names but their titles."""
+    with open(INDEX, encoding="utf-8") as handle:
+        rows = [line.split("\t")[:2] for line in handle.read().splitlines()[1:]]
+    entries = [(sfs, title, names.short_names, names.abbreviations)
+               for sfs, title in rows for names in [names_for(sfs, title)]]
+    return StatuteDirectory([*entries, *((number, title, [], []) for number, title in _REGULATION_TITLES)])
+
+
+def units(refs: list[LegalReference]) -> list[tuple[str | None, str]]:
+    return [(r.sfs, citation(r, detailed=True)) for r in refs]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # the number before or after the chain, with or without "i"
+        ("Vad säger AFS 2023:1 11 § om riskbedömningar?", [("AFS 2023:1", "11 §")]),
+        ("Enligt 11 § AFS 2023:1 ska riskbedömningar dokumenteras.", [("AFS 2023:1", "11 §")]),
+        ("Gäller 2 kap. 3 § i AFS 2023:10 oss?", [("AFS 2023:10", "2 kap. 3 §")]),
+        ("Vad kräver 3 kap. 1 § MSBFS 2020:1?", [("MSBFS 2020:1", "3 kap. 1 §")]),
+        ("Gäller 2 kap. 1 § ELSÄK-FS 2022:1 för oss?", [("ELSÄK-FS 2022:1", "2 kap. 1 §")]),
+        # a document by number only, loaded or not
+        ("Vad säger BFS 2011:6 om tillgänglighet?", [("BFS 2011:6", "")]),
+        # by a title the directory derives from the document's own: agency, "om …", without "och allmänna råd"
+        ("6 kap. 2 § i Arbetsmiljöverkets föreskrifter om systematiskt arbetsmiljöarbete",
+         [("AFS 2023:1", "6 kap. 2 §")]),
+        ("enligt 2 kap. 1 § i föreskrifterna om risker i arbetsmiljön", [("AFS 2023:10", "2 kap. 1 §")]),
+        ("3 § i Myndigheten för samhällsskydd och beredskaps föreskrifter om hantering av brandfarlig gas och "
+         "brandfarliga aerosoler", [("MSBFS 2020:1", "3 §")]),
+        ("4 kap. 2 § Kemikalieinspektionens föreskrifter om kemiska produkter och biotekniska organismer",
+         [("KIFS 2017:7", "4 kap. 2 §")]),
+        # the number written in the name wins (the form of AFS 2023:10's own cross references)
+        ("Bestämmelser om utrustning för explosionsfarlig miljö finns i 3 § Arbetsmiljöverkets föreskrifter "
+         "(AFS 2023:7) om produkter – utrustning för potentiellt explosiva atmosfärer.", [("AFS 2023:7", "3 §")]),
+    ],
+)
+def test_agency_regulation_references(book: StatuteDirectory, text: str, expected: list) -> None:
+    assert units(analyse_references(text, book)) == expected
+
+
+def test_a_short_title_several_regulations_share_names_none_of_them(book: StatuteDirectory) -> None:
+    (ref,) = analyse_references("Vad säger 5 § i Arbetsmiljöverkets föreskrifter om produkter?", book)
+    assert ref.section == "5" and ref.sfs is None
+    assert book.resolve("Arbetsmiljöverkets föreskrifter om produkter – maskiner") == "AFS 2023:4"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Får vi behandla uppgifterna enligt artikel 6.1 f GDPR?", [("(EU) 2016/679", "artikel 6.1 f")]),
+        ("Vad innebär art. 9.2 g dataskyddsförordningen?", [("(EU) 2016/679", "artikel 9.2 g")]),
+        ("Förordning (EU) 2016/679 artikel 6.1 f", [("(EU) 2016/679", "artikel 6.1 f")]),
+        ("Vad säger artikel 17 i EU:s dataskyddsförordning?", [("(EU) 2016/679", "artikel 17")]),
+        ("Article 6(1)(f) GDPR", [("(EU) 2016/679", "artikel 6.1 f")]),
+        # no act named: in a question, the only EU act the directory knows
+        ("Vad kräver artiklarna 12–14?", [("(EU) 2016/679", f"artikel {n}") for n in (12, 13, 14)]),
+        ("Gäller artikel 9.2 b, g och h även oss?",
+         [("(EU) 2016/679", f"artikel 9.2 {led}") for led in "bgh"]),
+        # an act named earlier in the question
+        ("Vi följer dataskyddsförordningen. Vad kräver artikel 30.1?", [("(EU) 2016/679", ""),
+                                                                        ("(EU) 2016/679", "artikel 30.1")]),
+    ],
+)
+def test_gdpr_article_references(book: StatuteDirectory, text: str, expected: list) -> None:
+    assert units(analyse_references(text, book)) == expected
+
+
+def test_articles_range_and_list_and_a_following_section_chain(book: StatuteDirectory) -> None:
+    # Dataskyddslagen (2018:218) 1 kap. 7 § second stycke.
+    text = ("Artiklarna 5–30 och 35–50 i EU:s dataskyddsförordning samt 2–5 kap. denna lag ska inte tillämpas "
+            "vid behandling av personuppgifter som sker för journalistiska ändamål")
+    refs = analyse_references(text, book, self_sfs="2018:218")
+    articles = [r.article for r in refs if r.article]
+    assert articles == [str(n) for n in range(5, 31)] + [str(n) for n in range(35, 51)]
+    assert {r.sfs for r in refs if r.article} == {"(EU) 2016/679"}
+    assert [(r.sfs, r.chapter) for r in refs if r.chapter] == [("2018:218", str(n)) for n in range(2, 6)]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # Dataskyddslagen (2018:218) 2 kap. 1 §, with the source's line-break hyphen
+        ("1 § Personuppgifter får behandlas med stöd av artikel 6.1 c i EU:s data-skyddsförordning, om behandlingen "
+         "är nödvändig", [("(EU) 2016/679", "artikel 6.1 c")]),
+        # 3 kap. 3 §
+        ("3 § Känsliga personuppgifter får behandlas av en myndighet med stöd av artikel 9.2 g i EU:s "
+         "dataskyddsförordning", [("(EU) 2016/679", "artikel 9.2 g")]),
+        # 5 kap. 1 §
+        ("1 § Artiklarna 13–15 i EU:s dataskyddsförordning om information och rätt att få tillgång till "
+         "personuppgifter gäller inte", [("(EU) 2016/679", f"artikel {n}") for n in (13, 14, 15)]),
+    ],
+)
+def test_dataskyddslagens_references_resolve_to_the_gdpr(book: StatuteDirectory, text: str, expected: list) -> None:
+    assert units(analyse_references(text, book, self_sfs="2018:218")) == expected
+
+
+def test_in_a_statutes_own_text_a_bare_article_is_not_guessed(book: StatuteDirectory) -> None:
+    # A statute's bare "artikel 5" may be any act's: only a question falls back on the only EU act.
+    (ref,) = analyse_references("enligt artikel 5 ska", book, self_sfs="2000:1225")
+    assert (ref.article, ref.sfs) == ("5", None)
+    (ref,) = analyse_references("Vad säger artikel 5?", book)
+    assert (ref.article, ref.sfs) == ("5", "(EU) 2016/679")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jag skrev en artikel i tidningen om arbetsmiljölagen.",
+        "artikel 6 och 7 § arbetsmiljölagen",  # 7 is a §, not an article
+        "Vad säger artikel 9.2 i dataskyddsförordningen?",  # "i" is the preposition, not led i
+        "Jag läste en artikel 2023 om arbetsmiljölagen.",  # a year, not an article
+    ],
+)
+def test_article_look_alikes(book: StatuteDirectory, text: str) -> None:
+    refs = analyse_references(text, book)
+    assert all(r.article in (None, "6", "9") for r in refs)
+    assert all(r.led is None for r in refs)
+    assert not any(r.article and r.section for r in refs)
+
+
+def test_unit_citations_most_specific_first() -> None:
+    (article,) = parse_references("artikel 6.1 f GDPR")
+    assert unit_citations(article) == ["artikel 6.1", "artikel 6"]
+    (whole,) = parse_references("artikel 13 GDPR")
+    assert unit_citations(whole) == ["artikel 13"]
+    (section,) = parse_references("3 kap. 2 a § AFS 2023:10")
+    assert unit_citations(section) == ["3 kap. 2 a §"]
+    (document,) = parse_references("AFS 2023:10")
+    assert unit_citations(document) == []
+
+
+def test_regulation_names_are_derived_from_titles() -> None:
+    afs = regulation_names("AFS 2023:1", _REGULATION_TITLES[0][1])
+    assert "Arbetsmiljöverkets föreskrifter om systematiskt arbetsmiljöarbete" in afs.short_names
+    assert "föreskrifterna om systematiskt arbetsmiljöarbete" in afs.short_names
+    assert name_key("Arbetsmiljöverkets föreskrifter om systematiskt arbetsmiljöarbete") == name_key(
+        "Arbetsmiljöverkets föreskrifterna om systematiskt arbetsmiljöarbete")
+    gdpr = regulation_names("(EU) 2016/679", "Allmän dataskyddsförordning (GDPR)")
+    assert gdpr.abbreviations == ["GDPR"]
+    assert gdpr.short_names == ["dataskyddsförordningen", "EU:s dataskyddsförordning"]
+    assert regulation_names("1977:1160", "Arbetsmiljölag (1977:1160)").short_names == []
+
+
+def test_a_section_opening_with_a_capitalised_name_is_its_label(book: StatuteDirectory) -> None:
+    # Dataskyddslagen (2018:218) 1 kap. 7 §.
+    text = ("7 § EU:s dataskyddsförordning och denna lag ska inte tillämpas i den utsträckning det skulle strida mot "
+            "tryckfrihetsförordningen eller yttrandefrihetsgrundlagen.")
+    assert [r for r in analyse_references(text, book, self_sfs="2018:218") if r.section] == []
+    assert units(analyse_references("7 § LAS gäller?", book)) == [("1982:80", "7 §")]
+    assert units(analyse_references("3 § AFS 2023:1 gäller?", book)) == [("AFS 2023:1", "3 §")]
+
+
+def test_document_links_in_dataskyddslagen_point_to_gdpr_articles(book: StatuteDirectory) -> None:
+    text = ("3 § Känsliga personuppgifter får behandlas av en myndighet med stöd av artikel 9.2 g i EU:s "
+            "dataskyddsförordning\n\n1. om uppgifterna har lämnats till myndigheten och behandlingen krävs enligt lag,")
+    (link,) = document_links(text, book, self_sfs="2018:218")
+    assert (link.number, link.citation) == ("(EU) 2016/679", "artikel 9.2")
+    assert text[link.start:link.end] == "artikel 9.2 g i EU:s dataskyddsförordning"
+    # A reference to a statute is no such link; nor is a text that cites none.
+    assert document_links("enligt 3 kap. 2 § arbetsmiljölagen", book, self_sfs="2018:218") == []
+    # In a regulation's own text: its articles, not its bare §§ (their chapter is not known).
+    assert [(link.number, link.citation) for link in document_links(
+        "enligt artikel 6.1 och 4 §", book, self_sfs="(EU) 2016/679")] == [("(EU) 2016/679", "artikel 6.1")]

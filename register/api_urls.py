@@ -1,3 +1,32 @@
 """The register's REST routes under /api/v1/workspaces/<slug>/register/ (included by name from compliance/api/urls.py)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import api
+
+reg = "workspaces/<slug:slug>/register/"
+
+urlpatterns = [
+    path(reg + "registers/", api.RegisterListApi.as_view(), name="api-registers"),
+    path(reg + "registers/<int:register_id>/", api.RegisterDetailApi.as_view(), name="api-register"),
+    path(reg + "registers/<int:register_id>/groups/", api.GroupListApi.as_view(), name="api-register-groups"),
+    path(reg + "items/", api.ItemListApi.as_view(), name="api-register-items"),
+    path(reg + "items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api-register-item"),
+    path(reg + "items/<int:item_id>/history/", api.ItemHistoryApi.as_view(), name="api-register-item-history"),
+    path(reg + "items/<int:item_id>/requirements/", api.RequirementListApi.as_view(),
+         name="api-register-requirements"),
+    path(reg + "requirements/<int:requirement_id>/", api.RequirementDetailApi.as_view(),
+         name="api-register-requirement"),
+    path(reg + "requirements/<int:requirement_id>/evidence/", api.EvidenceListApi.as_view(),
+         name="api-register-evidence-list"),
+    path(reg + "evidence/<int:evidence_id>/", api.EvidenceDetailApi.as_view(), name="api-register-evidence"),
+    path(reg + "reviews/", api.ReviewListApi.as_view(), name="api-register-reviews"),
+    path(reg + "reviews/<int:review_id>/", api.ReviewDetailApi.as_view(), name="api-register-review"),
+    path(reg + "reviews/<int:review_id>/entries/", api.ReviewEntryListApi.as_view(),
+         name="api-register-review-entries"),
+    path(reg + "reviews/<int:review_id>/entries/<int:entry_id>/rate", api.ReviewEntryRateApi.as_view(),
+         name="api-register-review-rate"),
+    path(reg + "reviews/<int:review_id>/close", api.ReviewCloseApi.as_view(), name="api-register-review-close"),
+    path(reg + "actions/", api.ActionListApi.as_view(), name="api-register-actions"),
+    path(reg + "actions/<int:action_id>/", api.ActionDetailApi.as_view(), name="api-register-action"),
+]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 import django_filters
 from auditlog.models import LogEntry
@@ -40,7 +40,9 @@ def _get(queryset: QuerySet, pk: int, what: str):
 
 
 def register_list(workspace: Workspace) -> QuerySet[LegalRegister]:
-    return LegalRegister.objects.filter(workspace=workspace).annotate(item_count=Count("items"))
+    # A query with an aggregate does not take Meta.ordering: pages and the API paginate, so order explicitly.
+    return (LegalRegister.objects.filter(workspace=workspace).annotate(item_count=Count("items"))
+            .order_by(*LegalRegister._meta.ordering))
 
 
 def register_get(workspace: Workspace, register_id: int) -> LegalRegister:
@@ -82,7 +84,8 @@ def register_item_list(workspace: Workspace, *, register: LegalRegister | None =
                        filters: dict | None = None) -> QuerySet[RegisterItem]:
     items = (RegisterItem.objects.filter(workspace=workspace)
              .select_related("legal_document", "group", "responsible", "last_reviewed_by", "register")
-             .annotate(requirement_count=Count("requirements", distinct=True)))
+             .annotate(requirement_count=Count("requirements", distinct=True))
+             .order_by(*RegisterItem._meta.ordering))
     if register is not None:
         items = items.filter(register=register)
     if filters:
@@ -117,7 +120,8 @@ def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, 
                      missing_evidence: bool = False) -> QuerySet[Requirement]:
     reqs = (Requirement.objects.filter(workspace=workspace)
             .select_related("item", "item__legal_document", "owner")
-            .annotate(evidence_count=Count("evidence", distinct=True)))
+            .annotate(evidence_count=Count("evidence", distinct=True))
+            .order_by(*Requirement._meta.ordering))
     if item is not None:
         reqs = reqs.filter(item=item)
     if owner_id is not None:
@@ -153,6 +157,39 @@ def evidence_label(evidence: Evidence, *, may_see_private: bool) -> str:
         if evidence.user_file.is_deleted:
             return f"{evidence.user_file} (borttagen)"
     return str(evidence)
+
+
+def frozen_evidence_label(frozen: dict, *, may_see_private: bool) -> str:
+    """What a closed review's frozen evidence link shows: the same rule as `evidence_label`."""
+    if frozen.get("private") and not may_see_private:
+        return "Privat fil"
+    return str(frozen.get("label", ""))
+
+
+def private_file_titles(workspace: Workspace) -> set[str]:
+    """The titles (and file names) of the workspace's private files, every version, deleted ones too: what a
+    member who may not see private files must never read, in the audit trail's recorded texts included."""
+    titles = set()
+    for title, name in UserFile.objects.filter(workspace=workspace, is_private=True).values_list(
+            "title", "original_name"):
+        titles.update(t for t in (title, name) if t and t.strip())
+    return titles
+
+
+def redact_private_titles(value, titles: set[str]):
+    """`value` (a string, or lists and dicts of them, as an audit entry's changes are) with every private
+    file title replaced by "Privat fil". Longest first, so a title containing another is replaced whole."""
+    if not titles:
+        return value
+    if isinstance(value, str):
+        for title in sorted(titles, key=len, reverse=True):
+            value = value.replace(title, "Privat fil")
+        return value
+    if isinstance(value, list):
+        return [redact_private_titles(v, titles) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_private_titles(v, titles) for k, v in value.items()}
+    return value
 
 
 def may_see_private_files(membership: Membership | None) -> bool:
@@ -204,7 +241,8 @@ def register_summary(workspace: Workspace, *, register: LegalRegister | None = N
 def review_list(workspace: Workspace, *, register: LegalRegister | None = None) -> QuerySet[Review]:
     reviews = (Review.objects.filter(workspace=workspace).select_related("register", "lead", "closed_by")
                .annotate(entry_count=Count("entries", distinct=True),
-                         signed_count=Count("entries", filter=Q(entries__assessed_at__isnull=False), distinct=True)))
+                         signed_count=Count("entries", filter=Q(entries__assessed_at__isnull=False), distinct=True))
+               .order_by(*Review._meta.ordering))
     if register is not None:
         reviews = reviews.filter(register=register)
     return reviews
@@ -255,3 +293,45 @@ def audit_trail(workspace: Workspace, *, item: RegisterItem | None = None,
     if review is not None:
         entries = entries.filter(additional_data__review_id=review.pk)
     return entries.order_by("-timestamp", "-pk")
+
+
+AUDIT_ACTIONS = {LogEntry.Action.CREATE: ("create", "skapad"), LogEntry.Action.UPDATE: ("update", "ändrad"),
+                 LogEntry.Action.DELETE: ("delete", "borttagen"), LogEntry.Action.ACCESS: ("access", "läst")}
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One audit entry as people read it: who, when, what, before and after."""
+
+    id: int
+    timestamp: datetime
+    actor: str
+    actor_name: str
+    action: str
+    action_label: str
+    model: str
+    model_label: str
+    object_id: int | None
+    object_repr: str
+    changes: dict
+
+
+def audit_rows(entries: Iterable[LogEntry], *, workspace: Workspace, may_see_private: bool) -> list[AuditRow]:
+    """Audit entries of the workspace for display. For a member who may not see private files (a revisor), a
+    private file's title is replaced wherever the trail recorded it: an evidence link's name, a review's
+    linked evidence, the frozen evidence of a closed review."""
+    titles = set() if may_see_private else private_file_titles(workspace)
+    rows = []
+    for entry in entries:
+        action, action_label = AUDIT_ACTIONS.get(entry.action, (str(entry.action), str(entry.action)))
+        model = entry.content_type.model_class() if entry.content_type_id else None
+        rows.append(AuditRow(
+            id=entry.pk, timestamp=entry.timestamp,
+            actor=entry.actor.get_username() if entry.actor else "",
+            actor_name=(entry.actor.get_full_name() or entry.actor.get_username()) if entry.actor else "systemet",
+            action=action, action_label=action_label,
+            model=entry.content_type.model if entry.content_type_id else "",
+            model_label=str(model._meta.verbose_name) if model is not None else "",
+            object_id=entry.object_id, object_repr=redact_private_titles(entry.object_repr, titles),
+            changes=redact_private_titles(entry.changes_dict or {}, titles)))
+    return rows

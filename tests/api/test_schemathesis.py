@@ -22,6 +22,7 @@ from chunks.models import ContentChunk, SourceType
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create
 from compliance.wsgi import application
+from register import services as register_services
 from tests.helpers import make_user
 
 MAX_EXAMPLES = 15
@@ -65,6 +66,15 @@ def world(db, wsgi_in_test_transaction):
     assessment = Assessment.objects.create(workspace=workspace, title="Riskbedömning", legal_document=statute)
     conversation = Conversation.objects.create(workspace=workspace, user=alice, title="Fråga")
     message = Message.objects.create(conversation=conversation, role="assistant", content="Svar")
+    # The register's rows, so its routes are exercised past the 404 too.
+    register = register_services.register_create(workspace=workspace, user=alice, name="Laglista")
+    group = register_services.register_group_get_or_create(register=register, user=alice, name="Arbetsmiljö")
+    item = register_services.register_item_add(register=register, user=alice, legal_document=statute,
+                                               group=group).item
+    requirement = register_services.requirement_create(item=item, user=alice, data={"title": "Krav"})
+    evidence = register_services.evidence_add(requirement=requirement, user=alice, kind="file", user_file=user_file)
+    review = register_services.review_start(register=register, user=alice, title="Kontroll")
+    action = register_services.action_create(workspace=workspace, user=alice, title="Åtgärd", item=item)
     token, key = api_token_create(user=alice, name="schemathesis")
     # A second token to revoke, so DELETE tokens/{id} does not lock the test out.
     spare, _ = api_token_create(user=alice, name="spare")
@@ -72,7 +82,9 @@ def world(db, wsgi_in_test_transaction):
         "key": key,
         "path": {"slug": "alices-ab", "sfs": "1977:1160", "file_id": user_file.pk, "assessment_id": assessment.pk,
                  "conversation_id": conversation.pk, "message_id": message.pk, "member_id": bob_membership.pk,
-                 "token_id": spare.pk},
+                 "token_id": spare.pk, "register_id": register.pk, "item_id": item.pk,
+                 "requirement_id": requirement.pk, "evidence_id": evidence.pk, "review_id": review.pk,
+                 "entry_id": review.entries.get().pk, "action_id": action.pk},
     }
 
 

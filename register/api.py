@@ -10,18 +10,19 @@ Ids in a request body (a group, a file, an evidence link) that do not resolve in
 from __future__ import annotations
 
 from auditlog.models import LogEntry
-from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from compliance import selectors as compliance_selectors
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
 from compliance.models import Assessment
 
-from . import selectors, services
+from . import exports, imports, selectors, services
 from . import serializers as s
 from .models import Action, LegalRegister, RegisterItem, Requirement, Review, ReviewEntry
 
@@ -433,3 +434,88 @@ class ActionDetailApi(RegisterMixin, BaseApi):
         action = services.action_update(action=action, user=request.user, data=dict(data))
         return Response(s.ActionSerializer(action).data)
 
+
+
+# --- exports and import -----------------------------------------------------------------------------------
+
+def _file_responses(formats) -> dict:
+    return {(200, exports.CONTENT_TYPES[fmt].split(";")[0]): OpenApiResponse(OpenApiTypes.BINARY) for fmt in formats}
+
+
+def _download(export: exports.ExportFile) -> HttpResponse:
+    response = HttpResponse(export.content, content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.file_name}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+class RegisterExportApi(RegisterMixin, BaseApi):
+    @extend_schema(tags=TAGS, summary="Exportera laglistan (xlsx, pdf eller csv)",
+                   responses=_file_responses(exports.REGISTER_FORMATS),
+                   parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.REGISTER_FORMATS))],
+                   description="Daterad (dagens datum i Stockholm), med arbetsytans namn och varje posts status, "
+                               "ansvarig, bevis, bedömare och datum. CSV är för integrationer: UTF-8 med BOM, "
+                               "kommaseparerad, ISO-datum.")
+    def get(self, request, slug, register_id, fmt):
+        register = selectors.register_get(self.workspace, register_id)
+        if fmt not in exports.REGISTER_FORMATS:
+            raise Http404("Okänt format.")
+        data = selectors.register_export_get(self.workspace, register,
+                                             may_see_private=selectors.may_see_private_files(self.membership))
+        return _download(exports.register_file(data, fmt))
+
+
+class ReviewExportApi(RegisterMixin, BaseApi):
+    @extend_schema(tags=TAGS, summary="Exportera en avslutad kontroll (xlsx eller pdf)",
+                   responses=_file_responses(exports.REVIEW_FORMATS),
+                   parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.REVIEW_FORMATS))],
+                   description="Det kontrollen frös när den avslutades. En pågående kontroll ger 409 `review_open`.")
+    def get(self, request, slug, review_id, fmt):
+        review = selectors.review_get(self.workspace, review_id)
+        if fmt not in exports.REVIEW_FORMATS:
+            raise Http404("Okänt format.")
+        if not review.is_closed:
+            raise services.ReviewOpenError()
+        data = selectors.review_export_get(self.workspace, review,
+                                           may_see_private=selectors.may_see_private_files(self.membership))
+        return _download(exports.review_file(data, fmt))
+
+
+class RegisterImportApi(RegisterMixin, BaseApi):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(tags=TAGS, summary="Importera en lista: förhandsgranska (ägare, redaktör)",
+                   request=s.ImportUploadSerializer, responses=s.ImportPreviewSerializer,
+                   description="Läser filen och matchar varje rad mot författningarna: exakt beteckning, exakt "
+                               "titel, liknande titel eller ingen träff. Inget sparas; bekräfta med `token` och "
+                               "dina val. Trasiga rader ger 400 `broken_rows` med raderna i `details.rows`.")
+    def post(self, request, slug, register_id):
+        register = selectors.register_get(self.workspace, register_id)
+        self.require_edit()
+        data = validated(s.ImportUploadSerializer, request.data)
+        uploaded = data["file"]
+        if uploaded.size > imports.MAX_FILE_BYTES:
+            raise imports.RegisterImportError("file_too_large", "Filen är för stor (högst 2 MB).",
+                                              details={"field": "file", "max_bytes": imports.MAX_FILE_BYTES})
+        preview = imports.import_preview(workspace_id=self.workspace.pk, register_id=register.pk,
+                                         user_id=request.user.pk, file_name=uploaded.name or "",
+                                         content=uploaded.read())
+        return Response(s.ImportPreviewSerializer(preview).data)
+
+
+class RegisterImportConfirmApi(RegisterMixin, BaseApi):
+    @extend_schema(tags=TAGS, summary="Importera en lista: bekräfta (ägare, redaktör)",
+                   request=s.ImportConfirmSerializer, responses=s.ImportResultSerializer,
+                   description="Lägger till alla valda rader i en transaktion: alla eller, vid fel, ingen. En "
+                               "författning som redan finns på laglistan lämnas orörd, så samma import två gånger "
+                               "lägger inte till något andra gången.")
+    def post(self, request, slug, register_id):
+        register = selectors.register_get(self.workspace, register_id)
+        self.require_edit()
+        data = validated(s.ImportConfirmSerializer, request.data)
+        preview = imports.preview_from_token(data["token"], workspace_id=self.workspace.pk,
+                                             register_id=register.pk, user_id=request.user.pk)
+        choices = {choice["line"]: choice["document"] for choice in data.get("choices", [])}
+        result = services.register_import_confirm(register=register, user=request.user,
+                                                  rows=imports.import_choices(preview, choices))
+        return Response(s.ImportResultSerializer(result).data)

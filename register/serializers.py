@@ -16,7 +16,7 @@ from compliance.api.serializers import StrictCharField, UserRefSerializer, valid
 from compliance.models import LegalDocument
 from compliance.numbers import DOCUMENT_NUMBER_MAX_LENGTH
 
-from . import selectors
+from . import imports, selectors
 from .models import (
     TEXT_MAX_LENGTH,
     Action,
@@ -403,3 +403,56 @@ class ActionUpdateSerializer(serializers.Serializer):
 
     def validate_owner(self, value):
         return _member(self, value)
+
+
+# --- import --------------------------------------------------------------------------------------------
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    # Size, emptiness and kind are the import's call (its own codes and Swedish messages).
+    file = serializers.FileField(allow_empty_file=True, max_length=500,
+                                 help_text="Excel (.xlsx) eller CSV (; , eller tab; UTF-8 eller Windows-1252).")
+
+
+class DocumentChoiceSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    sfs_number = StrictCharField()
+    title = StrictCharField()
+
+
+class ImportRowSerializer(serializers.Serializer):
+    line = serializers.IntegerField(help_text="Radnummer i filen.")
+    number_text = StrictCharField(allow_blank=True, help_text="Beteckningen som den stod i filen.")
+    title = StrictCharField(allow_blank=True)
+    group = StrictCharField(allow_blank=True)
+    confidence = serializers.ChoiceField(choices=list(imports.Confidence.LABELS.items()))
+    confidence_label = StrictCharField()
+    document = DocumentChoiceSerializer(allow_null=True, help_text="Föreslagen författning; tom = ingen träff.")
+    candidates = DocumentChoiceSerializer(many=True, help_text="Liknande titlar att välja bland.")
+
+
+class ImportPreviewSerializer(serializers.Serializer):
+    token = StrictCharField(help_text="Skicka tillbaka till confirm (giltig en timme). Inget är importerat än.")
+    file_name = StrictCharField(allow_blank=True)
+    matched = serializers.IntegerField()
+    unmatched = serializers.IntegerField()
+    rows = ImportRowSerializer(many=True)
+
+
+class ImportChoiceSerializer(serializers.Serializer):
+    line = serializers.IntegerField(min_value=1, max_value=10**6)
+    document = StrictCharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH,
+                               help_text="Beteckning att lägga till för raden, eller \"skip\" för att hoppa över.")
+
+
+class ImportConfirmSerializer(serializers.Serializer):
+    token = StrictCharField(max_length=1_000_000)
+    choices = ImportChoiceSerializer(many=True, required=False, max_length=imports.MAX_ROWS,
+                                     help_text="Val per rad. En rad utan val får den föreslagna författningen; "
+                                               "en rad utan träff hoppas över.")
+
+
+class ImportResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="Nya poster.")
+    existing = serializers.IntegerField(help_text="Fanns redan på laglistan (oförändrade).")
+    skipped = serializers.IntegerField(help_text="Överhoppade rader.")

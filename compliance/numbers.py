@@ -95,3 +95,15 @@ def document_number_in(text: str) -> str:
         if SFS_NUMBER_RE.match(candidate):
             return candidate
     return ""
+
+
+def document_number_candidates(text: str) -> list[str]:
+    """The numbers `text` may mean, most likely first: "MBL 1976:580" reads like an agency number but is
+    likely the statute 1976:580 with its abbreviation before it, so both are candidates."""
+    first = document_number_in(text)
+    candidates = [first] if first else []
+    if AGENCY_NUMBER_RE.match(first or ""):
+        match = _LOOSE_SFS_RE.search(first)
+        if match and SFS_NUMBER_RE.match(f"{match[1]}:{int(match[2])}"):
+            candidates.append(f"{match[1]}:{int(match[2])}")
+    return candidates

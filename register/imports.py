@@ -25,7 +25,7 @@ from openpyxl import load_workbook
 
 from compliance.errors import ApplicationError
 from compliance.models import LegalDocument
-from compliance.numbers import document_number_in
+from compliance.numbers import document_number_candidates, document_number_in
 
 from . import selectors
 from .services import ImportRowChoice
@@ -287,10 +287,11 @@ def _choice(document: LegalDocument) -> DocumentChoice:
 
 def match_rows(rows: list[SheetRow]) -> list[PreviewRow]:
     """Each row's document: by number (exact), else by title (exact, else the most similar)."""
-    by_number = selectors.legal_documents_by_number(document_number_in(row.number_text) for row in rows)
+    by_number = selectors.legal_documents_by_number(
+        number for row in rows for number in document_number_candidates(row.number_text))
     matched = []
     for row in rows:
-        document = by_number.get(document_number_in(row.number_text))
+        document = _first_found(row.number_text, by_number)
         if document is not None:
             matched.append(PreviewRow(line=row.line, number_text=row.number_text, title=row.title, group=row.group,
                                       confidence=Confidence.NUMBER, document=_choice(document)))
@@ -308,6 +309,10 @@ def match_rows(rows: list[SheetRow]) -> list[PreviewRow]:
             matched.append(PreviewRow(line=row.line, number_text=row.number_text, title=row.title, group=row.group,
                                       confidence=Confidence.NONE, document=None))
     return matched
+
+
+def _first_found(text: str, by_number: dict[str, LegalDocument]) -> LegalDocument | None:
+    return next((by_number[n] for n in document_number_candidates(text) if n in by_number), None)
 
 
 def _token_scope(workspace_id: int, register_id: int, user_id: int) -> str:
@@ -358,10 +363,11 @@ def import_choices(preview: ImportPreview, choices: dict[int, str]) -> list[Impo
     if unknown_lines:
         raise RegisterImportError("unknown_row", f"Rad {unknown_lines[0]} finns inte i förhandsgranskningen.",
                                   details={"field": "choices", "line": unknown_lines[0]})
-    wanted = {line: document_number_in(value) for line, value in choices.items() if value and value != SKIP}
-    bad = sorted(line for line, number in wanted.items() if not number)
-    by_number = selectors.legal_documents_by_number(wanted.values())
-    bad += sorted(line for line, number in wanted.items() if number and number not in by_number)
+    wanted = {line: value for line, value in choices.items() if value and value != SKIP}
+    by_number = selectors.legal_documents_by_number(
+        number for value in wanted.values() for number in document_number_candidates(value))
+    chosen = {line: _first_found(value, by_number) for line, value in wanted.items()}
+    bad = sorted(line for line, document in chosen.items() if document is None)
     if bad:
         raise RegisterImportError("unknown_document", f"Rad {bad[0]}: författningen \"{choices[bad[0]][:60]}\" finns "
                                                       "inte. Välj en annan eller hoppa över raden.",
@@ -373,7 +379,7 @@ def import_choices(preview: ImportPreview, choices: dict[int, str]) -> list[Impo
         if choice == SKIP or (choice is None and row.document is None):
             document = None
         elif choice:
-            document = by_number[wanted[row.line]]
+            document = chosen[row.line]
         else:
             document = proposed.get(row.document.id)
         result.append(ImportRowChoice(line=row.line, legal_document=document, group=row.group))

@@ -88,7 +88,7 @@ def register_import(request, slug: str, register_id: int):
 @require_POST
 def register_import_confirm(request, slug: str, register_id: int):
     """Commit the preview's rows as the person chose them: each row's choice is `row-<line>` (a document
-    number, or "skip"); an unmatched row with a number typed in `number-<line>` takes that number."""
+    number, or "skip"); a number typed in `number-<line>` wins over the list (typing one is choosing it)."""
     workspace, membership = workspace_get_for_user(request.user, slug)
     register = selectors.register_get(workspace, register_id)
     _require_edit(membership)
@@ -98,7 +98,7 @@ def register_import_confirm(request, slug: str, register_id: int):
     for row in preview.rows:
         typed = request.POST.get(f"number-{row.line}", "").strip()
         chosen = request.POST.get(f"row-{row.line}", "").strip()
-        if typed and chosen != imports.SKIP:
+        if typed:
             choices[row.line] = typed
         elif chosen:
             choices[row.line] = chosen

@@ -43,6 +43,10 @@ ROUTES = [
     ("get", "reviews/{review}/entries/", None, False),
     ("post", "reviews/{review}/entries/{entry}/rate", {"rating": "non_compliant"}, True),
     ("post", "reviews/{review}/close", None, True),
+    ("get", "registers/{register}/export/xlsx", None, False),
+    ("get", "registers/{register}/export/csv", None, False),
+    ("get", "reviews/{review}/export/pdf", None, False),
+    ("post", "registers/{register}/import/confirm", {"token": "x"}, True),
     ("get", "actions/?item={item}", None, False),
     ("get", "actions/{action}/", None, False),
     ("patch", "actions/{action}/", {"state": "done"}, True),
@@ -133,6 +137,10 @@ class RegisterApiIsolationTests(HypothesisTestCase, RegisterApiTestCase):
             elif template.endswith("/close"):
                 # The review's entry is unsigned: the close is refused for that, not for access.
                 self.assert_error(response, 400, "review_incomplete")
+            elif template.startswith("reviews/{review}/export"):
+                self.assert_error(response, 409, "review_open")  # an open review is not exported
+            elif template.endswith("/import/confirm"):
+                self.assert_error(response, 400, "invalid_token")
             else:
                 self.assertLess(response.status_code, 300, (url, response.content[:300]))
             for workspace_id, before in untouched.items():

@@ -288,6 +288,9 @@ class PermissionTests(RegisterTestCase):
             "review_close": lambda: services.review_close(review=self.review, user=user),
             "action_create": lambda: services.action_create(workspace=self.workspace, user=user, title="Ny"),
             "action_update": lambda: services.action_update(action=self.action, user=user, data={"state": "done"}),
+            "register_import_confirm": lambda: services.register_import_confirm(
+                register=self.register, user=user,
+                rows=[services.ImportRowChoice(line=2, legal_document=self.gdpr, group="Dataskydd")]),
         }
 
     def test_every_service_refuses_readers_revisors_and_outsiders(self):

@@ -441,7 +441,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Choice sets that share a field name with another set ("status", "state") get names of their own.
     "ENUM_NAME_OVERRIDES": {
-        "ComplianceStatusEnum": "register.models.ComplianceStatus",
+        "RegisterStatusEnum": "register.models.ComplianceStatus",
         "ReviewStateEnum": "register.models.Review.State",
         "ActionStateEnum": "register.models.Action.State",
         "ProcessingStatusEnum": "compliance.models.ProcessingStatus",

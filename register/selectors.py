@@ -258,7 +258,7 @@ def review_get(workspace: Workspace, review_id: int) -> Review:
 
 def review_entry_list(review: Review) -> QuerySet[ReviewEntry]:
     return (ReviewEntry.objects.filter(review=review)
-            .select_related("item", "item__legal_document", "item__responsible", "assessed_by")
+            .select_related("review", "item", "item__legal_document", "item__responsible", "assessed_by")
             .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("user_file",
                                                                                             "assessment")))
             .order_by("item__group__position", "item__legal_document__sfs_number", "pk"))

@@ -109,7 +109,7 @@ def register_import_confirm(request, slug: str, register_id: int):
         if isinstance(exc, services.PermissionDeniedError):
             raise
         context = {"workspace": workspace, "membership": membership, "register": register, "nav": "register",
-                   "preview": preview, "confidence": imports.Confidence, "error": exc.message, "choices": choices}
+                   "preview": preview, "confidence": imports.Confidence, "error": exc.message}
         return render(request, "register/import_preview.html", context, status=400)
     messages.success(request, f"Importen är klar: {result.created} nya poster, {result.existing} fanns redan, "
                               f"{result.skipped} rader hoppades över.")

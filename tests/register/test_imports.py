@@ -16,6 +16,7 @@ from compliance.numbers import document_number_in
 from register import imports, services
 from register.imports import Confidence, RegisterImportError
 from register.models import ItemOrigin, RegisterGroup, RegisterItem
+from tests.api.base import assert_error
 
 from .base import RegisterTestCase
 from .test_api import CREG, REG, RegisterApiTestCase
@@ -291,8 +292,6 @@ class ImportApiTests(ImportTestCase, RegisterApiTestCase):
         self.assertEqual(RegisterItem.objects.count(), 4)
 
     def test_errors_are_structured_400s(self):
-        from tests.api.base import assert_error
-
         self.auth(self.alice)
         url = f"{REG}/registers/{self.register.pk}/import"
         error = assert_error(self, self.client.post(url, {"file": SimpleUploadedFile(

@@ -198,6 +198,24 @@ class ItemHistoryApi(RegisterMixin, ApiMixin, generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
 
+class RegisterHistoryApi(ItemHistoryApi):
+    """The workspace's whole register trail, or one review's: what an auditor reads, read-only."""
+
+    def get_queryset(self):
+        if self.fake_view():
+            return LogEntry.objects.none()
+        filters = validated(s.HistoryFilterSerializer, self.request.query_params)
+        review = selectors.review_get(self.workspace, filters["review"]) if filters.get("review") else None
+        return selectors.audit_trail(self.workspace, review=review)
+
+    @extend_schema(tags=TAGS, summary="Laglistans historik (vem, när, vad, före och efter)",
+                   parameters=[s.HistoryFilterSerializer],
+                   description="Alla ändringar av arbetsytans laglistor, poster, kravpunkter, bevis, kontroller och "
+                               "åtgärder, eller en kontrolls, nyaste först. Går bara att läsa.")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
 # --- kravpunkter and evidence -----------------------------------------------------------------------------
 
 

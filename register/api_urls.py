@@ -7,6 +7,7 @@ from . import api
 reg = "workspaces/<slug:slug>/register/"
 
 urlpatterns = [
+    path(reg + "history/", api.RegisterHistoryApi.as_view(), name="api-register-history"),
     path(reg + "registers/", api.RegisterListApi.as_view(), name="api-registers"),
     path(reg + "registers/<int:register_id>/", api.RegisterDetailApi.as_view(), name="api-register"),
     path(reg + "registers/<int:register_id>/groups/", api.GroupListApi.as_view(), name="api-register-groups"),

@@ -375,6 +375,11 @@ class RateSerializer(serializers.Serializer):
         return _member(self, value)
 
 
+class HistoryFilterSerializer(serializers.Serializer):
+    review = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1,
+                                      help_text="Bara denna kontrolls historik.")
+
+
 class ActionFilterSerializer(serializers.Serializer):
     state = serializers.ChoiceField(choices=Action.State.choices, required=False)
     owner = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1,

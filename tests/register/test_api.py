@@ -339,6 +339,20 @@ class HistoryApiTests(RegisterApiTestCase):
         self.assertEqual((change["actor"], change["changes"]["status"], change["model_label"], change["action_label"]),
                          ("bob", ["not_assessed", "partial"], "laglistepost", "ändrad"))
         self.assertIn("requirement", {r["model"] for r in rows})
+        # The whole workspace's trail, and one review's.
+        everything = self.client.get(f"{REG}/history/").json()
+        self.assertIn("review", {r["model"] for r in everything["results"]})
+        self.assertGreater(everything["count"], response.json()["count"])
+        services.review_entry_rate(entry=self.entry, user=self.bob, rating="compliant")
+        review_rows = self.client.get(f"{REG}/history/?review={self.review.pk}").json()["results"]
+        self.assertEqual({r["model"] for r in review_rows}, {"review", "reviewentry"})
+        charlies = services.register_create(workspace=self.charlies_workspace, user=self.charlie, name="C")
+        services.register_item_add(register=charlies, user=self.charlie, legal_document=self.aml)
+        self.assertNotIn("C", {r["object_repr"] for r in self.client.get(f"{REG}/history/").json()["results"]})
+        charlies_review = services.review_start(register=charlies, user=self.charlie, title="C")
+        assert_error(self, self.client.get(f"{REG}/history/?review={charlies_review.pk}"), 404, "not_found")
+        assert_error(self, self.client.get(f"{REG}/history/?review=x"), 400, "invalid")
+        self.assertEqual(self.client.post(f"{REG}/history/").status_code, 405)
         for method in ("post", "put", "patch", "delete"):
             with self.subTest(method=method):
                 self.assertEqual(getattr(self.client, method)(f"{REG}/items/{self.item.pk}/history/").status_code,

@@ -30,6 +30,7 @@ ROUTES = [
     ("patch", "items/{item}/", {"status": "compliant"}, True),
     ("delete", "items/{item}/", None, True),
     ("get", "items/{item}/history/", None, False),
+    ("get", "history/?review={review}", None, False),
     ("get", "items/{item}/requirements/", None, False),
     ("post", "items/{item}/requirements/", {"title": "Nytt krav"}, True),
     ("get", "requirements/{requirement}/", None, False),

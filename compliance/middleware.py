@@ -7,6 +7,7 @@ message, to swap into the page). The API has its own handler and is left alone.
 
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse
 from django.shortcuts import render
 
@@ -30,3 +31,15 @@ def error_response(request, error: ApplicationError) -> HttpResponse:
     if getattr(request, "htmx", False):
         return HttpResponse(error.message, status=error.status, content_type="text/plain; charset=utf-8")
     return render(request, "error.html", {"message": error.message, "code": error.code}, status=error.status)
+
+
+def bad_request(request, exception=None) -> HttpResponse:
+    """handler400: a request Django refuses before any view runs. A form posted with more than
+    DATA_UPLOAD_MAX_MEMORY_SIZE (a pasted book in a comment) is the one a person causes: say so in Swedish."""
+    if isinstance(exception, RequestDataTooBig):
+        message = "Det du skickade är för stort. Inget sparades – korta texten och försök igen."
+    else:
+        message = "Begäran kunde inte tolkas. Inget sparades."
+    if getattr(request, "htmx", False):
+        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+    return render(request, "error.html", {"message": message, "code": "bad_request"}, status=400)

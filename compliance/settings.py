@@ -125,6 +125,21 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = [h.strip() for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 SITE_NAME = "Lagrum"
+# Where the site is reached from outside: the absolute links of e-mails (no request to take the host from).
+SITE_URL = env_url("SITE_URL", "http://127.0.0.1:8000", ("http", "https")).rstrip("/")
+
+# E-mail (the lagbevakning digests): SMTP when EMAIL_HOST is set, else printed to the console (development).
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                        else "django.core.mail.backends.console.EmailBackend")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Lagrum <lagbevakning@lagrum.invalid>")
+# The Stockholm hour from which the day's (and on Mondays the week's) digests go out.
+NOTICE_DIGEST_HOUR = env_int("NOTICE_DIGEST_HOUR", 7, minimum=0, maximum=23)
 
 # HTTPS: on by default in production (DEBUG=false), off in development (plain http on
 # 127.0.0.1). Behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER to the META key
@@ -217,6 +232,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "compliance.context_processors.workspaces",
+                "register.context_processors.change_notices",
             ],
         },
     },
@@ -327,6 +343,12 @@ CELERY_BEAT_SCHEDULE["recover-stalled-embeddings"] = {
     "schedule": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS),
     "options": {"expires": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS)},  # no pile-up while no worker runs
 }
+# Lagbevakning (register.notices): every hour, make the change notices an import left undone (a worker that
+# died between applying and notifying), and send the e-mail digests that are due (each once per period).
+CELERY_BEAT_SCHEDULE["change-notices-scan"] = {"task": "register.notices.tasks.notices_scan",
+                                               "schedule": 3600.0, "options": {"expires": 3600.0}}
+CELERY_BEAT_SCHEDULE["change-notice-digests"] = {"task": "register.notices.tasks.digests_send",
+                                                 "schedule": 3600.0, "options": {"expires": 3600.0}}
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
 # The chat model, through the openai client. Without a key or base URL the
@@ -444,6 +466,8 @@ SPECTACULAR_SETTINGS = {
         "RegisterStatusEnum": "register.models.ComplianceStatus",
         "ReviewStateEnum": "register.models.Review.State",
         "ActionStateEnum": "register.models.Action.State",
+        "EvidenceKindEnum": "register.models.Evidence.Kind",
+        "ChangeNoticeKindEnum": "register.models.ChangeNotice.Kind",
         "ProcessingStatusEnum": "compliance.models.ProcessingStatus",
     },
 }

@@ -25,6 +25,9 @@ class DocumentNumberConverter:
 
 register_converter(DocumentNumberConverter, "sfs")
 
+# A request refused before any view (a form body over DATA_UPLOAD_MAX_MEMORY_SIZE): a Swedish error page.
+handler400 = "compliance.middleware.bad_request"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("logga-in/", LoginView.as_view(), name="login"),
@@ -62,6 +65,7 @@ urlpatterns = [
     path("metrics", monitoring.metrics, name="metrics"),
     path("api/v1/", include("compliance.api.urls")),
     path("ws/<slug:slug>/laglista/", include("register.urls")),
+    path("ws/<slug:slug>/lagandringar/", include("register.notices.urls")),
     path("", include("agent.urls")),
     path("admin/", admin.site.urls),
 ]

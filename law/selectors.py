@@ -37,6 +37,13 @@ class StatuteHistory:
         return [view for act in self.acts for view in act.changes if view.coming]
 
 
+def change_view(change: StatuteChange, *, today: date) -> ChangeView:
+    """One changed unit as the pages show it: its word diff per stycke, and whether it is still to come."""
+    coming = bool(change.temporal.startswith("Träder i kraft")
+                  or (change.in_force is not None and change.in_force > today))
+    return ChangeView(change, word_diff(change.old_text, change.new_text), coming)
+
+
 def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
                         today: date | None = None) -> StatuteHistory:
     """The changes that made the current version, grouped per amending act (newest act first)."""
@@ -50,9 +57,7 @@ def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
             act = acts.setdefault(change.amending_sfs, ActChanges(change.amending_sfs, change.in_force))
             if act.in_force is None:
                 act.in_force = change.in_force
-            coming = bool(change.temporal.startswith("Träder i kraft")
-                          or (change.in_force is not None and change.in_force > today))
-            act.changes.append(ChangeView(change, word_diff(change.old_text, change.new_text), coming))
+            act.changes.append(change_view(change, today=today))
     ordered = sorted(acts.values(), key=lambda a: tuple(int(p) for p in a.amending_sfs.split(":"))
                      if a.amending_sfs else (0, 0), reverse=True)
     shown = None
@@ -60,3 +65,46 @@ def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
         shown = StatuteVersion.objects.filter(document=doc, pk=version_id, is_current=False).first()
     return StatuteHistory(versions=versions, acts=ordered, repeal=StatuteRepeal.objects.filter(document=doc).first(),
                           shown_version=shown)
+
+
+@dataclass(frozen=True)
+class RecentChange:
+    """What a source card and the context block say about a statute changed lately: the act that last
+    changed the document, and per § the act that changed that §, each with its in-force date."""
+
+    amending_sfs: str
+    in_force: date | None
+    by_citation: dict[str, tuple[str, date | None]]
+    repealed_by: str = ""
+    repealed_on: date | None = None
+
+
+def statute_recent_changes(document_ids: list[int], *, since: date) -> dict[int, RecentChange]:
+    """The documents among `document_ids` amended (in force from `since` on, or still to come) or repealed by
+    an applied official record. Two queries for the versions and repeals, one for the changed units."""
+    found: dict[int, RecentChange] = {}
+    if not document_ids:
+        return found
+    for repeal in StatuteRepeal.objects.filter(document_id__in=document_ids):
+        found[repeal.document_id] = RecentChange("", None, {}, repealed_by=repeal.repealed_by,
+                                                 repealed_on=repeal.repealed_on)
+    versions = {v.pk: v for v in StatuteVersion.objects.filter(document_id__in=document_ids, is_current=True)
+                .exclude(origin=StatuteVersion.Origin.CORPUS).exclude(document_id__in=list(found)).defer("full_text")}
+    if not versions:
+        return found
+    changes: dict[int, list[StatuteChange]] = {}
+    for change in (StatuteChange.objects.filter(to_version_id__in=list(versions)).exclude(amending_sfs="")
+                   .only("to_version_id", "citation", "amending_sfs", "in_force").order_by("ordinal")):
+        changes.setdefault(change.to_version_id, []).append(change)
+    for version_id, version in versions.items():
+        # A unit whose own in-force date the text does not give took effect with the version.
+        recent = [c for c in changes.get(version_id, [])
+                  if (c.in_force or version.valid_from) is None or (c.in_force or version.valid_from) >= since]
+        if not recent and not (version.valid_from and version.valid_from >= since):
+            continue
+        latest = max(recent, key=lambda c: tuple(int(p) for p in c.amending_sfs.split(":")), default=None)
+        found[version.document_id] = RecentChange(
+            amending_sfs=latest.amending_sfs if latest else version.amended_through.replace("SFS ", ""),
+            in_force=latest.in_force if latest and latest.in_force else version.valid_from,
+            by_citation={c.citation: (c.amending_sfs, c.in_force or version.valid_from) for c in recent})
+    return found

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api
+from . import api, notices_api
 
 reg = "workspaces/<slug:slug>/register/"
 
@@ -37,4 +37,8 @@ urlpatterns = [
          name="api-register-review-export"),
     path(reg + "actions/", api.ActionListApi.as_view(), name="api-register-actions"),
     path(reg + "actions/<int:action_id>/", api.ActionDetailApi.as_view(), name="api-register-action"),
+    path(reg + "notices/", notices_api.NoticeListApi.as_view(), name="api-notices"),
+    path(reg + "notices/count/", notices_api.NoticeCountApi.as_view(), name="api-notice-count"),
+    path(reg + "notices/<int:notice_id>/", notices_api.NoticeDetailApi.as_view(), name="api-notice"),
+    path(reg + "notices/<int:notice_id>/answer/", notices_api.NoticeAnswerApi.as_view(), name="api-notice-answer"),
 ]

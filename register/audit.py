@@ -18,8 +18,19 @@ from contextlib import contextmanager
 from auditlog.context import set_actor
 from auditlog.registry import auditlog
 
-from .models import Action, Evidence, LegalRegister, RegisterGroup, RegisterItem, Requirement, Review, ReviewEntry
-
+from .models import (
+    Action,
+    ChangeNotice,
+    Evidence,
+    ImpactAssessment,
+    LegalRegister,
+    RegisterGroup,
+    RegisterItem,
+    Requirement,
+    Review,
+    ReviewEntry,
+    SuggestionDecision,
+)
 
 
 def _tracked(model) -> list[str]:
@@ -28,10 +39,14 @@ def _tracked(model) -> list[str]:
     return [f.name for f in model._meta.concrete_fields if f.name not in ("created_at", "updated_at")]
 
 
-for _model in (LegalRegister, RegisterGroup, RegisterItem, Requirement, Evidence, Action):
+for _model in (LegalRegister, RegisterGroup, RegisterItem, Requirement, Evidence, Action, SuggestionDecision):
     auditlog.register(_model, include_fields=_tracked(_model))
 auditlog.register(Review, include_fields=[*_tracked(Review), "groups"], m2m_fields={"groups"})
 auditlog.register(ReviewEntry, include_fields=[*_tracked(ReviewEntry), "evidence"], m2m_fields={"evidence"})
+# Lagbevakning: a notice's arrival, reading and answer, and the impact assessment itself, in the item's trail.
+auditlog.register(ChangeNotice, include_fields=["kind", "legal_document", "version", "repeal", "item", "read_at",
+                                                "read_by", "answered_at"])
+auditlog.register(ImpactAssessment, include_fields=_tracked(ImpactAssessment))
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import Q
 
 from compliance.models import Assessment, LegalDocument, UserFile, Workspace
+from law.models import StatuteRepeal, StatuteVersion
 
 # Long enough for a real justification, short enough that a pasted book is refused with a clear error
 # instead of filling the database and every export.
@@ -349,3 +350,182 @@ class Action(models.Model):
 
     def get_additional_data(self) -> dict:
         return {"workspace_id": self.workspace_id, "item_id": self.item_id, "action_id": self.pk}
+
+
+class SuggestionDecision(models.Model):
+    """A person's answer to a suggested document (register.suggestions): accepted onto the register, or
+    rejected. A decided document is not suggested again; a rejection can be undone (the row goes)."""
+
+    class Decision(models.TextChoices):
+        ACCEPTED = "accepted", "accepterad"
+        REJECTED = "rejected", "avvisad"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="suggestion_decisions")
+    legal_document = models.ForeignKey(LegalDocument, on_delete=models.CASCADE, related_name="+",
+                                       verbose_name="författning")
+    decision = models.CharField("beslut", max_length=10, choices=Decision.choices)
+    # The reasons shown when it was decided, so a later reader sees what was accepted or turned down.
+    reason = models.TextField("motivering", blank=True, max_length=TEXT_MAX_LENGTH)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+", verbose_name="beslutad av")
+    decided_at = models.DateTimeField("beslutad", auto_now_add=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-pk"]
+        verbose_name = "beslut om förslag"
+        verbose_name_plural = "beslut om förslag"
+        constraints = [models.UniqueConstraint(fields=["workspace", "legal_document"],
+                                               name="suggestion_decision_unique_document")]
+
+    def __str__(self) -> str:
+        return f"{self.legal_document}: {self.get_decision_display()}"
+
+    def get_additional_data(self) -> dict:
+        return {"workspace_id": self.workspace_id}
+
+
+# --- Lagbevakning: change notices, impact assessments and their e-mail digests (register.notices) ----------
+
+
+class ChangeNotice(models.Model):
+    """A change to a document that concerns a workspace: an amendment or a repeal of a document on its
+    laglista, or a new statute whose subject matches its laglista (a suggestion). Created once per workspace
+    and change (the unique constraints decide, also between two workers), answered by an `ImpactAssessment`.
+    """
+
+    class Kind(models.TextChoices):
+        AMENDED = "amended", "ändrad"
+        REPEALED = "repealed", "upphävd"
+        NEW = "new", "ny författning"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="change_notices")
+    # The workspace's item holding the document (the first, when several registers hold it); empty for a
+    # suggested new statute, which is on no register yet.
+    item = models.ForeignKey(RegisterItem, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="change_notices", verbose_name="laglistepost")
+    legal_document = models.ForeignKey(LegalDocument, on_delete=models.CASCADE, related_name="change_notices",
+                                       verbose_name="författning")
+    # The version the change made (amended, new) or the repeal (repealed).
+    version = models.ForeignKey(StatuteVersion, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="change_notices")
+    repeal = models.ForeignKey(StatuteRepeal, null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="change_notices")
+    kind = models.CharField("typ", max_length=10, choices=Kind.choices)
+    # The changed units touching the item's kravpunkter (their section_ref), when the notice was made: the
+    # notice lists these first.
+    relevant_units = models.JSONField(default=list, blank=True)
+    change_count = models.PositiveIntegerField(default=0)
+    # "upphävd genom SFS 2025:1506": the act the repeal names, and that act when it is loaded.
+    replaced_by = models.CharField("upphävd genom", max_length=40, blank=True)
+    replacement = models.ForeignKey(LegalDocument, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+", verbose_name="ersättande författning")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    read_at = models.DateTimeField("läst", null=True, blank=True)
+    read_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+", verbose_name="läst av")
+    # Set with the impact assessment: what the badge, the filters and the digests count.
+    answered_at = models.DateTimeField("besvarad", null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = "lagändring"
+        verbose_name_plural = "lagändringar"
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "legal_document", "version"],
+                                    condition=Q(version__isnull=False), name="notice_once_per_version"),
+            models.UniqueConstraint(fields=["workspace", "legal_document", "repeal"],
+                                    condition=Q(repeal__isnull=False), name="notice_once_per_repeal"),
+            models.CheckConstraint(
+                condition=(Q(kind="repealed", repeal__isnull=False, version__isnull=True)
+                           | Q(kind__in=["amended", "new"], version__isnull=False, repeal__isnull=True)),
+                name="notice_kind_has_change"),
+        ]
+        indexes = [models.Index(fields=["workspace", "answered_at"], name="notice_ws_answered")]
+
+    def __str__(self) -> str:
+        return f"{self.legal_document.sfs_number} {self.get_kind_display()}"
+
+    def get_additional_data(self) -> dict:
+        return {"workspace_id": self.workspace_id, "item_id": self.item_id, "notice_id": self.pk}
+
+    @property
+    def is_answered(self) -> bool:
+        return self.answered_at is not None
+
+
+class ImpactAssessment(models.Model):
+    """A person's answer to a change notice: does it affect us, what must be done, and the action if any."""
+
+    class Affects(models.TextChoices):
+        YES = "yes", "ja"
+        NO = "no", "nej"
+        UNKNOWN = "unknown", "vet inte"
+
+    notice = models.OneToOneField(ChangeNotice, on_delete=models.CASCADE, related_name="impact")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="impact_assessments")
+    affects_us = models.CharField("påverkar oss", max_length=8, choices=Affects.choices)
+    what_to_do = models.TextField("vad som behöver göras", blank=True, max_length=TEXT_MAX_LENGTH)
+    action = models.ForeignKey(Action, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                               verbose_name="åtgärd")
+    comment = models.TextField("kommentar", blank=True, max_length=TEXT_MAX_LENGTH)
+    answered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+", verbose_name="besvarad av")
+    answered_at = models.DateTimeField("besvarad")
+
+    class Meta:
+        verbose_name = "konsekvensbedömning"
+        verbose_name_plural = "konsekvensbedömningar"
+
+    def __str__(self) -> str:
+        return f"{self.notice}: {self.get_affects_us_display()}"
+
+    def get_additional_data(self) -> dict:
+        return {"workspace_id": self.workspace_id, "item_id": self.notice.item_id, "notice_id": self.notice_id}
+
+
+class NoticeSubscription(models.Model):
+    """How often one member hears of a workspace's change notices by e-mail (Inställningar). A member
+    without a row gets the default (`DEFAULT_FREQUENCY`)."""
+
+    class Frequency(models.TextChoices):
+        OFF = "off", "av"
+        DAILY = "daily", "dagligen"
+        WEEKLY = "weekly", "veckovis"
+
+    DEFAULT_FREQUENCY = Frequency.WEEKLY
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_subscriptions")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="notice_subscriptions")
+    frequency = models.CharField("sammanställning per e-post", max_length=8, choices=Frequency.choices,
+                                 default=DEFAULT_FREQUENCY)
+    # Off per type: amendments and repeals of the laglista's documents, and new statutes suggested for it.
+    changes = models.BooleanField("ändrade och upphävda författningar i laglistan", default=True)
+    new_statutes = models.BooleanField("nya författningar som kan gälla oss", default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "bevakning per e-post"
+        verbose_name_plural = "bevakningar per e-post"
+        constraints = [models.UniqueConstraint(fields=["user", "workspace"], name="notice_subscription_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} i {self.workspace}: {self.get_frequency_display()}"
+
+
+class DigestSent(models.Model):
+    """One digest e-mail per user, workspace and period ("2026-11-25" daily, "2026-W48" weekly). The row is
+    inserted in the transaction that sends, before sending: a second worker finds it and skips, and a failed
+    send rolls it back so the next run retries."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    period = models.CharField(max_length=12)
+    sent_at = models.DateTimeField()
+    notice_ids = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["-sent_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["user", "workspace", "period"], name="digest_once_per_period")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.workspace} {self.period}"

@@ -69,6 +69,7 @@ class RegisterItemFilter(django_filters.FilterSet):
     kind = django_filters.ChoiceFilter(field_name="legal_document__content_type",
                                        choices=LegalDocument.ContentType.choices)
     needs_reassessment = django_filters.BooleanFilter()
+    overdue = django_filters.BooleanFilter(method="filter_overdue")
     q = django_filters.CharFilter(method="filter_q")
 
     class Meta:
@@ -81,6 +82,13 @@ class RegisterItemFilter(django_filters.FilterSet):
             return queryset
         return queryset.filter(Q(title__icontains=value) | Q(legal_document__title__icontains=value)
                                | Q(legal_document__sfs_number__icontains=value))
+
+    def filter_overdue(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
+        """Items whose next review date has passed (the Stockholm day), or the others."""
+        if value is None:
+            return queryset
+        overdue = Q(next_review_date__lt=swedish_today())
+        return queryset.filter(overdue) if value else queryset.exclude(overdue)
 
 
 def register_item_list(workspace: Workspace, *, register: LegalRegister | None = None,
@@ -120,11 +128,12 @@ def register_document_ids(workspace: Workspace) -> set[int]:
 
 
 def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, owner_id: int | None = None,
-                     missing_evidence: bool = False) -> QuerySet[Requirement]:
-    reqs = (Requirement.objects.filter(workspace=workspace)
-            .select_related("item", "item__legal_document", "owner")
-            .annotate(evidence_count=Count("evidence", distinct=True))
+                     missing_evidence: bool = False, with_counts: bool = True) -> QuerySet[Requirement]:
+    """`with_counts=False` leaves out `evidence_count` (it groups every row: a short list does not need it)."""
+    reqs = (Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
             .order_by(*Requirement._meta.ordering))
+    if with_counts:
+        reqs = reqs.annotate(evidence_count=Count("evidence", distinct=True))
     if item is not None:
         reqs = reqs.filter(item=item)
     if owner_id is not None:
@@ -141,6 +150,13 @@ def requirement_get(workspace: Workspace, requirement_id: int) -> Requirement:
 
 def evidence_list(requirement: Requirement) -> QuerySet[Evidence]:
     return Evidence.objects.filter(requirement=requirement).select_related("user_file", "assessment", "added_by")
+
+
+def evidence_list_for_items(workspace: Workspace, item_ids: Iterable[int]) -> QuerySet[Evidence]:
+    """The evidence of these items' kravpunkter (one query for a page of items, e.g. a review)."""
+    return (Evidence.objects.filter(workspace=workspace, requirement__item_id__in=list(item_ids))
+            .select_related("user_file", "assessment", "requirement", "added_by")
+            .order_by("requirement__position", "requirement_id", "created_at", "pk"))
 
 
 def evidence_get(workspace: Workspace, evidence_id: int) -> Evidence:
@@ -224,20 +240,27 @@ def register_summary(workspace: Workspace, *, register: LegalRegister | None = N
         changed=Count("pk", filter=Q(needs_reassessment=True)),
         **{f"s_{value}": Count("pk", filter=Q(status=value)) for value in ComplianceStatus.values},
     )
-    reqs = requirement_list(workspace)
+    # Plain rows, not requirement_list: its evidence count groups every kravpunkt, and a count over a grouped
+    # subquery took most of the overview's time with 500 items.
+    reqs = Requirement.objects.filter(workspace=workspace)
     if register is not None:
         reqs = reqs.filter(item__register=register)
-    actions = Action.objects.filter(workspace=workspace, state=Action.State.OPEN)
+    wanted = {"missing": Count("pk", filter=Q(needs_evidence=True)
+                               & ~Exists(Evidence.objects.filter(requirement=OuterRef("pk"))))}
+    if user is not None and user.is_authenticated:
+        wanted["mine"] = Count("pk", filter=Q(owner=user))
+    req_counts = {"mine": 0, **reqs.aggregate(**wanted)}
+    action_counts = Action.objects.filter(workspace=workspace, state=Action.State.OPEN).aggregate(
+        open=Count("pk"), overdue=Count("pk", filter=Q(due_date__lt=today)))
     return RegisterSummary(
         total=counts["total"],
         by_status={value: counts[f"s_{value}"] for value in ComplianceStatus.values},
         overdue_reviews=counts["overdue"],
         needs_reassessment=counts["changed"],
-        missing_evidence=requirement_list(workspace, missing_evidence=True).filter(
-            pk__in=reqs.values("pk")).count(),
-        my_requirements=reqs.filter(owner=user).count() if user is not None and user.is_authenticated else 0,
-        open_actions=actions.count(),
-        overdue_actions=actions.filter(due_date__lt=today).count(),
+        missing_evidence=req_counts["missing"],
+        my_requirements=req_counts["mine"],
+        open_actions=action_counts["open"],
+        overdue_actions=action_counts["overdue"],
     )
 
 
@@ -269,9 +292,11 @@ def review_entry_get(review: Review, entry_id: int) -> ReviewEntry:
 
 
 def action_list(workspace: Workspace, *, state: str | None = None, owner_id: int | None = None,
-                item: RegisterItem | None = None) -> QuerySet[Action]:
+                item: RegisterItem | None = None, review: Review | None = None) -> QuerySet[Action]:
     actions = Action.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner",
                                                                          "requirement")
+    if review is not None:
+        actions = actions.filter(review_entry__review=review)
     if state:
         actions = actions.filter(state=state)
     if owner_id is not None:

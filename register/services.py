@@ -28,7 +28,9 @@ from .models import (
     Requirement,
     Review,
     ReviewEntry,
+    SuggestionDecision,
 )
+from .suggestions import Template, suggestion_get
 
 DEFAULT_REGISTER_NAME = "Laglista"
 # When a signed rating leaves the next review open, it is due a year later: the yearly review.
@@ -510,3 +512,112 @@ def action_update(*, action: Action, user, data: dict[str, Any]) -> Action:
         model_update(action, fields=("title", "description", "owner", "due_date", "state", "closed_at",
                                      "closed_by"), data=data)
     return action
+
+
+# --- Suggestions and templates --------------------------------------------------------------------------
+
+
+def suggestion_accept(*, workspace: Workspace, user, number: str,
+                      register: LegalRegister | None = None) -> ItemAddResult:
+    """Put a suggested document on the register (the workspace's first one unless given), in the suggestion's
+    group, with its reasons. The suggestion is read again now: one that no longer stands (already on the
+    list, decided, or the profile changed) is refused rather than written from what a stale page showed."""
+    _require_editor(workspace, user)
+    if register is not None and register.workspace_id != workspace.pk:
+        raise RegisterError("unknown_register", "Laglistan finns inte.", details={"field": "register"})
+    suggestion = suggestion_get(workspace, number)
+    if suggestion is None:
+        raise RegisterError("suggestion_gone", "Förslaget gäller inte längre: dokumentet finns redan på "
+                            "laglistan eller har redan besvarats.", status=409, details={"field": "document"})
+    with transaction.atomic():
+        register = register or register_default(workspace=workspace, user=user)
+        group = register_group_get_or_create(register=register, user=user, name=suggestion.group)
+        result = register_item_add(register=register, user=user, legal_document=suggestion.document, group=group,
+                                   reason=suggestion.reason_text, origin=ItemOrigin.SUGGESTION)
+        _decide(workspace, user, suggestion.document, SuggestionDecision.Decision.ACCEPTED, suggestion.reason_text)
+    return result
+
+
+def suggestion_reject(*, workspace: Workspace, user, number: str) -> SuggestionDecision:
+    """Turn a suggestion down: it is remembered and not suggested again (until restored)."""
+    _require_editor(workspace, user)
+    suggestion = suggestion_get(workspace, number)
+    if suggestion is None:
+        raise RegisterError("suggestion_gone", "Förslaget gäller inte längre: dokumentet finns redan på "
+                            "laglistan eller har redan besvarats.", status=409, details={"field": "document"})
+    with transaction.atomic():
+        return _decide(workspace, user, suggestion.document, SuggestionDecision.Decision.REJECTED,
+                       suggestion.reason_text)
+
+
+def document_decline(*, workspace: Workspace, user, legal_document: LegalDocument, reason: str = "") -> SuggestionDecision:
+    """Remember that the workspace does not want this document suggested (the assistant's "Nej tack")."""
+    _require_editor(workspace, user)
+    with transaction.atomic():
+        return _decide(workspace, user, legal_document, SuggestionDecision.Decision.REJECTED, reason)
+
+
+def suggestion_restore(*, workspace: Workspace, user, decision: SuggestionDecision) -> None:
+    """Undo a rejection: the document may be suggested again."""
+    _require_editor(workspace, user)
+    if decision.workspace_id != workspace.pk or decision.decision != SuggestionDecision.Decision.REJECTED:
+        raise RegisterError("not_found", "Beslutet finns inte.", status=404)
+    with transaction.atomic(), audit_actor(user):
+        decision.delete()
+
+
+def _decide(workspace: Workspace, user, document: LegalDocument, decision: str, reason: str) -> SuggestionDecision:
+    with audit_actor(user):
+        row, _ = SuggestionDecision.objects.update_or_create(
+            workspace=workspace, legal_document=document,
+            defaults={"decision": decision, "reason": reason[:20_000], "decided_by": user})
+    return row
+
+
+@dataclass(frozen=True)
+class TemplateResult:
+    register: LegalRegister
+    group: RegisterGroup
+    items_added: int
+    items_kept: int
+    requirements_added: int
+    missing_documents: list[str]
+
+
+def template_apply(*, workspace: Workspace, user, template: Template,
+                   register: LegalRegister | None = None) -> TemplateResult:
+    """Add the template's documents and kravpunkter to the register in a group named after the template.
+    Idempotent: a document already on the list keeps its group and data and gets only the kravpunkter it lacks
+    (matched by § reference and title); a document not loaded here is skipped and named in the result."""
+    _require_editor(workspace, user)
+    if register is not None and register.workspace_id != workspace.pk:
+        raise RegisterError("unknown_register", "Laglistan finns inte.", details={"field": "register"})
+    documents = {d.sfs_number: d for d in LegalDocument.objects.filter(
+        sfs_number__in=[i.document for i in template.items])}
+    added = kept = reqs_added = 0
+    missing: list[str] = []
+    with transaction.atomic():
+        register = register or register_default(workspace=workspace, user=user)
+        group = register_group_get_or_create(register=register, user=user, name=template.name)
+        for entry in template.items:
+            document = documents.get(entry.document)
+            if document is None:
+                missing.append(entry.document)
+                continue
+            result = register_item_add(register=register, user=user, legal_document=document, group=group,
+                                       reason=entry.reason, origin=ItemOrigin.TEMPLATE)
+            added, kept = (added + 1, kept) if result.created else (added, kept + 1)
+            have = {(r.section_ref.casefold(), r.title.casefold())
+                    for r in Requirement.objects.filter(item=result.item)}
+            position = len(have)
+            with audit_actor(user):
+                for req in entry.requirements:
+                    if (req.section_ref.casefold(), req.title.casefold()) in have:
+                        continue
+                    Requirement.objects.create(item=result.item, workspace=workspace, title=req.title,
+                                               section_ref=req.section_ref, description=req.description,
+                                               needs_evidence=req.needs_evidence, position=position)
+                    position += 1
+                    reqs_added += 1
+    return TemplateResult(register=register, group=group, items_added=added, items_kept=kept,
+                          requirements_added=reqs_added, missing_documents=missing)

@@ -4,5 +4,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("register.pages.urls")),
+    path("", include("register.suggestion_urls")),
     path("", include("register.transfer_urls")),
 ]

@@ -19,17 +19,21 @@ from django.db import transaction
 from django.utils import timezone
 
 from agent.memory.profile import mention_sentence, proposals_for
+from agent.memory.register_proposals import register_proposals_for
 from agent.models import Conversation, Feedback, Message, RetrievalLog
 from agent.monitoring.metrics import observe_model_error
 from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
+from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.models import LegalDocument, Workspace
 from compliance.text import strip_control
 
 from . import llm
-from .answer import check_citations, extractive_answer
+from .answer import check_citations, cited_numbers, extractive_answer
+from .change_answers import change_answer
 from .context_assembly import render_tool_sources
-from .prepare import PrepareOptions, prepare_context
+from .prepare import PreparedContext, PrepareOptions, prepare_context
+from .register_answers import register_answer
 from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE
 
 log = logging.getLogger(__name__)
@@ -66,12 +70,27 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
     proposals = _proposals(content, conversation.workspace, user)
+    # "Vilka ändringar har vi inte bedömt?": answered from the workspace's change notices, no retrieval.
+    changes = change_answer(content, conversation.workspace, today=swedish_today())
+    if changes is not None:
+        prepared = PreparedContext(messages=[], context_text="", citations=[], metrics={}, intent="changes",
+                                   skipped=True, proposals=proposals)
+        yield {"event": "sources", "data": []}
+        yield {"event": "token", "data": changes}
+        yield _finish(conversation, prepared, changes, [], mode=Message.AnswerMode.DIRECT)
+        return
     prepared = prepare_context([*history, {"role": "user", "content": content}], conversation.workspace, user,
                                PrepareOptions(context_window=_context_window()))
     prepared.proposals = proposals
     citations = list(prepared.citations)
     yield {"event": "sources", "data": citations}
 
+    if prepared.intent == "register":
+        # From the register itself, with or without a model: every line is a row of the workspace's laglista.
+        text = register_answer(conversation.workspace, user, content).text
+        yield {"event": "token", "data": text}
+        yield _finish(conversation, prepared, text, citations, mode=Message.AnswerMode.DIRECT)
+        return
     if prepared.skipped:
         text = GREETING_ANSWER if prepared.intent == "greeting" else META_ANSWER
         yield {"event": "token", "data": text}
@@ -159,6 +178,8 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
 def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: str, error: str = "") -> dict:
     valid = {c["n"] for c in citations}
     cleaned, removed = check_citations(text, valid) if mode != Message.AnswerMode.DIRECT else (text, [])
+    if mode != Message.AnswerMode.DIRECT:
+        prepared.proposals = prepared.proposals + _register_offers(cleaned, citations, conversation)
     with transaction.atomic():
         message = Message.objects.create(
             conversation=conversation, role=Message.Role.ASSISTANT, content=cleaned, answer_mode=mode,
@@ -181,6 +202,19 @@ def _proposals(content: str, workspace, user) -> list[dict]:
         return proposals_for(content, workspace, user)
     except Exception:  # a proposal is an offer; failing to make one must not cost the answer
         log.exception("detecting profile facts failed")
+        return []
+
+
+def _register_offers(text: str, citations: list[dict], conversation: Conversation) -> list[dict]:
+    """Offers to put the legal documents the answer cites on the laglista (agent.memory.register_proposals)."""
+    by_n = {c["n"]: c for c in citations}
+    cited = [by_n[n] for n in cited_numbers(text) if n in by_n]
+    documents = [(c["source_id"], c["document_number"]) for c in cited
+                 if c.get("source_type") == "LEGAL_DOCUMENT" and c.get("document_number")]
+    try:
+        return register_proposals_for(documents, conversation.workspace, conversation.user)
+    except Exception:  # an offer; failing to make one must not cost the answer
+        log.exception("offering register items failed")
         return []
 
 

@@ -6,12 +6,17 @@ Intents:
               "Sammanfatta vårt samtal")
 * task     -- asks for work product ("Skriv en checklista för …",
               "Kan du jämföra LAS och MBL?")
+* register -- about the organisation's own laglista ("Vilka lagar har vi inte
+              bedömt?", "Vad saknar bevis?", "Vilka krav ansvarar jag för?"):
+              answered from the register, not by retrieval.
 * factual  -- everything else with content: a question to answer from sources.
 
 Decisions worth knowing:
 * A greeting followed by content is classified by the content:
   "Hej! Vad säger LAS om turordning?" is factual.
 * A meta phrase followed by a topic ("vad kan du om arbetsmiljö?") is factual.
+* A register phrase wins over a task verb: "Lista det som saknar bevis" asks
+  the register, not for a document to be written.
 * A message with no letters or digits (empty, whitespace, emoji, punctuation)
   is `meta` with confidence 0.1 and `matched=None`: there is nothing to
   search for, so the caller should ask the user what they need.
@@ -28,7 +33,7 @@ from . import intent_patterns as P
 
 __all__ = ["Intent", "IntentResult", "classify"]
 
-Intent = Literal["greeting", "meta", "factual", "task"]
+Intent = Literal["greeting", "meta", "factual", "task", "register"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,12 @@ _META_RE = re.compile(rf"(?<![\w])(?P<m>{_alternation(P.META)})(?![\w])")
 _POLITE_RE = re.compile(rf"(?P<m>{_alternation(P.POLITE_PREFIX)})(?![\w]){_SEP}")
 _TASK_RE = re.compile(rf"(?P<m>{_alternation(P.TASK)})(?![\w])")
 _QUESTION_RE = re.compile(rf"(?<![\w])(?P<m>{_alternation(P.QUESTION_WORDS)})(?![\w])")
+_REGISTER_RE = re.compile(rf"(?<![\w])(?P<m>{_alternation(P.REGISTER)})(?![\w])")
+# An action word and a word saying it is late, in either order, a few words apart.
+_ACTION = _alternation(P.REGISTER_ACTION_WORDS)
+_LATE = _alternation(P.REGISTER_LATE_WORDS)
+_REGISTER_ACTION_RE = re.compile(
+    rf"(?<![\w])(?P<m>(?:{_ACTION})(?:\W+\w+){{0,4}}?\W+(?:{_LATE})|(?:{_LATE})(?:\W+\w+){{0,2}}?\W+(?:{_ACTION}))(?![\w])")
 _META_FILLER = frozenset(P.META_FILLER)
 _WORD_RE = re.compile(r"[^\W_]+")
 # Cheap legal signal: §, "kap", SFS numbers, statute-like words, all-caps codes.
@@ -90,6 +101,11 @@ def classify(message: str) -> IntentResult:
         return IntentResult("greeting", 0.95, greeting)
 
     legal = bool(_LEGAL_RE.search(raw))
+    # Late actions named beside a statute are a question about what the statute says of them.
+    register = _REGISTER_RE.search(rest) or (None if legal else _REGISTER_ACTION_RE.search(rest))
+    if register:
+        return IntentResult("register", 0.85, register.group("m"))
+
     meta = _META_RE.search(rest)
     if meta and not legal:
         after = rest[meta.end() :]

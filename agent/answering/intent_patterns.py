@@ -67,3 +67,27 @@ QUESTION_WORDS: list[str] = [
     "what", "which", "how", "when", "why", "where", "who", "must", "may", "should", "does", "is it",
     "are there", "do we",
 ]
+
+# Questions about the organisation's own laglista: its items, kravpunkter, evidence, owners and actions.
+# Answered from the register itself, not by retrieval. Any of these phrases is enough; they name the
+# register or its state from the organisation's side ("vi", "jag"), so a question about what the law
+# requires ("Måste vi ha skyddsombud?") stays factual.
+REGISTER: list[str] = [
+    "laglista", "laglistan", "laglistor", "laglistorna", "laglistans", "kravpunkt", "kravpunkter", "kravpunkten",
+    "kravpunkterna", "lagbevakning",
+    "saknar bevis", "saknas bevis", "saknar underlag", "bevis saknas", "utan bevis", "saknar dokumentation",
+    "har vi bevis", "våra bevis",
+    "inte bedömt", "inte bedömts", "inte bedömda", "inte bedömd", "ej bedömd", "ej bedömda", "obedömda", "obedömd",
+    "har vi bedömt", "vi har bedömt", "har inte bedömt", "senast bedömd", "senast bedömda", "nästa bedömning",
+    "ansvarar jag", "jag ansvarar", "är jag ansvarig", "jag är ansvarig", "mina krav", "mina åtgärder",
+    "mina poster", "mina kravpunkter",
+    "uppfyller vi inte", "uppfyller vi", "vi uppfyller inte", "vi inte uppfyller", "våra brister", "våra avvikelser",
+    "våra åtgärder", "våra krav", "våra lagkrav",
+    "our legal register", "legal register", "missing evidence", "lack evidence", "not assessed",
+    "am i responsible", "i am responsible", "my requirements", "overdue actions",
+]
+
+# An action word near a word saying it is late: "vilka åtgärder är försenade?", "förfallna åtgärder".
+REGISTER_ACTION_WORDS: list[str] = ["åtgärd", "åtgärder", "åtgärderna", "avvikelse", "avvikelser", "avvikelserna"]
+REGISTER_LATE_WORDS: list[str] = ["försenad", "försenade", "förfallen", "förfallna", "sena", "öppna", "passerat",
+                                  "inte klara", "ej klara", "ej åtgärdade", "inte åtgärdade"]

@@ -16,6 +16,7 @@ from functools import lru_cache
 from cachetools import LRUCache
 from django.conf import settings
 from django.db import DatabaseError
+from django.http import Http404
 
 from agent.memory.profile import Memory, memory_cached, profile_lines_cached
 from agent.models import RetrievalLog
@@ -27,7 +28,7 @@ from agent.retrieval.question_scope import label_workspaces, question_scope
 from chunks.tokens import count_tokens
 from compliance.clock import swedish_today
 from compliance.models import Workspace
-from compliance.selectors import workspace_versions
+from compliance.selectors import access_scope_for, workspace_versions
 
 from .context_assembly import (
     AssembledContext,
@@ -36,14 +37,19 @@ from .context_assembly import (
     budget_for,
     context_message,
     profile_overhead,
+    register_overhead,
     with_fresh_boundary,
 )
 from .intent import classify
 from .prompts import SYSTEM_PROMPT
+from .register_answers import register_has_documents
+from .register_context import REGISTER_TOKEN_BUDGET, RegisterStatus, register_status
 
 log = logging.getLogger(__name__)
 
-SKIP_INTENTS = ("greeting", "meta")
+# Answered without retrieval: small talk, questions about the assistant, and questions about the register
+# (agent.answering.register_answers reads the register itself).
+SKIP_INTENTS = ("greeting", "meta", "register")
 MAX_HISTORY_MESSAGES = 10
 
 
@@ -105,14 +111,19 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
         notice = "Sökningen i källorna misslyckades; svaret bygger inte på några källor."
 
     t0 = time.perf_counter()
+    register_ids = _register_workspaces(workspace, user)
     assembly = AssemblyOptions(context_window=options.context_window,
                                system_prompt_tokens=_prompt_tokens(options.system_prompt),
                                conversation_tokens=sum(count_tokens(m["content"]) for m in conversation),
-                               profile_tokens=settings.PROFILE_TOKEN_BUDGET if profile else 0)
+                               profile_tokens=(settings.PROFILE_TOKEN_BUDGET if profile else 0)
+                               + (REGISTER_TOKEN_BUDGET if register_ids else 0))
     assembled = _assemble(chunks, assembly)
     timings["assemble"] = _ms(t0)
+    t0 = time.perf_counter()
+    status = _register_status(assembled, register_ids)
+    timings["register"] = _ms(t0)
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
-                      profile=profile)
+                      profile=profile, register=status)
     prepared.degraded, prepared.notice, prepared.memory = degraded, notice, memory
     prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
     _warn_if_slow(_ms(started), timings, question)
@@ -149,6 +160,30 @@ def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
             _assembly_memo[key] = assembled
     # A memoised block is reused, its boundary token never: each request gets its own.
     return with_fresh_boundary(assembled)
+
+
+def _register_workspaces(workspace, user) -> tuple[int, ...]:
+    """The workspaces whose laglista the context may quote: the user's access scope in this workspace (not
+    the other workspaces a question names), and only when a register there holds a legal document."""
+    try:
+        ids = access_scope_for(user, workspace).workspace_ids
+        return ids if register_has_documents(ids) else ()
+    except Http404:
+        return ()
+    except DatabaseError:  # the register's status refines an answer; failing to read it must not block one
+        log.exception("could not read the register; answering without its status")
+        return ()
+
+
+def _register_status(assembled: AssembledContext, workspace_ids: tuple[int, ...]) -> RegisterStatus:
+    if not workspace_ids or not assembled.citations:
+        return RegisterStatus()
+    try:
+        return register_status(assembled.citations, workspace_ids,
+                               budget=max(0, REGISTER_TOKEN_BUDGET - register_overhead()))
+    except DatabaseError:
+        log.exception("could not read the register; answering without its status")
+        return RegisterStatus()
 
 
 def _memory(workspace, user) -> Memory:
@@ -216,11 +251,13 @@ def _analysis_facts(analysis) -> dict:
     }
 
 
-def _build(options, conversation, assembled, intent, *, skipped, timings, profile=()) -> PreparedContext:
+def _build(options, conversation, assembled, intent, *, skipped, timings, profile=(),
+           register: RegisterStatus | None = None) -> PreparedContext:
+    register = register or RegisterStatus()
     out = [{"role": "system", "content": options.system_prompt}]
     out.extend(conversation[:-1])
     if assembled is not None:
-        out.append(context_message(assembled, profile))
+        out.append(context_message(assembled, profile, register.lines))
     out.extend(conversation[-1:])
     metrics = {
         "intent": intent,
@@ -232,6 +269,7 @@ def _build(options, conversation, assembled, intent, *, skipped, timings, profil
         "tokens_used": assembled.tokens_used if assembled else 0,
         "token_budget": assembled.budget if assembled else 0,
         "profile_lines": len(profile),
+        "register_lines": len(register.lines),
         "latency_ms": timings,
         "zero_match": False,
         "degraded": False,
@@ -239,16 +277,19 @@ def _build(options, conversation, assembled, intent, *, skipped, timings, profil
     timings["total"] = round(sum(v for k, v in timings.items() if k != "total" and not k.startswith("retrieval_")), 2)
     return PreparedContext(
         messages=out, context_text=assembled.text if assembled else "",
-        citations=_citation_rows(assembled) if assembled else [], metrics=metrics, intent=intent,
+        citations=_citation_rows(assembled, register) if assembled else [], metrics=metrics, intent=intent,
         skipped=skipped, assembled=assembled,
     )
 
 
-def _citation_rows(assembled: AssembledContext) -> list[dict]:
-    """The citation map, plus how relevant each source was (numbers follow document order)."""
+def _citation_rows(assembled: AssembledContext, register: RegisterStatus) -> list[dict]:
+    """The citation map, plus how relevant each source was (numbers follow document order), and for a
+    document on the organisation's laglista what the list says of it (shown on its source card)."""
     rows = assembled.citation_map()
     for row in rows:
         chunk = assembled.citations[row["n"]]
+        if chunk.source_type == "LEGAL_DOCUMENT" and chunk.source_id in register.by_document:
+            row["register_status"] = register.by_document[chunk.source_id]
         row["score"] = round(chunk.score, 6)
         row["reference_match"] = chunk.reference_match
         row["passage"] = assembled.shown_texts.get(row["n"], chunk.text)

@@ -44,6 +44,7 @@ from compliance.services import (
 from compliance.text import neutralise
 
 from .detection import FACT, PREFERENCE, PROFILE, detect
+from .register_proposals import REGISTER_ITEM, register_proposal_store
 
 PROFILE_HEADING = "Arbetsytans profil (gäller organisationen):"
 PREFERENCES_HEADING = "Användarens egna önskemål (gäller bara den här användaren):"
@@ -227,7 +228,10 @@ def proposal_decide(*, message, index: int, user, save: bool) -> dict:
         if proposal.get("status") != PENDING:
             raise ProposalError("already_decided", "Förslaget är redan besvarat.", status=409)
         conversation = message.conversation
-        if save:
+        if proposal.get("kind") == REGISTER_ITEM:
+            # The laglista's offer checks its target again; a changed target refuses and writes nothing.
+            proposal.update(register_proposal_store(proposal, conversation.workspace, user, save=save))
+        elif save:
             _store(proposal, conversation.workspace, user, conversation.pk)
         proposal["status"] = SAVED if save else DECLINED
         proposals[index] = proposal

@@ -60,7 +60,8 @@ class PreferenceSerializer(PreferenceFieldsSerializer):
 
 
 class ProposalSerializer(serializers.Serializer):
-    kind = StrictCharField(help_text="`profile`, `preference` eller `fact`.")
+    kind = StrictCharField(help_text="`profile`, `preference`, `fact` eller `register_item` (lägg till en "
+                           "författning som svaret hänvisade till i laglistan).")
     field = StrictCharField()
     value = serializers.JSONField()
     label = StrictCharField()

@@ -8,15 +8,18 @@ the header's last part ("7 § (träder i kraft 2024-07-01)", "7 § (upphör att 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from compliance.selectors import source_dates
+from law.selectors import RecentChange, statute_recent_changes
 
 from .query_analysis import DateRange
 from .sources import RetrievedChunk
 
 # An own source dated inside the question's period counts this much more than its fused score.
 PERIOD_BOOST = 0.5
+# A statute amended this recently says so on its card and in the context block ("ändrad genom SFS …").
+RECENT_CHANGE_DAYS = 365
 
 _MARKER_RE = re.compile(r"\((träder i kraft|upphör att gälla) (\d{4}-\d{2}-\d{2}|[^)]*)\)\s*$", re.IGNORECASE)
 
@@ -83,6 +86,30 @@ def prefer_version_in_force(chunks: list[RetrievedChunk], day: date) -> list[Ret
     return [chunks[i] for i in order]
 
 
+def _in_force_words(day: date | None, today: date) -> str:
+    if day is None:
+        return ""
+    return f", i kraft {day.isoformat()}" if day <= today else f", träder i kraft {day.isoformat()}"
+
+
+def change_note(chunk: RetrievedChunk, change: RecentChange | None, today: date) -> str:
+    """"ändrad genom SFS 2025:974, i kraft 2026-01-01" (the act that changed this §), "författningen ändrad
+    genom …" (the act that last changed the statute, for a § it left alone), "upphävd genom SFS 2025:1506, den
+    2026-01-01", or "" for a statute not changed lately."""
+    if change is None:
+        return ""
+    if change.repealed_by or change.repealed_on:
+        by = change.repealed_by or "SFS …"
+        return f"upphävd genom {by}" + (f", den {change.repealed_on.isoformat()}" if change.repealed_on else "")
+    if chunk.citation in change.by_citation:
+        act, day = change.by_citation[chunk.citation]
+        return f"ändrad genom SFS {act}{_in_force_words(day, today)}"
+    if not change.amending_sfs:
+        return ""
+    # This § kept its wording; the statute around it did not.
+    return f"författningen ändrad genom SFS {change.amending_sfs}{_in_force_words(change.in_force, today)}"
+
+
 def date_sources(chunks: list[RetrievedChunk], period: DateRange | None, today: date) -> list[RetrievedChunk]:
     """Give each source its date for the card; with a period, favour own sources dated inside it;
     and among own sources of equal relevance put the more recent first."""
@@ -94,6 +121,7 @@ def date_sources(chunks: list[RetrievedChunk], period: DateRange | None, today: 
             ids[chunk.source_type].add(chunk.source_id)
     found = source_dates(file_ids=ids["USER_FILE"], assessment_ids=ids["ASSESSMENT"],
                          legal_document_ids=ids["LEGAL_DOCUMENT"])
+    recent = statute_recent_changes(sorted(ids["LEGAL_DOCUMENT"]), since=today - timedelta(days=RECENT_CHANGE_DAYS))
     for chunk in chunks:
         info = found.get((chunk.source_type, chunk.source_id))
         if info is None:
@@ -102,7 +130,11 @@ def date_sources(chunks: list[RetrievedChunk], period: DateRange | None, today: 
             amended = info.get("amended_through") or ""
             if amended and not amended.upper().startswith("SFS"):
                 amended = f"SFS {amended}"
-            parts = [f"ändring införd t.o.m. {amended}" if amended else "", statute_status(chunk, today)]
+            note = change_note(chunk, recent.get(chunk.source_id), today)
+            if note:
+                # The context block's label says it too (context_assembly), so the model knows the text is new.
+                chunk.extra = {**chunk.extra, "change_note": note}
+            parts = [note, f"ändring införd t.o.m. {amended}" if amended else "", statute_status(chunk, today)]
             chunk.date_label = ", ".join(p for p in parts if p)
             continue
         day: date = info["date"]

@@ -108,5 +108,5 @@ def test_deterministic() -> None:
 @given(st.text(max_size=500))
 def test_fuzz_never_crashes(message: str) -> None:
     result = classify(message)
-    assert result.intent in ("greeting", "meta", "factual", "task")
+    assert result.intent in ("greeting", "meta", "factual", "task", "register")
     assert 0.0 <= result.confidence <= 1.0

@@ -22,7 +22,9 @@ from chunks.models import ContentChunk, SourceType
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create
 from compliance.wsgi import application
+from law.models import StatuteChange, StatuteVersion
 from register import services as register_services
+from register.models import ChangeNotice, LegalRegister, RegisterItem
 from tests.helpers import make_user
 
 MAX_EXAMPLES = 15
@@ -66,14 +68,22 @@ def world(db, wsgi_in_test_transaction):
     assessment = Assessment.objects.create(workspace=workspace, title="Riskbedömning", legal_document=statute)
     conversation = Conversation.objects.create(workspace=workspace, user=alice, title="Fråga")
     message = Message.objects.create(conversation=conversation, role="assistant", content="Svar")
-    # The register's rows, so its routes are exercised past the 404 too.
-    register = register_services.register_create(workspace=workspace, user=alice, name="Laglista")
+    # A change notice of the statute on alice's laglista, so the notice routes reach a real one.
+    old = StatuteVersion.objects.create(document=statute, full_text="1 § Text.", content_hash="a", origin="CORPUS")
+    new = StatuteVersion.objects.create(document=statute, full_text="1 § Ny text.", content_hash="b", origin="FILE",
+                                        is_current=True, amended_through="SFS 2025:1")
+    StatuteChange.objects.create(document=statute, from_version=old, to_version=new, kind="AMENDED", citation="1 §",
+                                 section="1", old_text="1 § Text.", new_text="1 § Ny text.")
+    register = LegalRegister.objects.create(workspace=workspace, name="Laglista")
+    item = RegisterItem.objects.create(register=register, workspace=workspace, legal_document=statute)
+    notice = ChangeNotice.objects.create(workspace=workspace, item=item, legal_document=statute, version=new,
+                                         kind="amended", change_count=1)
+    # The register's other rows, so its routes are exercised past the 404 too.
     group = register_services.register_group_get_or_create(register=register, user=alice, name="Arbetsmiljö")
-    item = register_services.register_item_add(register=register, user=alice, legal_document=statute,
-                                               group=group).item
     requirement = register_services.requirement_create(item=item, user=alice, data={"title": "Krav"})
     evidence = register_services.evidence_add(requirement=requirement, user=alice, kind="file", user_file=user_file)
-    review = register_services.review_start(register=register, user=alice, title="Kontroll")
+    register_services.register_item_update(item=item, user=alice, data={"group": group})
+    review = register_services.review_start(register=register, user=alice, title="Kontroll", groups=[group])
     action = register_services.action_create(workspace=workspace, user=alice, title="Åtgärd", item=item)
     token, key = api_token_create(user=alice, name="schemathesis")
     # A second token to revoke, so DELETE tokens/{id} does not lock the test out.
@@ -82,7 +92,7 @@ def world(db, wsgi_in_test_transaction):
         "key": key,
         "path": {"slug": "alices-ab", "sfs": "1977:1160", "file_id": user_file.pk, "assessment_id": assessment.pk,
                  "conversation_id": conversation.pk, "message_id": message.pk, "member_id": bob_membership.pk,
-                 "token_id": spare.pk, "register_id": register.pk, "item_id": item.pk,
+                 "token_id": spare.pk, "notice_id": notice.pk, "register_id": register.pk, "item_id": item.pk,
                  "requirement_id": requirement.pk, "evidence_id": evidence.pk, "review_id": review.pk,
                  "entry_id": review.entries.get().pk, "action_id": action.pk},
     }

@@ -291,6 +291,16 @@ class PermissionTests(RegisterTestCase):
             "register_import_confirm": lambda: services.register_import_confirm(
                 register=self.register, user=user,
                 rows=[services.ImportRowChoice(line=2, legal_document=self.gdpr, group="Dataskydd")]),
+            # The suggestions' services check the role before they read their arguments.
+            "suggestion_accept": lambda: services.suggestion_accept(workspace=self.workspace, user=user,
+                                                                    number="(EU) 2016/679"),
+            "suggestion_reject": lambda: services.suggestion_reject(workspace=self.workspace, user=user,
+                                                                    number="(EU) 2016/679"),
+            "document_decline": lambda: services.document_decline(workspace=self.workspace, user=user,
+                                                                  legal_document=self.gdpr),
+            "suggestion_restore": lambda: services.suggestion_restore(workspace=self.workspace, user=user,
+                                                                      decision=None),
+            "template_apply": lambda: services.template_apply(workspace=self.workspace, user=user, template=None),
         }
 
     def test_every_service_refuses_readers_revisors_and_outsiders(self):

@@ -30,6 +30,7 @@ from law.report import diff_report
 from law.rkrattsbaser import RkrattsbaserClient, ServiceDisabled
 from law.services import Outcome, statute_record_apply
 from law.sfs_records import RecordError, parse_record, read_records
+from register.notices.services import notices_create_for_versions
 
 
 class Command(BaseCommand):
@@ -71,6 +72,7 @@ class Command(BaseCommand):
         counts: Counter = Counter()
         changes = 0
         chunk_ids: list[int] = []
+        applied: list[int] = []
         for line in tqdm(lines, desc="Poster", unit="st", disable=opts["no_progress"]):
             if line.error:
                 counts["error"] += 1
@@ -86,6 +88,9 @@ class Command(BaseCommand):
                 continue
             counts[result.outcome] += 1
             changes += result.changes
+            if result.document_id is not None:
+                # Unchanged ones too: a run that died before notifying left their notices undone.
+                applied.append(result.document_id)
             if result.outcome == Outcome.OLDER:
                 self.stderr.write(f"{line.name}: {result.message}")
             if result.outcome == Outcome.REPEALED:
@@ -100,9 +105,15 @@ class Command(BaseCommand):
                 and not connection.in_atomic_block:
             with connection.cursor() as cursor:
                 vacuum_keyword_index(cursor)
+        # Who must know: a change notice per workspace concerned, made after each statute's transaction
+        # committed (nobody hears of a change that was not applied). Only this run's documents; the hourly
+        # scan (register.notices.tasks.notices_scan) catches a run that died before this line.
+        noticed = notices_create_for_versions(document_ids=applied)
         summary = ", ".join(f"{counts[k]} {label}" for k, label in (
             (Outcome.UPDATED, "nya versioner"), (Outcome.CREATED, "nya författningar"),
             (Outcome.REPEALED, "upphävda"), (Outcome.UNCHANGED, "oförändrade"), (Outcome.OLDER, "äldre (ej tillämpade)"),
             (Outcome.SKIPPED, "inte i korpusen"), ("error", "fel")))
         self.stdout.write(f"{sum(counts.values())} poster: {summary}; {changes} ändrade enheter; "
-                          f"{len(chunk_ids)} avsnitt att bädda in; {time.monotonic() - started:.1f} s.")
+                          f"{len(chunk_ids)} avsnitt att bädda in; {noticed.total} lagändringsnotiser "
+                          f"({noticed.amended} ändrade, {noticed.repealed} upphävda, {noticed.new} nya); "
+                          f"{time.monotonic() - started:.1f} s.")

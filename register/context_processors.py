@@ -1,0 +1,18 @@
+"""The header's count of unanswered change notices, for the workspace the page is in (or the one last
+visited on pages outside a workspace). Lazy: a page that does not show the header runs no query; one that
+does runs one COUNT that also checks the membership."""
+
+from __future__ import annotations
+
+from django.utils.functional import SimpleLazyObject
+
+from .notices.selectors import notice_unanswered_count
+
+
+def change_notices(request) -> dict:
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    match = getattr(request, "resolver_match", None)
+    slug = (match.kwargs.get("slug") if match is not None else None) or request.session.get("current_workspace", "")
+    return {"unanswered_notices": SimpleLazyObject(lambda: notice_unanswered_count(user, slug))}

@@ -1,0 +1,101 @@
+"""Reads of lagbevakning. Each starts from a workspace the access selector resolved (or, for the header's
+count, from the user and the workspace's slug in one query that checks the membership), so a notice of
+another workspace is a 404 like one that does not exist."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.db import connection
+from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+from django.http import Http404
+
+from compliance.clock import swedish_today
+from compliance.models import Workspace
+from law.models import StatuteChange
+from law.selectors import change_view
+from law.diff import DiffSegment
+
+from ..models import ChangeNotice, NoticeSubscription, Requirement
+
+# The page's and the API's filters.
+STATES = {
+    "olasta": Q(read_at__isnull=True, answered_at__isnull=True),
+    "obesvarade": Q(answered_at__isnull=True),
+    "besvarade": Q(answered_at__isnull=False),
+}
+STATE_LABELS = {"": "Alla", "olasta": "Olästa", "obesvarade": "Obesvarade", "besvarade": "Besvarade"}
+
+
+def notice_list(workspace: Workspace, *, state: str = "", kind: str = "") -> QuerySet[ChangeNotice]:
+    # Changes to the laglista's own documents before suggested new statutes; newest first within each.
+    suggestion_last = Case(When(kind=ChangeNotice.Kind.NEW, then=Value(1)), default=Value(0),
+                           output_field=IntegerField())
+    notices = (ChangeNotice.objects.filter(workspace=workspace)
+               .select_related("legal_document", "item", "version", "repeal", "replacement", "impact",
+                               "impact__answered_by", "impact__action", "impact__action__owner")
+               .order_by(suggestion_last, "-created_at", "-pk"))
+    if state in STATES:
+        notices = notices.filter(STATES[state])
+    if kind in ChangeNotice.Kind.values:
+        notices = notices.filter(kind=kind)
+    return notices
+
+
+def notice_get(workspace: Workspace, notice_id: int) -> ChangeNotice:
+    notice = notice_list(workspace).filter(pk=notice_id).first()
+    if notice is None:
+        raise Http404("Lagändringen finns inte.")
+    return notice
+
+
+@dataclass(frozen=True)
+class NoticeChangeView:
+    change: StatuteChange
+    stycken: list[list[DiffSegment]]
+    coming: bool
+    relevant: bool       # touches a kravpunkt of the item (its section_ref)
+
+
+@dataclass(frozen=True)
+class NoticeDetail:
+    notice: ChangeNotice
+    changes: list[NoticeChangeView]      # the units touching the kravpunkter first, then the others in order
+    requirements: list[Requirement]      # the item's kravpunkter, with their references
+
+
+def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
+    today = today or swedish_today()
+    changes: list[NoticeChangeView] = []
+    if notice.version_id is not None and notice.kind == ChangeNotice.Kind.AMENDED:
+        relevant = set(notice.relevant_units)
+        for change in StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"):
+            view = change_view(change, today=today)
+            changes.append(NoticeChangeView(change, view.stycken, view.coming, change.citation in relevant))
+        changes.sort(key=lambda view: not view.relevant)  # stable: document order within each group
+    requirements = (list(Requirement.objects.filter(workspace_id=notice.workspace_id,
+                                                    item__legal_document_id=notice.legal_document_id)
+                         .order_by("position", "pk"))
+                    if notice.kind != ChangeNotice.Kind.NEW else [])
+    return NoticeDetail(notice=notice, changes=changes, requirements=requirements)
+
+
+def notice_unanswered_count(user, slug: str) -> int:
+    """The header's badge: the workspace's unanswered notices, 0 unless the user is a member. One query."""
+    if not getattr(user, "is_authenticated", False) or not slug:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) AS unanswered FROM register_changenotice n"
+            " JOIN compliance_workspace w ON w.id = n.workspace_id"
+            " JOIN compliance_membership m ON m.workspace_id = w.id AND m.user_id = %s"
+            " WHERE w.slug = %s AND n.answered_at IS NULL", [user.pk, slug])
+        row = cursor.fetchone()
+    return row[0] if row else 0
+
+
+def notice_subscription_get(workspace: Workspace, user) -> NoticeSubscription:
+    """The member's digest setting; the default, unsaved, when they never chose one."""
+    found = NoticeSubscription.objects.filter(workspace=workspace, user=user).first()
+    return found or NoticeSubscription(workspace=workspace, user=user)

@@ -1,0 +1,345 @@
+"""Writes of lagbevakning: change notices made from the law's applied versions and repeals, and the impact
+assessment that answers one.
+
+`notices_create_for_versions` is driven by the data, not by the clock: it looks for every applied change
+(a `StatuteVersion` from an official record that changed units, a `StatuteRepeal`, a new statute's first
+version) that a workspace should hear of and has no notice for yet, and makes that notice. Running it again,
+from the import command, the daily task or the hourly scan, finds nothing left to do; two runs at once make
+each notice once (the unique constraints decide, each notice in its own transaction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from compliance.models import LegalDocument, Membership, Workspace
+from law.models import StatuteChange, StatuteRepeal, StatuteVersion
+from law.sfs_records import sfs_number_in
+
+from ..audit import audit_actor
+from ..models import (
+    Action,
+    ChangeNotice,
+    ImpactAssessment,
+    ItemOrigin,
+    NoticeSubscription,
+    RegisterItem,
+    Requirement,
+    SuggestionDecision,
+)
+from ..services import (
+    RegisterError,
+    _check_text,
+    _member_or_error,
+    _require_editor,
+    action_create,
+    document_decline,
+    register_default,
+    register_item_add,
+)
+from .sections import touches
+
+# Versions made from an official record; the bundled 2024 text (CORPUS) is where history starts, not a change.
+APPLIED_ORIGINS = (StatuteVersion.Origin.FILE, StatuteVersion.Origin.SERVICE)
+# SFS numbers a new statute's text cites ("lagen (2018:218)"): the documents its subject is read from.
+_CITED_SFS_RE = re.compile(r"\((\d{4}:\d{1,4})\)")
+
+
+@dataclass(frozen=True)
+class NoticeRunResult:
+    amended: int
+    repealed: int
+    new: int
+
+    @property
+    def total(self) -> int:
+        return self.amended + self.repealed + self.new
+
+
+def _rows(sql: str, params: list) -> list[dict]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        columns = [col.name for col in cursor.description]
+        return [dict(zip(columns, row)) for row in cursor.fetchall()]
+
+
+def _document_filter(alias: str, document_ids: list[int] | None) -> tuple[str, list]:
+    if document_ids is None:
+        return "", []
+    return f" AND {alias}.document_id = ANY(%s)", [document_ids]
+
+
+# A newer version of a document the register holds (one with an older version before it). A version whose
+# units the diff found unchanged is noticed too: its change may sit where the diff does not look (2014:1039
+# t.o.m. SFS 2025:1142 changed a dashed list line), and a missed amendment is the worse error.
+# An item hears of a change applied after it was put on the register; the text it was assessed against
+# already held changes applied before.
+_AMENDED_SQL = """
+SELECT DISTINCT ON (i.workspace_id, v.id) i.workspace_id, i.id AS item_id, v.document_id, v.id AS version_id
+FROM law_statuteversion v
+JOIN register_registeritem i ON i.legal_document_id = v.document_id AND i.created_at < v.created_at
+WHERE v.origin = ANY(%s)
+  AND EXISTS (SELECT 1 FROM law_statuteversion o WHERE o.document_id = v.document_id AND o.id < v.id)
+  AND NOT EXISTS (SELECT 1 FROM register_changenotice n
+                  WHERE n.workspace_id = i.workspace_id AND n.legal_document_id = v.document_id
+                    AND n.version_id = v.id){documents}
+ORDER BY i.workspace_id, v.id, i.id
+"""
+
+_REPEALED_SQL = """
+SELECT DISTINCT ON (i.workspace_id, r.id) i.workspace_id, i.id AS item_id, r.document_id, r.id AS repeal_id
+FROM law_statuterepeal r
+JOIN register_registeritem i ON i.legal_document_id = r.document_id AND i.created_at < r.created_at
+WHERE NOT EXISTS (SELECT 1 FROM register_changenotice n
+                  WHERE n.workspace_id = i.workspace_id AND n.legal_document_id = r.document_id
+                    AND n.repeal_id = r.id){documents}
+ORDER BY i.workspace_id, r.id, i.id
+"""
+
+# A statute new to the corpus: its only version came from an official record, and it is not repealed.
+_NEW_SQL = """
+SELECT v.id AS version_id, v.document_id, v.created_at, d.full_text
+FROM law_statuteversion v
+JOIN compliance_legaldocument d ON d.id = v.document_id
+WHERE v.origin = ANY(%s)
+  AND NOT EXISTS (SELECT 1 FROM law_statuteversion o WHERE o.document_id = v.document_id AND o.id <> v.id)
+  AND NOT EXISTS (SELECT 1 FROM law_statuterepeal r WHERE r.document_id = v.document_id){documents}
+ORDER BY v.id
+"""
+
+
+def _relevant_units(workspace_id: int, document_id: int, version_id: int) -> tuple[list[str], int]:
+    """The changed units touching the workspace's kravpunkter on this document, and how many units changed."""
+    refs = [ref for ref in Requirement.objects.filter(workspace_id=workspace_id, item__legal_document_id=document_id)
+            .exclude(section_ref="").values_list("section_ref", flat=True)]
+    units = list(StatuteChange.objects.filter(to_version_id=version_id).order_by("ordinal")
+                 .values_list("citation", "chapter", "section"))
+    relevant: list[str] = []
+    for citation, chapter, section in units:
+        if refs and touches(refs, chapter, section) and citation not in relevant:
+            relevant.append(citation)
+    return relevant, len(units)
+
+
+def _flag_items(workspace_id: int, document_id: int) -> None:
+    """"ändrad – behöver bedömas" on every item of the workspace holding the document (saved one by one, so
+    the audit trail records the flag in each item's history)."""
+    for item in (RegisterItem.objects.select_for_update().filter(workspace_id=workspace_id,
+                                                                  legal_document_id=document_id,
+                                                                  needs_reassessment=False).order_by("pk")):
+        item.needs_reassessment = True
+        item.save(update_fields=["needs_reassessment", "updated_at"])
+
+
+def _notice_create(lookup: dict, defaults: dict, *, flag: bool) -> bool:
+    """Make one notice unless it exists; True when this call made it. The unique constraint decides between
+    two workers: the second's insert waits for the first's commit, then finds the row."""
+    with transaction.atomic(), audit_actor(None):
+        notice, created = ChangeNotice.objects.get_or_create(**lookup, defaults=defaults)
+        if created and flag:
+            _flag_items(notice.workspace_id, notice.legal_document_id)
+    return created
+
+
+def _replacement(repealed_by: str) -> LegalDocument | None:
+    number = sfs_number_in(repealed_by) if repealed_by else ""
+    return LegalDocument.objects.filter(sfs_number=number).first() if number else None
+
+
+def _workspace_categories() -> dict[int, set[str]]:
+    """Each workspace's subjects: the categories of the documents on its laglista."""
+    found: dict[int, set[str]] = defaultdict(set)
+    for workspace_id, category in (RegisterItem.objects.filter(legal_document__isnull=False)
+                                   .exclude(legal_document__category="")
+                                   .values_list("workspace_id", "legal_document__category").distinct()):
+        found[workspace_id].add(category)
+    return found
+
+
+def statute_subjects(text: str, *, exclude: int | None = None) -> set[str]:
+    """A new statute's subjects: the categories of the loaded documents its text cites by SFS number (a new
+    ordinance under the working-hours act is about working hours). The importer gives a new statute no
+    category of its own."""
+    numbers = set(_CITED_SFS_RE.findall(text or ""))
+    if not numbers:
+        return set()
+    return set(LegalDocument.objects.filter(sfs_number__in=numbers).exclude(pk=exclude).exclude(category="")
+               .values_list("category", flat=True))
+
+
+def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) -> NoticeRunResult:
+    """Make every change notice that is due and missing: amendments and repeals of documents on a workspace's
+    laglista, and new statutes whose subject is one of the laglista's. `document_ids` narrows the scan to the
+    documents an import just applied; None scans everything (the hourly catch-up)."""
+    ids = None if document_ids is None else sorted(set(document_ids))
+    if ids is not None and not ids:
+        return NoticeRunResult(0, 0, 0)
+    origins = list(APPLIED_ORIGINS)
+    amended = repealed = new = 0
+
+    where, params = _document_filter("v", ids)
+    for row in _rows(_AMENDED_SQL.format(documents=where), [origins, *params]):
+        relevant, count = _relevant_units(row["workspace_id"], row["document_id"], row["version_id"])
+        amended += _notice_create(
+            {"workspace_id": row["workspace_id"], "legal_document_id": row["document_id"],
+             "version_id": row["version_id"]},
+            {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": relevant,
+             "change_count": count}, flag=True)
+
+    where, params = _document_filter("r", ids)
+    for row in _rows(_REPEALED_SQL.format(documents=where), params):
+        repeal = StatuteRepeal.objects.get(pk=row["repeal_id"])
+        repealed += _notice_create(
+            {"workspace_id": row["workspace_id"], "legal_document_id": row["document_id"],
+             "repeal_id": row["repeal_id"]},
+            {"item_id": row["item_id"], "kind": ChangeNotice.Kind.REPEALED, "replaced_by": repeal.repealed_by,
+             "replacement": _replacement(repeal.repealed_by)}, flag=True)
+
+    where, params = _document_filter("v", ids)
+    new_rows = _rows(_NEW_SQL.format(documents=where), [origins, *params])
+    if new_rows:
+        categories = _workspace_categories()
+        created_at = dict(Workspace.objects.filter(pk__in=list(categories)).values_list("pk", "created_at"))
+        on_register = defaultdict(set)
+        for workspace_id, document_id in RegisterItem.objects.filter(
+                legal_document_id__in=[r["document_id"] for r in new_rows]).values_list("workspace_id",
+                                                                                       "legal_document_id"):
+            on_register[document_id].add(workspace_id)
+        for row in new_rows:
+            subjects = statute_subjects(row["full_text"], exclude=row["document_id"])
+            if not subjects:
+                continue
+            # A workspace that has already accepted or declined the document (register.suggestions) is not
+            # asked again.
+            noticed = set(ChangeNotice.objects.filter(version_id=row["version_id"])
+                          .values_list("workspace_id", flat=True)) | set(
+                SuggestionDecision.objects.filter(legal_document_id=row["document_id"])
+                .values_list("workspace_id", flat=True))
+            for workspace_id, theirs in categories.items():
+                if (not subjects & theirs or workspace_id in noticed or workspace_id in on_register[row["document_id"]]
+                        or created_at[workspace_id] >= row["created_at"]):
+                    continue
+                new += _notice_create(
+                    {"workspace_id": workspace_id, "legal_document_id": row["document_id"],
+                     "version_id": row["version_id"]},
+                    {"kind": ChangeNotice.Kind.NEW}, flag=False)
+    return NoticeRunResult(amended=amended, repealed=repealed, new=new)
+
+
+# --- Reading and answering -------------------------------------------------------------------------------
+
+
+def notice_mark_read(*, notice: ChangeNotice, user) -> ChangeNotice:
+    _require_editor(notice.workspace, user)
+    with transaction.atomic(), audit_actor(user):
+        notice = ChangeNotice.objects.select_for_update().order_by("pk").get(pk=notice.pk)
+        if notice.read_at is None:
+            notice.read_at, notice.read_by = timezone.now(), user
+            notice.save(update_fields=["read_at", "read_by"])
+    return notice
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    assessment: ImpactAssessment
+    action: Action | None
+    added_item: RegisterItem | None
+
+
+def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: str = "", comment: str = "",
+                  action_title: str = "", action_owner=None, action_due_date: date | None = None,
+                  add_to_register: bool = False) -> AnswerResult:
+    """Answer a notice with an impact assessment (answering again updates it; the audit trail keeps both).
+    An action is made when `action_title` is given (once per notice). When no unanswered notice of the
+    document is left, the workspace's items of it are no longer flagged. `add_to_register`: a suggested new
+    statute, or a repealed one's replacement, goes on the workspace's laglista."""
+    workspace = notice.workspace
+    _require_editor(workspace, user)
+    if affects_us not in ImpactAssessment.Affects.values:
+        raise RegisterError("affects_us_required", "Ange om ändringen påverkar er: ja, nej eller vet inte.",
+                            details={"field": "affects_us"})
+    what_to_do = _check_text(what_to_do, field="what_to_do", label="Texten om vad som behöver göras")
+    comment = _check_text(comment, field="comment", label="Kommentaren")
+    action_title = _check_text(action_title, field="action_title", label="Åtgärden", max_length=300)
+    _member_or_error(workspace, action_owner, field="action_owner")
+    if (action_owner is not None or action_due_date is not None) and not action_title:
+        raise RegisterError("action_title_required", "Beskriv åtgärden som ska ha ansvarig och datum.",
+                            details={"field": "action_title"})
+    if add_to_register and notice.kind == ChangeNotice.Kind.REPEALED and notice.replacement_id is None:
+        raise RegisterError("no_replacement", "Den ersättande författningen finns inte i Lagrum.",
+                            details={"field": "add_to_register"})
+    if add_to_register and notice.kind == ChangeNotice.Kind.AMENDED:
+        raise RegisterError("already_on_register", "Författningen finns redan i laglistan.",
+                            details={"field": "add_to_register"})
+    now = timezone.now()
+    action = added = None
+    # The services called here record their own actor; audit_actor blocks do not nest (leaving the inner one
+    # forgets the outer one's actor), so this function's own writes come after them in a block of their own.
+    with transaction.atomic():
+        notice = (ChangeNotice.objects.select_for_update(of=("self",))
+                  .select_related("workspace", "item", "replacement", "legal_document").order_by("pk").get(pk=notice.pk))
+        existing = ImpactAssessment.objects.filter(notice=notice).first()
+        if action_title and (existing is None or existing.action_id is None):
+            action = action_create(workspace=workspace, user=user, title=action_title, item=notice.item,
+                                   description=what_to_do, owner=action_owner, due_date=action_due_date)
+        if notice.kind == ChangeNotice.Kind.NEW and affects_us == ImpactAssessment.Affects.NO and not add_to_register:
+            # A suggested statute that does not concern us is declined for the register's suggestions too.
+            document_decline(workspace=workspace, user=user, legal_document=notice.legal_document,
+                             reason="Lagbevakning: påverkar oss inte")
+        if add_to_register:
+            document = notice.replacement if notice.kind == ChangeNotice.Kind.REPEALED else notice.legal_document
+            register = register_default(workspace=workspace, user=user)
+            added = register_item_add(register=register, user=user, legal_document=document,
+                                      reason=f"Lagbevakning: {notice.legal_document.title}",
+                                      origin=ItemOrigin.CHANGE).item
+        with audit_actor(user):
+            values = {"affects_us": affects_us, "what_to_do": what_to_do, "comment": comment, "answered_by": user,
+                      "answered_at": now}
+            if action is not None:
+                values["action"] = action
+            if existing is None:
+                assessment = ImpactAssessment.objects.create(notice=notice, workspace=workspace, **values)
+            else:
+                for field, value in values.items():
+                    setattr(existing, field, value)
+                existing.save()
+                assessment = existing
+            if added is not None and notice.item_id is None:
+                notice.item = added
+            notice.answered_at = now
+            notice.read_at = notice.read_at or now
+            notice.read_by = notice.read_by or user
+            notice.save(update_fields=["answered_at", "read_at", "read_by", "item"])
+            pending = ChangeNotice.objects.filter(workspace=workspace, legal_document_id=notice.legal_document_id,
+                                                  answered_at__isnull=True).exclude(pk=notice.pk)
+            if notice.kind != ChangeNotice.Kind.NEW and not pending.exists():
+                for item in (RegisterItem.objects.select_for_update()
+                             .filter(workspace=workspace, legal_document_id=notice.legal_document_id,
+                                     needs_reassessment=True).order_by("pk")):
+                    item.needs_reassessment = False
+                    item.save(update_fields=["needs_reassessment", "updated_at"])
+    return AnswerResult(assessment=assessment, action=action, added_item=added)
+
+
+# --- E-mail preferences ----------------------------------------------------------------------------------
+
+
+def notice_subscription_save(*, workspace: Workspace, user, frequency: str, changes: bool = True,
+                             new_statutes: bool = True) -> NoticeSubscription:
+    """A member's own digest setting for the workspace (any role: it is about their own inbox)."""
+    if not Membership.objects.filter(workspace=workspace, user=user).exists():
+        raise RegisterError("not_a_member", "Du är inte medlem i arbetsytan.")
+    if frequency not in NoticeSubscription.Frequency.values:
+        raise RegisterError("invalid_frequency", "Välj hur ofta du vill få sammanställningen.",
+                            details={"field": "frequency"})
+    subscription, _ = NoticeSubscription.objects.update_or_create(
+        user=user, workspace=workspace,
+        defaults={"frequency": frequency, "changes": bool(changes), "new_statutes": bool(new_statutes)})
+    return subscription

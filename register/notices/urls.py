@@ -1,0 +1,13 @@
+"""Lagbevakning's pages under /ws/<slug>/lagandringar/ (included from compliance/urls.py)."""
+
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.notice_list, name="notice_list"),
+    path("<int:notice_id>/", views.notice_detail, name="notice_detail"),
+    path("<int:notice_id>/bedom/", views.notice_answer, name="notice_answer"),
+    path("<int:notice_id>/last/", views.notice_read, name="notice_read"),
+    path("e-post/", views.subscription_save, name="notice_subscription_save"),
+]

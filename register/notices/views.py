@@ -1,0 +1,124 @@
+"""The Lagändringar pages: a workspace's change notices with unread/answered filters, one notice with its
+changed §§ as word diffs and the impact-assessment form, and the member's e-mail setting (a form on the
+settings page, posted here). Readers and revisors read; owners and editors answer.
+
+Another workspace, or its notice, is a 404 (workspace_get_for_user, then selectors scoped to it).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from compliance.selectors import workspace_get_for_user
+
+from ..models import ChangeNotice
+from ..services import RegisterError
+from . import selectors, services
+from .forms import ImpactForm, SubscriptionForm
+
+PAGE_SIZE = 100
+
+
+def _workspace(request, slug: str):
+    ws, membership = workspace_get_for_user(request.user, slug)
+    if request.session.get("current_workspace") != ws.slug:
+        request.session["current_workspace"] = ws.slug
+    return ws, membership
+
+
+def _require_edit(membership) -> None:
+    if not membership.can_edit:
+        raise PermissionDenied("Du har bara läsbehörighet i den här arbetsytan.")
+
+
+@login_required
+@require_GET
+def notice_list(request, slug: str):
+    ws, membership = _workspace(request, slug)
+    state = request.GET.get("status", "")
+    state = state if state in selectors.STATES else ""
+    kind = request.GET.get("typ", "")
+    kind = kind if kind in ChangeNotice.Kind.values else ""
+    notices = selectors.notice_list(ws, state=state, kind=kind)
+    return render(request, "register/notices/list.html", {
+        "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
+        "notices": notices[:PAGE_SIZE], "total": notices.count(), "state": state, "kind": kind,
+        "states": selectors.STATE_LABELS.items(), "kinds": ChangeNotice.Kind.choices,
+    })
+
+
+def _detail_page(request, ws, membership, notice, *, form=None, status: int = 200):
+    detail = selectors.notice_detail(notice)
+    impact = getattr(notice, "impact", None) if notice.is_answered else None
+    initial = ({"affects_us": impact.affects_us, "what_to_do": impact.what_to_do, "comment": impact.comment}
+               if impact is not None else {})
+    return render(request, "register/notices/detail.html", {
+        "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
+        "notice": notice, "detail": detail, "impact": impact,
+        "form": form or ImpactForm(workspace=ws, initial=initial),
+    }, status=status)
+
+
+@login_required
+@require_GET
+def notice_detail(request, slug: str, notice_id: int):
+    ws, membership = _workspace(request, slug)
+    notice = selectors.notice_get(ws, notice_id)
+    return _detail_page(request, ws, membership, notice)
+
+
+@login_required
+@require_POST
+def notice_answer(request, slug: str, notice_id: int):
+    ws, membership = _workspace(request, slug)
+    notice = selectors.notice_get(ws, notice_id)
+    _require_edit(membership)
+    form = ImpactForm(request.POST, workspace=ws)
+    if not form.is_valid():
+        return _detail_page(request, ws, membership, notice, form=form, status=400)
+    data = form.cleaned_data
+    try:
+        result = services.notice_answer(
+            notice=notice, user=request.user, affects_us=data["affects_us"], what_to_do=data["what_to_do"],
+            comment=data["comment"], action_title=data["action_title"], action_owner=data["action_owner"],
+            action_due_date=data["action_due_date"], add_to_register=data["add_to_register"])
+    except RegisterError as exc:
+        field = exc.details.get("field")
+        form.add_error(field if field in form.fields else None, exc.message)
+        return _detail_page(request, ws, membership, notice, form=form, status=400)
+    done = "Bedömningen har sparats."
+    if result.action is not None:
+        done += f" Åtgärden ”{result.action.title}” har skapats."
+    if result.added_item is not None:
+        done += f" {result.added_item.display_title} finns nu i laglistan."
+    messages.success(request, done)
+    return redirect(reverse("notice_list", args=[ws.slug]) + "?status=obesvarade")
+
+
+@login_required
+@require_POST
+def notice_read(request, slug: str, notice_id: int):
+    ws, membership = _workspace(request, slug)
+    notice = selectors.notice_get(ws, notice_id)
+    _require_edit(membership)
+    services.notice_mark_read(notice=notice, user=request.user)
+    return redirect("notice_detail", slug=ws.slug, notice_id=notice.pk)
+
+
+@login_required
+@require_POST
+def subscription_save(request, slug: str):
+    """The member's own e-mail digest (any role may choose what lands in their own inbox)."""
+    ws, _membership = _workspace(request, slug)
+    form = SubscriptionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Välj av, dagligen eller veckovis.")
+        return redirect(reverse("workspace_settings", args=[ws.slug]) + "#lagbevakning")
+    services.notice_subscription_save(workspace=ws, user=request.user, **form.cleaned_data)
+    messages.success(request, "Din inställning för lagbevakning per e-post har sparats.")
+    return redirect(reverse("workspace_settings", args=[ws.slug]) + "#lagbevakning")

@@ -1,0 +1,151 @@
+"""The REST API of lagbevakning, under /api/v1/workspaces/<slug>/register/notices/ (routes in
+register/api_urls.py): the workspace's change notices with the same filters as the page, one notice with its
+changed units as word diffs, the count of unanswered ones, and the impact assessment that answers a notice.
+
+Authentication, throttling and the one error shape are compliance.api's. Another workspace, or its notice,
+is a 404; a reader or revisor answering is a 403.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from compliance.api.serializers import StrictCharField
+from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
+
+from .models import ChangeNotice, ImpactAssessment
+from .notices import selectors, services
+
+
+class NoticeFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=[(key, label) for key, label in selectors.STATE_LABELS.items() if key],
+                                     required=False, help_text="olasta, obesvarade eller besvarade.")
+    kind = serializers.ChoiceField(choices=ChangeNotice.Kind.choices, required=False)
+
+
+class ImpactSerializer(serializers.ModelSerializer):
+    answered_by = serializers.CharField(source="answered_by.get_username", default=None, read_only=True,
+                                        allow_null=True)
+    action_id = serializers.IntegerField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = ImpactAssessment
+        fields = ["affects_us", "what_to_do", "comment", "action_id", "answered_by", "answered_at"]
+
+
+class NoticeSerializer(serializers.ModelSerializer):
+    sfs_number = serializers.CharField(source="legal_document.sfs_number", read_only=True)
+    title = serializers.CharField(source="legal_document.title", read_only=True)
+    amended_through = serializers.SerializerMethodField()
+    replacement_sfs = serializers.CharField(source="replacement.sfs_number", default=None, read_only=True,
+                                            allow_null=True)
+    impact = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ChangeNotice
+        fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "relevant_units",
+                  "replaced_by", "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
+
+    def get_amended_through(self, notice: ChangeNotice) -> str | None:
+        return notice.version.amended_through if notice.version_id else None
+
+    @extend_schema_field(ImpactSerializer(allow_null=True))
+    def get_impact(self, notice: ChangeNotice) -> dict | None:
+        impact = getattr(notice, "impact", None) if notice.answered_at else None
+        return ImpactSerializer(impact).data if impact is not None else None
+
+
+class DiffSegmentSerializer(serializers.Serializer):
+    op = serializers.CharField()
+    text = serializers.CharField()
+
+
+class NoticeChangeSerializer(serializers.Serializer):
+    citation = serializers.CharField(source="change.citation")
+    kind = serializers.CharField(source="change.kind")
+    old_citation = serializers.CharField(source="change.old_citation")
+    amending_sfs = serializers.CharField(source="change.amending_sfs")
+    in_force = serializers.DateField(source="change.in_force", allow_null=True)
+    coming = serializers.BooleanField()
+    relevant = serializers.BooleanField(help_text="Berör en kravpunkt (dess paragrafhänvisning).")
+    diff = serializers.ListField(child=DiffSegmentSerializer(many=True), source="stycken",
+                                 help_text="Ordvis skillnad per stycke: op är same, added eller removed.")
+
+
+class NoticeDetailSerializer(NoticeSerializer):
+    changes = serializers.SerializerMethodField()
+
+    class Meta(NoticeSerializer.Meta):
+        fields = [*NoticeSerializer.Meta.fields, "changes"]
+
+    @extend_schema_field(NoticeChangeSerializer(many=True))
+    def get_changes(self, notice: ChangeNotice) -> list:
+        return NoticeChangeSerializer(selectors.notice_detail(notice).changes, many=True).data
+
+
+class AnswerSerializer(serializers.Serializer):
+    affects_us = serializers.ChoiceField(choices=ImpactAssessment.Affects.choices)
+    what_to_do = StrictCharField(required=False, allow_blank=True, max_length=20_000, default="")
+    comment = StrictCharField(required=False, allow_blank=True, max_length=20_000, default="")
+    action_title = StrictCharField(required=False, allow_blank=True, max_length=300, default="")
+    action_owner = serializers.PrimaryKeyRelatedField(queryset=get_user_model().objects.none(), required=False,
+                                                      allow_null=True, default=None)
+    action_due_date = serializers.DateField(required=False, allow_null=True, default=None)
+    add_to_register = serializers.BooleanField(required=False, default=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        workspace = self.context.get("workspace")
+        if workspace is not None:
+            # Only the workspace's members: another person's id is "does not exist", like any foreign id.
+            self.fields["action_owner"].queryset = get_user_model().objects.filter(memberships__workspace=workspace)
+
+
+class CountSerializer(serializers.Serializer):
+    unanswered = serializers.IntegerField()
+
+
+class NoticeListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
+    serializer_class = NoticeSerializer
+
+    def get_queryset(self):
+        if self.fake_view():
+            return ChangeNotice.objects.none()
+        filters = validated(NoticeFilterSerializer, self.request.query_params)
+        return selectors.notice_list(self.workspace, state=filters.get("status", ""), kind=filters.get("kind", ""))
+
+    @extend_schema(tags=["register"], summary="Arbetsytans lagändringar", parameters=[NoticeFilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class NoticeCountApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["register"], summary="Antal obesvarade lagändringar", responses=CountSerializer)
+    def get(self, request, slug):
+        workspace = self.workspace
+        return Response({"unanswered": selectors.notice_unanswered_count(request.user, workspace.slug)})
+
+
+class NoticeDetailApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["register"], summary="En lagändring med ändrade paragrafer som ordvis skillnad",
+                   responses=NoticeDetailSerializer)
+    def get(self, request, slug, notice_id):
+        return Response(NoticeDetailSerializer(selectors.notice_get(self.workspace, notice_id)).data)
+
+
+class NoticeAnswerApi(WorkspaceMixin, BaseApi):
+    parser_classes = [JSONParser]
+
+    @extend_schema(tags=["register"], summary="Bedöm en lagändring (ägare och redaktörer)", request=AnswerSerializer,
+                   responses={200: NoticeSerializer})
+    def post(self, request, slug, notice_id):
+        notice = selectors.notice_get(self.workspace, notice_id)
+        self.require_edit()
+        data = validated(AnswerSerializer, request.data, workspace=self.workspace)
+        services.notice_answer(notice=notice, user=request.user, **data)
+        return Response(NoticeSerializer(selectors.notice_get(self.workspace, notice_id)).data,
+                        status=status.HTTP_200_OK)

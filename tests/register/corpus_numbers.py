@@ -1,0 +1,23 @@
+"""The document numbers the shipped corpus holds: statutes (data/sfs/index.tsv), agency regulations and the
+GDPR (data/foreskrifter, data/eu). A rule or template naming anything else would never be suggested."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+
+
+@lru_cache(maxsize=1)
+def shipped_numbers() -> frozenset[str]:
+    data = Path(settings.BASE_DIR) / "data"
+    with open(data / "sfs" / "index.tsv", encoding="utf-8") as handle:
+        found = {row["sfs"] for row in csv.DictReader(handle, delimiter="\t")}
+    for path in (data / "foreskrifter" / "foreskrifter.jsonl.gz", data / "eu" / "gdpr.jsonl.gz"):
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            found |= {json.loads(line)["designation" if "foreskrifter" in path.name else "number"] for line in handle}
+    return frozenset(found)

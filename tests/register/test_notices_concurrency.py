@@ -1,0 +1,136 @@
+"""Two creators at once, each on its own database connection: one notice, one flag, one digest.
+
+The first creator holds its transaction open after inserting; the second, which read before that insert
+committed, must wait on the unique constraint and then find the row. The test waits until Postgres shows the
+second one blocked on that lock before letting the first commit, so the race is the one that matters, every run.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections, transaction
+
+from compliance.services import LegalDocumentData, legal_document_upsert
+from law.models import StatuteChange, StatuteVersion
+from register.models import ChangeNotice, DigestSent
+from register.notices.digests import digests_send
+from register.notices.services import notices_create_for_versions
+from tests.chunks.conftest import wait_for
+from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.register.notices_fixtures import sync_records, workspace_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _blocked_on_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) AS waiting FROM pg_stat_activity WHERE datname = current_database()"
+                       " AND wait_event_type = 'Lock'")
+        return cursor.fetchone()[0] > 0
+
+
+def _remove_notices_keep_versions() -> None:
+    """As if the import had died after applying the version, before notifying."""
+    ChangeNotice.objects.all().delete()
+
+
+def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    ws, _, (item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
+    sync_records(tmp_path, [record("2099:1")])
+    assert StatuteChange.objects.exists() and ChangeNotice.objects.count() == 1
+    _remove_notices_keep_versions()
+    item.needs_reassessment = False
+    item.save(update_fields=["needs_reassessment"])
+
+    results: dict[str, int] = {}
+    errors: list[BaseException] = []
+    first_inserted, release_first = threading.Event(), threading.Event()
+
+    def first():
+        try:
+            with transaction.atomic():
+                results["first"] = notices_create_for_versions().total
+                first_inserted.set()
+                release_first.wait(timeout=60)
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+            first_inserted.set()
+        finally:
+            connections.close_all()
+
+    def second():
+        try:
+            results["second"] = notices_create_for_versions().total
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    a = threading.Thread(target=first)
+    a.start()
+    assert first_inserted.wait(timeout=60)
+    b = threading.Thread(target=second)
+    b.start()
+    wait_for(_blocked_on_a_lock, timeout=30, what="the second creator to wait on the first one's insert")
+    release_first.set()
+    a.join(timeout=60)
+    b.join(timeout=60)
+
+    assert errors == []
+    assert results == {"first": 1, "second": 0}
+    notice = ChangeNotice.objects.get()
+    assert notice.workspace == ws and notice.version == StatuteVersion.objects.get(document=doc, is_current=True)
+    item.refresh_from_db()
+    assert item.needs_reassessment is True
+
+
+def test_two_digest_senders_at_once_send_once(clean_queue, settings, tmp_path, mailoutbox):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    settings.NOTICE_DIGEST_HOUR = 0
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    workspace_with("Alices AB", owner_name="alice", documents=[doc])
+    sync_records(tmp_path, [record("2099:1")])
+
+    results: dict[str, int] = {}
+    errors: list[BaseException] = []
+    first_inserted, release_first = threading.Event(), threading.Event()
+
+    def first():
+        try:
+            with transaction.atomic():
+                results["first"] = digests_send().sent
+                first_inserted.set()
+                release_first.wait(timeout=60)
+        except BaseException as exc:
+            errors.append(exc)
+            first_inserted.set()
+        finally:
+            connections.close_all()
+
+    def second():
+        try:
+            results["second"] = digests_send().sent
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    a = threading.Thread(target=first)
+    a.start()
+    assert first_inserted.wait(timeout=60)
+    b = threading.Thread(target=second)
+    b.start()
+    wait_for(_blocked_on_a_lock, timeout=30, what="the second sender to wait on the first one's row")
+    release_first.set()
+    a.join(timeout=60)
+    b.join(timeout=60)
+
+    assert errors == []
+    assert results == {"first": 1, "second": 0}
+    assert len(mailoutbox) == 1 and DigestSent.objects.count() == 1

@@ -1,0 +1,150 @@
+"""E-mail digests through Django's e-mail backend (the locmem outbox): once per member, workspace and period,
+reminding of what is still unanswered, never listing another workspace's items, retried after a failed send.
+
+The tests travel to fixed Stockholm instants (a Monday morning and the days after), so they are right at any
+hour the suite runs."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from smtplib import SMTPException
+
+import pytest
+import time_machine
+from django.core import mail
+from django.core.mail.backends.base import BaseEmailBackend
+
+from compliance.clock import STOCKHOLM
+from compliance.models import Membership
+from compliance.services import LegalDocumentData, legal_document_upsert
+from register.models import ChangeNotice, DigestSent, NoticeSubscription
+from register.notices.digests import digest_period, digests_send
+from register.notices.services import notice_answer, notice_subscription_save
+from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.register.notices_fixtures import member, sync_records, workspace_with
+
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
+
+MONDAY_MORNING = datetime(2026, 11, 23, 8, 0, tzinfo=STOCKHOLM)
+
+
+class FailingBackend(BaseEmailBackend):
+    """An SMTP server that refuses: the send raises, as smtplib does."""
+
+    def send_messages(self, messages):
+        raise SMTPException("451 try again later")
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(MONDAY_MORNING, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def setup(clock, clean_queue, settings, tmp_path):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    settings.SITE_URL = "https://lagrum.example.se"
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    alice_ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
+    charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
+    clock.shift(timedelta(minutes=1))  # the statute changes after it was put on the laglistor
+    sync_records(tmp_path, [record("2099:1")])
+    clock.shift(timedelta(minutes=1))
+    return {"alice_ws": alice_ws, "alice": alice, "charlie_ws": charlie_ws, "charlie": charlie,
+            "notice": ChangeNotice.objects.get(workspace=alice_ws),
+            "charlies_notice": ChangeNotice.objects.get(workspace=charlie_ws)}
+
+
+def mails_to(user) -> list:
+    return [m for m in mail.outbox if m.to == [user.email]]
+
+
+def test_the_digest_lands_once_with_absolute_links_and_only_its_workspace(setup):
+    result = digests_send()
+
+    assert result.sent == 2 and result.failed == 0  # alice's and charlie's, each of their own workspace
+    (message,) = mails_to(setup["alice"])
+    notice = setup["notice"]
+    assert message.subject == "Lagrum: 1 nya lagändringar i Alices AB"
+    assert "Lag (2099:1) om provföretag: ändrad genom SFS 2099:11" in message.body
+    assert f"https://lagrum.example.se/ws/alices-ab/lagandringar/{notice.pk}/" in message.body
+    assert "https://lagrum.example.se/ws/alices-ab/installningar/#lagbevakning" in message.body
+    html = message.alternatives[0][0]
+    assert f'href="https://lagrum.example.se/ws/alices-ab/lagandringar/{notice.pk}/"' in html
+    # Never another workspace's items: not charlie's workspace, not his notice.
+    assert "charlies-ab" not in message.body + html and "Charlies AB" not in message.body + html
+    assert f"lagandringar/{setup['charlies_notice'].pk}/" not in message.body + html
+    assert DigestSent.objects.get(user=setup["alice"]).period == "2026-W48"
+
+    assert digests_send().sent == 0  # the same period again: nobody twice
+    assert len(mail.outbox) == 2
+
+
+def test_unanswered_notices_are_reminded_in_the_next_period_and_answered_ones_are_not(setup, clock):
+    digests_send()
+    clock.shift(timedelta(days=1))
+    assert digests_send().sent == 0  # a weekly digest waits for the next week
+
+    clock.shift(timedelta(days=6))
+    digests_send()
+    reminder = mails_to(setup["alice"])[-1]
+    assert len(mails_to(setup["alice"])) == 2
+    assert "Påminnelse, fortfarande inte bedömda:" in reminder.body and "Lag (2099:1) om provföretag" in reminder.body
+    assert reminder.subject == "Lagrum: 1 lagändringar väntar på bedömning i Alices AB"
+
+    notice_answer(notice=setup["notice"], user=setup["alice"], affects_us="no")
+    clock.shift(timedelta(days=7))
+    digests_send()
+    assert len(mails_to(setup["alice"])) == 2  # nothing new, nothing unanswered: no mail
+    assert len(mails_to(setup["charlie"])) == 3  # charlie's is still unanswered
+
+
+def test_daily_off_and_per_type(setup, clock):
+    alice_ws = setup["alice_ws"]
+    notice_subscription_save(workspace=alice_ws, user=setup["alice"], frequency="daily")
+    reader = member(alice_ws, "lasare", Membership.Role.VIEWER)
+    notice_subscription_save(workspace=alice_ws, user=reader, frequency="off")
+    auditor = member(alice_ws, "revisor", Membership.Role.AUDITOR)
+    notice_subscription_save(workspace=alice_ws, user=auditor, frequency="weekly", changes=False, new_statutes=True)
+
+    digests_send()
+    assert len(mails_to(setup["alice"])) == 1
+    assert mails_to(reader) == [] and mails_to(auditor) == []  # off; only new statutes
+    assert DigestSent.objects.get(user=setup["alice"]).period == "2026-11-23"
+    clock.shift(timedelta(days=1))
+    digests_send()
+    assert len(mails_to(setup["alice"])) == 2  # the next day: reminded daily
+
+
+def test_nothing_goes_out_before_the_digest_hour(setup, clock, settings):
+    settings.NOTICE_DIGEST_HOUR = 9
+    assert digests_send().sent == 0 and mail.outbox == []
+    clock.shift(timedelta(hours=1))
+    assert digests_send().sent == 2
+
+
+def test_a_failed_send_leaves_no_row_and_is_retried(setup, settings):
+    settings.EMAIL_BACKEND = "tests.register.test_notices_digest.FailingBackend"
+    result = digests_send()
+    assert (result.sent, result.failed) == (0, 2)
+    assert not DigestSent.objects.exists()
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert digests_send().sent == 2
+    assert len(mails_to(setup["alice"])) == 1 and DigestSent.objects.count() == 2
+
+
+def test_a_member_who_left_gets_nothing(setup):
+    Membership.objects.filter(user=setup["charlie"]).delete()
+    digests_send()
+    assert mails_to(setup["charlie"]) == []
+    assert NoticeSubscription.objects.count() == 0
+
+
+def test_periods_are_stockholm_days_and_iso_weeks():
+    assert digest_period("daily", date(2026, 12, 31)) == "2026-12-31"
+    assert digest_period("weekly", date(2026, 12, 31)) == "2026-W53"
+    assert digest_period("weekly", date(2027, 1, 3)) == "2026-W53"
+    assert digest_period("weekly", date(2027, 1, 4)) == "2027-W01"

@@ -1,0 +1,189 @@
+"""The Lagändringar pages, the e-mail setting and the API: every view checks ownership (another workspace's
+notice is a 404, in the page and in the API), readers read, bad input gets one clear error."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from compliance.models import LegalDocument, Membership
+from compliance.services import LegalDocumentData, legal_document_upsert
+from register.models import ChangeNotice, ImpactAssessment, NoticeSubscription
+from register.notices.services import notice_answer, notices_create_for_versions
+from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.register.notices_fixtures import member, sync_records, workspace_with
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(clean_queue, settings, tmp_path):
+    """Two workspaces holding the same statute, each with its notice of the same amendment."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    alice_ws, alice, (alice_item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
+    charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
+    sync_records(tmp_path, [record("2099:1")])
+    return {
+        "doc": doc, "alice_ws": alice_ws, "alice": alice, "item": alice_item,
+        "notice": ChangeNotice.objects.get(workspace=alice_ws),
+        "charlie_ws": charlie_ws, "charlie": charlie,
+        "charlies_notice": ChangeNotice.objects.get(workspace=charlie_ws),
+    }
+
+
+def page_urls(ws, notice) -> list[tuple[str, str]]:
+    return [
+        ("get", reverse("notice_list", args=[ws.slug])),
+        ("get", reverse("notice_detail", args=[ws.slug, notice.pk])),
+        ("post", reverse("notice_answer", args=[ws.slug, notice.pk])),
+        ("post", reverse("notice_read", args=[ws.slug, notice.pk])),
+        ("post", reverse("notice_subscription_save", args=[ws.slug])),
+    ]
+
+
+def api_urls(ws, notice) -> list[tuple[str, str]]:
+    return [
+        ("get", reverse("api-notices", args=[ws.slug])),
+        ("get", reverse("api-notice-count", args=[ws.slug])),
+        ("get", reverse("api-notice", args=[ws.slug, notice.pk])),
+        ("post", reverse("api-notice-answer", args=[ws.slug, notice.pk])),
+    ]
+
+
+def test_it_checks_ownership(setup, client):
+    """charlie is a member of his own workspace only: alice's workspace and notice are not found, and
+    alice's workspace with charlie's notice id is not found either."""
+    client.force_login(setup["charlie"])
+    for method, url in page_urls(setup["alice_ws"], setup["notice"]) + page_urls(setup["alice_ws"],
+                                                                                   setup["charlies_notice"]):
+        response = getattr(client, method)(url, {"affects_us": "no", "frequency": "off"})
+        assert response.status_code == 404, url
+    for method, url in api_urls(setup["alice_ws"], setup["notice"]):
+        response = getattr(client, method)(url, {"affects_us": "no"}, content_type="application/json") \
+            if method == "post" else client.get(url)
+        assert response.status_code == 404, url
+        assert response.json()["error"]["code"] == "not_found"
+    client.force_login(setup["alice"])
+    for method, url in [u for u in page_urls(setup["alice_ws"], setup["charlies_notice"]) if "lagandringar/" in u[1]
+                        and str(setup["charlies_notice"].pk) in u[1]]:
+        assert getattr(client, method)(url, {"affects_us": "no"}).status_code == 404, url
+    for method, url in api_urls(setup["alice_ws"], setup["charlies_notice"])[2:]:
+        response = getattr(client, method)(url, {"affects_us": "no"}, content_type="application/json") \
+            if method == "post" else client.get(url)
+        assert response.status_code == 404, url
+    assert not ImpactAssessment.objects.exists()
+    assert not NoticeSubscription.objects.filter(user=setup["charlie"], workspace=setup["alice_ws"]).exists()
+    setup["notice"].refresh_from_db()
+    assert setup["notice"].read_at is None
+
+
+def test_it_requires_login(setup, client):
+    for method, url in page_urls(setup["alice_ws"], setup["notice"]):
+        response = getattr(client, method)(url)
+        assert response.status_code == 302 and "/logga-in/" in response["Location"], url
+
+
+def test_the_list_filters_unread_unanswered_and_answered(setup, client):
+    client.force_login(setup["alice"])
+    notice, ws = setup["notice"], setup["alice_ws"]
+    url = reverse("notice_list", args=[ws.slug])
+    assert f'data-notice="{notice.pk}"' in client.get(url + "?status=olasta").content.decode()
+    client.post(reverse("notice_read", args=[ws.slug, notice.pk]))
+    assert f'data-notice="{notice.pk}"' not in client.get(url + "?status=olasta").content.decode()
+    assert f'data-notice="{notice.pk}"' in client.get(url + "?status=obesvarade").content.decode()
+    assert f'data-notice="{notice.pk}"' not in client.get(url + "?status=besvarade").content.decode()
+    assert f'data-notice="{setup["charlies_notice"].pk}"' not in client.get(url).content.decode()
+    assert f'data-notice="{notice.pk}"' in client.get(url + "?typ=amended").content.decode()
+    assert "Inga lagändringar med det urvalet" in client.get(url + "?typ=repealed").content.decode()
+
+
+def test_the_api_lists_shows_counts_and_answers(setup, client):
+    client.force_login(setup["alice"])
+    ws, notice = setup["alice_ws"], setup["notice"]
+
+    listed = client.get(reverse("api-notices", args=[ws.slug]) + "?status=obesvarade").json()
+    assert [row["id"] for row in listed["results"]] == [notice.pk]
+    assert listed["results"][0]["sfs_number"] == "2099:1" and listed["results"][0]["amended_through"] == "SFS 2099:11"
+    assert client.get(reverse("api-notice-count", args=[ws.slug])).json() == {"unanswered": 1}
+    detail = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
+    amended = next(c for c in detail["changes"] if c["citation"] == "2 §")
+    assert {"op": "added", "text": "ett digitalt "} in amended["diff"][0]
+
+    bad = client.post(reverse("api-notice-answer", args=[ws.slug, notice.pk]), {"affects_us": "kanske"},
+                      content_type="application/json")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
+    assert "affects_us" in bad.json()["error"]["details"]
+    foreign = client.post(reverse("api-notice-answer", args=[ws.slug, notice.pk]),
+                          {"affects_us": "yes", "action_title": "x", "action_owner": setup["charlie"].pk},
+                          content_type="application/json")
+    assert foreign.status_code == 400 and "action_owner" in foreign.json()["error"]["details"]
+
+    answered = client.post(reverse("api-notice-answer", args=[ws.slug, notice.pk]),
+                           {"affects_us": "no", "comment": "Gäller inte oss."}, content_type="application/json")
+    assert answered.status_code == 200
+    assert answered.json()["impact"]["affects_us"] == "no" and answered.json()["impact"]["answered_by"] == "alice"
+    assert client.get(reverse("api-notice-count", args=[ws.slug])).json() == {"unanswered": 0}
+    assert client.get(reverse("api-notices", args=[ws.slug]) + "?status=nej").status_code == 400
+
+
+def test_readers_get_403_in_the_api(setup, client):
+    reader = member(setup["alice_ws"], "lasare", Membership.Role.VIEWER)
+    client.force_login(reader)
+    ws, notice = setup["alice_ws"], setup["notice"]
+    assert client.get(reverse("api-notice", args=[ws.slug, notice.pk])).status_code == 200
+    response = client.post(reverse("api-notice-answer", args=[ws.slug, notice.pk]), {"affects_us": "no"},
+                           content_type="application/json")
+    assert response.status_code == 403 and response.json()["error"]["code"] == "permission_denied"
+    assert not ImpactAssessment.objects.exists()
+
+
+def test_the_settings_page_has_the_email_setting_and_saves_it_per_member(setup, client):
+    ws = setup["alice_ws"]
+    reader = member(ws, "lasare", Membership.Role.VIEWER)
+    client.force_login(reader)
+    page = client.get(reverse("workspace_settings", args=[ws.slug])).content.decode()
+    assert 'id="lagbevakning"' in page and 'value="weekly" selected' in page
+
+    response = client.post(reverse("notice_subscription_save", args=[ws.slug]),
+                           {"frequency": "daily", "changes": "on"})
+    assert response.status_code == 302
+    subscription = NoticeSubscription.objects.get(user=reader, workspace=ws)
+    assert (subscription.frequency, subscription.changes, subscription.new_statutes) == ("daily", True, False)
+    assert 'value="daily" selected' in client.get(reverse("workspace_settings", args=[ws.slug])).content.decode()
+    bad = client.post(reverse("notice_subscription_save", args=[ws.slug]), {"frequency": "hourly"}, follow=True)
+    assert "Välj av, dagligen eller veckovis." in bad.content.decode()
+    assert NoticeSubscription.objects.get(user=reader, workspace=ws).frequency == "daily"
+    # alice's own setting is untouched.
+    assert not NoticeSubscription.objects.filter(user=setup["alice"]).exists()
+
+
+def test_answering_one_of_two_pending_notices_keeps_the_flag(setup, tmp_path):
+    """The item stays "ändrad – behöver bedömas" until every notice of its document is answered."""
+    ws, doc = setup["alice_ws"], setup["doc"]
+    sync_records(tmp_path, [record("2099:1", andring="t.o.m. SFS 2099:12",
+                                   text="1 § Denna lag gäller för alla bolag. Lag (2099:12).")], name="second.jsonl")
+    first, second = ChangeNotice.objects.filter(workspace=ws).order_by("pk")
+    notice_answer(notice=first, user=setup["alice"], affects_us="no")
+    setup["item"].refresh_from_db()
+    assert setup["item"].needs_reassessment is True
+    notice_answer(notice=second, user=setup["alice"], affects_us="unknown")
+    setup["item"].refresh_from_db()
+    assert setup["item"].needs_reassessment is False
+    assert LegalDocument.objects.get(pk=doc.pk).amended_through == "SFS 2099:12"
+    assert notices_create_for_versions().total == 0
+
+
+def test_a_version_whose_sections_the_diff_finds_unchanged_is_still_noticed(setup, client, tmp_path):
+    """A missed amendment is the worse error: a new version is noticed even when no § differs (here only its
+    transitional provisions changed), and the page says where to look."""
+    ws = setup["alice_ws"]
+    current = LegalDocument.objects.get(pk=setup["doc"].pk).full_text  # the text the fixture's sync made current
+    text = current.replace("\n\n", "\r\n\r\n") + "\r\n\r\n2099:12\r\n\r\n1. Denna lag träder i kraft den 1 januari 2100."
+    sync_records(tmp_path, [record("2099:1", andring="t.o.m. SFS 2099:12", text=text)], name="overgang.jsonl")
+    notice = ChangeNotice.objects.filter(workspace=ws).order_by("-pk").first()
+    assert notice.version.amended_through == "SFS 2099:12" and notice.change_count == 0
+    client.force_login(setup["alice"])
+    page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
+    assert "Jämförelsen hittade ingen ändrad paragraf" in page

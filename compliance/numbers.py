@@ -63,3 +63,47 @@ def number_from_slug(slug: str) -> str:
     if match:
         return f"({match[1]}) {match[2]}/{match[3]}"
     return (slug or "").replace("_", " ")
+
+
+_LOOSE_EU_RE = re.compile(r"\(?\b(EU|EG|EEG)\)?\s*(?:nr\.?\s*)?((?:19|20)\d\d)\s*/\s*(\d{1,4})\b", re.IGNORECASE)
+_LOOSE_AGENCY_RE = re.compile(r"\b([A-ZÅÄÖ]{2,8}(?:-[A-ZÅÄÖ]{2,4})?)\s*((?:19|20)\d\d)\s*:\s*(\d{1,4})\b",
+                              re.IGNORECASE)
+_LOOSE_SFS_RE = re.compile(r"(?<![\d/])(1[6-9]\d\d|20\d\d)\s*:\s*(\d{1,4})(?![\d/])")
+
+
+def document_number_in(text: str) -> str:
+    """The document number a person wrote, in the corpus's form, or "" when there is none: how a list from
+    another service writes it ("SFS 1977:1160", "1977: 1160", "AFS2023:1", "afs 2023:01",
+    "(EU) 2016/679", "EU 2016/679", "förordning (EU) nr 2016/679")."""
+    # "SFS 1977:1160" has the shape of an agency number ("AFS 2023:1"): the SFS prefix is no series.
+    text = re.sub(r"^\s*SFS\s*(?:nr\.?\s*)?", "", text or "", flags=re.IGNORECASE).strip()
+    if not text:
+        return ""
+    if is_document_number(text):
+        return text
+    match = _LOOSE_EU_RE.search(text)
+    if match:
+        return f"({match[1].upper()}) {match[2]}/{int(match[3])}"
+    match = _LOOSE_AGENCY_RE.search(text)
+    if match and match[1].upper() != "SFS":
+        candidate = f"{match[1].upper()} {match[2]}:{int(match[3])}"
+        if AGENCY_NUMBER_RE.match(candidate):
+            return candidate
+    match = _LOOSE_SFS_RE.search(text)
+    if match:
+        candidate = f"{match[1]}:{int(match[2])}"
+        if SFS_NUMBER_RE.match(candidate):
+            return candidate
+    return ""
+
+
+def document_number_candidates(text: str) -> list[str]:
+    """The numbers `text` may mean, most likely first: "MBL 1976:580" reads like an agency number but is
+    likely the statute 1976:580 with its abbreviation before it, so both are candidates."""
+    first = document_number_in(text)
+    candidates = [first] if first else []
+    if AGENCY_NUMBER_RE.match(first or ""):
+        match = _LOOSE_SFS_RE.search(first)
+        if match and SFS_NUMBER_RE.match(f"{match[1]}:{int(match[2])}"):
+            candidates.append(f"{match[1]}:{int(match[2])}")
+    return candidates

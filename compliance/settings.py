@@ -461,6 +461,15 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Choice sets that share a field name with another set ("status", "state") get names of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "RegisterStatusEnum": "register.models.ComplianceStatus",
+        "ReviewStateEnum": "register.models.Review.State",
+        "ActionStateEnum": "register.models.Action.State",
+        "EvidenceKindEnum": "register.models.Evidence.Kind",
+        "ChangeNoticeKindEnum": "register.models.ChangeNotice.Kind",
+        "ProcessingStatusEnum": "compliance.models.ProcessingStatus",
+    },
 }
 
 LOGGING = {

@@ -4,18 +4,21 @@ of another workspace is a 404, exactly like a row that does not exist."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 import django_filters
 from auditlog.models import LogEntry
+from django.contrib.postgres.search import TrigramSimilarity
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from compliance.clock import swedish_today
+from compliance.clock import swedish_date, swedish_today
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 
+from .export_data import EntryRow, ItemRow, RegisterExport, RequirementRow, ReviewExport
 from .models import (
     Action,
     ComplianceStatus,
@@ -40,7 +43,9 @@ def _get(queryset: QuerySet, pk: int, what: str):
 
 
 def register_list(workspace: Workspace) -> QuerySet[LegalRegister]:
-    return LegalRegister.objects.filter(workspace=workspace).annotate(item_count=Count("items"))
+    # A query with an aggregate does not take Meta.ordering: pages and the API paginate, so order explicitly.
+    return (LegalRegister.objects.filter(workspace=workspace).annotate(item_count=Count("items"))
+            .order_by(*LegalRegister._meta.ordering))
 
 
 def register_get(workspace: Workspace, register_id: int) -> LegalRegister:
@@ -90,7 +95,8 @@ def register_item_list(workspace: Workspace, *, register: LegalRegister | None =
                        filters: dict | None = None) -> QuerySet[RegisterItem]:
     items = (RegisterItem.objects.filter(workspace=workspace)
              .select_related("legal_document", "group", "responsible", "last_reviewed_by", "register")
-             .annotate(requirement_count=Count("requirements", distinct=True)))
+             .annotate(requirement_count=Count("requirements", distinct=True))
+             .order_by(*RegisterItem._meta.ordering))
     if register is not None:
         items = items.filter(register=register)
     if filters:
@@ -124,7 +130,8 @@ def register_document_ids(workspace: Workspace) -> set[int]:
 def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, owner_id: int | None = None,
                      missing_evidence: bool = False, with_counts: bool = True) -> QuerySet[Requirement]:
     """`with_counts=False` leaves out `evidence_count` (it groups every row: a short list does not need it)."""
-    reqs = Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
+    reqs = (Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
+            .order_by(*Requirement._meta.ordering))
     if with_counts:
         reqs = reqs.annotate(evidence_count=Count("evidence", distinct=True))
     if item is not None:
@@ -169,6 +176,39 @@ def evidence_label(evidence: Evidence, *, may_see_private: bool) -> str:
         if evidence.user_file.is_deleted:
             return f"{evidence.user_file} (borttagen)"
     return str(evidence)
+
+
+def frozen_evidence_label(frozen: dict, *, may_see_private: bool) -> str:
+    """What a closed review's frozen evidence link shows: the same rule as `evidence_label`."""
+    if frozen.get("private") and not may_see_private:
+        return "Privat fil"
+    return str(frozen.get("label", ""))
+
+
+def private_file_titles(workspace: Workspace) -> set[str]:
+    """The titles (and file names) of the workspace's private files, every version, deleted ones too: what a
+    member who may not see private files must never read, in the audit trail's recorded texts included."""
+    titles = set()
+    for title, name in UserFile.objects.filter(workspace=workspace, is_private=True).values_list(
+            "title", "original_name"):
+        titles.update(t for t in (title, name) if t and t.strip())
+    return titles
+
+
+def redact_private_titles(value, titles: set[str]):
+    """`value` (a string, or lists and dicts of them, as an audit entry's changes are) with every private
+    file title replaced by "Privat fil". Longest first, so a title containing another is replaced whole."""
+    if not titles:
+        return value
+    if isinstance(value, str):
+        for title in sorted(titles, key=len, reverse=True):
+            value = value.replace(title, "Privat fil")
+        return value
+    if isinstance(value, list):
+        return [redact_private_titles(v, titles) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_private_titles(v, titles) for k, v in value.items()}
+    return value
 
 
 def may_see_private_files(membership: Membership | None) -> bool:
@@ -227,7 +267,8 @@ def register_summary(workspace: Workspace, *, register: LegalRegister | None = N
 def review_list(workspace: Workspace, *, register: LegalRegister | None = None) -> QuerySet[Review]:
     reviews = (Review.objects.filter(workspace=workspace).select_related("register", "lead", "closed_by")
                .annotate(entry_count=Count("entries", distinct=True),
-                         signed_count=Count("entries", filter=Q(entries__assessed_at__isnull=False), distinct=True)))
+                         signed_count=Count("entries", filter=Q(entries__assessed_at__isnull=False), distinct=True))
+               .order_by(*Review._meta.ordering))
     if register is not None:
         reviews = reviews.filter(register=register)
     return reviews
@@ -240,7 +281,7 @@ def review_get(workspace: Workspace, review_id: int) -> Review:
 
 def review_entry_list(review: Review) -> QuerySet[ReviewEntry]:
     return (ReviewEntry.objects.filter(review=review)
-            .select_related("item", "item__legal_document", "item__responsible", "assessed_by")
+            .select_related("review", "item", "item__legal_document", "item__responsible", "assessed_by")
             .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("user_file",
                                                                                             "assessment")))
             .order_by("item__group__position", "item__legal_document__sfs_number", "pk"))
@@ -280,3 +321,146 @@ def audit_trail(workspace: Workspace, *, item: RegisterItem | None = None,
     if review is not None:
         entries = entries.filter(additional_data__review_id=review.pk)
     return entries.order_by("-timestamp", "-pk")
+
+
+AUDIT_ACTIONS = {LogEntry.Action.CREATE: ("create", "skapad"), LogEntry.Action.UPDATE: ("update", "ändrad"),
+                 LogEntry.Action.DELETE: ("delete", "borttagen"), LogEntry.Action.ACCESS: ("access", "läst")}
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One audit entry as people read it: who, when, what, before and after."""
+
+    id: int
+    timestamp: datetime
+    actor: str
+    actor_name: str
+    action: str
+    action_label: str
+    model: str
+    model_label: str
+    object_id: int | None
+    object_repr: str
+    changes: dict
+
+
+def audit_rows(entries: Iterable[LogEntry], *, workspace: Workspace, may_see_private: bool) -> list[AuditRow]:
+    """Audit entries of the workspace for display. For a member who may not see private files (a revisor), a
+    private file's title is replaced wherever the trail recorded it: an evidence link's name, a review's
+    linked evidence, the frozen evidence of a closed review."""
+    titles = set() if may_see_private else private_file_titles(workspace)
+    rows = []
+    for entry in entries:
+        action, action_label = AUDIT_ACTIONS.get(entry.action, (str(entry.action), str(entry.action)))
+        model = entry.content_type.model_class() if entry.content_type_id else None
+        rows.append(AuditRow(
+            id=entry.pk, timestamp=entry.timestamp,
+            actor=entry.actor.get_username() if entry.actor else "",
+            actor_name=(entry.actor.get_full_name() or entry.actor.get_username()) if entry.actor else "systemet",
+            action=action, action_label=action_label,
+            model=entry.content_type.model if entry.content_type_id else "",
+            model_label=str(model._meta.verbose_name) if model is not None else "",
+            object_id=entry.object_id, object_repr=redact_private_titles(entry.object_repr, titles),
+            changes=redact_private_titles(entry.changes_dict or {}, titles)))
+    return rows
+
+
+def person_label(user) -> str:
+    if user is None:
+        return ""
+    return user.get_full_name() or user.get_username()
+
+
+def _status_summary(statuses: Iterable[str]) -> dict[str, int]:
+    counted = list(statuses)
+    return {label: counted.count(value) for value, label in ComplianceStatus.choices}
+
+
+def register_export_get(workspace: Workspace, register: LegalRegister, *, may_see_private: bool,
+                        today: date | None = None) -> RegisterExport:
+    """The register as its exports show it: every item with its kravpunkter and their evidence."""
+    requirements = (Requirement.objects.filter(workspace=workspace, item__register=register)
+                    .select_related("owner").order_by("item_id", "position", "pk")
+                    .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related(
+                        "user_file", "assessment").order_by("created_at", "pk"))))
+    by_item: dict[int, list[RequirementRow]] = {}
+    for requirement in requirements:
+        by_item.setdefault(requirement.item_id, []).append(RequirementRow(
+            section_ref=requirement.section_ref, title=requirement.title, status=requirement.get_status_display(),
+            owner=person_label(requirement.owner), needs_evidence=requirement.needs_evidence,
+            evidence=[evidence_label(e, may_see_private=may_see_private) for e in requirement.evidence.all()]))
+    items = [ItemRow(
+        id=item.pk, group=item.group.name if item.group_id else "", title=item.display_title,
+        number=item.legal_document.sfs_number if item.legal_document_id else "",
+        kind=item.legal_document.kind_label if item.legal_document_id else "Eget krav",
+        status=item.status, status_label=item.get_status_display(), responsible=person_label(item.responsible),
+        last_reviewed_at=item.last_reviewed_at, last_reviewed_by=person_label(item.last_reviewed_by),
+        next_review_date=item.next_review_date, reason=item.reason, how_we_comply=item.how_we_comply,
+        requirements=by_item.get(item.pk, [])) for item in register_item_list(workspace, register=register)]
+    return RegisterExport(workspace=workspace.name, register=register.name, printed=today or swedish_today(),
+                          items=items, summary=_status_summary(item.status for item in items))
+
+
+def review_export_get(workspace: Workspace, review: Review, *, may_see_private: bool,
+                      today: date | None = None) -> ReviewExport:
+    """A closed review as its exports show it: what it froze when it closed, not the register of today."""
+    entries = []
+    for entry in review_entry_list(review):
+        entries.append(EntryRow(
+            title=entry.frozen_title or (entry.item.display_title if entry.item_id else ""),
+            number=entry.frozen_document_number, kind=entry.frozen_document_kind, version=entry.frozen_version,
+            rating_label=entry.get_rating_display(), justification=entry.justification,
+            assessor=entry.frozen_assessor or person_label(entry.assessed_by),
+            assessed_at=swedish_date(entry.assessed_at) if entry.assessed_at else None,
+            requirements=[RequirementRow(section_ref=r.get("section_ref", ""), title=r.get("title", ""),
+                                         status=r.get("status_label", ""), owner=r.get("owner", ""),
+                                         needs_evidence=False) for r in entry.frozen_requirements],
+            evidence=[frozen_evidence_label(e, may_see_private=may_see_private) for e in entry.frozen_evidence]))
+    actions = [f"{a.title} – ansvarig {person_label(a.owner) or '–'}, klar senast {a.due_date or '–'}, "
+               f"{a.get_state_display()}"
+               for a in action_list(workspace).filter(review_entry__review=review).select_related("owner")]
+    return ReviewExport(
+        workspace=workspace.name, register=review.register.name, title=review.title, lead=person_label(review.lead),
+        groups=[g.name for g in review.groups.all()], as_of=review.as_of, closed_by=person_label(review.closed_by),
+        printed=today or swedish_today(), entries=entries,
+        summary=_status_summary(e.rating for e in review.entries.all()), actions=actions)
+
+
+# pg_trgm similarity at which a title counts as "liknande": below it, lists of Swedish statute titles share
+# too many words ("lag om", "förordning om") for the match to mean anything.
+TITLE_SIMILARITY_MIN = 0.35
+
+
+def legal_documents_by_number(numbers: Iterable[str]) -> dict[str, LegalDocument]:
+    """The corpus's documents with these numbers, by number (an import matches its rows on them)."""
+    wanted = {n for n in numbers if n}
+    if not wanted:
+        return {}
+    return {doc.sfs_number: doc for doc in LegalDocument.objects.filter(sfs_number__in=wanted)}
+
+
+def legal_documents_by_id(ids: Iterable[int]) -> dict[int, LegalDocument]:
+    wanted = set(ids)
+    return {doc.pk: doc for doc in LegalDocument.objects.filter(pk__in=wanted)} if wanted else {}
+
+
+@dataclass(frozen=True)
+class TitleMatch:
+    exact: LegalDocument | None
+    similar: list[LegalDocument]
+
+
+def legal_document_title_match(title: str, *, limit: int = 3) -> TitleMatch:
+    """A document whose title (with or without its number after it) or short name is `title`, else the most
+    similar titles by trigram similarity."""
+    title = " ".join((title or "").split())
+    if not title:
+        return TitleMatch(exact=None, similar=[])
+    exact = (LegalDocument.objects.filter(
+        Q(title__iexact=title) | Q(title__iregex=r"^" + re.escape(title) + r"\s*\([^)]*\)$")
+        | Q(short_names__contains=[title.lower()])).order_by("sfs_number").first())
+    if exact is not None:
+        return TitleMatch(exact=exact, similar=[])
+    similar = list(LegalDocument.objects.annotate(similarity=TrigramSimilarity("title", title))
+                   .filter(similarity__gte=TITLE_SIMILARITY_MIN).order_by("-similarity", "sfs_number")[:limit])
+    return TitleMatch(exact=None, similar=similar)

@@ -56,6 +56,12 @@ class ReviewClosedError(ApplicationError):
     status = 409
 
 
+class ReviewOpenError(ApplicationError):
+    code = "review_open"
+    message = "Kontrollen är inte avslutad än. Bara en avslutad kontroll kan exporteras."
+    status = 409
+
+
 def _require_editor(workspace: Workspace, user) -> None:
     membership = Membership.objects.filter(workspace=workspace, user=user).first() if user is not None else None
     if membership is None or not membership.can_edit:
@@ -422,6 +428,51 @@ def review_close(*, review: Review, user) -> Review:
                      data={"state": Review.State.CLOSED, "closed_at": timezone.now(), "closed_by": user,
                            "as_of": as_of})
     return review
+
+
+# --- Import ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportRowChoice:
+    """One row of an import as the person confirmed it: its document (None: skipped) and its group."""
+
+    line: int
+    legal_document: LegalDocument | None
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    created: int
+    existing: int
+    skipped: int
+
+
+def register_import_confirm(*, register: LegalRegister, user, rows: list[ImportRowChoice]) -> ImportResult:
+    """Add every chosen row to the register in one transaction: all of them or, on any error, none. A
+    document already on the register stays as it is (a second run of the same import adds nothing)."""
+    _require_editor(register.workspace, user)
+    created = existing = skipped = 0
+    with transaction.atomic(), audit_actor(user):
+        groups: dict[str, RegisterGroup] = {}
+        for row in rows:
+            if row.legal_document is None:
+                skipped += 1
+                continue
+            group = None
+            name = (row.group or "").strip()
+            if name:
+                if name.lower() not in groups:
+                    groups[name.lower()] = register_group_get_or_create(register=register, user=user, name=name)
+                group = groups[name.lower()]
+            result = register_item_add(register=register, user=user, legal_document=row.legal_document,
+                                       group=group, origin=ItemOrigin.IMPORT)
+            if result.created:
+                created += 1
+            else:
+                existing += 1
+    return ImportResult(created=created, existing=existing, skipped=skipped)
 
 
 # --- Actions ----------------------------------------------------------------------------------------------

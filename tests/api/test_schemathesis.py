@@ -23,6 +23,7 @@ from compliance.models import Assessment, LegalDocument, Membership, UserFile, W
 from compliance.services import api_token_create
 from compliance.wsgi import application
 from law.models import StatuteChange, StatuteVersion
+from register import services as register_services
 from register.models import ChangeNotice, LegalRegister, RegisterItem
 from tests.helpers import make_user
 
@@ -77,6 +78,13 @@ def world(db, wsgi_in_test_transaction):
     item = RegisterItem.objects.create(register=register, workspace=workspace, legal_document=statute)
     notice = ChangeNotice.objects.create(workspace=workspace, item=item, legal_document=statute, version=new,
                                          kind="amended", change_count=1)
+    # The register's other rows, so its routes are exercised past the 404 too.
+    group = register_services.register_group_get_or_create(register=register, user=alice, name="Arbetsmiljö")
+    requirement = register_services.requirement_create(item=item, user=alice, data={"title": "Krav"})
+    evidence = register_services.evidence_add(requirement=requirement, user=alice, kind="file", user_file=user_file)
+    register_services.register_item_update(item=item, user=alice, data={"group": group})
+    review = register_services.review_start(register=register, user=alice, title="Kontroll", groups=[group])
+    action = register_services.action_create(workspace=workspace, user=alice, title="Åtgärd", item=item)
     token, key = api_token_create(user=alice, name="schemathesis")
     # A second token to revoke, so DELETE tokens/{id} does not lock the test out.
     spare, _ = api_token_create(user=alice, name="spare")
@@ -84,7 +92,9 @@ def world(db, wsgi_in_test_transaction):
         "key": key,
         "path": {"slug": "alices-ab", "sfs": "1977:1160", "file_id": user_file.pk, "assessment_id": assessment.pk,
                  "conversation_id": conversation.pk, "message_id": message.pk, "member_id": bob_membership.pk,
-                 "token_id": spare.pk, "notice_id": notice.pk},
+                 "token_id": spare.pk, "notice_id": notice.pk, "register_id": register.pk, "item_id": item.pk,
+                 "requirement_id": requirement.pk, "evidence_id": evidence.pk, "review_id": review.pk,
+                 "entry_id": review.entries.get().pk, "action_id": action.pk},
     }
 
 

@@ -1,0 +1,278 @@
+"""The register and a closed review as Excel (openpyxl), PDF (reportlab) and CSV: pure functions from the
+dataclasses below to bytes. What goes in them is read by register.selectors (`register_export_get`,
+`review_export_get`), which also decide what a reader may see (a private file's title is "Privat fil" for a
+revisor); nothing here reads the database.
+
+PDF: reportlab's built-in Helvetica (WinAnsi encoding) draws å, ä, ö, é and the dashes Swedish text uses, so
+no font file has to ship; a character outside that encoding is drawn as a box, never an error.
+Excel and CSV: a text cell that begins like a formula ("=", "+", "-", "@") is written as text, so a title or
+a comment can never run as a formula in the reader's spreadsheet program.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from datetime import date
+from xml.sax.saxutils import escape
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
+
+from .export_data import RegisterExport, ReviewExport
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _day(value: date | None) -> str:
+    return value.isoformat() if value else ""
+
+
+def file_name(kind: str, name: str, day: date, extension: str) -> str:
+    """"laglista-arbetsmiljo-2026-11-25.xlsx": ASCII only, so every browser saves it under this name."""
+    table = str.maketrans({"å": "a", "ä": "a", "ö": "o", "Å": "A", "Ä": "A", "Ö": "O", "é": "e", "ü": "u"})
+    slug = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in name.translate(table).lower())
+    slug = "-".join(part for part in slug.split("-") if part)[:60] or "export"
+    return f"{kind}-{slug}-{day.isoformat()}.{extension}"
+
+
+# --- Excel ---------------------------------------------------------------------------------------------
+
+HEADER_FONT = Font(bold=True, color="FFFFFF")
+HEADER_FILL = PatternFill("solid", fgColor="1F4E79")
+TITLE_FONT = Font(bold=True, size=14)
+WRAP = Alignment(wrap_text=True, vertical="top")
+
+
+def _cell_value(value):
+    if isinstance(value, bool):
+        return "ja" if value else "nej"
+    return value
+
+
+def _write_table(sheet, heading: list[str], rows: list[list], widths: list[int], *, start_row: int) -> None:
+    for col, (label, width) in enumerate(zip(heading, widths), start=1):
+        cell = sheet.cell(row=start_row, column=col, value=label)
+        cell.font, cell.fill = HEADER_FONT, HEADER_FILL
+        sheet.column_dimensions[get_column_letter(col)].width = width
+    for r, row in enumerate(rows, start=start_row + 1):
+        for c, value in enumerate(row, start=1):
+            cell = sheet.cell(row=r, column=c, value=_cell_value(value))
+            if isinstance(value, str) and value.startswith(FORMULA_START):
+                cell.data_type = "s"  # text, never a formula
+            if isinstance(value, date):
+                cell.number_format = "yyyy-mm-dd"
+            cell.alignment = WRAP
+    sheet.freeze_panes = sheet.cell(row=start_row + 1, column=1)
+    if rows:
+        sheet.auto_filter.ref = f"A{start_row}:{get_column_letter(len(heading))}{start_row + len(rows)}"
+
+
+def _title_block(sheet, title: str, lines: list[str]) -> int:
+    sheet.cell(row=1, column=1, value=title).font = TITLE_FONT
+    for i, line in enumerate(lines, start=2):
+        sheet.cell(row=i, column=1, value=line)
+    return len(lines) + 3
+
+
+REGISTER_HEADING = ["Grupp", "Författning", "Beteckning", "Typ", "Status", "Ansvarig", "Senast bedömd",
+                    "Bedömd av", "Nästa bedömning", "Varför den gäller oss", "Hur vi uppfyller kraven",
+                    "Kravpunkter", "Bevis"]
+REQUIREMENT_HEADING = ["Författning", "Beteckning", "Paragraf", "Krav", "Status", "Ansvarig", "Kräver bevis",
+                       "Bevis"]
+
+
+def register_xlsx(data: RegisterExport) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Laglista"
+    start = _title_block(sheet, f"Laglista – {data.register}", [
+        f"Arbetsyta: {data.workspace}", f"Utskriven: {_day(data.printed)}",
+        "Sammanställning: " + ", ".join(f"{label} {count}" for label, count in data.summary.items()),
+    ])
+    rows = [[item.group, item.title, item.number, item.kind, item.status_label, item.responsible,
+             item.last_reviewed_at, item.last_reviewed_by, item.next_review_date, item.reason, item.how_we_comply,
+             len(item.requirements), "\n".join(item.evidence)] for item in data.items]
+    _write_table(sheet, REGISTER_HEADING, rows, [18, 44, 16, 16, 16, 18, 14, 18, 14, 40, 40, 12, 40],
+                 start_row=start)
+    requirements = book.create_sheet("Kravpunkter")
+    start = _title_block(requirements, f"Kravpunkter – {data.register}",
+                         [f"Arbetsyta: {data.workspace}", f"Utskriven: {_day(data.printed)}"])
+    rows = [[item.title, item.number, r.section_ref, r.title, r.status, r.owner, r.needs_evidence,
+             "\n".join(r.evidence)] for item in data.items for r in item.requirements]
+    _write_table(requirements, REQUIREMENT_HEADING, rows, [40, 16, 16, 44, 16, 18, 12, 40], start_row=start)
+    return _save(book)
+
+
+REVIEW_HEADING = ["Författning", "Beteckning", "Typ", "Lydelse", "Bedömning", "Motivering", "Bedömd av",
+                  "Signerad", "Kravpunkter", "Bevis"]
+
+
+def review_xlsx(data: ReviewExport) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Lagefterlevnadskontroll"
+    start = _title_block(sheet, f"Lagefterlevnadskontroll – {data.title}", _review_lines(data))
+    rows = [[e.title, e.number, e.kind, e.version, e.rating_label, e.justification, e.assessor, e.assessed_at,
+             "\n".join(f"{r.section_ref} {r.title}: {r.status}".strip() for r in e.requirements),
+             "\n".join(e.evidence)] for e in data.entries]
+    _write_table(sheet, REVIEW_HEADING, rows, [44, 16, 16, 22, 16, 44, 18, 12, 44, 40], start_row=start)
+    if data.actions:
+        actions = book.create_sheet("Åtgärder")
+        _write_table(actions, ["Åtgärd"], [[a] for a in data.actions], [80], start_row=1)
+    return _save(book)
+
+
+def _review_lines(data: ReviewExport) -> list[str]:
+    return [
+        f"Arbetsyta: {data.workspace}", f"Laglista: {data.register}",
+        f"Omfattning: {', '.join(data.groups) if data.groups else 'hela laglistan'}",
+        f"Ansvarig granskare: {data.lead or '–'}", f"Per datum: {_day(data.as_of)}",
+        f"Avslutad av: {data.closed_by or '–'}", f"Utskriven: {_day(data.printed)}",
+        "Sammanställning: " + ", ".join(f"{label} {count}" for label, count in data.summary.items()),
+    ]
+
+
+def _save(book: Workbook) -> bytes:
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+# --- CSV -----------------------------------------------------------------------------------------------
+
+CSV_HEADING = ["id", "grupp", "forfattning", "beteckning", "typ", "status", "status_text", "ansvarig",
+               "senast_bedomd", "bedomd_av", "nasta_bedomning", "kravpunkter", "bevis"]
+
+
+def _csv_text(value) -> str:
+    text = "" if value is None else (value.isoformat() if isinstance(value, date) else str(value))
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def register_csv(data: RegisterExport) -> bytes:
+    """For integrations: one row per item, stable ASCII column names, status as its code and its text,
+    UTF-8 with a BOM (so Excel reads å, ä, ö), comma separated, ISO dates."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_HEADING)
+    for item in data.items:
+        writer.writerow([_csv_text(v) for v in (
+            item.id, item.group, item.title, item.number, item.kind, item.status, item.status_label,
+            item.responsible, item.last_reviewed_at, item.last_reviewed_by, item.next_review_date,
+            len(item.requirements), " | ".join(item.evidence))])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+# --- PDF -----------------------------------------------------------------------------------------------
+
+
+def _styles() -> dict[str, ParagraphStyle]:
+    base = getSampleStyleSheet()
+    return {
+        "title": ParagraphStyle("title", parent=base["Title"], fontName="Helvetica-Bold", fontSize=16,
+                                alignment=0, spaceAfter=4),
+        "meta": ParagraphStyle("meta", parent=base["Normal"], fontName="Helvetica", fontSize=9, leading=12),
+        "cell": ParagraphStyle("cell", parent=base["Normal"], fontName="Helvetica", fontSize=7.5, leading=9.5),
+        "head": ParagraphStyle("head", parent=base["Normal"], fontName="Helvetica-Bold", fontSize=7.5,
+                               leading=9.5, textColor=colors.white),
+    }
+
+
+def _p(text: str, style: ParagraphStyle) -> Paragraph:
+    return Paragraph(escape(text or "").replace("\n", "<br/>"), style)
+
+
+def _table(heading: list[str], rows: list[list[str]], widths: list[float], styles) -> LongTable:
+    data = [[_p(h, styles["head"]) for h in heading]] + [[_p(c, styles["cell"]) for c in row] for row in rows]
+    table = LongTable(data, colWidths=widths, repeatRows=1)
+    table.setStyle(TableStyle([
+        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#1F4E79")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#B0B7C3")),
+        ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#F2F5F9")]),
+    ]))
+    return table
+
+
+def _pdf(title: str, meta: list[str], heading: list[str], rows: list[list[str]], widths_mm: list[float],
+         footer: str, extra: list | None = None) -> bytes:
+    styles = _styles()
+    buffer = io.BytesIO()
+    page = landscape(A4)
+
+    def draw_footer(canvas, doc):
+        canvas.saveState()
+        canvas.setFont("Helvetica", 7.5)
+        canvas.drawString(12 * mm, 8 * mm, footer)
+        canvas.drawRightString(page[0] - 12 * mm, 8 * mm, f"Sida {doc.page}")
+        canvas.restoreState()
+
+    doc = SimpleDocTemplate(buffer, pagesize=page, leftMargin=12 * mm, rightMargin=12 * mm, topMargin=12 * mm,
+                            bottomMargin=14 * mm, title=title, author="Lagrum")
+    story = [_p(title, styles["title"]), *[_p(line, styles["meta"]) for line in meta], Spacer(1, 4 * mm)]
+    story.append(_table(heading, rows, [w * mm for w in widths_mm], styles) if rows
+                 else _p("Inga poster.", styles["meta"]))
+    for block in extra or []:
+        story.extend([Spacer(1, 5 * mm), _p(block[0], styles["title"]), *[_p(line, styles["meta"])
+                                                                            for line in block[1]]])
+    doc.build(story, onFirstPage=draw_footer, onLaterPages=draw_footer)
+    return buffer.getvalue()
+
+
+def register_pdf(data: RegisterExport) -> bytes:
+    rows = [[item.group, f"{item.title}\n{item.kind}", item.status_label, item.responsible,
+             f"{_day(item.last_reviewed_at)}\n{item.last_reviewed_by}".strip(), _day(item.next_review_date),
+             str(len(item.requirements)), "\n".join(item.evidence)] for item in data.items]
+    return _pdf(
+        f"Laglista – {data.register}",
+        [f"Arbetsyta: {data.workspace}", f"Utskriven: {_day(data.printed)}",
+         "Sammanställning: " + ", ".join(f"{label} {count}" for label, count in data.summary.items())],
+        ["Grupp", "Författning", "Status", "Ansvarig", "Senast bedömd", "Nästa bedömning", "Kravpunkter", "Bevis"],
+        rows, [30, 80, 24, 28, 28, 22, 18, 43],
+        footer=f"{data.workspace} · Laglista – {data.register} · utskriven {_day(data.printed)}")
+
+
+def review_pdf(data: ReviewExport) -> bytes:
+    rows = [[f"{e.title}\n{e.kind}", e.version, e.rating_label, e.justification,
+             f"{e.assessor}\n{_day(e.assessed_at)}".strip(),
+             "\n".join(f"{r.section_ref} {r.title}: {r.status}".strip() for r in e.requirements),
+             "\n".join(e.evidence)] for e in data.entries]
+    extra = [("Åtgärder", data.actions)] if data.actions else []
+    return _pdf(
+        f"Lagefterlevnadskontroll – {data.title}", _review_lines(data),
+        ["Författning", "Lydelse", "Bedömning", "Motivering", "Bedömd av", "Kravpunkter", "Bevis"],
+        rows, [62, 28, 24, 52, 28, 41, 38],
+        footer=f"{data.workspace} · Lagefterlevnadskontroll – {data.title} · per {_day(data.as_of)}", extra=extra)
+
+
+# --- files ---------------------------------------------------------------------------------------------
+
+CONTENT_TYPES = {"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                 "pdf": "application/pdf", "csv": "text/csv; charset=utf-8"}
+REGISTER_FORMATS = {"xlsx": register_xlsx, "pdf": register_pdf, "csv": register_csv}
+REVIEW_FORMATS = {"xlsx": review_xlsx, "pdf": review_pdf}
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    content: bytes
+    content_type: str
+    file_name: str
+
+
+def register_file(data: RegisterExport, fmt: str) -> ExportFile:
+    return ExportFile(content=REGISTER_FORMATS[fmt](data), content_type=CONTENT_TYPES[fmt],
+                      file_name=file_name("laglista", data.register, data.printed, fmt))
+
+
+def review_file(data: ReviewExport, fmt: str) -> ExportFile:
+    return ExportFile(content=REVIEW_FORMATS[fmt](data), content_type=CONTENT_TYPES[fmt],
+                      file_name=file_name("kontroll", data.title, data.as_of or data.printed, fmt))

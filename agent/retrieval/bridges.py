@@ -1,0 +1,248 @@
+"""Bridges between the words a question uses and the words of the statutes, mined from the statutes themselves.
+
+People ask in the words of practice; the law writes its own (docs/retrieval.md, "Bridges"). What the corpus
+itself says about its words is used here, on the keyword half's query, never a word list:
+
+- **Acronyms.** A word the question writes in capitals ("ROT", "LAS", "OVK") is an acronym. If no statute
+  writes it in capitals, searching its lower-case twin finds the homograph ("rot" of a tree in jordabalken,
+  "läs"), so it is searched only where the statutes write it so; where a statute spells it out ("Europeiska
+  ekonomiska samarbetsområdet (EES)") the spelled-out words join the query.
+- **Definitions.** "Med hushållsarbete avses … snöskottning …": a question whose rare words are the
+  explanation's words (snöskottning) gets the defined term (hushållsarbete), which the law's other §§ use.
+- **Phrases to compounds.** "arbete i hushållet" and the law's "hushållsarbete": two words of the question
+  whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
+
+The vocabulary (acronyms, abbreviations, definitions) is read from the statute chunks in the database once
+per process and corpus version (`chunks_corpusstat`), shared through Django's cache, and warmed at start-up
+(agent.retrieval.warmup). Workspace files never steer it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from law.definitions import abbreviations_in, acronyms_in, definitions_in
+
+log = logging.getLogger(__name__)
+
+# A definition's explanation must hold at least this share of the question's keyword weight (idf) to lend
+# its term: a long question shares a common word with hundreds of definitions, a short one its rare word.
+DEFINITION_MIN_SHARE = 0.3
+# At most this many definitions lend their term to one question.
+DEFINITION_MAX_TERMS = 2
+# An explanation word found in more definitions than this says nothing about which term is meant.
+DEFINITION_MAX_BODY_DF = 40
+_SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
+_CACHE_KEY = "bridges:vocabulary:v1:"
+
+
+@dataclass
+class Vocabulary:
+    version: tuple
+    acronyms: frozenset[str] = frozenset()
+    # acronym -> lexemes of the words a statute spells it out with
+    expansions: dict[str, list[str]] = field(default_factory=dict)
+    # one per definition: (the term's lexemes, the explanation's lexemes)
+    definitions: list[tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=list)
+    # explanation lexeme -> indexes into `definitions`
+    by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass
+class Bridged:
+    """What the bridges did to one question's keyword query."""
+    dropped: set[str] = field(default_factory=set)  # lexemes not to search (an acronym's homograph)
+    added: dict[str, float] = field(default_factory=dict)  # lexeme -> weight factor (times its idf)
+    reasons: dict[str, str] = field(default_factory=dict)  # lexeme -> what bridged it (for logs and tests)
+
+
+_lock = threading.Lock()
+_local: Vocabulary | None = None
+
+_STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable"
+
+
+def _corpus_version(cursor) -> tuple:
+    cursor.execute("SELECT n_docs, total_len FROM chunks_corpusstat WHERE id = 1")
+    row = cursor.fetchone()
+    return tuple(row) if row else (0, 0)
+
+
+def vocabulary() -> Vocabulary:
+    """The statutes' bridges, mined once per corpus version."""
+    global _local
+    with connection.cursor() as cursor:
+        version = _corpus_version(cursor)
+    found = _local
+    if found is not None and found.version == version:
+        return found
+    with _lock:
+        if _local is not None and _local.version == version:
+            return _local
+        shared = None
+        try:
+            shared = cache.get(_CACHE_KEY + ":".join(map(str, version)))
+        except Exception as exc:  # noqa: BLE001 - the shared copy is an optimisation; mining still answers
+            log.warning("bridges cache unavailable: %s", exc)
+        if not isinstance(shared, Vocabulary):
+            shared = mine_vocabulary(version)
+            try:
+                cache.set(_CACHE_KEY + ":".join(map(str, version)), shared, timeout=None)
+            except Exception as exc:  # noqa: BLE001 - see above
+                log.warning("bridges cache unavailable: %s", exc)
+        _local = shared
+        return shared
+
+
+def forget() -> None:
+    """Drop this process's copy (tests that change the corpus within one version)."""
+    global _local
+    with _lock:
+        _local = None
+
+
+def mine_vocabulary(version: tuple) -> Vocabulary:
+    """Read the acronyms, abbreviations and definitions of every statute chunk (one § at a time)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"""
+            SELECT c.header || ' ' || c.text FROM chunks_contentchunk c
+            WHERE {_STATUTE_CHUNKS} AND c.header || ' ' || c.text ~ '[A-ZÅÄÖ]{{2}}'""")
+        acronyms = frozenset(a for (text,) in cursor.fetchall() for a in acronyms_in(text))
+        # The parts of a split § in order; only §§ that may define something or spell out an abbreviation.
+        cursor.execute(f"""
+            WITH hit AS (
+                SELECT DISTINCT c.legal_document_id, c.citation FROM chunks_contentchunk c
+                WHERE {_STATUTE_CHUNKS} AND c.citation <> ''
+                  AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}})')
+            SELECT c.legal_document_id, c.citation, string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
+            FROM chunks_contentchunk c JOIN hit h ON h.legal_document_id = c.legal_document_id AND h.citation = c.citation
+            WHERE {_STATUTE_CHUNKS}
+            GROUP BY c.legal_document_id, c.citation""")
+        sections = cursor.fetchall()
+    terms: list[str] = []
+    bodies: list[str] = []
+    spelled: dict[str, str] = {}
+    for _, _, text in sections:
+        for definition in definitions_in(text):
+            terms.append(definition.term)
+            bodies.append(definition.body)
+        for abbreviation in abbreviations_in(text):
+            spelled.setdefault(abbreviation.short, abbreviation.phrase)
+    term_lexemes = _lexemes(terms)
+    body_lexemes = _lexemes(bodies)
+    phrase_lexemes = _lexemes(list(spelled.values()))
+    definitions: list[tuple[tuple[str, ...], frozenset[str]]] = []
+    seen: set[tuple] = set()
+    for term, body in zip(term_lexemes, body_lexemes):
+        key = (tuple(term), frozenset(body) - set(term))
+        if term and key[1] and key not in seen:
+            seen.add(key)
+            definitions.append(key)
+    by_body: dict[str, list[int]] = defaultdict(list)
+    for index, (_, body) in enumerate(definitions):
+        for lexeme in body:
+            by_body[lexeme].append(index)
+    by_body_lexeme = {lexeme: ids for lexeme, ids in by_body.items() if len(ids) <= DEFINITION_MAX_BODY_DF}
+    expansions = {short: lexemes for short, lexemes in zip(spelled, phrase_lexemes) if lexemes}
+    return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
+                      by_body_lexeme=by_body_lexeme)
+
+
+def _lexemes(texts: list[str]) -> list[list[str]]:
+    """Each text's Swedish lexemes (stop words out), in one statement."""
+    if not texts:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT x.i, coalesce(array(SELECT lexeme FROM unnest(to_tsvector('swedish', x.t)) ORDER BY lexeme), '{}')
+            FROM unnest(%s::text[]) WITH ORDINALITY AS x(t, i)""", [texts])
+        by_index = {i: list(lexemes) for i, lexemes in cursor.fetchall()}
+    return [[lx for lx in by_index.get(i + 1, []) if not _NUMERIC.match(lx)] for i in range(len(texts))]
+
+
+_NUMERIC = re.compile(r"^[\d:§.,_-]+$")
+
+
+def acronym_tokens(text: str) -> list[str]:
+    """The words `text` writes in capitals, unless the whole question is in capitals."""
+    words = re.findall(r"[^\W\d_]+", text)
+    capitals = [w for w in words if len(w) >= 2 and w.isupper()]
+    if not words or len(capitals) > _SHOUTING_SHARE * len(words):
+        return []
+    return sorted(acronyms_in(text))
+
+
+def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, idf: dict[str, float]) -> Bridged:
+    """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`.
+
+    `idf` gives the idf of any statute lexeme the caller looked up (the question's and the candidates').
+    """
+    out = Bridged()
+    if settings.RETRIEVAL_BRIDGE_ACRONYMS:
+        for token in acronym_tokens(text):
+            if token in vocab.acronyms:
+                continue
+            lower = token.lower()
+            out.dropped.add(lower)
+            out.reasons[lower] = f"{token}: no statute writes it in capitals"
+        for token in acronym_tokens(text):
+            for lexeme in vocab.expansions.get(token, []):
+                if lexeme not in lexemes:
+                    out.added[lexeme] = max(out.added.get(lexeme, 0.0), settings.RETRIEVAL_BRIDGE_WEIGHT)
+                    out.reasons[lexeme] = f"{token} spelled out by a statute"
+    if settings.RETRIEVAL_BRIDGE_DEFINITIONS:
+        _definition_terms(lexemes, vocab, out)
+    return out
+
+
+def _definition_terms(lexemes: dict[str, float], vocab: Vocabulary, out: Bridged) -> None:
+    total = sum(w for lx, w in lexemes.items() if lx not in out.dropped)
+    if total <= 0:
+        return
+    shares: dict[int, float] = defaultdict(float)
+    for lexeme, weight in lexemes.items():
+        if lexeme in out.dropped:
+            continue
+        for index in vocab.by_body_lexeme.get(lexeme, ()):
+            shares[index] += weight / total
+    best = sorted(((share, index) for index, share in shares.items() if share >= DEFINITION_MIN_SHARE),
+                  reverse=True)[:DEFINITION_MAX_TERMS]
+    for share, index in best:
+        term, _ = vocab.definitions[index]
+        if all(lx in lexemes for lx in term):
+            continue  # the question already says the term
+        for lexeme in term:
+            if lexeme in lexemes:
+                continue
+            factor = settings.RETRIEVAL_BRIDGE_WEIGHT * min(1.0, share)
+            if factor > out.added.get(lexeme, 0.0):
+                out.added[lexeme] = factor
+                out.reasons[lexeme] = "defined by a statute in the question's words"
+
+
+def compound_candidates(stems: list[str]) -> list[str]:
+    """Words two of the question's stems would make as a compound: modifier + head, with and without a
+    linking s ("hushåll" + "arbet" -> "hushållarbet", "hushållsarbet")."""
+    words = [s for s in dict.fromkeys(stems) if len(s) >= 3 and s.isalpha()]
+    out = []
+    for head in words:
+        for modifier in words:
+            if head == modifier:
+                continue
+            out.append(modifier + head)
+            if not modifier.endswith("s"):
+                out.append(modifier + "s" + head)
+    return out
+
+
+def idf_of(df: int, n_docs: int) -> float:
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))

@@ -358,6 +358,11 @@ RETRIEVAL_BRIDGE_ACRONYMS = env_bool("RETRIEVAL_BRIDGE_ACRONYMS", True)
 RETRIEVAL_BRIDGE_DEFINITIONS = env_bool("RETRIEVAL_BRIDGE_DEFINITIONS", True)
 RETRIEVAL_BRIDGE_COMPOUNDS = env_bool("RETRIEVAL_BRIDGE_COMPOUNDS", True)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
+# The context block also gets the introductory and defining §§ of the chapters of this many best statute hits
+# (the whole chapter when it has at most RETRIEVAL_CHAPTER_FULL_TOKENS tokens), after the neighbours, so the
+# budget drops them first: many questions are answered by a chapter (docs/retrieval.md, "Chapters"). 0: off.
+RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, maximum=10)
+RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)

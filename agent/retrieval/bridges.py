@@ -72,9 +72,12 @@ _STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' A
 
 
 def _corpus_version(cursor) -> tuple:
-    cursor.execute("SELECT n_docs, total_len FROM chunks_corpusstat WHERE id = 1")
+    """The statutes' chunk count and length (kept by triggers) and their newest chunk: any load changes it."""
+    cursor.execute("""
+        SELECT s.n_docs, s.total_len, (SELECT max(c.id) FROM chunks_contentchunk c WHERE c.workspace_id IS NULL)
+        FROM chunks_corpusstat s WHERE s.id = 1""")
     row = cursor.fetchone()
-    return tuple(row) if row else (0, 0)
+    return tuple(row) if row else (0, 0, 0)
 
 
 def vocabulary() -> Vocabulary:

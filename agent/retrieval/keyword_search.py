@@ -170,19 +170,24 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
         if term in bridged.dropped:
             rows[i] = (term, qtf, 0.0, split, df, n)
     added = dict(bridged.added)
+    compounds: set[str] = set()
     if settings.RETRIEVAL_BRIDGE_COMPOUNDS:
         for candidate in bridges.compound_candidates([t for t in own if t not in bridged.dropped]):
-            added.setdefault(candidate, settings.RETRIEVAL_BRIDGE_WEIGHT)
+            if candidate not in added:
+                added[candidate] = settings.RETRIEVAL_BRIDGE_WEIGHT
+                compounds.add(candidate)
     present = {row[0] for row in rows}
-    added = {term: factor for term, factor in added.items() if term not in present}
+    added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
     if not added:
         return []
     cursor.execute("""
         SELECT ts.lexeme, ts.df + coalesce((SELECT sum(s.df) FROM chunks_scopetermstat s
                                             WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
-        FROM chunks_termstat ts WHERE ts.lexeme = ANY(%(added)s) AND ts.df >= %(min_df)s""",
-                   {"added": list(added), "workspace_ids": params["workspace_ids"], "min_df": MIN_PART_DF})
-    return [(term, 1, added[term], False, df, n_docs) for term, df in cursor.fetchall()]
+        FROM chunks_termstat ts WHERE ts.lexeme = ANY(%(added)s) AND ts.df > 0""",
+                   {"added": list(added), "workspace_ids": params["workspace_ids"]})
+    # A compound two question words happen to make must be a word the statutes use, not a one-off.
+    return [(term, 1, added[term], False, df, n_docs) for term, df in cursor.fetchall()
+            if term not in compounds or df >= MIN_PART_DF]
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

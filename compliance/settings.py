@@ -357,6 +357,9 @@ RETRIEVAL_NEIGHBOUR_ANCHORS = env_int("RETRIEVAL_NEIGHBOUR_ANCHORS", 3, minimum=
 RETRIEVAL_BRIDGE_ACRONYMS = env_bool("RETRIEVAL_BRIDGE_ACRONYMS", True)
 RETRIEVAL_BRIDGE_DEFINITIONS = env_bool("RETRIEVAL_BRIDGE_DEFINITIONS", True)
 RETRIEVAL_BRIDGE_COMPOUNDS = env_bool("RETRIEVAL_BRIDGE_COMPOUNDS", True)
+# A question word also finds the statute compounds it is the head or modifier of (the index side of compound
+# splitting, done on the query: "incident" -> "personuppgiftsincident").
+RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", False)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
 # The context block also gets the introductory and defining §§ of the chapters of this many best statute hits
 # (the whole chapter when it has at most RETRIEVAL_CHAPTER_FULL_TOKENS tokens), after the neighbours, so the

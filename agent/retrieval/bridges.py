@@ -36,13 +36,21 @@ log = logging.getLogger(__name__)
 
 # A definition's explanation must hold at least this share of the question's keyword weight (idf) to lend
 # its term: a long question shares a common word with hundreds of definitions, a short one its rare word.
-DEFINITION_MIN_SHARE = 0.3
+DEFINITION_MIN_SHARE = 0.5
 # At most this many definitions lend their term to one question.
 DEFINITION_MAX_TERMS = 2
 # An explanation word found in more definitions than this says nothing about which term is meant.
 DEFINITION_MAX_BODY_DF = 40
+# Compounds of the statutes a question word is part of ("incident" -> "personuppgiftsincident"): at most this
+# many per word, the most used first, each at this share of the bridge weight. A word or part must be used
+# this often by the statutes to count.
+COMPOUNDS_PER_PART = 3
+COMPOUND_PART_SHARE = 0.5
+MIN_WORD_DF = 3
+MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
-_CACHE_KEY = "bridges:vocabulary:v1:"
+# Part of the shared key: a process of another release never reads a vocabulary of another shape.
+_CACHE_KEY = "bridges:vocabulary:v2:"
 
 
 @dataclass
@@ -55,6 +63,8 @@ class Vocabulary:
     definitions: list[tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=list)
     # explanation lexeme -> indexes into `definitions`
     by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
+    # a word -> the statute compounds it is the head or the modifier of, most used first
+    compounds_of: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,12 +82,10 @@ _STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' A
 
 
 def _corpus_version(cursor) -> tuple:
-    """The statutes' chunk count and length (kept by triggers) and their newest chunk: any load changes it."""
-    cursor.execute("""
-        SELECT s.n_docs, s.total_len, (SELECT max(c.id) FROM chunks_contentchunk c WHERE c.workspace_id IS NULL)
-        FROM chunks_corpusstat s WHERE s.id = 1""")
+    """The statutes' chunk count and length, kept by triggers: a load or a re-chunking changes them."""
+    cursor.execute("SELECT n_docs, total_len FROM chunks_corpusstat WHERE id = 1")
     row = cursor.fetchone()
-    return tuple(row) if row else (0, 0, 0)
+    return tuple(row) if row else (0, 0)
 
 
 def vocabulary() -> Vocabulary:
@@ -107,10 +115,17 @@ def vocabulary() -> Vocabulary:
 
 
 def forget() -> None:
-    """Drop this process's copy (tests that change the corpus within one version)."""
+    """Drop this process's copy and the shared one of the current corpus version (a test that writes statutes
+    of its own, whose counts another test's statutes may have had)."""
     global _local
     with _lock:
         _local = None
+    with connection.cursor() as cursor:
+        version = _corpus_version(cursor)
+    try:
+        cache.delete(_CACHE_KEY + ":".join(map(str, version)))
+    except Exception as exc:  # noqa: BLE001 - as in vocabulary()
+        log.warning("bridges cache unavailable: %s", exc)
 
 
 def mine_vocabulary(version: tuple) -> Vocabulary:
@@ -157,7 +172,32 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
     by_body_lexeme = {lexeme: ids for lexeme, ids in by_body.items() if len(ids) <= DEFINITION_MAX_BODY_DF}
     expansions = {short: lexemes for short, lexemes in zip(spelled, phrase_lexemes) if lexemes}
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
-                      by_body_lexeme=by_body_lexeme)
+                      by_body_lexeme=by_body_lexeme, compounds_of=_compound_index())
+
+
+def _compound_index() -> dict[str, list[str]]:
+    """Each statute word of two known parts (modifier, optional linking s, head), split once where the parts
+    are most balanced, listed under both parts: the index-side twin of the question's compound split."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme, df FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
+        df = dict(cursor.fetchall())
+    known = {lx for lx in df if lx.isalpha()}
+    by_part: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for word in known:
+        if len(word) < 2 * MIN_SPLIT_PART + 1:
+            continue
+        best: tuple[int, str, str] | None = None
+        for i in range(MIN_SPLIT_PART, len(word) - MIN_SPLIT_PART + 1):
+            head, tail = word[:i], word[i:]
+            if tail not in known:
+                continue
+            modifier = head if head in known else head[:-1] if head.endswith("s") and head[:-1] in known else ""
+            if len(modifier) >= MIN_SPLIT_PART and (best is None or min(len(modifier), len(tail)) > best[0]):
+                best = (min(len(modifier), len(tail)), modifier, tail)
+        if best:
+            by_part[best[1]].append((df[word], word))
+            by_part[best[2]].append((df[word], word))
+    return {part: [w for _, w in sorted(words, reverse=True)[:COMPOUNDS_PER_PART]] for part, words in by_part.items()}
 
 
 def _lexemes(texts: list[str]) -> list[list[str]]:
@@ -204,6 +244,15 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, idf: dict[st
                     out.reasons[lexeme] = f"{token} spelled out by a statute"
     if settings.RETRIEVAL_BRIDGE_DEFINITIONS:
         _definition_terms(lexemes, vocab, out)
+    if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
+        factor = settings.RETRIEVAL_BRIDGE_WEIGHT * COMPOUND_PART_SHARE
+        for lexeme in lexemes:
+            if lexeme in out.dropped:
+                continue
+            for compound in vocab.compounds_of.get(lexeme, ()):
+                if compound not in lexemes and factor > out.added.get(compound, 0.0):
+                    out.added[compound] = factor
+                    out.reasons[compound] = f"a statute compound of {lexeme}"
     return out
 
 

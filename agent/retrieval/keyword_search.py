@@ -160,7 +160,7 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
     """Rows (term, qtf, factor, split, df, n_docs) the bridges add (agent.retrieval.bridges); a dropped
     question term gets factor 0 in place. `rows` are the question's own, changed in place."""
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
-            or settings.RETRIEVAL_BRIDGE_COMPOUNDS) or not rows:
+            or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS) or not rows:
         return []
     n_docs = rows[0][5]
     own = {term: bridges.idf_of(df, n_docs) for term, _, part, _, df, _ in rows if part is False and df > 0

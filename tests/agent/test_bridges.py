@@ -140,3 +140,14 @@ def test_a_compound_is_split_both_ways(own_statute, settings):
     # LAS 11 § ("en minsta uppsägningstid av en månad") says neither "tid" nor "uppsägning" alone.
     assert ("1982:80", "11 §") in bridged
     assert ("1982:80", "11 §") not in plain or plain.index(("1982:80", "11 §")) > bridged.index(("1982:80", "11 §"))
+
+
+def test_a_question_word_finds_the_statute_compounds_it_is_part_of(own_statute, settings):
+    """The index side of compound splitting, on the query: arbetsmiljölagen's compounds of "arbetsmiljö"."""
+    user, ws = own_statute
+    compounds = bridges.vocabulary().compounds_of["arbetsmiljö"]
+    assert 0 < len(compounds) <= bridges.COMPOUNDS_PER_PART
+    assert all(c.startswith("arbetsmiljö") and c != "arbetsmiljö" for c in compounds)
+    assert not set(compounds) & set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)  # off by default
+    settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS = True
+    assert set(compounds) <= set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)

@@ -50,7 +50,7 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v2:"
+_CACHE_KEY = "bridges:vocabulary:v3:"
 
 
 @dataclass
@@ -63,8 +63,15 @@ class Vocabulary:
     definitions: list[tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=list)
     # explanation lexeme -> indexes into `definitions`
     by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
-    # a word -> the statute compounds it is the head or the modifier of, most used first
-    compounds_of: dict[str, list[str]] = field(default_factory=dict)
+    # a word -> the statute compounds it is the head or the modifier of, most used first; read on first use
+    # (the compound-parts bridge is off by default, and the index takes seconds to build)
+    _compounds_of: dict[str, list[str]] | None = None
+
+    @property
+    def compounds_of(self) -> dict[str, list[str]]:
+        if self._compounds_of is None:
+            self._compounds_of = _compound_index()
+        return self._compounds_of
 
 
 @dataclass
@@ -172,7 +179,7 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
     by_body_lexeme = {lexeme: ids for lexeme, ids in by_body.items() if len(ids) <= DEFINITION_MAX_BODY_DF}
     expansions = {short: lexemes for short, lexemes in zip(spelled, phrase_lexemes) if lexemes}
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
-                      by_body_lexeme=by_body_lexeme, compounds_of=_compound_index())
+                      by_body_lexeme=by_body_lexeme)
 
 
 def _compound_index() -> dict[str, list[str]]:

@@ -41,6 +41,9 @@ DEFINITION_MIN_SHARE = 0.5
 DEFINITION_MAX_TERMS = 2
 # An explanation word found in more definitions than this says nothing about which term is meant.
 DEFINITION_MAX_BODY_DF = 40
+# A definition that shares a single word with the question lends its term only if that word is in at most
+# this many explanations.
+DEFINITION_SINGLE_WORD_DF = 3
 # Compounds of the statutes a question word is part of ("incident" -> "personuppgiftsincident"): at most this
 # many per word, the most used first, each at this share of the bridge weight. A word or part must be used
 # this often by the statutes to count.
@@ -268,12 +271,17 @@ def _definition_terms(lexemes: dict[str, float], vocab: Vocabulary, out: Bridged
     if total <= 0:
         return
     shares: dict[int, float] = defaultdict(float)
+    matched: dict[int, list[int]] = defaultdict(list)  # definition -> how many definitions each matched word is in
     for lexeme, weight in lexemes.items():
         if lexeme in out.dropped:
             continue
-        for index in vocab.by_body_lexeme.get(lexeme, ()):
+        found = vocab.by_body_lexeme.get(lexeme, ())
+        for index in found:
             shares[index] += weight / total
-    best = sorted(((share, index) for index, share in shares.items() if share >= DEFINITION_MIN_SHARE),
+            matched[index].append(len(found))
+    # One word in common says which term is meant only when few explanations use it: "barn" is in dozens.
+    best = sorted(((share, index) for index, share in shares.items() if share >= DEFINITION_MIN_SHARE
+                   and (len(matched[index]) >= 2 or matched[index][0] <= DEFINITION_SINGLE_WORD_DF)),
                   reverse=True)[:DEFINITION_MAX_TERMS]
     for share, index in best:
         term, _ = vocab.definitions[index]

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
+from django.db import connection, transaction
 
 from compliance.clock import swedish_today
 from compliance.selectors import AccessScope
 from law.definitions import definitions_in
 
 from .dating import in_force_on
-from .hybrid import _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _run
+from .hybrid import _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk
 from .sources import RetrievedChunk
 
 # A rubrik that announces the chapter's scope or its words.
@@ -25,13 +26,24 @@ _CORE_RUBRIK = re.compile(r"definition|ordförklaring|betydelse|tillämpningsomr
 
 
 def _chapter_sql(where: str) -> str:
+    """The chunks of the chapters that may be core: all of a short chapter, else its first § and the §§ that
+    may define a word or sit under a core rubrik (checked again in Python). Reading only those keeps a long
+    chapter's hundreds of §§ out of the pre-model step."""
     return f"""
-    SELECT {_SELECT_COLUMNS}, 0.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
-    FROM chunks_contentchunk c
-    JOIN unnest(%(ch_doc)s::bigint[], %(ch_chapter)s::text[]) AS a(doc, chapter)
-      ON c.legal_document_id = a.doc AND c.chapter = a.chapter
+    WITH ch AS (
+      SELECT c.id, c.ordinal, c.header, c.text ~ '(avses|betyder)' AS defines,
+             sum(c.token_count) OVER w AS total, min(c.ordinal) OVER w AS first_ordinal
+      FROM chunks_contentchunk c
+      JOIN unnest(%(ch_doc)s::bigint[], %(ch_chapter)s::text[]) AS a(doc, chapter)
+        ON c.legal_document_id = a.doc AND c.chapter = a.chapter
+      WHERE {where}
+      WINDOW w AS (PARTITION BY c.legal_document_id, c.chapter))
+    SELECT {_SELECT_COLUMNS}, 0.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint,
+           ch.total <= %(ch_full)s AS whole
+    FROM ch
+    JOIN chunks_contentchunk c ON c.id = ch.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    WHERE {where}
+    WHERE ch.total <= %(ch_full)s OR ch.ordinal = ch.first_ordinal OR ch.defines OR ch.header ~* %(ch_rubrik)s
     ORDER BY c.legal_document_id, c.ordinal, c.id
     """
 
@@ -58,10 +70,19 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
     if not chapters:
         return []
     params = _base_params(scope, 0)
-    params.update(ch_doc=[doc for doc, _ in chapters], ch_chapter=[chapter for _, chapter in chapters])
+    params.update(ch_doc=[doc for doc, _ in chapters], ch_chapter=[chapter for _, chapter in chapters],
+                  ch_full=full_tokens, ch_rubrik=_CORE_RUBRIK.pattern)
     today = swedish_today()
-    rows = [c for c in _run(_chapter_sql(_filter_sql(options, params)), params)
-            if c.citation and in_force_on(c, today)]
+    whole: set[tuple[int, str]] = set()
+    rows: list[RetrievedChunk] = []
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_chapter_sql(_filter_sql(options, params)), params)
+        for row in cursor.fetchall():
+            chunk = _row_to_chunk(row[:-1])
+            if chunk.citation and in_force_on(chunk, today):
+                rows.append(chunk)
+                if row[-1]:
+                    whole.add((chunk.source_id, _chapter_of(chunk)))
     taken = {(c.source_id, c.citation) for c in chunks}
     floor = min(c.score for c in chunks) - 2e-6  # below the neighbouring §§ (agent.retrieval.hybrid)
     out: list[RetrievedChunk] = []
@@ -70,7 +91,7 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
         sections = list(dict.fromkeys(c.citation for c in parts))  # document order
         if not sections:
             continue
-        if sum(c.token_count for c in parts) <= full_tokens:
+        if (doc, chapter) in whole:
             core = set(sections)
         else:
             core = {sections[0]}

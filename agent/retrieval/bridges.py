@@ -23,6 +23,7 @@ import logging
 import math
 import re
 import threading
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -53,7 +54,7 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v3:"
+_CACHE_KEY = "bridges:vocabulary:v4:"
 
 
 @dataclass
@@ -66,6 +67,8 @@ class Vocabulary:
     definitions: list[tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=list)
     # explanation lexeme -> indexes into `definitions`
     by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
+    # the statute words used at least MIN_WORD_DF times: a compound two question words make must be one
+    words: frozenset[str] = frozenset()
     # a word -> the statute compounds it is the head or the modifier of, most used first; read on first use
     # (the compound-parts bridge is off by default, and the index takes seconds to build)
     _compounds_of: dict[str, list[str]] | None = None
@@ -87,6 +90,8 @@ class Bridged:
 
 _lock = threading.Lock()
 _local: Vocabulary | None = None
+_checked_at = 0.0
+VERSION_CHECK_SECONDS = 10.0
 
 _STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable"
 
@@ -99,11 +104,15 @@ def _corpus_version(cursor) -> tuple:
 
 
 def vocabulary() -> Vocabulary:
-    """The statutes' bridges, mined once per corpus version."""
-    global _local
+    """The statutes' bridges, mined once per corpus version. The version is read at most every
+    VERSION_CHECK_SECONDS: a statute load shows in the bridges that much later, and a question saves a query."""
+    global _local, _checked_at
+    found = _local
+    if found is not None and time.monotonic() - _checked_at < VERSION_CHECK_SECONDS:
+        return found
     with connection.cursor() as cursor:
         version = _corpus_version(cursor)
-    found = _local
+    _checked_at = time.monotonic()
     if found is not None and found.version == version:
         return found
     with _lock:
@@ -127,9 +136,10 @@ def vocabulary() -> Vocabulary:
 def forget() -> None:
     """Drop this process's copy and the shared one of the current corpus version (a test that writes statutes
     of its own, whose counts another test's statutes may have had)."""
-    global _local
+    global _local, _checked_at
     with _lock:
         _local = None
+        _checked_at = 0.0
     with connection.cursor() as cursor:
         version = _corpus_version(cursor)
     try:
@@ -181,8 +191,11 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
             by_body[lexeme].append(index)
     by_body_lexeme = {lexeme: ids for lexeme, ids in by_body.items() if len(ids) <= DEFINITION_MAX_BODY_DF}
     expansions = {short: lexemes for short, lexemes in zip(spelled, phrase_lexemes) if lexemes}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
+        words = frozenset(row[0] for row in cursor.fetchall())
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
-                      by_body_lexeme=by_body_lexeme)
+                      by_body_lexeme=by_body_lexeme, words=words)
 
 
 def _compound_index() -> dict[str, list[str]]:
@@ -234,11 +247,8 @@ def acronym_tokens(text: str) -> list[str]:
     return sorted(acronyms_in(text))
 
 
-def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, idf: dict[str, float]) -> Bridged:
-    """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`.
-
-    `idf` gives the idf of any statute lexeme the caller looked up (the question's and the candidates').
-    """
+def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary) -> Bridged:
+    """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`."""
     out = Bridged()
     if settings.RETRIEVAL_BRIDGE_ACRONYMS:
         for token in acronym_tokens(text):

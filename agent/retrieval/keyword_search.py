@@ -37,6 +37,7 @@ MIN_PART = 3
 MIN_PART_DF = 3
 MAX_WHOLE_DF = 50  # a word the statutes use this often is searched as it is
 PART_WEIGHT = 0.5  # a part stands in for the whole word only in part
+COMPOUND_WORDS = 12  # the question's words (highest idf first) paired into compounds the statutes may use
 SPLIT_COMPOUNDS = True
 # Query-term frequency saturation (BM25's k3): a long question repeating a word counts it more, but not linearly.
 K3 = 1.2
@@ -165,17 +166,19 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
     n_docs = rows[0][5]
     own = {term: bridges.idf_of(df, n_docs) for term, _, part, _, df, _ in rows if part is False and df > 0
            and not _NOT_A_TERM.match(term)}
-    bridged = bridges.bridge(text, own, bridges.vocabulary(), own)
+    vocab = bridges.vocabulary()
+    bridged = bridges.bridge(text, own, vocab)
     for i, (term, qtf, part, split, df, n) in enumerate(rows):
         if term in bridged.dropped:
             rows[i] = (term, qtf, 0.0, split, df, n)
     added = dict(bridged.added)
-    compounds: set[str] = set()
     if settings.RETRIEVAL_BRIDGE_COMPOUNDS:
-        for candidate in bridges.compound_candidates([t for t in own if t not in bridged.dropped]):
-            if candidate not in added:
+        # The question's rarest words only: a long question's every pair would be thousands of look-ups.
+        rare = sorted((t for t in own if t not in bridged.dropped), key=lambda t: -own[t])[:COMPOUND_WORDS]
+        for candidate in bridges.compound_candidates(rare):
+            if candidate not in added and candidate in vocab.words:
+                # a word the statutes use (MIN_WORD_DF times), not a one-off
                 added[candidate] = settings.RETRIEVAL_BRIDGE_WEIGHT
-                compounds.add(candidate)
     present = {row[0] for row in rows}
     added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
     if not added:
@@ -185,9 +188,7 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
                                             WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
         FROM chunks_termstat ts WHERE ts.lexeme = ANY(%(added)s) AND ts.df > 0""",
                    {"added": list(added), "workspace_ids": params["workspace_ids"]})
-    # A compound two question words happen to make must be a word the statutes use, not a one-off.
-    return [(term, 1, added[term], False, df, n_docs) for term, df in cursor.fetchall()
-            if term not in compounds or df >= MIN_PART_DF]
+    return [(term, 1, added[term], False, df, n_docs) for term, df in cursor.fetchall()]
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

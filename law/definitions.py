@@ -81,7 +81,7 @@ def definitions_in(text: str) -> list[Definition]:
                 if term:
                     found.append(Definition(term, (match.group(1)[len(term):] + match.group(2)).strip()))
         if found and _ITEMS_FOLLOW.search(found[-1].body) and _ITEM.match(paragraph):
-            # "Med hushållsarbete avses … följande." and then the numbered items: they are the explanation.
+            # "Med lyftanordning avses … följande." and then the numbered items: they are the explanation.
             found[-1] = Definition(found[-1].term, f"{found[-1].body} {paragraph}")
             continue
         item = _LIST_ITEM.match(paragraph)
@@ -115,6 +115,6 @@ def abbreviations_in(text: str) -> list[Abbreviation]:
 
 
 def acronyms_in(text: str) -> set[str]:
-    """Words written in capitals ("EES", "EU", "GDPR"): a question's "ROT" or "LAS" is an acronym only the
-    statutes that write it so can answer, not the everyday word of the same letters ("rot", "läs")."""
+    """Words written in capitals ("EES", "EU", "GDPR"): a question's "LAS" is an acronym only the statutes that
+    write it so can answer, not the everyday word of the same letters ("las", the past tense of "läsa")."""
     return set(_ACRONYM.findall(text))

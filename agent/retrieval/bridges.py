@@ -3,13 +3,14 @@
 People ask in the words of practice; the law writes its own (docs/retrieval.md, "Bridges"). What the corpus
 itself says about its words is used here, on the keyword half's query, never a word list:
 
-- **Acronyms.** A word the question writes in capitals ("ROT", "LAS", "OVK") is an acronym. If no statute
-  writes it in capitals, searching its lower-case twin finds the homograph ("rot" of a tree in jordabalken,
-  "läs"), so it is searched only where the statutes write it so; where a statute spells it out ("Europeiska
-  ekonomiska samarbetsområdet (EES)") the spelled-out words join the query.
-- **Definitions.** "Med hushållsarbete avses … snöskottning …": a question whose rare words are the
-  explanation's words (snöskottning) gets the defined term (hushållsarbete), which the law's other §§ use.
-- **Phrases to compounds.** "arbete i hushållet" and the law's "hushållsarbete": two words of the question
+- **Acronyms.** A word the question writes in capitals ("LAS", "OVK") is an acronym. If no statute writes it
+  in capitals, searching its lower-case twin finds a homograph ("las", the past tense of "läsa"), so it is
+  searched only where the statutes write it so; where a statute spells it out ("Europeiska ekonomiska
+  samarbetsområdet (EES)") the spelled-out words join the query.
+- **Definitions.** "Med personalvårdsförmåner avses … enklare åtgärder för att skapa trivsel i arbetet …": a
+  question whose rare words are the explanation's words (trivsel) gets the defined term
+  (personalvårdsförmån), which the law's other §§ use.
+- **Phrases to compounds.** "tid för uppsägning" and the law's "uppsägningstid": two words of the question
   whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
 
 The vocabulary (acronyms, abbreviations, definitions) is read from the statute chunks in the database once
@@ -308,7 +309,7 @@ def _definition_terms(lexemes: dict[str, float], vocab: Vocabulary, out: Bridged
 
 def compound_candidates(stems: list[str]) -> list[str]:
     """Words two of the question's stems would make as a compound: modifier + head, with and without a
-    linking s ("hushåll" + "arbet" -> "hushållarbet", "hushållsarbet")."""
+    linking s ("uppsägning" + "tid" -> "uppsägningtid", "uppsägningstid")."""
     words = [s for s in dict.fromkeys(stems) if len(s) >= 3 and s.isalpha()]
     out = []
     for head in words:

@@ -16,22 +16,22 @@ from tests.helpers import make_user
 pytestmark = pytest.mark.django_db
 
 STATUTE = "\n\n".join([
-    "1 kap. Skattereduktion för gåvor",
-    "1 § I detta kapitel finns bestämmelser om skattereduktion för gåvor till ideell verksamhet.",
+    "1 kap. Lyftanordningar",
+    "1 § I detta kapitel finns bestämmelser om lyftanordningar på arbetsplatser.",
     "Definitioner",
-    "2 § Med gåva avses vid tillämpningen av detta kapitel en gåva i pengar som uppgår till minst 200 kronor.",
-    "Villkor",
-    "3 § Skattereduktion ges bara om gåvomottagaren är godkänd.",
-    "4 § Gåvomottagaren ska lämna kontrolluppgift om gåvan.",
-    "5 § Skattereduktionen är 25 procent av underlaget.",
+    "2 § Med lyftanordning avses vid tillämpningen av detta kapitel en kran, en truck eller en hiss.",
+    "Besiktning",
+    "3 § En lyftanordning ska besiktas innan den tas i bruk.",
+    "4 § Arbetsgivaren ska föra journal över varje besiktning.",
+    "5 § Den som besiktar ska vara certifierad.",
     "2 kap. Annat",
-    "1 § Tränger rot eller gren in på fastighet från område intill denna, får ägaren taga bort roten.",
+    "1 § Protokollet las upp för parterna och justerades vid sammanträdet.",
 ])
 
 
 @pytest.fixture
 def statute(db):
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om gåvor",
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om lyftanordningar",
                                                      full_text=STATUTE), process=False)
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     user = make_user("alice")
@@ -47,7 +47,7 @@ def _hits(question, user, ws):
 
 def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute):
     user, ws = statute
-    hits, options = _hits("kontrolluppgift från mottagaren", user, ws)
+    hits, options = _hits("journal över besiktning", user, ws)
     assert [h.citation for h in hits] == ["1 kap. 4 §"]
     added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=0)
     assert [c.citation for c in added] == ["1 kap. 1 §", "1 kap. 2 §"]  # document order, the hit itself not again
@@ -57,12 +57,12 @@ def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute):
 
 def test_a_short_chapter_comes_whole(statute):
     user, ws = statute
-    hits, options = _hits("kontrolluppgift från mottagaren", user, ws)
+    hits, options = _hits("journal över besiktning", user, ws)
     added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=10_000)
     assert [c.citation for c in added] == ["1 kap. 1 §", "1 kap. 2 §", "1 kap. 3 §", "1 kap. 5 §"]
 
 
 def test_no_anchor_no_chapter(statute):
     user, ws = statute
-    hits, options = _hits("kontrolluppgift från mottagaren", user, ws)
+    hits, options = _hits("journal över besiktning", user, ws)
     assert chapter_sections(hits, access_scope_for(user, ws), options, anchors=0) == []

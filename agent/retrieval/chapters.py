@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from compliance.clock import swedish_today
 from compliance.selectors import AccessScope
@@ -75,7 +75,7 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
     today = swedish_today()
     whole: set[tuple[int, str]] = set()
     rows: list[RetrievedChunk] = []
-    with transaction.atomic(), connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(_chapter_sql(_filter_sql(options, params)), params)
         for row in cursor.fetchall():
             chunk = _row_to_chunk(row[:-1])

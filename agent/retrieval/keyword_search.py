@@ -168,6 +168,13 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
            and not _NOT_A_TERM.match(term)}
     vocab = bridges.vocabulary()
     bridged = bridges.bridge(text, own, vocab)
+    if bridged.dropped:
+        # The workspace's own documents may write the acronym ("IKEA", a project's name): there it is no homograph.
+        cursor.execute("""
+            SELECT DISTINCT lexeme FROM chunks_scopetermstat
+            WHERE workspace_id = ANY(%(workspace_ids)s) AND lexeme = ANY(%(dropped)s) AND df > 0""",
+                       {"workspace_ids": params["workspace_ids"], "dropped": sorted(bridged.dropped)})
+        bridged.dropped -= {row[0] for row in cursor.fetchall()}
     for i, (term, qtf, part, split, df, n) in enumerate(rows):
         if term in bridged.dropped:
             rows[i] = (term, qtf, 0.0, split, df, n)

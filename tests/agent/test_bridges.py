@@ -106,6 +106,17 @@ def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statu
     assert ("2099:1", "3 kap. 2 §") in _keyword("Vad gäller enligt LAS?", user, ws)  # "las upp": read out
 
 
+def test_an_acronym_the_workspace_writes_is_still_searched_in_its_files(own_statute):
+    from compliance.models import UserFile
+    from tests.agent.test_retrieval import add_file_chunk
+
+    user, ws = own_statute
+    chunk = add_file_chunk(ws, "Vår rutin enligt LAS gäller alla anställda.", title="Rutin.pdf")
+    assert UserFile.objects.filter(pk=chunk.user_file_id, is_private=False).exists()
+    assert "las" in keyword_query("Vad gäller enligt LAS?", [ws.id]).terms
+    assert ("", "Sida 1") in _keyword("Vad gäller enligt LAS?", user, ws)
+
+
 def test_an_acronym_a_statute_spells_out_finds_the_spelled_out_words(own_statute, settings):
     user, ws = own_statute
     assert "samarbetsområdet" in keyword_query("Hemvist inom EES", [ws.id]).terms

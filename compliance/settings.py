@@ -379,6 +379,22 @@ RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 20, minimum=1, maximum=200)
 # statute, neighbouring §"): the neighbours of this many top sections, one § either side, after every
 # direct hit, so the token budget drops them first. 0 turns it off (docs/retrieval.md, "Neighbours").
 RETRIEVAL_NEIGHBOUR_ANCHORS = env_int("RETRIEVAL_NEIGHBOUR_ANCHORS", 3, minimum=0, maximum=10)
+# Bridges between a question's words and the statutes' words, mined from the statutes (agent/retrieval/bridges.py,
+# docs/retrieval.md "Bridges"): an acronym no statute writes in capitals is not searched as its lower-case
+# homograph; a definition whose explanation holds the question's words lends its term; two question words
+# that make a compound the statutes use add it. Added words weigh RETRIEVAL_BRIDGE_WEIGHT times their idf.
+RETRIEVAL_BRIDGE_ACRONYMS = env_bool("RETRIEVAL_BRIDGE_ACRONYMS", True)
+RETRIEVAL_BRIDGE_DEFINITIONS = env_bool("RETRIEVAL_BRIDGE_DEFINITIONS", True)
+RETRIEVAL_BRIDGE_COMPOUNDS = env_bool("RETRIEVAL_BRIDGE_COMPOUNDS", True)
+# A question word also finds the statute compounds it is the head or modifier of (the index side of compound
+# splitting, done on the query: "incident" -> "personuppgiftsincident").
+RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", False)
+RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
+# The context block also gets the introductory and defining §§ of the chapters of this many best statute hits
+# (the whole chapter when it has at most RETRIEVAL_CHAPTER_FULL_TOKENS tokens), after the neighbours, so the
+# budget drops them first: many questions are answered by a chapter (docs/retrieval.md, "Chapters"). 0: off.
+RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, maximum=10)
+RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)

@@ -23,6 +23,7 @@ from agent.models import RetrievalLog
 from agent.monitoring.metrics import observe_turn
 from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
 from agent.retrieval.dating import date_sources
+from agent.retrieval.chapters import chapter_sections
 from agent.retrieval.hybrid import (
     RetrievalInputError,
     RetrievalOptions,
@@ -238,6 +239,12 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
         except DatabaseError:  # the neighbours and cited units only add context: the hits stand without them
             log.exception("could not read the neighbouring sections or cited units; the block has the hits alone")
         timings["neighbours"] = _ms(t0)
+        t0 = time.perf_counter()
+        try:
+            chunks = chunks + chapter_sections(result.chunks, scope, options.retrieval)
+        except DatabaseError:  # as the neighbours: context only
+            log.exception("could not read the chapters' core sections; the block goes without them")
+        timings["chapters"] = _ms(t0)
         facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:

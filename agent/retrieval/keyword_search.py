@@ -24,9 +24,12 @@ import math
 import re
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
 
 from chunks.selectors import CHUNK_SCOPE_SQL
+
+from . import bridges
 
 MAX_TERMS = 48
 # Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.
@@ -34,6 +37,7 @@ MIN_PART = 3
 MIN_PART_DF = 3
 MAX_WHOLE_DF = 50  # a word the statutes use this often is searched as it is
 PART_WEIGHT = 0.5  # a part stands in for the whole word only in part
+COMPOUND_WORDS = 12  # the question's words (highest idf first) paired into compounds the statutes may use
 SPLIT_COMPOUNDS = True
 # Query-term frequency saturation (BM25's k3): a long question repeating a word counts it more, but not linearly.
 K3 = 1.2
@@ -130,21 +134,68 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
             LEFT JOIN ws ON ws.lexeme = q.term
         """, params)
         rows = cursor.fetchall()
+        rows = rows + _bridged_rows(cursor, text, rows, params)
     scored = []
     unmatched = 0.0
     for term, qtf, part, split, df, n_docs in rows:
         if _NOT_A_TERM.match(term):
             continue
         idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-        weight = idf * (K3 + 1) * qtf / (K3 + qtf) * (PART_WEIGHT if part else 1.0)
+        factor = 1.0 if part is False else PART_WEIGHT if part is True else part
+        weight = idf * (K3 + 1) * qtf / (K3 + qtf) * factor
+        if factor <= 0:
+            # An acronym no statute writes in capitals: its homograph is not searched, and no source has it.
+            unmatched += idf * (K3 + 1) * qtf / (K3 + qtf)
+            continue
         if df <= 0:
             # A compound the statutes lack whole is searched by its parts: not a missing word.
-            unmatched += 0.0 if part or split else weight
+            unmatched += 0.0 if part is not False or split else weight
             continue
         scored.append((weight, term))
     scored.sort(reverse=True)
     scored = scored[:MAX_TERMS]
     return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored], unmatched_weight=unmatched)
+
+
+def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
+    """Rows (term, qtf, factor, split, df, n_docs) the bridges add (agent.retrieval.bridges); a dropped
+    question term gets factor 0 in place. `rows` are the question's own, changed in place."""
+    if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
+            or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS) or not rows:
+        return []
+    n_docs = rows[0][5]
+    own = {term: bridges.idf_of(df, n_docs) for term, _, part, _, df, _ in rows if part is False and df > 0
+           and not _NOT_A_TERM.match(term)}
+    vocab = bridges.vocabulary()
+    bridged = bridges.bridge(text, own, vocab)
+    if bridged.dropped:
+        # The workspace's own documents may write the acronym ("IKEA", a project's name): there it is no homograph.
+        cursor.execute("""
+            SELECT DISTINCT lexeme FROM chunks_scopetermstat
+            WHERE workspace_id = ANY(%(workspace_ids)s) AND lexeme = ANY(%(dropped)s) AND df > 0""",
+                       {"workspace_ids": params["workspace_ids"], "dropped": sorted(bridged.dropped)})
+        bridged.dropped -= {row[0] for row in cursor.fetchall()}
+    for i, (term, qtf, part, split, df, n) in enumerate(rows):
+        if term in bridged.dropped:
+            rows[i] = (term, qtf, 0.0, split, df, n)
+    added = dict(bridged.added)
+    if settings.RETRIEVAL_BRIDGE_COMPOUNDS:
+        # The question's rarest words only: a long question's every pair would be thousands of look-ups.
+        rare = sorted((t for t in own if t not in bridged.dropped), key=lambda t: -own[t])[:COMPOUND_WORDS]
+        for candidate in bridges.compound_candidates(rare):
+            if candidate not in added and candidate in vocab.words:
+                # a word the statutes use (MIN_WORD_DF times), not a one-off
+                added[candidate] = settings.RETRIEVAL_BRIDGE_WEIGHT
+    present = {row[0] for row in rows}
+    added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
+    if not added:
+        return []
+    cursor.execute("""
+        SELECT ts.lexeme, ts.df + coalesce((SELECT sum(s.df) FROM chunks_scopetermstat s
+                                            WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
+        FROM chunks_termstat ts WHERE ts.lexeme = ANY(%(added)s) AND ts.df > 0""",
+                   {"added": list(added), "workspace_ids": params["workspace_ids"]})
+    return [(term, 1, added[term], False, df, n_docs) for term, df in cursor.fetchall()]
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

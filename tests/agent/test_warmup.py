@@ -1,9 +1,11 @@
-"""A web process loads the token encoding, the statute names and the embedding model before its first request."""
+"""A web process loads the token encoding, the statute names, the bridges and the embedding model before its first
+request."""
 
 from __future__ import annotations
 
 import pytest
 
+from agent.retrieval import bridges
 from agent.retrieval import statute_directory as directory_module
 from agent.retrieval.warmup import warm_up
 from chunks.embedding import get_provider
@@ -15,10 +17,12 @@ pytestmark = pytest.mark.django_db
 def test_warm_up_loads_what_the_first_question_needs(loaded):
     get_encoding.cache_clear()
     directory_module.statute_directory_invalidate()
-    assert warm_up() == ["tokens", "statutes", "embedding"]
+    bridges.forget()
+    assert warm_up() == ["tokens", "statutes", "bridges", "embedding"]
     assert get_encoding.cache_info().currsize == 1
     assert directory_module._cached is not None
     assert get_provider()._model is not None
+    assert bridges._local is not None
 
 
 def test_a_remote_embedder_is_not_called_at_start_up(settings):

@@ -1,0 +1,326 @@
+"""Bridges between the words a question uses and the words of the statutes, mined from the statutes themselves.
+
+People ask in the words of practice; the law writes its own (docs/retrieval.md, "Bridges"). What the corpus
+itself says about its words is used here, on the keyword half's query, never a word list:
+
+- **Acronyms.** A word the question writes in capitals ("LAS", "OVK") is an acronym. If no statute writes it
+  in capitals, searching its lower-case twin finds a homograph ("las", the past tense of "läsa"), so it is
+  searched only where the statutes write it so; where a statute spells it out ("Europeiska ekonomiska
+  samarbetsområdet (EES)") the spelled-out words join the query.
+- **Definitions.** "Med personalvårdsförmåner avses … enklare åtgärder för att skapa trivsel i arbetet …": a
+  question whose rare words are the explanation's words (trivsel) gets the defined term
+  (personalvårdsförmån), which the law's other §§ use.
+- **Phrases to compounds.** "tid för uppsägning" and the law's "uppsägningstid": two words of the question
+  whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
+
+The vocabulary (acronyms, abbreviations, definitions) is read from the statute chunks in the database once
+per process and corpus version (`chunks_corpusstat`), shared through Django's cache, and warmed at start-up
+(agent.retrieval.warmup). Workspace files never steer it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from law.definitions import abbreviations_in, acronyms_in, definitions_in
+
+log = logging.getLogger(__name__)
+
+# A definition's explanation must hold at least this share of the question's keyword weight (idf) to lend
+# its term: a long question shares a common word with hundreds of definitions, a short one its rare word.
+DEFINITION_MIN_SHARE = 0.5
+# At most this many definitions lend their term to one question.
+DEFINITION_MAX_TERMS = 2
+# An explanation word found in more definitions than this says nothing about which term is meant.
+DEFINITION_MAX_BODY_DF = 40
+# A definition that shares a single word with the question lends its term only if that word is in at most
+# this many explanations.
+DEFINITION_SINGLE_WORD_DF = 3
+# Compounds of the statutes a question word is part of ("incident" -> "personuppgiftsincident"): at most this
+# many per word, the most used first, each at this share of the bridge weight. A word or part must be used
+# this often by the statutes to count.
+COMPOUNDS_PER_PART = 3
+COMPOUND_PART_SHARE = 0.5
+MIN_WORD_DF = 3
+MIN_SPLIT_PART = 3
+_SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
+# Part of the shared key: a process of another release never reads a vocabulary of another shape.
+_CACHE_KEY = "bridges:vocabulary:v4:"
+
+
+@dataclass
+class Vocabulary:
+    version: tuple
+    acronyms: frozenset[str] = frozenset()
+    # acronym -> lexemes of the words a statute spells it out with
+    expansions: dict[str, list[str]] = field(default_factory=dict)
+    # one per definition: (the term's lexemes, the explanation's lexemes)
+    definitions: list[tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=list)
+    # explanation lexeme -> indexes into `definitions`
+    by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
+    # the statute words used at least MIN_WORD_DF times: a compound two question words make must be one
+    words: frozenset[str] = frozenset()
+    # a word -> the statute compounds it is the head or the modifier of, most used first; read on first use
+    # (the compound-parts bridge is off by default, and the index takes seconds to build)
+    _compounds_of: dict[str, list[str]] | None = None
+
+    @property
+    def compounds_of(self) -> dict[str, list[str]]:
+        if self._compounds_of is None:
+            self._compounds_of = _compound_index()
+        return self._compounds_of
+
+
+@dataclass
+class Bridged:
+    """What the bridges did to one question's keyword query."""
+    dropped: set[str] = field(default_factory=set)  # lexemes not to search (an acronym's homograph)
+    added: dict[str, float] = field(default_factory=dict)  # lexeme -> weight factor (times its idf)
+    reasons: dict[str, str] = field(default_factory=dict)  # lexeme -> what bridged it (for logs and tests)
+
+
+_lock = threading.Lock()
+_local: Vocabulary | None = None
+_checked_at = 0.0
+VERSION_CHECK_SECONDS = 10.0
+
+_STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable"
+
+
+def _corpus_version(cursor) -> tuple:
+    """The statutes' chunk count and length, kept by triggers: a load or a re-chunking changes them."""
+    cursor.execute("SELECT n_docs, total_len FROM chunks_corpusstat WHERE id = 1")
+    row = cursor.fetchone()
+    return tuple(row) if row else (0, 0)
+
+
+def vocabulary() -> Vocabulary:
+    """The statutes' bridges, mined once per corpus version. The version is read at most every
+    VERSION_CHECK_SECONDS: a statute load shows in the bridges that much later, and a question saves a query."""
+    global _local, _checked_at
+    found = _local
+    if found is not None and time.monotonic() - _checked_at < VERSION_CHECK_SECONDS:
+        return found
+    with connection.cursor() as cursor:
+        version = _corpus_version(cursor)
+    _checked_at = time.monotonic()
+    if found is not None and found.version == version:
+        return found
+    with _lock:
+        if _local is not None and _local.version == version:
+            return _local
+        shared = None
+        try:
+            shared = cache.get(_CACHE_KEY + ":".join(map(str, version)))
+        except Exception as exc:  # noqa: BLE001 - the shared copy is an optimisation; mining still answers
+            log.warning("bridges cache unavailable: %s", exc)
+        if not isinstance(shared, Vocabulary):
+            shared = mine_vocabulary(version)
+            try:
+                cache.set(_CACHE_KEY + ":".join(map(str, version)), shared, timeout=None)
+            except Exception as exc:  # noqa: BLE001 - see above
+                log.warning("bridges cache unavailable: %s", exc)
+        _local = shared
+        return shared
+
+
+def forget() -> None:
+    """Drop this process's copy and the shared one of the current corpus version (a test that writes statutes
+    of its own, whose counts another test's statutes may have had)."""
+    global _local, _checked_at
+    with _lock:
+        _local = None
+        _checked_at = 0.0
+    with connection.cursor() as cursor:
+        version = _corpus_version(cursor)
+    try:
+        cache.delete(_CACHE_KEY + ":".join(map(str, version)))
+    except Exception as exc:  # noqa: BLE001 - as in vocabulary()
+        log.warning("bridges cache unavailable: %s", exc)
+
+
+def mine_vocabulary(version: tuple) -> Vocabulary:
+    """Read the acronyms, abbreviations and definitions of every statute chunk (one § at a time)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"""
+            SELECT c.header || ' ' || c.text FROM chunks_contentchunk c
+            WHERE {_STATUTE_CHUNKS} AND c.header || ' ' || c.text ~ '[A-ZÅÄÖ]{{2}}'""")
+        acronyms = frozenset(a for (text,) in cursor.fetchall() for a in acronyms_in(text))
+        # The parts of a split § in order; only §§ that may define something or spell out an abbreviation.
+        cursor.execute(f"""
+            WITH hit AS (
+                SELECT DISTINCT c.legal_document_id, c.citation FROM chunks_contentchunk c
+                WHERE {_STATUTE_CHUNKS} AND c.citation <> ''
+                  AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}})')
+            SELECT c.legal_document_id, c.citation, string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
+            FROM chunks_contentchunk c JOIN hit h ON h.legal_document_id = c.legal_document_id AND h.citation = c.citation
+            WHERE {_STATUTE_CHUNKS}
+            GROUP BY c.legal_document_id, c.citation""")
+        sections = cursor.fetchall()
+    terms: list[str] = []
+    bodies: list[str] = []
+    spelled: dict[str, str] = {}
+    for _, _, text in sections:
+        for definition in definitions_in(text):
+            terms.append(definition.term)
+            bodies.append(definition.body)
+        for abbreviation in abbreviations_in(text):
+            spelled.setdefault(abbreviation.short, abbreviation.phrase)
+    term_lexemes = _lexemes(terms)
+    body_lexemes = _lexemes(bodies)
+    phrase_lexemes = _lexemes(list(spelled.values()))
+    definitions: list[tuple[tuple[str, ...], frozenset[str]]] = []
+    seen: set[tuple] = set()
+    for term, body in zip(term_lexemes, body_lexemes):
+        key = (tuple(term), frozenset(body) - set(term))
+        if term and key[1] and key not in seen:
+            seen.add(key)
+            definitions.append(key)
+    by_body: dict[str, list[int]] = defaultdict(list)
+    for index, (_, body) in enumerate(definitions):
+        for lexeme in body:
+            by_body[lexeme].append(index)
+    by_body_lexeme = {lexeme: ids for lexeme, ids in by_body.items() if len(ids) <= DEFINITION_MAX_BODY_DF}
+    expansions = {short: lexemes for short, lexemes in zip(spelled, phrase_lexemes) if lexemes}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
+        words = frozenset(row[0] for row in cursor.fetchall())
+    return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
+                      by_body_lexeme=by_body_lexeme, words=words)
+
+
+def _compound_index() -> dict[str, list[str]]:
+    """Each statute word of two known parts (modifier, optional linking s, head), split once where the parts
+    are most balanced, listed under both parts: the index-side twin of the question's compound split."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme, df FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
+        df = dict(cursor.fetchall())
+    known = {lx for lx in df if lx.isalpha()}
+    by_part: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for word in known:
+        if len(word) < 2 * MIN_SPLIT_PART + 1:
+            continue
+        best: tuple[int, str, str] | None = None
+        for i in range(MIN_SPLIT_PART, len(word) - MIN_SPLIT_PART + 1):
+            head, tail = word[:i], word[i:]
+            if tail not in known:
+                continue
+            modifier = head if head in known else head[:-1] if head.endswith("s") and head[:-1] in known else ""
+            if len(modifier) >= MIN_SPLIT_PART and (best is None or min(len(modifier), len(tail)) > best[0]):
+                best = (min(len(modifier), len(tail)), modifier, tail)
+        if best:
+            by_part[best[1]].append((df[word], word))
+            by_part[best[2]].append((df[word], word))
+    return {part: [w for _, w in sorted(words, reverse=True)[:COMPOUNDS_PER_PART]] for part, words in by_part.items()}
+
+
+def _lexemes(texts: list[str]) -> list[list[str]]:
+    """Each text's Swedish lexemes (stop words out), in one statement."""
+    if not texts:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT x.i, coalesce(array(SELECT lexeme FROM unnest(to_tsvector('swedish', x.t)) ORDER BY lexeme), '{}')
+            FROM unnest(%s::text[]) WITH ORDINALITY AS x(t, i)""", [texts])
+        by_index = {i: list(lexemes) for i, lexemes in cursor.fetchall()}
+    return [[lx for lx in by_index.get(i + 1, []) if not _NUMERIC.match(lx)] for i in range(len(texts))]
+
+
+_NUMERIC = re.compile(r"^[\d:§.,_-]+$")
+
+
+def acronym_tokens(text: str) -> list[str]:
+    """The words `text` writes in capitals, unless the whole question is in capitals."""
+    words = re.findall(r"[^\W\d_]+", text)
+    capitals = [w for w in words if len(w) >= 2 and w.isupper()]
+    if not words or len(capitals) > _SHOUTING_SHARE * len(words):
+        return []
+    return sorted(acronyms_in(text))
+
+
+def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary) -> Bridged:
+    """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`."""
+    out = Bridged()
+    if settings.RETRIEVAL_BRIDGE_ACRONYMS:
+        for token in acronym_tokens(text):
+            if token in vocab.acronyms:
+                continue
+            lower = token.lower()
+            out.dropped.add(lower)
+            out.reasons[lower] = f"{token}: no statute writes it in capitals"
+        for token in acronym_tokens(text):
+            for lexeme in vocab.expansions.get(token, []):
+                if lexeme not in lexemes:
+                    out.added[lexeme] = max(out.added.get(lexeme, 0.0), settings.RETRIEVAL_BRIDGE_WEIGHT)
+                    out.reasons[lexeme] = f"{token} spelled out by a statute"
+    if settings.RETRIEVAL_BRIDGE_DEFINITIONS:
+        _definition_terms(lexemes, vocab, out)
+    if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
+        factor = settings.RETRIEVAL_BRIDGE_WEIGHT * COMPOUND_PART_SHARE
+        for lexeme in lexemes:
+            if lexeme in out.dropped:
+                continue
+            for compound in vocab.compounds_of.get(lexeme, ()):
+                if compound not in lexemes and factor > out.added.get(compound, 0.0):
+                    out.added[compound] = factor
+                    out.reasons[compound] = f"a statute compound of {lexeme}"
+    return out
+
+
+def _definition_terms(lexemes: dict[str, float], vocab: Vocabulary, out: Bridged) -> None:
+    total = sum(w for lx, w in lexemes.items() if lx not in out.dropped)
+    if total <= 0:
+        return
+    shares: dict[int, float] = defaultdict(float)
+    matched: dict[int, list[int]] = defaultdict(list)  # definition -> how many definitions each matched word is in
+    for lexeme, weight in lexemes.items():
+        if lexeme in out.dropped:
+            continue
+        found = vocab.by_body_lexeme.get(lexeme, ())
+        for index in found:
+            shares[index] += weight / total
+            matched[index].append(len(found))
+    # One word in common says which term is meant only when few explanations use it: "barn" is in dozens.
+    best = sorted(((share, index) for index, share in shares.items() if share >= DEFINITION_MIN_SHARE
+                   and (len(matched[index]) >= 2 or matched[index][0] <= DEFINITION_SINGLE_WORD_DF)),
+                  reverse=True)[:DEFINITION_MAX_TERMS]
+    for share, index in best:
+        term, _ = vocab.definitions[index]
+        if all(lx in lexemes for lx in term):
+            continue  # the question already says the term
+        for lexeme in term:
+            if lexeme in lexemes:
+                continue
+            factor = settings.RETRIEVAL_BRIDGE_WEIGHT * min(1.0, share)
+            if factor > out.added.get(lexeme, 0.0):
+                out.added[lexeme] = factor
+                out.reasons[lexeme] = "defined by a statute in the question's words"
+
+
+def compound_candidates(stems: list[str]) -> list[str]:
+    """Words two of the question's stems would make as a compound: modifier + head, with and without a
+    linking s ("uppsägning" + "tid" -> "uppsägningtid", "uppsägningstid")."""
+    words = [s for s in dict.fromkeys(stems) if len(s) >= 3 and s.isalpha()]
+    out = []
+    for head in words:
+        for modifier in words:
+            if head == modifier:
+                continue
+            out.append(modifier + head)
+            if not modifier.endswith("s"):
+                out.append(modifier + "s" + head)
+    return out
+
+
+def idf_of(df: int, n_docs: int) -> float:
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))

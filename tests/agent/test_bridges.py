@@ -1,0 +1,163 @@
+"""Bridges between a question's words and the statutes' words, mined from the statutes (agent.retrieval.bridges).
+
+Examples of our own from the statutes' text, never from an evaluation set.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from agent.retrieval import bridges
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.keyword_search import keyword_query, split_compounds
+from chunks.services import chunk_document
+from compliance.models import Membership, Workspace
+from compliance.services import LegalDocumentData, legal_document_upsert
+from law.definitions import Definition, abbreviations_in, acronyms_in, definitions_in
+from tests.helpers import make_user
+
+# Inkomstskattelagen 11 kap. 11 § (first sentences): the term, then what it means.
+PERSONALVARD = ("11 § Personalvårdsförmåner ska inte tas upp. Med personalvårdsförmåner avses förmåner av mindre "
+                "värde som inte är en direkt ersättning för utfört arbete utan består av enklare åtgärder för att "
+                "skapa trivsel i arbetet eller liknande.")
+
+
+def test_a_definition_section_maps_its_term_to_its_explanation():
+    found = definitions_in(PERSONALVARD)
+    assert [d.term for d in found] == ["personalvårdsförmåner"]
+    assert "trivsel i arbetet" in found[0].body
+
+
+def test_the_other_forms_of_definition():
+    # Arbetsmiljölagen-like "I denna lag avses med …", a list after "betyder", and a numbered list after "följande".
+    assert definitions_in("2 § I denna lag avses med arbetstagare den som utför arbete åt en arbetsgivare.") == [
+        Definition("arbetstagare", "den som utför arbete åt en arbetsgivare.")]
+    listed = definitions_in("2 § I denna lag betyder\n\nkonsument: en fysisk person som handlar huvudsakligen "
+                            "för ändamål som faller utanför näringsverksamhet,\n\nnäringsidkare: en fysisk eller "
+                            "juridisk person som handlar för ändamål som har samband med den egna näringsverksamheten.")
+    assert [d.term for d in listed] == ["konsument", "näringsidkare"]
+    numbered = definitions_in("5 § Med lyftanordning avses i detta kapitel följande.\n\n1. Kranar.\n\n2. Truckar.")
+    assert numbered[0].term == "lyftanordning" and "Truckar" in numbered[0].body
+
+
+def test_a_reference_to_a_definition_elsewhere_is_not_a_definition():
+    assert definitions_in("Vad som avses med hemortskommun framgår av 65 kap. 3 §.") == []
+
+
+def test_abbreviations_and_acronyms_the_text_writes():
+    text = "en stat inom Europeiska ekonomiska samarbetsområdet (EES) eller Schweiz"
+    assert [(a.short, a.phrase) for a in abbreviations_in(text)] == [("EES", "Europeiska ekonomiska samarbetsområdet")]
+    assert acronyms_in(text) == {"EES"}
+    assert bridges.acronym_tokens("VAD GÄLLER INOM EES?") == []  # a question in capitals is shouting
+
+
+def test_two_question_words_make_the_compound_a_statute_uses():
+    assert "uppsägningstid" in bridges.compound_candidates(["tid", "uppsägning"])
+    assert "arbetsmiljöansvar" in bridges.compound_candidates(["ansvar", "arbetsmiljö"])
+
+
+# --- against the database: a small statute of our own, from real statutes' sentences ---
+
+OWN_STATUTE = "\n\n".join([
+    "1 kap. Inledande bestämmelser",
+    PERSONALVARD,
+    "12 § Förmåner som inte är personalvårdsförmåner ska tas upp som intäkt.",
+    "3 kap. Sammanträden",
+    "2 § Protokollet las upp för parterna och justerades vid sammanträdet.",
+    "4 kap. Utlandet",
+    "1 § En stat inom Europeiska ekonomiska samarbetsområdet (EES) likställs med Sverige.",
+    "2 § Skatt tas inte ut för den som har hemvist inom Europeiska ekonomiska samarbetsområdet.",
+])
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def own_statute(loaded):
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om broar",
+                                                     full_text=OWN_STATUTE), process=False)
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    bridges.forget()
+    user = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user, ws
+
+
+def _keyword(question, user, ws, top_k=5):
+    options = RetrievalOptions(mode="keyword", use_references=False, top_k=top_k, min_relevance=0)
+    return [(c.document_number, c.citation) for c in retrieve_context(question, ws, user=user, options=options).chunks]
+
+
+def test_the_vocabulary_is_mined_from_the_statutes(own_statute):
+    vocab = bridges.vocabulary()
+    assert "EES" in vocab.acronyms and "LAS" not in vocab.acronyms
+    assert vocab.expansions["EES"] == ["ekonomisk", "europeisk", "samarbetsområdet"]
+    assert any(term == ("personalvårdsförmån",) for term, _ in vocab.definitions)
+
+
+def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statute, settings):
+    user, ws = own_statute
+    assert ("2099:1", "3 kap. 2 §") not in _keyword("Vad gäller enligt LAS?", user, ws)
+    query = keyword_query("Vad gäller enligt LAS?", [ws.id])
+    assert "las" not in query.terms and query.unmatched_weight > 0  # missing, for the relevance threshold
+    settings.RETRIEVAL_BRIDGE_ACRONYMS = False
+    assert ("2099:1", "3 kap. 2 §") in _keyword("Vad gäller enligt LAS?", user, ws)  # "las upp": read out
+
+
+def test_an_acronym_the_workspace_writes_is_still_searched_in_its_files(own_statute):
+    from compliance.models import UserFile
+    from tests.agent.test_retrieval import add_file_chunk
+
+    user, ws = own_statute
+    chunk = add_file_chunk(ws, "Vår rutin enligt LAS gäller alla anställda.", title="Rutin.pdf")
+    assert UserFile.objects.filter(pk=chunk.user_file_id, is_private=False).exists()
+    assert "las" in keyword_query("Vad gäller enligt LAS?", [ws.id]).terms
+    assert ("", "Sida 1") in _keyword("Vad gäller enligt LAS?", user, ws)
+
+
+def test_an_acronym_a_statute_spells_out_finds_the_spelled_out_words(own_statute, settings):
+    user, ws = own_statute
+    assert "samarbetsområdet" in keyword_query("Hemvist inom EES", [ws.id]).terms
+    assert _keyword("Hemvist inom EES", user, ws)[0] == ("2099:1", "4 kap. 2 §")  # hemvist and the spelled-out words
+    settings.RETRIEVAL_BRIDGE_ACRONYMS = False
+    assert "samarbetsområdet" not in keyword_query("Hemvist inom EES", [ws.id]).terms
+
+
+def test_a_definition_lends_its_term_to_a_question_in_its_explanation_words(own_statute, settings):
+    user, ws = own_statute
+    query = keyword_query("Enklare åtgärder för trivsel", [ws.id])
+    assert "personalvårdsförmån" in query.terms
+    assert ("2099:1", "1 kap. 12 §") in _keyword("Enklare åtgärder för trivsel", user, ws, top_k=20)  # the term only
+    settings.RETRIEVAL_BRIDGE_DEFINITIONS = False
+    assert "personalvårdsförmån" not in keyword_query("Enklare åtgärder för trivsel", [ws.id]).terms
+    assert ("2099:1", "1 kap. 12 §") not in _keyword("Enklare åtgärder för trivsel", user, ws, top_k=20)
+
+
+def test_a_compound_is_split_both_ways(own_statute, settings):
+    """The question's compound finds the law's separate words, and the question's separate words find the
+    law's compound (LAS 11 §: "uppsägningstid")."""
+    user, ws = own_statute
+    with connection.cursor() as cursor:
+        assert split_compounds(cursor, "Vem har arbetsmiljöansvar?")[0] == ["ansv", "arbetsmiljö"]
+    question = "Hur lång tid gäller vid uppsägning?"
+    assert "uppsägningstid" in keyword_query(question, [ws.id]).terms
+    bridged = _keyword(question, user, ws, top_k=50)
+    settings.RETRIEVAL_BRIDGE_COMPOUNDS = False
+    assert "uppsägningstid" not in keyword_query(question, [ws.id]).terms
+    plain = _keyword(question, user, ws, top_k=50)
+    # LAS 11 § ("en minsta uppsägningstid av en månad") says neither "tid" nor "uppsägning" alone.
+    assert ("1982:80", "11 §") in bridged
+    assert ("1982:80", "11 §") not in plain or plain.index(("1982:80", "11 §")) > bridged.index(("1982:80", "11 §"))
+
+
+def test_a_question_word_finds_the_statute_compounds_it_is_part_of(own_statute, settings):
+    """The index side of compound splitting, on the query: arbetsmiljölagen's compounds of "arbetsmiljö"."""
+    user, ws = own_statute
+    compounds = bridges.vocabulary().compounds_of["arbetsmiljö"]
+    assert 0 < len(compounds) <= bridges.COMPOUNDS_PER_PART
+    assert all(c.startswith("arbetsmiljö") and c != "arbetsmiljö" for c in compounds)
+    assert not set(compounds) & set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)  # off by default
+    settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS = True
+    assert set(compounds) <= set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)

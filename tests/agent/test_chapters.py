@@ -1,0 +1,68 @@
+"""The chapter's core sections join the context block (agent.retrieval.chapters): a statute of our own
+from real statutes' sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.retrieval.chapters import chapter_sections
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from chunks.services import chunk_document
+from compliance.models import Membership, Workspace
+from compliance.selectors import access_scope_for
+from compliance.services import LegalDocumentData, legal_document_upsert
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+STATUTE = "\n\n".join([
+    "1 kap. Lyftanordningar",
+    "1 § I detta kapitel finns bestämmelser om lyftanordningar på arbetsplatser.",
+    "Definitioner",
+    "2 § Med lyftanordning avses vid tillämpningen av detta kapitel en kran, en truck eller en hiss.",
+    "Besiktning",
+    "3 § En lyftanordning ska besiktas innan den tas i bruk.",
+    "4 § Arbetsgivaren ska föra journal över varje besiktning.",
+    "5 § Den som besiktar ska vara certifierad.",
+    "2 kap. Annat",
+    "1 § Protokollet las upp för parterna och justerades vid sammanträdet.",
+])
+
+
+@pytest.fixture
+def statute(db):
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om lyftanordningar",
+                                                     full_text=STATUTE), process=False)
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    user = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user, ws
+
+
+def _hits(question, user, ws):
+    options = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0)
+    return retrieve_context(question, ws, user=user, options=options).chunks, options
+
+
+def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute):
+    user, ws = statute
+    hits, options = _hits("journal över besiktning", user, ws)
+    assert [h.citation for h in hits] == ["1 kap. 4 §"]
+    added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=0)
+    assert [c.citation for c in added] == ["1 kap. 1 §", "1 kap. 2 §"]  # document order, the hit itself not again
+    assert all(c.score < hits[0].score for c in added)  # after every hit: the budget drops them first
+    assert all(c.extra["chapter_of"] == "2099:2 1 kap." for c in added)
+
+
+def test_a_short_chapter_comes_whole(statute):
+    user, ws = statute
+    hits, options = _hits("journal över besiktning", user, ws)
+    added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=10_000)
+    assert [c.citation for c in added] == ["1 kap. 1 §", "1 kap. 2 §", "1 kap. 3 §", "1 kap. 5 §"]
+
+
+def test_no_anchor_no_chapter(statute):
+    user, ws = statute
+    hits, options = _hits("journal över besiktning", user, ws)
+    assert chapter_sections(hits, access_scope_for(user, ws), options, anchors=0) == []

@@ -14,5 +14,8 @@ def change_notices(request) -> dict:
     if user is None or not user.is_authenticated:
         return {}
     match = getattr(request, "resolver_match", None)
-    slug = (match.kwargs.get("slug") if match is not None else None) or request.session.get("current_workspace", "")
+    # An error page rendered before the session middleware ran has no session: then only the URL's workspace.
+    session = getattr(request, "session", None)
+    slug = ((match.kwargs.get("slug") if match is not None else None)
+            or (session.get("current_workspace", "") if session is not None else ""))
     return {"unanswered_notices": SimpleLazyObject(lambda: notice_unanswered_count(user, slug))}

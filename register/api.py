@@ -22,7 +22,8 @@ from compliance import selectors as compliance_selectors
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
 from compliance.models import Assessment
 
-from . import exports, imports, selectors, services
+from . import selectors, services
+from .transfer import exports, imports
 from . import serializers as s
 from .models import Action, LegalRegister, RegisterItem, Requirement, Review, ReviewEntry
 

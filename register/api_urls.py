@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from . import api, notices_api
+from . import api
+from .notices import api as notices_api
 
 reg = "workspaces/<slug:slug>/register/"
 

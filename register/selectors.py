@@ -18,7 +18,7 @@ from django.http import Http404
 from compliance.clock import swedish_date, swedish_today
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 
-from .export_data import EntryRow, ItemRow, RegisterExport, RequirementRow, ReviewExport
+from .transfer.export_data import EntryRow, ItemRow, RegisterExport, RequirementRow, ReviewExport
 from .models import (
     Action,
     ComplianceStatus,

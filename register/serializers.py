@@ -16,7 +16,8 @@ from compliance.api.serializers import StrictCharField, UserRefSerializer, valid
 from compliance.models import LegalDocument
 from compliance.numbers import DOCUMENT_NUMBER_MAX_LENGTH
 
-from . import imports, selectors
+from . import selectors
+from .transfer import imports
 from .models import (
     TEXT_MAX_LENGTH,
     Action,

@@ -5,5 +5,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("register.pages.urls")),
     path("", include("register.suggestion_urls")),
-    path("", include("register.transfer_urls")),
+    path("", include("register.transfer.urls")),
 ]

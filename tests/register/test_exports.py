@@ -15,8 +15,9 @@ from openpyxl import load_workbook
 from pypdf import PdfReader
 
 from compliance.clock import STOCKHOLM
-from register import exports, services
-from register.export_data import ItemRow, RegisterExport
+from register import services
+from register.transfer import exports
+from register.transfer.export_data import ItemRow, RegisterExport
 
 from .base import RegisterTestCase
 from .test_api import CREG, REG, RegisterApiTestCase

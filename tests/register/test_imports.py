@@ -13,8 +13,9 @@ from openpyxl import Workbook
 
 from compliance.models import LegalDocument
 from compliance.numbers import document_number_in
-from register import imports, services
-from register.imports import Confidence, RegisterImportError
+from register import services
+from register.transfer import imports
+from register.transfer.imports import Confidence, RegisterImportError
 from register.models import ItemOrigin, RegisterGroup, RegisterItem
 from tests.api.base import assert_error
 

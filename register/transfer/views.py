@@ -16,7 +16,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from compliance.errors import ApplicationError
 from compliance.selectors import workspace_get_for_user
 
-from . import exports, imports, selectors, services
+from .. import selectors, services
+from . import exports, imports
 
 
 def _download(export: exports.ExportFile) -> HttpResponse:

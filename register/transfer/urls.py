@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import transfer_views
+from . import views as transfer_views
 
 urlpatterns = [
     path("listor/<int:register_id>/exportera/<str:fmt>/", transfer_views.register_export, name="register_export"),

@@ -27,8 +27,8 @@ from compliance.errors import ApplicationError
 from compliance.models import LegalDocument
 from compliance.numbers import document_number_candidates, document_number_in
 
-from . import selectors
-from .services import ImportRowChoice
+from .. import selectors
+from ..services import ImportRowChoice
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_ROWS = 1000

@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from compliance.api.serializers import StrictCharField
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
 
-from .models import ChangeNotice, ImpactAssessment
-from .notices import selectors, services
+from ..models import ChangeNotice, ImpactAssessment
+from . import selectors, services
 
 
 class NoticeFilterSerializer(serializers.Serializer):

@@ -114,4 +114,5 @@ def register_import_confirm(request, slug: str, register_id: int):
         return render(request, "register/import_preview.html", context, status=400)
     messages.success(request, f"Importen är klar: {result.created} nya poster, {result.existing} fanns redan, "
                               f"{result.skipped} rader hoppades över.")
-    return redirect("register_import", slug=workspace.slug, register_id=register.pk)
+    # Back to the register, where the imported rows now are.
+    return redirect("register_overview", slug=workspace.slug)

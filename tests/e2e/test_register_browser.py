@@ -8,7 +8,12 @@ answer) slot in between without touching these.
 
 from __future__ import annotations
 
+import csv
+import io
+
+import openpyxl
 import pytest
+from pypdf import PdfReader
 
 from compliance import selectors as compliance_selectors
 from compliance.models import LegalDocument, Membership, ProcessingStatus, UserFile, Workspace
@@ -151,6 +156,33 @@ def close_review(page):
     page.wait_for_selector("text=är avslutad och fryst.")
 
 
+def import_excel_list(page, base, tmp_path, *, rows: list[tuple[str, str, str]]):
+    """Another service's list: an .xlsx of number, title and group; previewed, then confirmed."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["SFS-nummer", "Titel", "Grupp"])
+    for row in rows:
+        sheet.append(list(row))
+    path = tmp_path / "laglista.xlsx"
+    book.save(path)
+    open_register(page, base)
+    page.click("#register-import")
+    page.set_input_files("#import-file", str(path))
+    page.get_by_role("button", name="Förhandsgranska").click()
+    page.wait_for_selector("text=Inget har lagts till än.")
+    page.get_by_role("button", name="Importera valda rader").click()
+    page.wait_for_url(f"**/ws/{SLUG}/laglista/")
+    assert "Importen är klar" in page.inner_text("main")
+
+
+def download(page, selector: str, folder) -> bytes:
+    with page.expect_download() as info:
+        page.click(selector)
+    path = folder / info.value.suggested_filename
+    info.value.save_as(str(path))
+    return path.read_bytes()
+
+
 # --- The journey ------------------------------------------------------------------------------------------
 
 
@@ -170,8 +202,10 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server, browser, a
 
     open_register(page, base)
     create_register(page)
-    # TODO(#28, suggestions and templates): accept suggested items and a template here.
-    # TODO(#28, import): import a small Excel list here.
+    # Suggestions and templates have their own browser test (test_suggestions_browser.py).
+    import_excel_list(page, base, tmp_path, rows=[("1977:1160", "Arbetsmiljölag", "Arbetsmiljö")])
+    assert RegisterItem.objects.filter(workspace=ws, legal_document__sfs_number="1977:1160",
+                                       origin="import").count() == 1
     add_item(page, search="1977:1160", group="Arbetsmiljö", reason="Vi har 60 anställda.")
     aml = RegisterItem.objects.get(workspace=ws, legal_document__sfs_number="1977:1160")
     assert page.locator("#document-link").get_attribute("href") == "/lag/1977:1160"
@@ -210,7 +244,19 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server, browser, a
     assert "Signera" not in page.inner_text("main")
     assert review.entries.exclude(frozen_title="").count() == 2
     page.screenshot(path=str(artifacts / "register-review.png"), full_page=True)
-    # TODO(#28, exports): export the register and the review to Excel and PDF here.
+    review_pdf = download(page, "#review-export-pdf", tmp_path)
+    review_text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(review_pdf)).pages)
+    assert "Nya AB" in review_text and "uppfylls inte" in review_text
+    review_xlsx = openpyxl.load_workbook(io.BytesIO(download(page, "#review-export-xlsx", tmp_path)))
+    assert any("Riskbedömningen för lagret saknas." in str(cell.value)
+               for sheet in review_xlsx for row in sheet.iter_rows() for cell in row)
+    open_register(page, base)
+    register_pdf = download(page, "#export-pdf", tmp_path)
+    assert "Arbetsmiljölag" in "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(register_pdf)).pages)
+    register_xlsx = openpyxl.load_workbook(io.BytesIO(download(page, "#export-xlsx", tmp_path)))
+    assert any("1977:1160" in str(cell.value) for sheet in register_xlsx for row in sheet.iter_rows() for cell in row)
+    rows = list(csv.reader(io.StringIO(download(page, "#export-csv", tmp_path).decode("utf-8-sig")), delimiter=";"))
+    assert len(rows) >= 3
 
     page.goto(f"{base}/ws/{SLUG}/laglista/atgarder/")
     assert action.title in page.inner_text("main")
@@ -222,6 +268,5 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server, browser, a
     assert "uppfylls delvis" in history and "uppfylls inte" in history and "nina" in history
     assert page.locator("del", has_text="ej bedömd").count() >= 1
     page.screenshot(path=str(artifacts / "register-history.png"), full_page=True)
-    # TODO(#28, assistant): ask the chat "vilka krav saknar bevis?" and check the register's answer here.
     assert blocked == []
     page.close()

@@ -8,6 +8,8 @@ second one blocked on that lock before letting the first commit, so the race is 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
 from django.db import connection, connections, transaction
@@ -36,6 +38,52 @@ def _remove_notices_keep_versions() -> None:
     ChangeNotice.objects.all().delete()
 
 
+@dataclass(frozen=True)
+class RaceResult:
+    first: int
+    second: int
+
+
+def _race(run: Callable[[], int], *, what: str) -> RaceResult:
+    """Run `run` twice on two connections: the first holds its transaction open after running until Postgres
+    shows the second blocked on a lock (`what` names it in a timeout), then commits; both results come back."""
+    results: dict[str, int] = {}
+    errors: list[BaseException] = []
+    first_inserted, release_first = threading.Event(), threading.Event()
+
+    def first():
+        try:
+            with transaction.atomic():
+                results["first"] = run()
+                first_inserted.set()
+                release_first.wait(timeout=60)
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+            first_inserted.set()
+        finally:
+            connections.close_all()
+
+    def second():
+        try:
+            results["second"] = run()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    a = threading.Thread(target=first)
+    a.start()
+    assert first_inserted.wait(timeout=60)
+    b = threading.Thread(target=second)
+    b.start()
+    wait_for(_blocked_on_a_lock, timeout=30, what=what)
+    release_first.set()
+    a.join(timeout=60)
+    b.join(timeout=60)
+    assert errors == []
+    return RaceResult(first=results["first"], second=results["second"])
+
+
 def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
@@ -47,42 +95,9 @@ def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
     item.needs_reassessment = False
     item.save(update_fields=["needs_reassessment"])
 
-    results: dict[str, int] = {}
-    errors: list[BaseException] = []
-    first_inserted, release_first = threading.Event(), threading.Event()
-
-    def first():
-        try:
-            with transaction.atomic():
-                results["first"] = notices_create_for_versions().total
-                first_inserted.set()
-                release_first.wait(timeout=60)
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-            first_inserted.set()
-        finally:
-            connections.close_all()
-
-    def second():
-        try:
-            results["second"] = notices_create_for_versions().total
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    a = threading.Thread(target=first)
-    a.start()
-    assert first_inserted.wait(timeout=60)
-    b = threading.Thread(target=second)
-    b.start()
-    wait_for(_blocked_on_a_lock, timeout=30, what="the second creator to wait on the first one's insert")
-    release_first.set()
-    a.join(timeout=60)
-    b.join(timeout=60)
-
-    assert errors == []
-    assert results == {"first": 1, "second": 0}
+    result = _race(lambda: notices_create_for_versions().total,
+                   what="the second creator to wait on the first one's insert")
+    assert result == RaceResult(first=1, second=0)
     notice = ChangeNotice.objects.get()
     assert notice.workspace == ws and notice.version == StatuteVersion.objects.get(document=doc, is_current=True)
     item.refresh_from_db()
@@ -97,40 +112,6 @@ def test_two_digest_senders_at_once_send_once(clean_queue, settings, tmp_path, m
     workspace_with("Alices AB", owner_name="alice", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])
 
-    results: dict[str, int] = {}
-    errors: list[BaseException] = []
-    first_inserted, release_first = threading.Event(), threading.Event()
-
-    def first():
-        try:
-            with transaction.atomic():
-                results["first"] = digests_send().sent
-                first_inserted.set()
-                release_first.wait(timeout=60)
-        except BaseException as exc:
-            errors.append(exc)
-            first_inserted.set()
-        finally:
-            connections.close_all()
-
-    def second():
-        try:
-            results["second"] = digests_send().sent
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    a = threading.Thread(target=first)
-    a.start()
-    assert first_inserted.wait(timeout=60)
-    b = threading.Thread(target=second)
-    b.start()
-    wait_for(_blocked_on_a_lock, timeout=30, what="the second sender to wait on the first one's row")
-    release_first.set()
-    a.join(timeout=60)
-    b.join(timeout=60)
-
-    assert errors == []
-    assert results == {"first": 1, "second": 0}
+    result = _race(lambda: digests_send().sent, what="the second sender to wait on the first one's row")
+    assert result == RaceResult(first=1, second=0)
     assert len(mailoutbox) == 1 and DigestSent.objects.count() == 1

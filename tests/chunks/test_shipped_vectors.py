@@ -102,8 +102,10 @@ def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue):
 
 
 @pytest.mark.django_db
-def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue):
-    assert load_sfs("--only", SMALL_SFS, "--sync") == "1 författningar lästa, 1 nya eller ändrade."
+def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue,
+                                                                              django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        assert load_sfs("--only", SMALL_SFS, "--sync") == "1 författningar lästa, 1 nya eller ändrade."
 
     doc = LegalDocument.objects.get(sfs_number=SMALL_SFS)
     assert doc.status == ProcessingStatus.DONE and doc.processed_at is not None
@@ -113,12 +115,14 @@ def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(c
 
 
 @pytest.mark.django_db
-def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_queue):
+def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_queue, django_capture_on_commit_callbacks):
     settings.EMBEDDING_BACKEND = "openai"
     settings.EMBEDDING_MODEL = "text-embedding-3-small"
     assert shipped_vectors() is None
 
-    load_sfs("--only", SMALL_SFS, "--sync")
+    # The vectors are queued once the statute's transaction commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        load_sfs("--only", SMALL_SFS, "--sync")
 
     doc = LegalDocument.objects.get(sfs_number=SMALL_SFS)
     assert doc.status == ProcessingStatus.PROCESSING and doc.chunks_embedded == 0

@@ -136,3 +136,30 @@ def test_the_kind_shows_as_a_badge_and_filters_the_list(client, book_files, clea
     assert "Tillkännagivande (1986:45)" not in listed
     historical = LegalDocument.objects.get(sfs_number="1899:bih. 40 s. 3")
     assert client.get(f"/lag/{historical.slug}").status_code == 200
+
+
+def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left(client):
+    from django.contrib.auth import get_user_model
+
+    from compliance.models import Membership, Workspace
+    from law.services import BookLoadProgress, statute_book_progress_record
+
+    statute_book_progress_record(BookLoadProgress(total=4610, started_at=0.0, done=2305))
+    user = make_user("olle")
+    ws = Workspace.objects.create(name="Olles AB", slug="olles-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    client.force_login(user)
+
+    page = client.get(f"/ws/{ws.slug}/kunskapsbas/status/").content.decode()
+    assert "författningsboken läses in" in page and "2305 av 4610 författningar" in page
+    assert 'hx-trigger="every 2s"' in page  # polled until the book is in
+    assert "kvar · sökbara med ord så snart de är inlästa" in page
+
+    admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
+    client.force_login(admin)
+    listing = client.get("/admin/compliance/legaldocument/").content.decode()
+    assert "Författningsboken läses in: 2305 av 4610 (50 %), cirka" in listing
+
+    statute_book_progress_record(BookLoadProgress(total=4610, started_at=0.0, done=4610, finished_at=1.0))
+    client.force_login(user)
+    assert "författningsboken" not in client.get(f"/ws/{ws.slug}/kunskapsbas/status/").content.decode()

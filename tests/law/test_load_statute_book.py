@@ -163,3 +163,11 @@ def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left
     statute_book_progress_record(BookLoadProgress(total=4610, started_at=0.0, done=4610, finished_at=1.0))
     client.force_login(user)
     assert "författningsboken" not in client.get(f"/ws/{ws.slug}/kunskapsbas/status/").content.decode()
+
+
+def test_a_missing_book_file_is_named(tmp_path):
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match=f"filen finns inte: {tmp_path / 'saknas.jsonl.gz'}"):
+        call_command("load_sfs", "--book", "--book-file", str(tmp_path / "saknas.jsonl.gz"), "--no-progress")
+    assert not LegalDocument.objects.exists()

@@ -51,6 +51,9 @@ class Command(BaseCommand):
         started = time.perf_counter()
         wanted = self._wanted(opts)
         paths = [Path(opts["corpus"])] + ([Path(opts["book_file"])] if opts["book"] else [])
+        missing_files = [str(path) for path in paths if not path.exists()]
+        if missing_files:
+            raise CommandError(f"filen finns inte: {', '.join(missing_files)}")
         lines = [line for line in read_book_lines(*paths)
                  if wanted is None or (line.record is not None and line.record["sfs"] in wanted)]
         if wanted is not None:

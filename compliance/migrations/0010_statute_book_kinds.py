@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('compliance', '0008_document_numbers_and_regulations'),
+        ('compliance', '0009_membership_role_auditor'),
     ]
 
     operations = [

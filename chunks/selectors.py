@@ -24,6 +24,7 @@ from compliance.models import (
     Workspace,
 )
 from compliance.selectors import assessment_list, user_file_list
+from law.selectors import statute_book_progress
 
 from .embedding import active_model_name
 from .models import ContentChunk
@@ -183,6 +184,7 @@ def knowledge_overview(workspace: Workspace) -> dict:
     stats = knowledge_stats(workspace, figures)
     size = chunk_index_size()
     updates = [f["last"] for f in figures.values() if f["last"] is not None]
+    book = statute_book_progress()
     return {
         **stats,
         "documents": stats["files"] + stats["assessments"] + stats["statutes"],
@@ -192,7 +194,8 @@ def knowledge_overview(workspace: Workspace) -> dict:
         "index_mb": round(size["index_bytes"] / 1048576, 1),
         "embedding": embedding_state(workspace, stats),
         "last_update": max(updates) if updates else None,
-        "processing": any(f["active"] for f in figures.values()),
+        "processing": any(f["active"] for f in figures.values()) or bool(book and book.loading),
+        "statute_book": book,
         **queue_progress(figures),
     }
 

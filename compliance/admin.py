@@ -9,6 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
 from chunks.tasks import reembed_sources
+from law.selectors import statute_book_progress
 
 from . import services
 from .errors import ApplicationError
@@ -128,6 +129,19 @@ class LegalDocumentAdmin(ProcessedSourceAdmin):
     def get_queryset(self, request):
         # Statutes are shared: every staff member with the permission sees them all.
         return admin.ModelAdmin.get_queryset(self, request)
+
+    def changelist_view(self, request, extra_context=None):
+        # The statute book loads in the background after start-up (load_sfs --book): say how far it is.
+        book = statute_book_progress()
+        if book is not None and book.state != "done":
+            left = f", cirka {max(1, round(book.eta_seconds / 60))} min kvar" if book.eta_seconds is not None else ""
+            what = "läses in" if book.loading else "avbröts (fortsätter vid nästa start)"
+            self.message_user(request, f"Författningsboken {what}: {book.done} av {book.total} "
+                                       f"({book.percent:.0f} %){left}.", messages.INFO)
+        elif book is not None and book.failed:
+            self.message_user(request, f"Författningsboken inläst: {book.failed} av {book.total} kunde inte läsas in "
+                                       "(se utskriften från load_sfs).", messages.WARNING)
+        return super().changelist_view(request, extra_context)
 
 
 @admin.register(UserFile)

@@ -140,6 +140,12 @@ class LegalDocument(ProcessedSource):
         SFS_ORDINANCE = "SFS_ORDINANCE", "förordning"
         AGENCY_REGULATION = "AGENCY_REGULATION", "myndighetsföreskrift"
         EU_REGULATION = "EU_REGULATION", "EU-förordning"
+        # The rest of the statute book, by the head noun of the title (the data's `kind`).
+        SFS_FUNDAMENTAL_LAW = "SFS_FUNDAMENTAL_LAW", "grundlag"
+        SFS_AGENCY_RULES = "SFS_AGENCY_RULES", "föreskrifter i SFS"
+        SFS_PROCLAMATION = "SFS_PROCLAMATION", "kungörelse"
+        SFS_NOTICE = "SFS_NOTICE", "tillkännagivande"
+        SFS_OTHER = "SFS_OTHER", "annan författning"
 
     # The name stays `sfs_number` (used throughout); it holds any number of the corpus, see compliance.numbers.
     sfs_number = models.CharField("beteckning", max_length=DOCUMENT_NUMBER_MAX_LENGTH, unique=True,
@@ -156,7 +162,8 @@ class LegalDocument(ProcessedSource):
     amended_through = models.CharField("ändring införd t.o.m.", max_length=40, blank=True)
     in_force = models.CharField("ikraftträdande", max_length=200, blank=True)
     source = models.CharField("källa", max_length=300, blank=True)
-    full_text = models.TextField("fulltext")
+    # Blank for the few statutes whose text the source lacks (short fastställelseförordningar).
+    full_text = models.TextField("fulltext", blank=True)
     # Agency and EU regulations: who issued it, in which series ("AFS"), and the statutes it rests on.
     agency = models.CharField("myndighet", max_length=200, blank=True, db_index=True)
     series = models.CharField("serie", max_length=20, blank=True, db_index=True)
@@ -192,13 +199,27 @@ class LegalDocument(ProcessedSource):
         return document_kind_label(self.content_type, self.sfs_number)
 
 
+# Kinds of statute that are rarely the rule a company follows: notices (index figures, treaties' entry
+# into force), the old kungörelser and resolutions, stadgar and letters. Retrieval ranks them below the
+# binding rules (lag, förordning, föreskrift, EU-förordning) as a prior, never as a filter.
+SECONDARY_CONTENT_TYPES = (LegalDocument.ContentType.SFS_PROCLAMATION, LegalDocument.ContentType.SFS_NOTICE,
+                           LegalDocument.ContentType.SFS_OTHER)
+# Every kind printed in SFS (has a page at rkrattsbaser.gov.se).
+SFS_CONTENT_TYPES = (LegalDocument.ContentType.SFS_LAW, LegalDocument.ContentType.SFS_ORDINANCE,
+                     LegalDocument.ContentType.SFS_FUNDAMENTAL_LAW, LegalDocument.ContentType.SFS_AGENCY_RULES,
+                     LegalDocument.ContentType.SFS_PROCLAMATION, LegalDocument.ContentType.SFS_NOTICE,
+                     LegalDocument.ContentType.SFS_OTHER)
+_KIND_LABELS = {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "EU_REGULATION": "EU-förordning",
+                "SFS_FUNDAMENTAL_LAW": "Grundlag", "SFS_AGENCY_RULES": "Föreskrifter (SFS)",
+                "SFS_PROCLAMATION": "Kungörelse", "SFS_NOTICE": "Tillkännagivande"}
+
+
 def document_kind_label(content_type: str, number: str = "") -> str:
     """What a legal document is, as a badge says it. An agency regulation names its series."""
     if content_type == LegalDocument.ContentType.AGENCY_REGULATION:
         series = agency_series(number)
         return f"Föreskrift ({series})" if series else "Föreskrift"
-    return {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "EU_REGULATION": "EU-förordning"}.get(
-        content_type, "Författning")
+    return _KIND_LABELS.get(content_type, "Författning")
 
 
 # A stored name's length in bytes: file systems limit a name to 255 bytes, not characters

@@ -21,8 +21,9 @@ import re
 
 SFS_NUMBER_RE = re.compile(r"^(1[6-9]\d\d|20\d\d):[1-9]\d{0,3}$")
 # Old statutes still in force keep numbers from before the running numbering:
-# "1736:0123 2" (Handelsbalken), "1909:bih. 29 s.1" (a bihang).
-HISTORICAL_SFS_RE = re.compile(r"^1[6-9]\d\d:(?:\d{1,4}(?: \d{1,3})?|bih\. ?\d{1,3} s\. ?\d{1,4})$")
+# "1736:0123 2" (Handelsbalken), "1909:bih. 29 s.1" (a bihang), "1907:36 s. 22" (a page of a year's
+# volume), "1899:bih. 25".
+HISTORICAL_SFS_RE = re.compile(r"^1[6-9]\d\d:(?:\d{1,4}(?: \d{1,3})?|(?:bih\. ?)?\d{1,3} s\. ?\d{1,4}|bih\. ?\d{1,3})$")
 # "AFS 2023:1", "ELSÄK-FS 2022:1", "MSBFS 2020:1", "MCFFS 2021:2".
 AGENCY_NUMBER_RE = re.compile(r"^(?P<series>[A-ZÅÄÖ]{2,8}(?:-[A-ZÅÄÖ]{2,4})?) (?P<year>(?:19|20)\d\d):(?P<n>\d{1,4})$")
 EU_NUMBER_RE = re.compile(r"^\((?P<family>EU|EG|EEG)\) (?P<year>(?:19|20)\d\d)/(?P<n>\d{1,4})$")

@@ -398,6 +398,9 @@ RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, m
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)
+# The kind prior: a tillkännagivande's, kungörelse's or old resolution's fused score is multiplied by this
+# (1 turns it off), so they rank below the binding rules unless clearly better (docs/retrieval.md).
+RETRIEVAL_KIND_PRIOR = env_float("RETRIEVAL_KIND_PRIOR", 0.8, minimum=0.0, maximum=1.0)
 RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time: at
 # 1M synthetic chunks recall@20 was 0.61 / 0.77 / 0.90 at 100 / 200 / 400 (docs/retrieval.md, "Speed").
@@ -439,6 +442,9 @@ if RERANK_BACKEND == "http" and not RERANK_URL:
 
 # Which statutes `load_sfs` and `make run` load by default.
 SFS_CORPUS_PATH = Path(env_str("SFS_CORPUS_PATH", str(BASE_DIR / "data" / "sfs" / "sfs.jsonl.gz")))
+# The rest of the statute book in force (4,433 statutes beside the 177 of SFS_CORPUS_PATH, each stored once):
+# `load_sfs --book` loads both, `make run` in the background after the web server starts.
+SFS_BOOK_PATH = Path(env_str("SFS_BOOK_PATH", str(BASE_DIR / "data" / "sfs" / "sfs_book.jsonl.gz")))
 # Precomputed statute vectors (chunks/shipped_vectors.py); empty: vectors-<model>.npz beside the corpus.
 SFS_VECTORS_PATH = env_str("SFS_VECTORS_PATH")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .models import LegalDocument
+from .models import SFS_CONTENT_TYPES, LegalDocument
 
 OFFICIAL_DATABASE = "Regeringskansliets rättsdatabaser (SFST)"
 OFFICIAL_STATUTE_URL = "https://rkrattsbaser.gov.se/sfst?bet={sfs}"
@@ -20,7 +20,7 @@ OFFICIAL_STATUTE_URL = "https://rkrattsbaser.gov.se/sfst?bet={sfs}"
 # fetched January–April 2024: every statute of it carries this prefix in `source`.
 BUNDLED_CORPUS_PREFIX = "mttias/swedish-laws@"
 BUNDLED_CORPUS_RETRIEVED = "april 2024"
-SFS_TYPES = (LegalDocument.ContentType.SFS_LAW, LegalDocument.ContentType.SFS_ORDINANCE)
+SFS_TYPES = SFS_CONTENT_TYPES
 
 
 @dataclass(frozen=True)

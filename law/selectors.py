@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import date
+
+from django.core.cache import cache
 
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument
 from law.diff import DiffSegment, word_diff
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
+from law.services import STATUTE_BOOK_PROGRESS_KEY, BookLoadProgress
 
 
 @dataclass(frozen=True)
@@ -108,3 +112,48 @@ def statute_recent_changes(document_ids: list[int], *, since: date) -> dict[int,
             in_force=latest.in_force if latest and latest.in_force else version.valid_from,
             by_citation={c.citation: (c.amending_sfs, c.in_force or version.valid_from) for c in recent})
     return found
+
+
+# A loader that wrote no progress for this long is gone (stopped with Ctrl-C, killed): its figures are
+# shown as interrupted, not as a load still under way.
+STATUTE_BOOK_STALL_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class StatuteBookStatus:
+    total: int
+    done: int
+    changed: int
+    failed: int
+    percent: float
+    state: str  # "loading", "done" or "interrupted"
+    eta_seconds: int | None  # at the rate so far; None until there is one, or when not loading
+
+    @property
+    def loading(self) -> bool:
+        return self.state == "loading"
+
+
+def statute_book_progress(now: float | None = None) -> StatuteBookStatus | None:
+    """How far the last `load_sfs --book` came, or None when none ran."""
+    raw = cache.get(STATUTE_BOOK_PROGRESS_KEY)
+    if not isinstance(raw, dict):
+        return None
+    try:
+        progress = BookLoadProgress(**raw)
+    except TypeError:  # written by another version of the loader
+        return None
+    now = time.time() if now is None else now
+    if progress.finished_at is not None:
+        state = "done"
+    elif now - (progress.updated_at or progress.started_at) > STATUTE_BOOK_STALL_SECONDS:
+        state = "interrupted"
+    else:
+        state = "loading"
+    eta = None
+    elapsed = (progress.updated_at or now) - progress.started_at
+    if state == "loading" and progress.done and elapsed > 0:
+        eta = round((progress.total - progress.done) * elapsed / progress.done)
+    percent = round(100 * progress.done / progress.total, 1) if progress.total else 100.0
+    return StatuteBookStatus(total=progress.total, done=progress.done, changed=progress.changed,
+                             failed=progress.failed, percent=percent, state=state, eta_seconds=eta)

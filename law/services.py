@@ -1,4 +1,5 @@
-"""Writes of the legal corpus's history: applying an official record as a new version of a statute.
+"""Writes of the legal corpus's history: applying an official record as a new version of a statute; and
+the statute book's loading progress.
 
 One statute per transaction: a record is applied whole (the new version, its per-unit changes, the
 statute's current text) or not at all. Chunking is asked for through compliance's processing port
@@ -7,9 +8,11 @@ statute's current text) or not at all. Chunking is asked for through compliance'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import asdict, dataclass
 from datetime import date
 
+from django.core.cache import cache
 from django.db import transaction
 
 from compliance.clock import swedish_today
@@ -76,7 +79,8 @@ def _document_data(record: OfficialRecord, doc: LegalDocument | None) -> LegalDo
         sfs_number=record.sfs,
         title=record.title,
         full_text=record.text,
-        content_type=content_type_for(record.title),
+        # A loaded statute keeps its kind (the book's own, e.g. a tillkännagivande); a new one gets it by title.
+        content_type=doc.content_type if doc else content_type_for(record.title),
         short_names=doc.short_names if doc else list(names.short_names),
         abbreviations=doc.abbreviations if doc else list(names.abbreviations),
         category=doc.category if doc else "",
@@ -163,3 +167,26 @@ def _repeal(doc: LegalDocument, record: OfficialRecord, source_name: str) -> App
     StatuteVersion.objects.filter(document=doc, is_current=True, valid_to__isnull=True).update(
         valid_to=record.repealed_on)
     return ApplyResult(record.sfs, Outcome.REPEALED, doc.pk)
+
+
+# The statute book's loading progress (load_sfs --book), for the Kunskapsbas page and admin. In the cache,
+# not the database: it is a figure of one running process, and a stale one is recognised by its age
+# (law.selectors.statute_book_progress).
+STATUTE_BOOK_PROGRESS_KEY = "law:statute-book-progress"
+STATUTE_BOOK_PROGRESS_TTL_SECONDS = 7 * 24 * 3600
+
+
+@dataclass
+class BookLoadProgress:
+    total: int  # statutes in the book's files
+    started_at: float  # epoch seconds
+    done: int = 0  # records handled (loaded, unchanged or failed)
+    changed: int = 0
+    failed: int = 0
+    finished_at: float | None = None
+    updated_at: float | None = None
+
+
+def statute_book_progress_record(progress: BookLoadProgress) -> None:
+    progress.updated_at = time.time()
+    cache.set(STATUTE_BOOK_PROGRESS_KEY, asdict(progress), timeout=STATUTE_BOOK_PROGRESS_TTL_SECONDS)

@@ -30,7 +30,7 @@ from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
-from compliance.models import Workspace
+from compliance.models import SECONDARY_CONTENT_TYPES, Workspace
 from compliance.selectors import AccessScope, access_scope_for
 from compliance.text import strip_control
 
@@ -208,6 +208,14 @@ c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 """
 
 
+# The kind prior: a secondary kind of statute (compliance.models.SECONDARY_CONTENT_TYPES: tillkännagivanden,
+# kungörelser, old resolutions and stadgar) has its fused score multiplied by RETRIEVAL_KIND_PRIOR, so the
+# binding rules are not pushed out by them in a book of 4,610 statutes. Evidence, not a fence: within a
+# statute the question names every chunk shares the factor, so its own ranking and the named-statute
+# prior are untouched (docs/retrieval.md, "Kind prior").
+_KIND_FACTOR = "(CASE WHEN ld.content_type = ANY(%(secondary_kinds)s) THEN %(kind_prior)s ELSE 1.0 END)"
+
+
 def _filter_sql(options: RetrievalOptions, params: dict) -> str:
     # Stubs (repealed, renumbered, empty headings) stay on statute pages, out of retrieval.
     clauses = [CHUNK_SCOPE_SQL, "c.retrievable"]
@@ -261,11 +269,11 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
-    SELECT {_SELECT_COLUMNS}, f.score, {sim}, f.rank, f.vrnk, f.krnk
+    SELECT {_SELECT_COLUMNS}, f.score * {_KIND_FACTOR}, {sim}, f.rank, f.vrnk, f.krnk
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    ORDER BY f.score DESC, c.id
+    ORDER BY f.score * {_KIND_FACTOR} DESC, c.id
     LIMIT %(limit)s
     """
 
@@ -295,11 +303,11 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
              %(vector_share)s * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
              + (1 - %(vector_share)s) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
       FROM filled)
-    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) AS score, f.sim, f.rank, f.vrnk, f.krnk
+    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_KIND_FACTOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    ORDER BY f.mix DESC, c.id
+    ORDER BY 1 / (1 + exp(-f.mix)) * {_KIND_FACTOR} DESC, c.id
     LIMIT %(limit)s
     """
 
@@ -363,6 +371,8 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "wv": float(settings.RETRIEVAL_VECTOR_WEIGHT),
         "wk": float(settings.RETRIEVAL_KEYWORD_WEIGHT),
         "vector_share": float(settings.RETRIEVAL_VECTOR_SHARE),
+        "secondary_kinds": [str(kind) for kind in SECONDARY_CONTENT_TYPES],
+        "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
     }
 
 

@@ -8,10 +8,8 @@ from chunks.chunking import ADVICE_LABEL
 from compliance.models import document_kind_label
 
 # What a source is, as the answer's reader and the model see it. A statute's kind is the corpus's own
-# classification of its title (law.sfs_corpus.content_type_for), stored on LegalDocument.content_type;
-# an agency regulation names its series ("Föreskrift (AFS)").
-STATUTE_KINDS = {"SFS_LAW": "Lag", "SFS_ORDINANCE": "Förordning", "AGENCY_REGULATION": "Föreskrift",
-                 "EU_REGULATION": "EU-förordning"}
+# classification of its title (law.sfs_corpus.content_type_for), stored on LegalDocument.content_type
+# (compliance.models.document_kind_label); an agency regulation names its series ("Föreskrift (AFS)").
 # Units that are not rules: an agency's allmänna råd and an EU regulation's recitals (chunks.chunking
 # writes these words into their citations).
 ADVICE_KIND = "Allmänt råd"
@@ -29,9 +27,8 @@ def source_kind(source_type: str, content_type: str = "", document_number: str =
             return ADVICE_KIND
         if content_type == "EU_REGULATION" and (citation or "").startswith("skäl"):
             return RECITAL_KIND
-        if content_type in STATUTE_KINDS:
-            return document_kind_label(content_type, document_number)
-        return "Författning"
+        # Every kind of the statute book has its badge ("Grundlag", "Tillkännagivande", …); "Författning" else.
+        return document_kind_label(content_type, document_number)
     return OWN_KINDS.get(source_type, "Källa")
 
 

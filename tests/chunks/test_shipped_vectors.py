@@ -102,8 +102,10 @@ def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue):
 
 
 @pytest.mark.django_db
-def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue):
-    assert load_sfs("--only", SMALL_SFS, "--sync") == "1 författningar lästa, 1 nya eller ändrade."
+def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue,
+                                                                              django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        assert load_sfs("--only", SMALL_SFS, "--sync") == "1 författningar lästa, 1 nya eller ändrade."
 
     doc = LegalDocument.objects.get(sfs_number=SMALL_SFS)
     assert doc.status == ProcessingStatus.DONE and doc.processed_at is not None
@@ -113,12 +115,14 @@ def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(c
 
 
 @pytest.mark.django_db
-def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_queue):
+def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_queue, django_capture_on_commit_callbacks):
     settings.EMBEDDING_BACKEND = "openai"
     settings.EMBEDDING_MODEL = "text-embedding-3-small"
     assert shipped_vectors() is None
 
-    load_sfs("--only", SMALL_SFS, "--sync")
+    # The vectors are queued once the statute's transaction commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        load_sfs("--only", SMALL_SFS, "--sync")
 
     doc = LegalDocument.objects.get(sfs_number=SMALL_SFS)
     assert doc.status == ProcessingStatus.PROCESSING and doc.chunks_embedded == 0
@@ -161,3 +165,33 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
     assert json.loads(out.getvalue())["reused"] == 9 and json.loads(out.getvalue())["computed"] == 0
     reused, _ = load(tmp_path / "reused.npz")
     assert all(np.allclose(reused.get(k), computed.get(k), atol=1e-7, rtol=0) for k in computed._index)
+
+
+@pytest.mark.django_db
+def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_path, settings, clean_queue):
+    from chunks.shipped_vectors import book_path
+    from law.sfs_corpus import read_book_lines
+
+    settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no curated file: only the book's, beside it
+    out = io.StringIO()
+    call_command("build_sfs_vectors", "--book", "--only", "1996:1615", "--no-reuse", "--no-progress", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["output"] == str(tmp_path / "vectors-book.npz") == str(book_path())
+    assert (report["statutes"], report["computed"]) == (1, report["chunks"])
+    with np.load(book_path()) as data:
+        assert data["vectors"].dtype == np.int8 and data["scales"].shape == (report["chunks"],)
+
+    record = next(line.record for line in read_book_lines(settings.SFS_BOOK_PATH) if line.number == "1996:1615")
+    drafts = chunk_statute(record["title"], "1996:1615", record["text"])
+    texts = [passage_text(d.header, d.text) for d in drafts]
+    computed = get_provider().embed_passages(texts)
+    shipped = shipped_vectors()
+    for text, vector in zip(texts, computed):
+        stored = shipped.get(content_hash(text))
+        # int8 keeps the direction: cosine to what the model computes above 0.9999.
+        assert float(stored @ vector) / float(np.linalg.norm(stored) * np.linalg.norm(vector)) > 0.9999
+
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="1996:1615", title=record["title"],
+                                                     full_text=record["text"]), process=False)
+    result = chunk_document("LEGAL_DOCUMENT", doc.pk)
+    assert result.shipped_embeddings == len(drafts) and result.to_embed == []

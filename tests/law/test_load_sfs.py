@@ -28,9 +28,11 @@ def queued_chunk_ids() -> list[int]:
     return sorted(cid for (ids,), _ in queued_task_calls("chunks.tasks.embed_chunks") for cid in ids)
 
 
-def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue, settings, tmp_path):
+def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue, settings, tmp_path,
+                                                                django_capture_on_commit_callbacks):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # without shipped vectors (tests/chunks/test_shipped_vectors.py)
-    output = load_sfs("--only", "1977:1160, SFS 1982:80", "--sync")
+    with django_capture_on_commit_callbacks(execute=True):  # vectors are queued once each statute commits
+        output = load_sfs("--only", "1977:1160, SFS 1982:80", "--sync")
 
     assert output == "2 författningar lästa, 2 nya eller ändrade."
     docs = {d.sfs_number: d for d in LegalDocument.objects.all()}
@@ -51,13 +53,15 @@ def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue, set
     assert queued_chunk_ids() == sorted(ContentChunk.objects.values_list("id", flat=True))
 
 
-def test_second_run_changes_nothing(clean_queue):
-    load_sfs("--only", "1977:1160,1982:80", "--sync")
+def test_second_run_changes_nothing(clean_queue, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        load_sfs("--only", "1977:1160,1982:80", "--sync")
     ids = sorted(ContentChunk.objects.values_list("id", flat=True))
     versions = dict(LegalDocument.objects.values_list("sfs_number", "updated_at"))
     queued = len(queued_task_calls("chunks.tasks.embed_chunks"))
 
-    output = load_sfs("--only", "1977:1160,1982:80", "--sync")
+    with django_capture_on_commit_callbacks(execute=True):
+        output = load_sfs("--only", "1977:1160,1982:80", "--sync")
 
     assert output == "2 författningar lästa, 0 nya eller ändrade."
     assert sorted(ContentChunk.objects.values_list("id", flat=True)) == ids

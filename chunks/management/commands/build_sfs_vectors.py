@@ -7,6 +7,10 @@ current shipped file, this project's own database, and `--reuse-from`
 databases (unless `--no-reuse`), so a rebuild after a parser change computes
 only the chunks whose text changed. `--reuse-only` computes nothing and ships
 only what it found (a partial file: load_sfs embeds the rest as usual).
+
+`--book` builds the second file, for the rest of the statute book (SFS_BOOK_PATH): int8, the kinds given by
+`--kind` in that order (default lag, then förordning), newest statute first within a kind, saved at
+least every minute, so a build stopped at any time ships the statutes it finished.
 """
 
 from __future__ import annotations
@@ -25,15 +29,28 @@ from tqdm import tqdm
 from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.shipped_vectors import default_path, load, save
+from chunks.shipped_vectors import book_path, default_path, load, save
 from compliance.models import SFS_NUMBER_RE, content_hash
 from law.sfs_corpus import read_corpus
 
 
-def corpus_passages(corpus: Path, only: set[str] | None) -> dict[str, dict[str, str]]:
-    """{sfs: {content hash: passage text}} of every chunk of the selected statutes, in corpus order."""
+BOOK_KINDS = ("lag", "förordning")
+SAVE_EVERY_SECONDS = 60.0
+
+
+def book_order(records: list[dict], kinds: list[str]) -> list[dict]:
+    """The book's records of `kinds`, kind by kind in that order, the newest statute first within a kind."""
+    chosen = [r for r in records if r.get("kind") in kinds and r.get("text")]
+    chosen.sort(key=lambda r: r.get("issued") or "", reverse=True)
+    return sorted(chosen, key=lambda r: kinds.index(r["kind"]))  # stable: newest first within a kind
+
+
+def corpus_passages(corpus: Path, only: set[str] | None, kinds: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """{sfs: {content hash: passage text}} of every chunk of the selected statutes, in corpus order (the book's
+    order with `kinds`)."""
     statutes: dict[str, dict[str, str]] = {}
-    for record in read_corpus(corpus):
+    records = list(read_corpus(corpus))
+    for record in (book_order(records, kinds) if kinds else records):
         if only is not None and record["sfs"] not in only:
             continue
         passages = statutes.setdefault(record["sfs"], {})
@@ -79,6 +96,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-reuse", action="store_true", help="compute every vector with the model")
         parser.add_argument("--reuse-only", action="store_true",
                             help="compute nothing: ship only the vectors found stored (the rest is embedded on load)")
+        parser.add_argument("--book", action="store_true",
+                            help="the rest of the statute book (SFS_BOOK_PATH) into vectors-<model>-book.npz, int8")
+        parser.add_argument("--kind", action="append", dest="kinds",
+                            help=f"with --book: kinds to embed, in this order (default: {', '.join(BOOK_KINDS)})")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
@@ -92,20 +113,23 @@ class Command(BaseCommand):
                 raise CommandError(f"invalid SFS number(s): {', '.join(bad)}")
         t0 = time.perf_counter()
         model = active_model_name()
-        by_statute = corpus_passages(Path(opts["corpus"]), only)
+        kinds = list(opts["kinds"] or BOOK_KINDS) if opts["book"] else None
+        corpus = Path(settings.SFS_BOOK_PATH) if opts["book"] else Path(opts["corpus"])
+        by_statute = corpus_passages(corpus, only, kinds)
         if only is not None and len(by_statute) != len(only):
             raise CommandError("some SFS numbers are not in the corpus")
         passages = {h: text for texts in by_statute.values() for h, text in texts.items()}
         vectors: dict[str, np.ndarray] = {}
-        output = Path(opts["output"]) if opts["output"] else default_path(model)
+        dtype = "int8" if opts["book"] else "float16"
+        output = Path(opts["output"]) if opts["output"] else (book_path(model) if opts["book"] else default_path(model))
         if opts["no_reuse"] and opts["reuse_only"]:
             raise CommandError("--no-reuse and --reuse-only exclude each other")
         if not opts["no_reuse"]:
-            current = default_path(model)
-            if current.exists():
-                shipped, dims = load(current)
-                if shipped.model == model and dims == settings.EMBEDDING_DIMENSIONS:
-                    vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
+            for current in (default_path(model), book_path(model)):
+                if current.exists():
+                    shipped, dims = load(current)
+                    if shipped.model == model and dims == settings.EMBEDDING_DIMENSIONS:
+                        vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
             for url in [None, *opts["reuse_from"]]:
                 missing = [h for h in passages if h not in vectors]
                 if missing:
@@ -117,6 +141,7 @@ class Command(BaseCommand):
         # Statute by statute, saving after each: an interrupted build still leaves a usable file, and
         # the file only ever holds whole statutes (a statute partly covered means its text changed).
         complete: dict[str, np.ndarray] = {}
+        last_save = time.perf_counter()
         for sfs, texts in tqdm(by_statute.items(), desc="Författningar", unit="st", disable=opts["no_progress"]):
             todo = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
             if todo and opts["reuse_only"]:
@@ -127,9 +152,10 @@ class Command(BaseCommand):
                     vectors[key] = vector
             computed += len(todo)
             complete.update((h, vectors[h]) for h in texts)
-            if todo:
-                save(output, complete, model=model, dimensions=provider.dimensions)
-        saved = save(output, complete, model=model, dimensions=provider.dimensions)
+            if todo and time.perf_counter() - last_save >= SAVE_EVERY_SECONDS:
+                save(output, complete, model=model, dimensions=provider.dimensions, dtype=dtype)
+                last_save = time.perf_counter()
+        saved = save(output, complete, model=model, dimensions=provider.dimensions, dtype=dtype)
         statutes = sum(1 for texts in by_statute.values() if all(h in complete for h in texts))
         self.stdout.write(json.dumps({
             "output": str(output), "model": model, "statutes": len(by_statute), "statutes_shipped": statutes,

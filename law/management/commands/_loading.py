@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connection, transaction
 
 from chunks.keyword_index import vacuum_keyword_index
 from chunks.services import chunk_document
 from chunks.tasks import enqueue_embedding
-from compliance.models import LegalDocument
+from compliance.models import LegalDocument, ProcessingStatus
 
 
 def ingest_loaded(doc: LegalDocument, was_changed: bool, *, sync: bool) -> bool:
     """Whether the document needs chunking (new or changed text, or chunks of an older text); with `sync`
-    it is chunked here, keyword-searchable at once, and its vectors are queued on the bulk queue."""
+    it is chunked here, keyword-searchable at once, and its vectors are queued on the bulk queue once the
+    caller's transaction commits (a worker never sees chunk ids that are not there yet)."""
     if not (was_changed or doc.chunked_hash != doc.content_hash):
+        return False
+    if not was_changed and doc.status == ProcessingStatus.FAILED:
+        # Chunking this very text failed before (no text at the source, nothing the parser finds a unit
+        # in): a reload would only fail again. Admin's "Bearbeta igen" retries it after a parser fix.
         return False
     if sync:
         result = chunk_document("LEGAL_DOCUMENT", doc.pk)
-        enqueue_embedding(result.to_embed or [], bulk=True)
+        to_embed = result.to_embed or []
+        if to_embed:
+            transaction.on_commit(lambda: enqueue_embedding(to_embed, bulk=True))
     return True
 
 

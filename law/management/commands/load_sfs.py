@@ -1,51 +1,115 @@
-"""Load the bundled Swedish statutes. Idempotent: unchanged texts are skipped."""
+"""Load the bundled Swedish statutes. Idempotent: unchanged texts are skipped.
+
+One statute per transaction (its row and, with --sync, its chunks): a record that cannot be loaded
+is reported by number with the reason, nothing of it is kept, and the rest loads.
+"""
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError, transaction
 from tqdm import tqdm
 
-from compliance.models import SFS_NUMBER_RE
+from compliance.models import SFS_NUMBER_RE, LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.sfs_corpus import CORE_SFS, content_type_for, parse_date, read_corpus
+from law.services import BookLoadProgress, statute_book_progress_record
+from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
 from ._loading import ingest_loaded, vacuum_after_load
 
+SHORT_NAME_MAX_CHARS = LegalDocument._meta.get_field("short_names").base_field.max_length
+# How often the book's progress is written for the Kunskapsbas page and admin (seconds).
+PROGRESS_EVERY_SECONDS = 2.0
+
 
 class Command(BaseCommand):
-    help = "Load statutes from the bundled SFS corpus (default: the compliance core set)."
+    help = ("Load statutes from the bundled SFS corpus (default: the compliance core set; --all: the 177 curated "
+            "statutes; --book: the whole statute book in force, 4,610).")
 
     def add_arguments(self, parser):
         group = parser.add_mutually_exclusive_group()
         group.add_argument("--only", help="comma-separated SFS numbers, e.g. 1977:1160,1982:80")
-        group.add_argument("--all", action="store_true", help="all statutes in the corpus")
+        group.add_argument("--all", action="store_true", help="all statutes in the corpus file")
+        group.add_argument("--book", action="store_true",
+                           help="the whole statute book: the corpus file, then SFS_BOOK_PATH (progress shown in the UI)")
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
+        parser.add_argument("--book-file", default=str(settings.SFS_BOOK_PATH),
+                            help="with --book: the statutes beyond the corpus file")
         parser.add_argument("--sync", action="store_true",
                             help="chunk in this process instead of on the Celery worker (embedding still queued)")
+        parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
+        started = time.perf_counter()
         wanted = self._wanted(opts)
-        records = [r for r in read_corpus(Path(opts["corpus"]))
-                   if wanted is None or r["sfs"] in wanted]
+        paths = [Path(opts["corpus"])] + ([Path(opts["book_file"])] if opts["book"] else [])
+        missing_files = [str(path) for path in paths if not path.exists()]
+        if missing_files:
+            raise CommandError(f"filen finns inte: {', '.join(missing_files)}")
+        lines = [line for line in read_book_lines(*paths)
+                 if wanted is None or (line.record is not None and line.record["sfs"] in wanted)]
         if wanted is not None:
-            missing = wanted - {r["sfs"] for r in records}
+            missing = wanted - {line.record["sfs"] for line in lines if line.record is not None}
             if missing:
                 raise CommandError(f"not in the corpus: {', '.join(sorted(missing))}")
+        progress = None
+        if opts["book"]:
+            progress = BookLoadProgress(total=book_size(*paths), started_at=time.time())
+            statute_book_progress_record(progress)
         changed = 0
-        for record in tqdm(records, desc="Författningar", unit="st", disable=opts["no_progress"]):
-            doc, was_changed = legal_document_upsert(self._data(record), process=not opts["sync"])
-            changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
+        failed: list[tuple[str, str]] = []
+        last_write = time.monotonic()
+        for line in tqdm(lines, desc="Författningar", unit="st", disable=opts["no_progress"]):
+            error = line.error if line.record is None else self._load(line.record, sync=opts["sync"])
+            if error is None:
+                changed += 1
+            elif error:
+                failed.append((line.number, error))
+                self.stderr.write(f"Hoppar över {line.number}: {error}")
+            if progress is not None:
+                progress.done += 1
+                progress.changed, progress.failed = changed, len(failed)
+                if time.monotonic() - last_write >= PROGRESS_EVERY_SECONDS:
+                    statute_book_progress_record(progress)
+                    last_write = time.monotonic()
         vacuum_after_load(changed, sync=opts["sync"])
-        self.stdout.write(f"{len(records)} författningar lästa, {changed} nya eller ändrade.")
+        seconds = round(time.perf_counter() - started, 1)
+        if progress is not None:
+            progress.finished_at = time.time()
+            statute_book_progress_record(progress)
+        if opts["json"]:
+            self.stdout.write(json.dumps({"statutes": len(lines), "changed": changed, "failed": len(failed),
+                                          "seconds": seconds, "sync": opts["sync"]}))
+        else:
+            self.stdout.write(f"{len(lines)} författningar lästa, {changed} nya eller ändrade"
+                              + (f", {len(failed)} felaktiga." if failed else "."))
+        if failed and len(failed) == len(lines):
+            raise CommandError("ingen författning kunde läsas in")
+
+    def _load(self, record: dict, *, sync: bool) -> str | None:
+        """None: loaded new or changed; "": unchanged; else why the record was not loaded (nothing of it kept)."""
+        try:
+            data = self._data(record)
+            with transaction.atomic():
+                doc, was_changed = legal_document_upsert(data, process=not sync)
+                return None if ingest_loaded(doc, was_changed, sync=sync) else ""
+        except ValidationError as exc:
+            return "; ".join(f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items()) \
+                if hasattr(exc, "error_dict") else " ".join(exc.messages)
+        except (ValueError, TypeError, KeyError, DatabaseError) as exc:
+            return str(exc) or type(exc).__name__
 
     @staticmethod
     def _wanted(opts) -> set[str] | None:
-        if opts["all"]:
+        if opts["all"] or opts.get("book"):
             return None
         if opts["only"]:
             numbers = {s.strip().removeprefix("SFS ").strip() for s in opts["only"].split(",") if s.strip()}
@@ -61,9 +125,11 @@ class Command(BaseCommand):
         return LegalDocumentData(
             sfs_number=record["sfs"],
             title=record["title"],
-            full_text=record["text"],
-            content_type=content_type_for(record["title"]),
-            short_names=list(names.short_names),
+            full_text=record.get("text") or "",
+            content_type=record_content_type(record),
+            # A name derived from a very long old title ("lagen om tillämpning av avtal den …") is no
+            # name anyone cites by; it would not fit the field either.
+            short_names=[name for name in names.short_names if len(name) <= SHORT_NAME_MAX_CHARS],
             abbreviations=list(names.abbreviations),
             category=record.get("category") or "",
             issued=parse_date(record.get("issued")),

@@ -1,0 +1,117 @@
+"""Searching a statute book of every kind: the kind prior (a binding rule before a notice that matches the
+words a little better, unless the question names the notice) and a statute without vectors found by keyword."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from chunks.models import ContentChunk
+from chunks.services import chunk_document
+from compliance.models import LegalDocument, Membership, Workspace
+from compliance.services import LegalDocumentData, legal_document_upsert
+from tests.corpus import embed_all, load_statutes
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+
+# Our own example, not from any question set: an act that binds dog owners, a notice that repeats the words
+# of a question about dogs (it wins on words and meaning alone), and acts on other subjects, so that the two
+# are ranked among several sources as in a real book.
+LAW = ("2090:1", "Lag (2090:1) om tillsyn över hundar", LegalDocument.ContentType.SFS_LAW,
+       "1 § Den som äger eller har hand om en hund ska se till att hunden hålls under sådan tillsyn att den "
+       "inte orsakar skada.")
+NOTICE = ("2090:2", "Tillkännagivande (2090:2) om tillsyn över hundar", LegalDocument.ContentType.SFS_NOTICE,
+          "Regeringen ger till känna att tillsyn över hundar och hundägare utövas av länsstyrelsen.")
+OTHERS = [(f"2090:{n}", f"Lag (2090:{n}) om {subject}", LegalDocument.ContentType.SFS_LAW, text) for n, subject, text in (
+    (3, "campingplatser", "1 § Den som driver en campingplats ska ha tillstånd av kommunen."),
+    (4, "fiske", "1 § Fiske i allmänt vatten är fritt för den som har löst fiskekort."),
+    (5, "brandskydd i byggnader", "1 § En byggnad ska ha en dokumentation av sitt brandskydd."),
+    (6, "redovisning av skatt", "1 § Mervärdesskatt ska redovisas till Skatteverket varje månad."),
+)]
+
+
+@pytest.fixture
+def member():
+    user = make_user("greta")
+    ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user, ws
+
+
+def add_statute(number: str, title: str, content_type: str, text: str, *, embed: bool) -> LegalDocument:
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text,
+                                                     content_type=content_type), process=False)
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    if embed:
+        embed_all(ContentChunk.objects.filter(legal_document=doc))
+    return doc
+
+
+def ranked_numbers(question: str, member, mode: str) -> list[str]:
+    user, ws = member
+    result = retrieve_context(question, ws, user=user, options=RetrievalOptions(mode=mode, min_relevance=0))
+    return list(dict.fromkeys(c.document_number for c in result.chunks))
+
+
+def ranked(question: str, member, mode: str) -> dict[str, float]:
+    """{document number: its best score}, in rank order."""
+    user, ws = member
+    result = retrieve_context(question, ws, user=user, options=RetrievalOptions(mode=mode, min_relevance=0))
+    scores: dict[str, float] = {}
+    for chunk in result.chunks:
+        scores.setdefault(chunk.document_number, chunk.score)
+    return scores
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_the_kind_prior_puts_the_binding_rule_before_a_notice_without_hiding_it(member, settings, mode):
+    for number, title, content_type, text in (LAW, NOTICE, *OTHERS):
+        add_statute(number, title, content_type, text, embed=True)
+    question = "Vilken tillsyn gäller över hundar och hundägare?"
+
+    settings.RETRIEVAL_KIND_PRIOR = 1.0  # no prior: the notice wins on its words and meaning
+    plain = ranked(question, member, mode)
+    assert list(plain)[0] == "2090:2"
+
+    settings.RETRIEVAL_KIND_PRIOR = 0.8
+    primed = ranked(question, member, mode)
+    # The notice's score is multiplied by the prior, every binding rule's is left as it was ...
+    assert primed["2090:2"] == pytest.approx(0.8 * plain["2090:2"])
+    assert all(primed[n] == pytest.approx(plain[n]) for n in plain if n != "2090:2")
+    # ... which puts the act first; the notice is still next (evidence, not a fence).
+    assert list(primed)[:2] == ["2090:1", "2090:2"]
+
+
+def test_a_question_naming_the_notice_still_gets_it_first(member):
+    for number, title, content_type, text in (LAW, NOTICE):
+        add_statute(number, title, content_type, text, embed=True)
+    assert ranked_numbers("Vad säger SFS 2090:2 om tillsyn över hundar?", member, "hybrid")[0] == "2090:2"
+
+
+def test_a_book_statute_without_vectors_is_found_by_keyword_and_answers_at_once(member, tmp_path, settings,
+                                                                                  clean_queue):
+    load_statutes("1998:209")  # a statute with vectors, so the vector half has candidates of its own
+    with gzip.open(settings.SFS_BOOK_PATH, "rt", encoding="utf-8") as fh:
+        record = next(json.loads(line) for line in fh if json.loads(line)["sfs"] == "1934:36")
+    book = tmp_path / "bok.jsonl"
+    book.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # no shipped vectors: nothing embedded yet
+    call_command("load_sfs", "--only", "1934:36", "--corpus", str(book), "--sync", "--no-progress",
+                 stdout=io.StringIO())
+    assert not ContentChunk.objects.filter(document_number="1934:36", embedding__isnull=False).exists()
+
+    user, ws = member
+    result = retrieve_context("Får man ha betesreglering på utmark i Uppsala län?", ws, user=user)
+
+    assert (result.mode, result.degraded) == ("hybrid", False)
+    # Found by its words alone (it has no similarity: it ranks on the keyword half), with its kind.
+    found = [c for c in result.chunks if c.document_number == "1934:36"]
+    assert found and found[0].vector_similarity is None and found[0].kind == "Kungörelse"
+    assert found[0].extra["keyword_rank"] == 1 and result.chunks.index(found[0]) < 10
+

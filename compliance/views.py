@@ -29,6 +29,7 @@ from .anchors import linked_paragraphs, regulation_blocks, regulation_contents, 
 from .errors import ApplicationError
 from .forms import AssessmentForm, SharingForm, UploadForm
 from .models import LegalDocument
+from .permissions import require_edit as _require_edit
 from .selectors import workspace_get_for_user, workspace_list_for_user
 from .statute_source import official_statute_url, statute_source
 
@@ -46,11 +47,6 @@ def _current_workspace(request):
     workspaces = list(workspace_list_for_user(request.user))
     remembered = request.session.get("current_workspace")
     return next((w for w in workspaces if w.slug == remembered), workspaces[0] if workspaces else None)
-
-
-def _require_edit(membership) -> None:
-    if not membership.can_edit:
-        raise PermissionDenied("Du har bara läsbehörighet i den här arbetsytan.")
 
 
 def _knowledge_context(ws, membership) -> dict:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
 
 from . import services
@@ -25,11 +25,6 @@ from .suggestions import rejected_suggestions, suggestion_list, template_get, te
 def _workspace(request, slug: str):
     ws, membership = workspace_get_for_user(request.user, slug)
     return ws, membership
-
-
-def _require_edit(membership) -> None:
-    if not membership.can_edit:
-        raise PermissionDenied("Du har bara läsbehörighet i den här arbetsytan.")
 
 
 def _is_htmx(request) -> bool:

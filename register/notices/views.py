@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
 
 from ..models import ChangeNotice
@@ -29,11 +29,6 @@ def _workspace(request, slug: str):
     if request.session.get("current_workspace") != ws.slug:
         request.session["current_workspace"] = ws.slug
     return ws, membership
-
-
-def _require_edit(membership) -> None:
-    if not membership.can_edit:
-        raise PermissionDenied("Du har bara läsbehörighet i den här arbetsytan.")
 
 
 @login_required

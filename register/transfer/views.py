@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from compliance.errors import ApplicationError
+from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
 
 from .. import selectors, services
@@ -25,11 +25,6 @@ def _download(export: exports.ExportFile) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="{export.file_name}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response
-
-
-def _require_edit(membership) -> None:
-    if not membership.can_edit:
-        raise PermissionDenied("Du har bara läsbehörighet i den här arbetsytan.")
 
 
 @login_required

@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+import numpy as np
+
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
@@ -256,14 +258,18 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
     pending = list(
         ContentChunk.objects.filter(pk__in=chunk_ids)
         .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
-        .only("id", "header", "text", "legal_document_id", "user_file_id", "assessment_id")
+        .only("id", "header", "text", "content_hash", "legal_document_id", "user_file_id", "assessment_id")
         .order_by("id")
     )
     if not pending:
         return 0
-    started = time.monotonic()
-    vectors = get_provider().embed_passages([passage_text(c.header, c.text) for c in pending])
-    embedding_rate_record(len(pending), time.monotonic() - started)
+    vectors = shipped_for_pending(pending)
+    to_compute = [c for c in pending if c.pk not in vectors]
+    if to_compute:
+        started = time.monotonic()
+        computed = get_provider().embed_passages([passage_text(c.header, c.text) for c in to_compute])
+        embedding_rate_record(len(to_compute), time.monotonic() - started)
+        vectors.update((c.pk, vector) for c, vector in zip(to_compute, computed))
     # Vectors and progress commit together: a worker killed in between leaves both as they were.
     with transaction.atomic():
         # Sources first, then chunks (the module's lock order): a re-chunk of one of these sources
@@ -277,14 +283,27 @@ def embed_chunk_batch(chunk_ids: list[int]) -> int:
             .filter(Q(embedding__isnull=True) | ~Q(embedding_model=model_name))
         ))
         todo = []
-        for chunk, vector in zip(pending, vectors):
+        for chunk in pending:
             if chunk.pk in still_pending:
-                chunk.embedding = vector
+                chunk.embedding = vectors[chunk.pk]
                 chunk.embedding_model = model_name
                 todo.append(chunk)
         ContentChunk.objects.bulk_update(todo, ["embedding", "embedding_model"], batch_size=200)
         source_progress_refresh({chunk_source_key(c) for c in todo})
     return len(todo)
+
+
+def shipped_for_pending(pending: list[ContentChunk]) -> dict[int, np.ndarray]:
+    """{chunk id: vector} for the statute chunks among `pending` whose exact text a shipped vector file
+    covers. A statute chunked before a newer file arrived (an unchanged text is not re-chunked on reload)
+    still takes the shipped vector instead of a model run: the same computation's result, by hash."""
+    if not any(c.legal_document_id for c in pending):
+        return {}
+    shipped = shipped_vectors()
+    if shipped is None:
+        return {}
+    return {c.pk: vector for c in pending
+            if c.legal_document_id and (vector := shipped.get(c.content_hash)) is not None}
 
 
 def sources_lock(sources: set[tuple[str, int]]) -> None:

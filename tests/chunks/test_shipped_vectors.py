@@ -13,7 +13,7 @@ from django.core.management import call_command
 from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.services import chunk_document
+from chunks.services import chunk_document, embed_chunk_batch
 from chunks.shipped_vectors import default_path, load, shipped_vectors
 from compliance.models import LegalDocument, ProcessingStatus, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
@@ -195,3 +195,25 @@ def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_pa
                                                      full_text=record["text"]), process=False)
     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
     assert result.shipped_embeddings == len(drafts) and result.to_embed == []
+
+
+@pytest.mark.django_db
+def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_model(tmp_path, settings, clean_queue):
+    settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no vector file yet: the chunks wait for the model
+    record = corpus_record(SMALL_SFS)
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
+                                                     full_text=record["text"]), process=False)
+    result = chunk_document("LEGAL_DOCUMENT", doc.pk)
+    assert result.shipped_embeddings == 0 and len(result.to_embed) == result.chunks
+
+    # A newer vector file arrives (a pull) while the chunks are still queued.
+    call_command("build_sfs_vectors", "--only", SMALL_SFS, "--no-reuse", "--no-progress", stdout=io.StringIO())
+    assert embed_chunk_batch(result.to_embed) == result.chunks
+
+    shipped = shipped_vectors()
+    for chunk in ContentChunk.objects.filter(legal_document=doc):
+        assert chunk.embedding_model == active_model_name()
+        # The file's float16 value, not a fresh model run (which differs from it by up to ~2.5e-4).
+        assert np.allclose(chunk.embedding, shipped.get(chunk.content_hash), atol=1e-7, rtol=0)
+    doc.refresh_from_db()
+    assert (doc.status, doc.chunks_embedded) == (ProcessingStatus.DONE, result.chunks)

@@ -116,6 +116,17 @@ def _unique(key: str, units: dict[str, UnitText]) -> str:
     return f"{key} #{occurrence}"
 
 
+_ACT_IN_TEXT_RE = re.compile(r"(?:Lag|Förordning|Kungörelse|lag|förordning) ?\((\d{4}):(\d+)\)")
+
+
+def _newest_act(text: str) -> str:
+    """The newest act a Bilaga or a transitional block names in its tags ("Förordning (2025:1142).") or repeal
+    notes ("Har upphävts genom lag (2025:974)."): such a unit holds many items, each with its own, and the
+    one that changed it last is the newest."""
+    found = [(int(year), int(number)) for year, number in _ACT_IN_TEXT_RE.findall(text)]
+    return "%d:%d" % max(found) if found else ""
+
+
 def _temporal_key(key: str, temporal_kind: str | None) -> str:
     return key + (f" @{temporal_kind}" if temporal_kind in ("in_force", "expires") else "")
 
@@ -135,7 +146,6 @@ def statute_units(text: str, sfs: str) -> dict[str, UnitText]:
             temporal_date=unit.temporal_date or "", ordinal=unit.ordinal,
         )
     for appendix in parsed.appendices:
-        tag = AMENDMENT_RE.search(appendix.stycken[-1])
         body, temporal = appendix.text, ""
         # A heading that carries text ("Bilaga 2 Har upphävts genom …", "Bilaga 1 /Träder i kraft …/ …") is
         # the unit's label, not its wording; its marker makes the Bilaga a coming or outgoing version.
@@ -148,16 +158,15 @@ def statute_units(text: str, sfs: str) -> dict[str, UnitText]:
         key = _unique(_temporal_key(appendix.label, temporal_kind), units)
         units[key] = UnitText(
             key=key, citation=appendix.label, chapter="", section="", text=appendix.text,
-            wording=_wording(body), amended_by=tag["sfs"] if tag else "",
+            wording=_wording(body), amended_by=_newest_act(appendix.text),
             repealed=bool(REPEALED_RE.match(_MARKER_RE.sub("", body))), temporal=temporal,
             temporal_kind=temporal_kind or "", temporal_date=temporal_date or "", ordinal=appendix.ordinal,
         )
     for block in parsed.transitional:
         key = _unique(block.citation, units)
-        tag = AMENDMENT_RE.search(block.stycken[-1])
         units[key] = UnitText(
             key=key, citation=block.citation, chapter="", section="", text=block.text,
-            wording=_wording(block.text), amended_by=tag["sfs"] if tag else "", repealed=False, temporal="",
+            wording=_wording(block.text), amended_by=_newest_act(block.text), repealed=False, temporal="",
             temporal_kind="", temporal_date="", ordinal=block.ordinal, transitional=True,
         )
     return units

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 
 from compliance.api.serializers import StrictCharField
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
+from law.summaries import SUMMARY_LABEL
 
 from ..models import ChangeNotice, ImpactAssessment
 from . import selectors, services
@@ -79,15 +80,40 @@ class NoticeChangeSerializer(serializers.Serializer):
                                  help_text="Ordvis skillnad per stycke: op är same, added eller removed.")
 
 
+class SummarySerializer(serializers.Serializer):
+    label = serializers.SerializerMethodField()
+    text = serializers.CharField()
+    model = serializers.CharField()
+    units_shown = serializers.IntegerField()
+    units_total = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+    def get_label(self, summary) -> str:
+        return SUMMARY_LABEL
+
+
 class NoticeDetailSerializer(NoticeSerializer):
     changes = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField()
 
     class Meta(NoticeSerializer.Meta):
-        fields = [*NoticeSerializer.Meta.fields, "changes"]
+        fields = [*NoticeSerializer.Meta.fields, "changes", "summary"]
+
+    def _detail(self, notice: ChangeNotice) -> selectors.NoticeDetail:
+        if getattr(self, "_detail_of", None) != notice.pk:
+            self._detail_of, self._detail_cached = notice.pk, selectors.notice_detail(notice)
+        return self._detail_cached
 
     @extend_schema_field(NoticeChangeSerializer(many=True))
     def get_changes(self, notice: ChangeNotice) -> list:
-        return NoticeChangeSerializer(selectors.notice_detail(notice).changes, many=True).data
+        return NoticeChangeSerializer(self._detail(notice).changes, many=True).data
+
+    @extend_schema_field(SummarySerializer(allow_null=True, help_text="Maskinskriven sammanfattning (AI) av "
+                                                                       "ändringen, om en har skapats; det är "
+                                                                       "ändringstexten i changes som gäller."))
+    def get_summary(self, notice: ChangeNotice) -> dict | None:
+        summary = self._detail(notice).summary
+        return SummarySerializer(summary).data if summary is not None else None
 
 
 class AnswerSerializer(serializers.Serializer):

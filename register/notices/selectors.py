@@ -15,7 +15,7 @@ from django.http import Http404
 
 from compliance.clock import swedish_today
 from compliance.models import Workspace
-from law.models import StatuteChange
+from law.models import ChangeSummary, StatuteChange
 from law.selectors import change_view
 from law.diff import DiffSegment
 
@@ -70,6 +70,7 @@ class NoticeDetail:
     notice: ChangeNotice
     changes: list[NoticeChangeView]      # the units touching the kravpunkter first, then the others in order
     requirements: list[Requirement]      # the item's kravpunkter, with their references
+    summary: ChangeSummary | None = None  # the model's summary of the version's changes, when one was made
 
 
 def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
@@ -85,7 +86,9 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
                                                     item__legal_document_id=notice.legal_document_id)
                          .order_by("position", "pk"))
                     if notice.kind != ChangeNotice.Kind.NEW else [])
-    return NoticeDetail(notice=notice, changes=changes, requirements=requirements)
+    summary = (ChangeSummary.objects.filter(version_id=notice.version_id).first()
+               if changes and notice.version_id is not None else None)
+    return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary)
 
 
 @dataclass(frozen=True)

@@ -9,5 +9,6 @@ urlpatterns = [
     path("<int:notice_id>/", views.notice_detail, name="notice_detail"),
     path("<int:notice_id>/bedom/", views.notice_answer, name="notice_answer"),
     path("<int:notice_id>/olast/", views.notice_unread, name="notice_unread"),
+    path("<int:notice_id>/sammanfatta/", views.notice_summary, name="notice_summary"),
     path("e-post/", views.subscription_save, name="notice_subscription_save"),
 ]

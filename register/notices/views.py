@@ -14,8 +14,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.chat_model import model_configured
 from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
+from law.summaries import SUMMARY_LABEL, change_summary_create
 
 from ..models import ChangeNotice
 from ..services import RegisterError
@@ -50,13 +52,15 @@ def notice_list(request, slug: str):
 
 def _detail_page(request, ws, membership, notice, *, form=None, status: int = 200):
     detail = selectors.notice_detail(notice)
+    summarise = (detail.summary is None and bool(detail.changes) and model_configured())
     impact = getattr(notice, "impact", None) if notice.is_answered else None
     initial = ({"affects_us": impact.affects_us, "what_to_do": impact.what_to_do, "comment": impact.comment}
                if impact is not None else {})
     return render(request, "register/notices/detail.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
         "notice": notice, "detail": detail, "impact": impact,
-        "form": form or ImpactForm(workspace=ws, initial=initial),
+        "form": form or ImpactForm(workspace=ws, initial=initial), "summarise": summarise,
+        "summary_label": SUMMARY_LABEL,
     }, status=status)
 
 
@@ -107,6 +111,19 @@ def notice_unread(request, slug: str, notice_id: int):
     services.notice_mark_unread(notice=notice, user=request.user)
     messages.success(request, "Lagändringen är markerad som oläst för dig.")
     return redirect(reverse("notice_list", args=[ws.slug]) + "?status=olasta")
+
+
+@login_required
+@require_POST
+def notice_summary(request, slug: str, notice_id: int):
+    """The model's summary of the change, made once for every workspace (any member may ask: it is reading)."""
+    ws, _membership = _workspace(request, slug)
+    notice = selectors.notice_get(ws, request.user, notice_id)
+    if notice.kind == ChangeNotice.Kind.AMENDED and notice.version is not None:
+        result = change_summary_create(notice.version)
+        if result.error:
+            messages.error(request, result.error)
+    return redirect(reverse("notice_detail", args=[ws.slug, notice.pk]) + "#andringar")
 
 
 @login_required

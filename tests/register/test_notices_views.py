@@ -39,6 +39,7 @@ def page_urls(ws, notice) -> list[tuple[str, str]]:
         ("get", reverse("notice_detail", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_answer", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_unread", args=[ws.slug, notice.pk])),
+        ("post", reverse("notice_summary", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_subscription_save", args=[ws.slug])),
     ]
 

@@ -132,7 +132,7 @@ def _temporal_key(key: str, temporal_kind: str | None) -> str:
 
 
 def statute_units(text: str, sfs: str) -> dict[str, UnitText]:
-    """The §§ and chapter-level units of a statute's body, and its Bilagor, by key."""
+    """The §§ and chapter-level units of a statute's body, its Bilagor and its transitional blocks, by key."""
     units: dict[str, UnitText] = {}
     parsed = parse_statute(text, sfs)
     for unit in parsed.sections:

@@ -45,6 +45,10 @@ class ContentChunk(models.Model):
     # False for repealed or renumbered stubs and empty headings: shown on the statute page,
     # never retrieved (and never in the keyword postings or statistics).
     retrievable = models.BooleanField(default=True)
+    # True for every chunk of a repealed statute: out of ordinary retrieval, still found when a question
+    # names the statute (agent.retrieval.hybrid), labelled with its repeal. Apart from `retrievable`, so a
+    # named repealed statute's stubs stay out and its sections keep their keyword postings.
+    document_repealed = models.BooleanField(default=False, db_default=False)
     text = models.TextField()
     token_count = models.PositiveIntegerField(default=0)
     content_hash = models.CharField(max_length=64, db_index=True)

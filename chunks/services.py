@@ -49,6 +49,7 @@ from compliance.services import (
     user_file_versions_lock,
     workspace_touch_knowledge,
 )
+from law.models import StatuteRepeal
 
 from .chunking import ChunkDraft, chunk_regulation, chunk_statute
 from .embedding import active_model_name, get_provider, passage_text
@@ -217,6 +218,9 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         # finds them (see the module's lock order).
         chunks_lock(ContentChunk.objects.filter(**{fk: source.pk}))
         ContentChunk.objects.filter(**{fk: source.pk}).delete()
+        # A repealed statute chunked again (a re-chunk, a new chunker) stays out of ordinary retrieval.
+        repealed = (source_type == SourceType.LEGAL_DOCUMENT
+                    and StatuteRepeal.objects.filter(document_id=source.pk).exists())
         new_chunks = []
         for draft in drafts:
             chash = content_hash(passage_text(draft.header, draft.text))
@@ -228,7 +232,7 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
                 source_type=source_type, **{fk: source}, header=draft.header[:1000], path=draft.path,
                 ordinal=draft.ordinal, citation=(draft.citation or "")[:200], chapter=draft.chapter or "",
                 section=draft.section or "", page=draft.page, kind=draft.kind, retrievable=draft.retrievable,
-                text=draft.text,
+                document_repealed=repealed, text=draft.text,
                 token_count=draft.token_count, content_hash=chash, embedding=embedding,
                 embedding_model=emb_model, **extra,
             ))
@@ -250,6 +254,18 @@ def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, 
         else:
             # A shared statute changed: every workspace's cached retrievals may be stale.
             Workspace.objects.update(knowledge_version=F("knowledge_version") + 1)
+
+
+def chunks_document_repealed_mark(document_id: int) -> int:
+    """Take a repealed statute's chunks out of ordinary retrieval (a question naming it still finds them).
+    Returns how many chunks were marked."""
+    with transaction.atomic():
+        marked = ContentChunk.objects.filter(legal_document_id=document_id, document_repealed=False).update(
+            document_repealed=True)
+        if marked:
+            # Every workspace's cached retrievals may hold the statute's sections.
+            Workspace.objects.update(knowledge_version=F("knowledge_version") + 1)
+    return marked
 
 
 def embed_chunk_batch(chunk_ids: list[int]) -> int:

@@ -1,7 +1,12 @@
 """What changed between two consolidated versions of a statute, unit by unit, and a readable word diff.
 
 A unit is a § (or chapter-level text) of the body, keyed by its citation ("3 kap. 2 a §") and, for
-the doubled §§ of a coming change, by its temporal kind. Texts are compared without whitespace, so
+the doubled §§ of a coming change, by its temporal kind; or a Bilaga ("Bilaga 1"), which amendments change
+too (a list of authorities, a table of rates) and which carries its own amendment tag; or a block of
+transitional provisions ("Övergångsbestämmelser 2016:350"), compared only when both versions have it: a later
+act that moves a date in an earlier act's transitional provisions changes the law, while the block each
+amending act brings is that act's own (its in-force date is read from it) and not a change of a unit. Lists inside a unit
+("– energi,", "1. …", "• …") are stycken of it, compared with the rest of its text. Texts are compared without whitespace, so
 a different line wrapping or a hyphen at a line end is not a change. The amendment tag ("Lag
 (2025:974).") names the amending act; it is left out of the comparison of the wording, which lets
 the tags check the method (`tag_agreement`).
@@ -15,12 +20,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
-from law.sfs_parser import AMENDMENT_RE, ParsedSection, parse_statute
+from law.sfs_parser import AMENDMENT_RE, APPENDIX_RE, REPEALED_RE, parse_statute, parse_temporal
 
 ADDED, AMENDED, REPEALED, RENUMBERED = "ADDED", "AMENDED", "REPEALED", "RENUMBERED"
 
 _LEADING_NUMBER_RE = re.compile(r"^\s*\d+(?: [a-z])? ?§\s*")
 _MARKER_RE = re.compile(r"/(?:Träder|Upphör|Ny beteckning|Rubriken|Kapitlet)[^/\n]*/\s*")
+_HEADING_MARKER_RE = re.compile(r"/(?P<marker>(?:Träder|Upphör)[^/\n]*)/")
 _REPEALED_BY_RE = re.compile(r"[Hh]ar (?:upp?hävts|upphört att gälla) genom (?:lag|förordning) \((\d{4}:\d+)\)")
 _MONTHS = {m: i for i, m in enumerate(
     ("januari", "februari", "mars", "april", "maj", "juni", "juli", "augusti", "september", "oktober",
@@ -43,6 +49,7 @@ class UnitText:
     temporal_kind: str
     temporal_date: str
     ordinal: int
+    transitional: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,27 +98,76 @@ class VersionDiff:
         return Counter(change.kind for change in self.changes)
 
 
-def _wording(unit: ParsedSection) -> str:
-    text = _MARKER_RE.sub("", unit.text)
+def _wording(text: str) -> str:
+    text = _MARKER_RE.sub("", text)
     text = _LEADING_NUMBER_RE.sub("", text)
     text = AMENDMENT_RE.sub("", text.rstrip())
     return re.sub(r"\s+", "", text)
 
 
+def _unique(key: str, units: dict[str, UnitText]) -> str:
+    """A duplicate citation (a source artefact) is kept apart by its occurrence ("#2"), which, unlike its
+    position in the statute, does not move when a unit is added before it."""
+    if key not in units:
+        return key
+    occurrence = 2
+    while f"{key} #{occurrence}" in units:
+        occurrence += 1
+    return f"{key} #{occurrence}"
+
+
+_ACT_IN_TEXT_RE = re.compile(r"(?:Lag|Förordning|Kungörelse|lag|förordning) ?\((\d{4}):(\d+)\)")
+
+
+def _newest_act(text: str) -> str:
+    """The newest act a Bilaga or a transitional block names in its tags ("Förordning (2025:1142).") or repeal
+    notes ("Har upphävts genom lag (2025:974)."): such a unit holds many items, each with its own, and the
+    one that changed it last is the newest."""
+    found = [(int(year), int(number)) for year, number in _ACT_IN_TEXT_RE.findall(text)]
+    return "%d:%d" % max(found) if found else ""
+
+
+def _temporal_key(key: str, temporal_kind: str | None) -> str:
+    return key + (f" @{temporal_kind}" if temporal_kind in ("in_force", "expires") else "")
+
+
 def statute_units(text: str, sfs: str) -> dict[str, UnitText]:
-    """The §§ and chapter-level units of a statute's body, by key."""
+    """The §§ and chapter-level units of a statute's body, its Bilagor and its transitional blocks, by key."""
     units: dict[str, UnitText] = {}
-    for unit in parse_statute(text, sfs).sections:
+    parsed = parse_statute(text, sfs)
+    for unit in parsed.sections:
         if unit.kind == "preamble":
             continue
-        key = unit.citation + (f" @{unit.temporal_kind}" if unit.temporal_kind in ("in_force", "expires") else "")
-        if key in units:  # a duplicate citation (a source artefact): keep both apart by order
-            key = f"{key} #{unit.ordinal}"
+        key = _unique(_temporal_key(unit.citation, unit.temporal_kind), units)
         units[key] = UnitText(
             key=key, citation=unit.citation, chapter=unit.chapter or "", section=unit.section or "",
-            text=unit.text, wording=_wording(unit), amended_by=unit.amended_by or "",
+            text=unit.text, wording=_wording(unit.text), amended_by=unit.amended_by or "",
             repealed=unit.repealed, temporal=unit.temporal or "", temporal_kind=unit.temporal_kind or "",
             temporal_date=unit.temporal_date or "", ordinal=unit.ordinal,
+        )
+    for appendix in parsed.appendices:
+        body, temporal = appendix.text, ""
+        # A heading that carries text ("Bilaga 2 Har upphävts genom …", "Bilaga 1 /Träder i kraft …/ …") is
+        # the unit's label, not its wording; its marker makes the Bilaga a coming or outgoing version.
+        heading = APPENDIX_RE.match(appendix.stycken[0])
+        if heading and re.match(r"(?:/|Har upphävts)", heading["rest"].strip()):
+            body = "\n\n".join([heading["rest"].strip(), *appendix.stycken[1:]])
+            marker = _HEADING_MARKER_RE.match(body)
+            temporal = marker["marker"] if marker else ""
+        temporal_kind, temporal_date = parse_temporal(temporal) if temporal else (None, None)
+        key = _unique(_temporal_key(appendix.label, temporal_kind), units)
+        units[key] = UnitText(
+            key=key, citation=appendix.label, chapter="", section="", text=appendix.text,
+            wording=_wording(body), amended_by=_newest_act(appendix.text),
+            repealed=bool(REPEALED_RE.match(_MARKER_RE.sub("", body))), temporal=temporal,
+            temporal_kind=temporal_kind or "", temporal_date=temporal_date or "", ordinal=appendix.ordinal,
+        )
+    for block in parsed.transitional:
+        key = _unique(block.citation, units)
+        units[key] = UnitText(
+            key=key, citation=block.citation, chapter="", section="", text=block.text,
+            wording=_wording(block.text), amended_by=_newest_act(block.text), repealed=False, temporal="",
+            temporal_kind="", temporal_date="", ordinal=block.ordinal, transitional=True,
         )
     return units
 
@@ -183,14 +239,25 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *,
         elif wording_changed or before.amended_by != after.amended_by:
             result.changes.append(change(AMENDED, before, after))
 
-    gone = {key: old[key] for key in old.keys() - new.keys()}
-    arrived = {key: new[key] for key in new.keys() - old.keys()}
-    # A unit whose wording moved unchanged to a citation that did not exist before was renumbered.
-    by_wording = {unit.wording: key for key, unit in gone.items() if unit.wording and not unit.repealed}
+    # An amending act's transitional provisions arrive and leave with it: not a change of the statute's units.
+    gone = {key: old[key] for key in old.keys() - new.keys() if not old[key].transitional}
+    arrived = {key: new[key] for key in new.keys() - old.keys() if not new[key].transitional}
+    # A unit whose wording moved unchanged to a citation that did not exist before was renumbered. The same
+    # wording under the same citation (a coming version now in force, "2 § @in_force" -> "2 §") is no change;
+    # it is looked for first, as several §§ can read alike ("Utbildningen ska vara avgiftsfri.").
+    by_wording: dict[str, list[str]] = {}
+    for key, unit in sorted(gone.items(), key=lambda item: item[1].ordinal):
+        if unit.wording and not unit.repealed:
+            by_wording.setdefault(unit.wording, []).append(key)
     for key, after in sorted(arrived.items(), key=lambda item: item[1].ordinal):
-        source = by_wording.pop(after.wording, None) if after.wording and not after.temporal_kind else None
+        candidates = by_wording.get(after.wording, []) if after.wording and not after.temporal_kind else []
+        source = next((k for k in candidates if gone[k].citation == after.citation), None) or next(
+            iter(candidates), None)
         if source is not None:
-            result.changes.append(change(RENUMBERED, gone.pop(source), after))
+            candidates.remove(source)
+            before = gone.pop(source)
+            if before.citation != after.citation:
+                result.changes.append(change(RENUMBERED, before, after))
         elif after.temporal_kind != "expires":
             result.changes.append(change(REPEALED if after.repealed else ADDED, None, after))
     for before in gone.values():
@@ -226,24 +293,36 @@ def word_diff(old: str, new: str) -> list[list[DiffSegment]]:
         elif op == "insert":
             out.extend([DiffSegment("added", p)] for p in new_paragraphs[b0:b1])
         else:
-            pairs = max(a1 - a0, b1 - b0)
-            for offset in range(pairs):
-                before = old_paragraphs[a0 + offset] if a0 + offset < a1 else ""
-                after = new_paragraphs[b0 + offset] if b0 + offset < b1 else ""
-                out.append(_words(before, after))
+            out.extend(_words(old_paragraphs[a0:a1], new_paragraphs[b0:b1]))
     return out
 
 
-def _words(old: str, new: str) -> list[DiffSegment]:
-    a, b = _TOKEN_RE.findall(old), _TOKEN_RE.findall(new)
-    matcher = difflib.SequenceMatcher(a=[t.strip() for t in a], b=[t.strip() for t in b], autojunk=False)
-    segments: list[DiffSegment] = []
+def _words(old: list[str], new: list[str]) -> list[list[DiffSegment]]:
+    """The words of a run of changed stycken, compared as one text and laid out as the new stycken.
+
+    The same list can be one stycke in one version and an item per stycke in the other ("… bedrivs av - a,
+    - b." against "- a," "- b."): compared stycke by stycke, every item would show as removed and added
+    again; compared as one text, only the item that changed does. Removed words go with the stycke where
+    they stood (the one the next kept word is in), or as a stycke of their own when all of it went."""
+    # A stycke's last word is followed by the next stycke's first: keep a space between them.
+    a = [token if token[-1:].isspace() else token + " "
+         for paragraph in old for token in _TOKEN_RE.findall(paragraph)]
+    b: list[tuple[int, str]] = [(i, token) for i, paragraph in enumerate(new)
+                                for token in _TOKEN_RE.findall(paragraph)]
+    stycken: list[list[DiffSegment]] = [[] for _ in new] or [[]]
+    matcher = difflib.SequenceMatcher(a=[t.strip() for t in a], b=[t.strip() for _, t in b], autojunk=False)
+
+    def put(index: int, op: str, text: str) -> None:
+        segments = stycken[index]
+        if segments and segments[-1].op == op:
+            segments[-1] = DiffSegment(op, segments[-1].text + text)
+        else:
+            segments.append(DiffSegment(op, text))
+
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
-        if op == "equal":
-            segments.append(DiffSegment("same", "".join(b[b0:b1])))
-            continue
-        if a1 > a0:
-            segments.append(DiffSegment("removed", "".join(a[a0:a1])))
-        if b1 > b0:
-            segments.append(DiffSegment("added", "".join(b[b0:b1])))
-    return segments
+        if a1 > a0 and op != "equal":
+            at = b[b0][0] if b0 < len(b) else len(new) - 1 if new else 0
+            put(max(at, 0), "removed", "".join(a[a0:a1]))
+        for index, token in b[b0:b1]:
+            put(index, "same" if op == "equal" else "added", token)
+    return stycken

@@ -93,3 +93,20 @@ class StatuteRepeal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document.sfs_number} upphävd genom {self.repealed_by}"
+
+
+class ChangeSummary(models.Model):
+    """A plain-Swedish summary of one version's changes, written by the chat model from their exact word diffs.
+    One per version: the law change is the same for every workspace, so it is made once (on request) and
+    shown to all, always labelled as the model's and always next to the exact diff."""
+
+    version = models.OneToOneField(StatuteVersion, on_delete=models.CASCADE, related_name="summary")
+    text = models.TextField("sammanfattning")
+    model = models.CharField("modell", max_length=100)
+    # The units the model was shown (a large amendment is summarised from its first units within a budget).
+    units_shown = models.PositiveIntegerField(default=0)
+    units_total = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Sammanfattning av {self.version}"

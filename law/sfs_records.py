@@ -44,7 +44,9 @@ USED_FULLTEXT_FIELDS = ("fulltextInformationId", "andringInford", "upphavdGenom"
 USED_AMENDMENT_FIELDS = ("beteckning", "rubrik", "ikraftDateTime", "anteckningar")
 
 _SFS_IN_RE = re.compile(r"(\d{4}):(\d+)")
-_SECTION_START_RE = re.compile(r"^\d+ (?:[a-z] )?§ ")
+# A § that starts a line, as the parser reads one (law.sfs_parser.SECTION_RE): its text opens with an
+# uppercase letter or a marker. "9 b § döms …" at a line start is a reference wrapped there, not a §.
+_SECTION_START_RE = re.compile(r"^\d+ (?:[a-z] )?§ (?=[A-ZÅÄÖÉ/])")
 _TABLE_RE = re.compile(r"\t| {3,}")
 _HYPHEN_KEEP_SPACE = ("och", "eller", "samt", "resp", "respektive", "till")
 
@@ -238,8 +240,11 @@ def normalise_text(text: str) -> str:
         current: list[str] = []
         for line in lines:
             line = line.strip()
-            # A § run on without a blank line after a sentence's end starts a new paragraph.
-            if current and current[-1].endswith(".") and _SECTION_START_RE.match(line):
+            # A § run on without a blank line after a sentence's end starts a new paragraph ("5 kap." ends a
+            # reference, not a sentence). List items on lines of their own stay joined, as the 2024 corpus has
+            # them: splitting them made more unchanged §§ differ in layout from it (measured on the 2026 records).
+            if current and current[-1].endswith(".") and not current[-1].endswith(" kap.") \
+                    and _SECTION_START_RE.match(line):
                 paragraphs.append(_join(current))
                 current = []
             current.append(line)

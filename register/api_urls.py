@@ -42,4 +42,5 @@ urlpatterns = [
     path(reg + "notices/count/", notices_api.NoticeCountApi.as_view(), name="api-notice-count"),
     path(reg + "notices/<int:notice_id>/", notices_api.NoticeDetailApi.as_view(), name="api-notice"),
     path(reg + "notices/<int:notice_id>/answer/", notices_api.NoticeAnswerApi.as_view(), name="api-notice-answer"),
+    path(reg + "notices/<int:notice_id>/read/", notices_api.NoticeReadApi.as_view(), name="api-notice-read"),
 ]

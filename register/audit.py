@@ -43,9 +43,10 @@ for _model in (LegalRegister, RegisterGroup, RegisterItem, Requirement, Evidence
     auditlog.register(_model, include_fields=_tracked(_model))
 auditlog.register(Review, include_fields=[*_tracked(Review), "groups"], m2m_fields={"groups"})
 auditlog.register(ReviewEntry, include_fields=[*_tracked(ReviewEntry), "evidence"], m2m_fields={"evidence"})
-# Lagbevakning: a notice's arrival, reading and answer, and the impact assessment itself, in the item's trail.
-auditlog.register(ChangeNotice, include_fields=["kind", "legal_document", "version", "repeal", "item", "read_at",
-                                                "read_by", "answered_at"])
+# Lagbevakning: a notice's arrival and answer, and the impact assessment itself, in the item's trail (reading
+# is each member's own, `NoticeRead`, not the item's history).
+auditlog.register(ChangeNotice, include_fields=["kind", "legal_document", "version", "repeal", "item",
+                                                "answered_at"])
 auditlog.register(ImpactAssessment, include_fields=_tracked(ImpactAssessment))
 
 

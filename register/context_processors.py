@@ -1,12 +1,12 @@
-"""The header's count of unanswered change notices, for the workspace the page is in (or the one last
-visited on pages outside a workspace). Lazy: a page that does not show the header runs no query; one that
+"""The header's count of the change notices unread by the member (unanswered ones they have not opened), for
+the workspace the page is in (or the one last visited on pages outside a workspace). Lazy: a page that does not show the header runs no query; one that
 does runs one COUNT that also checks the membership."""
 
 from __future__ import annotations
 
 from django.utils.functional import SimpleLazyObject
 
-from .notices.selectors import notice_unanswered_count
+from .notices.selectors import notice_counts
 
 
 def change_notices(request) -> dict:
@@ -18,4 +18,4 @@ def change_notices(request) -> dict:
     session = getattr(request, "session", None)
     slug = ((match.kwargs.get("slug") if match is not None else None)
             or (session.get("current_workspace", "") if session is not None else ""))
-    return {"unanswered_notices": SimpleLazyObject(lambda: notice_unanswered_count(user, slug))}
+    return {"notice_counts": SimpleLazyObject(lambda: notice_counts(user, slug))}

@@ -420,9 +420,7 @@ class ChangeNotice(models.Model):
     replacement = models.ForeignKey(LegalDocument, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+", verbose_name="ersättande författning")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    read_at = models.DateTimeField("läst", null=True, blank=True)
-    read_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="+", verbose_name="läst av")
+    # Read or not is each member's own (`NoticeRead`); answered is the workspace's.
     # Set with the impact assessment: what the badge, the filters and the digests count.
     answered_at = models.DateTimeField("besvarad", null=True, blank=True)
 
@@ -451,6 +449,23 @@ class ChangeNotice(models.Model):
     @property
     def is_answered(self) -> bool:
         return self.answered_at is not None
+
+
+class NoticeRead(models.Model):
+    """One member has opened one change notice: "oläst" on the Lagändringar page, its filter, the header's
+    count and the API are each member's own. No row: unread for that member."""
+
+    notice = models.ForeignKey(ChangeNotice, on_delete=models.CASCADE, related_name="reads")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    read_at = models.DateTimeField("läst")
+
+    class Meta:
+        verbose_name = "läst lagändring"
+        verbose_name_plural = "lästa lagändringar"
+        constraints = [models.UniqueConstraint(fields=["notice", "user"], name="notice_read_once_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.notice} läst av {self.user}"
 
 
 class ImpactAssessment(models.Model):

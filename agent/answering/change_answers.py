@@ -82,7 +82,7 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
         return None
     list_url = reverse("notice_list", args=[workspace.slug])
     if _UNASSESSED_RE.search(question):
-        notices = list(notice_list(workspace, state="obesvarade")[: MAX_LISTED + 1])
+        notices = list(notice_list(workspace, None, state="obesvarade")[: MAX_LISTED + 1])
         if not notices:
             return f"Alla lagändringar som berör er är bedömda. Se [Lagändringar]({list_url})."
         head = f"Ni har {len(notices) if len(notices) <= MAX_LISTED else 'fler än ' + str(MAX_LISTED)} " \
@@ -90,7 +90,7 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
         return "\n".join([head, *(_line(n, workspace) for n in notices[:MAX_LISTED]),
                           "", f"Bedöm dem under [Lagändringar]({list_url}?status=obesvarade)."])
     period = _season(question, today) or extract_dates(question, today)
-    notices = list(notice_list(workspace))
+    notices = list(notice_list(workspace, None))  # answered or not: the same for everyone
     if period is not None:
         # In force in the period, or learnt of in it (an amendment in force in January, imported in May).
         notices = [n for n in notices if any(period.start <= day <= period.end for day in _days(n))]

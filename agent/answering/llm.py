@@ -1,6 +1,7 @@
 """The chat model, through the `openai` client (OpenAI or any compatible server).
 
-The only module that talks to a chat model. Streaming yields events so the
+The assistant's only module that talks to a chat model (the client and its settings are
+compliance.chat_model's, shared with law.summaries). Streaming yields events so the
 caller can forward text as it arrives and run tool calls in between.
 """
 
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 import openai
 from django.conf import settings
 from openai import OpenAI
+
+from compliance import chat_model
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +62,11 @@ SEARCH_TOOL = {
 
 
 def model_configured() -> bool:
-    return bool(settings.OPENAI_API_KEY or settings.OPENAI_BASE_URL)
+    return chat_model.model_configured()
 
 
-def _client():
-    return OpenAI(api_key=settings.OPENAI_API_KEY or "not-needed", base_url=settings.OPENAI_BASE_URL or None,
-                  timeout=settings.CHAT_TIMEOUT_SECONDS, max_retries=1)
+def _client() -> OpenAI:
+    return chat_model.chat_client()
 
 
 def stream_chat(messages: list[dict], *, tools: list[dict] | None = None) -> Iterator[str | ToolCall]:

@@ -94,7 +94,8 @@ _local: Vocabulary | None = None
 _checked_at = 0.0
 VERSION_CHECK_SECONDS = 10.0
 
-_STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable"
+_STATUTE_CHUNKS = ("c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable "
+                   "AND NOT c.document_repealed")
 
 
 def _corpus_version(cursor) -> tuple:

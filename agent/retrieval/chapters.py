@@ -76,7 +76,7 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
     whole: set[tuple[int, str]] = set()
     rows: list[RetrievedChunk] = []
     with connection.cursor() as cursor:
-        cursor.execute(_chapter_sql(_filter_sql(options, params)), params)
+        cursor.execute(_chapter_sql(_filter_sql(options, params, named=True)), params)
         for row in cursor.fetchall():
             chunk = _row_to_chunk(row[:-1])
             if chunk.citation and in_force_on(chunk, today):

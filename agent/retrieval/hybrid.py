@@ -216,9 +216,13 @@ c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 _KIND_FACTOR = "(CASE WHEN ld.content_type = ANY(%(secondary_kinds)s) THEN %(kind_prior)s ELSE 1.0 END)"
 
 
-def _filter_sql(options: RetrievalOptions, params: dict) -> str:
+def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
     # Stubs (repealed, renumbered, empty headings) stay on statute pages, out of retrieval.
     clauses = [CHUNK_SCOPE_SQL, "c.retrievable"]
+    # A repealed statute only when the search is limited to named statutes (the question names it, or the
+    # caller's filter does) or to the documents of hits already found (`named`); its card says it is repealed.
+    if not (named or options.sfs_numbers):
+        clauses.append("NOT c.document_repealed")
     if options.source_types:
         params["source_types"] = list(options.source_types)
         clauses.append("c.source_type = ANY(%(source_types)s)")
@@ -414,10 +418,11 @@ class CitedUnit:
 
 
 def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
-                           options: RetrievalOptions) -> list[RetrievedChunk]:
+                           options: RetrievalOptions, *, named: bool = False) -> list[RetrievedChunk]:
     """The chunks of the units the question cites. Of a unit's citations the first that has chunks is taken
     ("artikel 6.1" in an article chunked by punkt, else "artikel 6"); of a punkt split in parts, the part
-    holding the cited led comes first."""
+    holding the cited led comes first. `named`: the question itself cites them, so a repealed statute's
+    units are found too (units a source cites are not)."""
     if not units:
         return []
     params = _base_params(scope, 50)
@@ -425,7 +430,7 @@ def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
     params["ref_sfs"] = [sfs for sfs, _ in pairs]
     params["ref_cit"] = [cit for _, cit in pairs]
     params["ref_advice"] = ADVICE_LABEL
-    found = _run(_exact_sql(_filter_sql(options, params)), params)
+    found = _run(_exact_sql(_filter_sql(options, params, named=named)), params)
     kept: dict[int, int] = {}  # chunk id -> 0 if it holds a cited led, else 1
     for unit in units:
         for cit in unit.citations:
@@ -483,7 +488,7 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
         return []
     params = _base_params(scope, 0)
     params.update(nb_doc=[c.source_id for c in best], nb_ord=[c.ordinal for c in best], nb_window=NEIGHBOUR_WINDOW)
-    window = _run(_neighbours_sql(_filter_sql(options, params)), params)
+    window = _run(_neighbours_sql(_filter_sql(options, params, named=True)), params)
     today = swedish_today()
     taken = {(c.source_id, c.citation) for c in chunks}
     floor = min(c.score for c in chunks) - 1e-6
@@ -588,7 +593,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     t0 = time.perf_counter()
     refs, named_sfs = _references(analysis.references) if options.use_references else ([], [])
     result.references = [unit.label for unit in refs]
-    exact = exact_reference_search(refs, scope, options)
+    exact = exact_reference_search(refs, scope, options, named=True)
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
     kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
            if options.mode in ("hybrid", "keyword") else None)

@@ -1,6 +1,7 @@
 """The REST API of lagbevakning, under /api/v1/workspaces/<slug>/register/notices/ (routes in
 register/api_urls.py): the workspace's change notices with the same filters as the page, one notice with its
-changed units as word diffs, the count of unanswered ones, and the impact assessment that answers a notice.
+changed units as word diffs, the counts of unanswered and (the asking member's own) unread ones, marking one
+read or unread for the asking member, and the impact assessment that answers a notice.
 
 Authentication, throttling and the one error shape are compliance.api's. Another workspace, or its notice,
 is a 404; a reader or revisor answering is a 403.
@@ -16,6 +17,7 @@ from rest_framework.response import Response
 
 from compliance.api.serializers import StrictCharField
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
+from law.summaries import SUMMARY_LABEL
 
 from ..models import ChangeNotice, ImpactAssessment
 from . import selectors, services
@@ -38,6 +40,8 @@ class ImpactSerializer(serializers.ModelSerializer):
 
 
 class NoticeSerializer(serializers.ModelSerializer):
+    read_at = serializers.DateTimeField(read_only=True, allow_null=True,
+                                        help_text="När du öppnade den (null: oläst för dig).")
     sfs_number = serializers.CharField(source="legal_document.sfs_number", read_only=True)
     title = serializers.CharField(source="legal_document.title", read_only=True)
     amended_through = serializers.SerializerMethodField()
@@ -76,15 +80,40 @@ class NoticeChangeSerializer(serializers.Serializer):
                                  help_text="Ordvis skillnad per stycke: op är same, added eller removed.")
 
 
+class SummarySerializer(serializers.Serializer):
+    label = serializers.SerializerMethodField()
+    text = serializers.CharField()
+    model = serializers.CharField()
+    units_shown = serializers.IntegerField()
+    units_total = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+    def get_label(self, summary) -> str:
+        return SUMMARY_LABEL
+
+
 class NoticeDetailSerializer(NoticeSerializer):
     changes = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField()
 
     class Meta(NoticeSerializer.Meta):
-        fields = [*NoticeSerializer.Meta.fields, "changes"]
+        fields = [*NoticeSerializer.Meta.fields, "changes", "summary"]
+
+    def _detail(self, notice: ChangeNotice) -> selectors.NoticeDetail:
+        if getattr(self, "_detail_of", None) != notice.pk:
+            self._detail_of, self._detail_cached = notice.pk, selectors.notice_detail(notice)
+        return self._detail_cached
 
     @extend_schema_field(NoticeChangeSerializer(many=True))
     def get_changes(self, notice: ChangeNotice) -> list:
-        return NoticeChangeSerializer(selectors.notice_detail(notice).changes, many=True).data
+        return NoticeChangeSerializer(self._detail(notice).changes, many=True).data
+
+    @extend_schema_field(SummarySerializer(allow_null=True, help_text="Maskinskriven sammanfattning (AI) av "
+                                                                       "ändringen, om en har skapats; det är "
+                                                                       "ändringstexten i changes som gäller."))
+    def get_summary(self, notice: ChangeNotice) -> dict | None:
+        summary = self._detail(notice).summary
+        return SummarySerializer(summary).data if summary is not None else None
 
 
 class AnswerSerializer(serializers.Serializer):
@@ -106,7 +135,8 @@ class AnswerSerializer(serializers.Serializer):
 
 
 class CountSerializer(serializers.Serializer):
-    unanswered = serializers.IntegerField()
+    unanswered = serializers.IntegerField(help_text="Arbetsytans obesvarade lagändringar.")
+    unread = serializers.IntegerField(help_text="Obesvarade lagändringar som du inte har öppnat.")
 
 
 class NoticeListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
@@ -116,7 +146,8 @@ class NoticeListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
         if self.fake_view():
             return ChangeNotice.objects.none()
         filters = validated(NoticeFilterSerializer, self.request.query_params)
-        return selectors.notice_list(self.workspace, state=filters.get("status", ""), kind=filters.get("kind", ""))
+        return selectors.notice_list(self.workspace, self.request.user, state=filters.get("status", ""),
+                                     kind=filters.get("kind", ""))
 
     @extend_schema(tags=["register"], summary="Arbetsytans lagändringar", parameters=[NoticeFilterSerializer])
     def get(self, request, *args, **kwargs):
@@ -124,17 +155,18 @@ class NoticeListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 
 
 class NoticeCountApi(WorkspaceMixin, BaseApi):
-    @extend_schema(tags=["register"], summary="Antal obesvarade lagändringar", responses=CountSerializer)
+    @extend_schema(tags=["register"], summary="Antal obesvarade och (för dig) olästa lagändringar",
+                   responses=CountSerializer)
     def get(self, request, slug):
-        workspace = self.workspace
-        return Response({"unanswered": selectors.notice_unanswered_count(request.user, workspace.slug)})
+        counts = selectors.notice_counts(request.user, self.workspace.slug)
+        return Response({"unanswered": counts.unanswered, "unread": counts.unread})
 
 
 class NoticeDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["register"], summary="En lagändring med ändrade paragrafer som ordvis skillnad",
                    responses=NoticeDetailSerializer)
     def get(self, request, slug, notice_id):
-        return Response(NoticeDetailSerializer(selectors.notice_get(self.workspace, notice_id)).data)
+        return Response(NoticeDetailSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)
 
 
 class NoticeAnswerApi(WorkspaceMixin, BaseApi):
@@ -143,9 +175,27 @@ class NoticeAnswerApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["register"], summary="Bedöm en lagändring (ägare och redaktörer)", request=AnswerSerializer,
                    responses={200: NoticeSerializer})
     def post(self, request, slug, notice_id):
-        notice = selectors.notice_get(self.workspace, notice_id)
+        notice = selectors.notice_get(self.workspace, request.user, notice_id)
         self.require_edit()
         data = validated(AnswerSerializer, request.data, workspace=self.workspace)
         services.notice_answer(notice=notice, user=request.user, **data)
-        return Response(NoticeSerializer(selectors.notice_get(self.workspace, notice_id)).data,
+        return Response(NoticeSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data,
                         status=status.HTTP_200_OK)
+
+
+class NoticeReadApi(WorkspaceMixin, BaseApi):
+    """Read (POST) or unread again (DELETE) for the asking member only; any role."""
+
+    @extend_schema(tags=["register"], summary="Markera en lagändring som läst för dig", request=None,
+                   responses={200: NoticeSerializer})
+    def post(self, request, slug, notice_id):
+        notice = selectors.notice_get(self.workspace, request.user, notice_id)
+        services.notice_mark_read(notice=notice, user=request.user)
+        return Response(NoticeSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)
+
+    @extend_schema(tags=["register"], summary="Markera en lagändring som oläst för dig", request=None,
+                   responses={200: NoticeSerializer})
+    def delete(self, request, slug, notice_id):
+        notice = selectors.notice_get(self.workspace, request.user, notice_id)
+        services.notice_mark_unread(notice=notice, user=request.user)
+        return Response(NoticeSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)

@@ -7,19 +7,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
-from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
 
 from compliance.clock import swedish_today
 from compliance.models import Workspace
-from law.models import StatuteChange
+from law.models import ChangeSummary, StatuteChange
 from law.selectors import change_view
 from law.diff import DiffSegment
 
-from ..models import ChangeNotice, NoticeSubscription, Requirement
+from ..models import ChangeNotice, NoticeRead, NoticeSubscription, Requirement
 
-# The page's and the API's filters.
+# The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
+# answered notice is not unread for anyone.
 STATES = {
     "olasta": Q(read_at__isnull=True, answered_at__isnull=True),
     "obesvarade": Q(answered_at__isnull=True),
@@ -28,13 +31,17 @@ STATES = {
 STATE_LABELS = {"": "Alla", "olasta": "Olästa", "obesvarade": "Obesvarade", "besvarade": "Besvarade"}
 
 
-def notice_list(workspace: Workspace, *, state: str = "", kind: str = "") -> QuerySet[ChangeNotice]:
+def notice_list(workspace: Workspace, user: AbstractBaseUser | None, *, state: str = "", kind: str = "") -> QuerySet[ChangeNotice]:
+    """The workspace's notices, each with `read_at`: when `user` opened it (None: unread for them; no user, as
+    for the assistant's answers about the workspace's changes: unread for all)."""
     # Changes to the laglista's own documents before suggested new statutes; newest first within each.
     suggestion_last = Case(When(kind=ChangeNotice.Kind.NEW, then=Value(1)), default=Value(0),
                            output_field=IntegerField())
+    read_at = NoticeRead.objects.filter(notice=OuterRef("pk"), user_id=getattr(user, "pk", None)).values("read_at")
     notices = (ChangeNotice.objects.filter(workspace=workspace)
                .select_related("legal_document", "item", "version", "repeal", "replacement", "impact",
                                "impact__answered_by", "impact__action", "impact__action__owner")
+               .annotate(read_at=Subquery(read_at[:1]))
                .order_by(suggestion_last, "-created_at", "-pk"))
     if state in STATES:
         notices = notices.filter(STATES[state])
@@ -43,8 +50,8 @@ def notice_list(workspace: Workspace, *, state: str = "", kind: str = "") -> Que
     return notices
 
 
-def notice_get(workspace: Workspace, notice_id: int) -> ChangeNotice:
-    notice = notice_list(workspace).filter(pk=notice_id).first()
+def notice_get(workspace: Workspace, user: AbstractBaseUser | None, notice_id: int) -> ChangeNotice:
+    notice = notice_list(workspace, user).filter(pk=notice_id).first()
     if notice is None:
         raise Http404("Lagändringen finns inte.")
     return notice
@@ -63,6 +70,7 @@ class NoticeDetail:
     notice: ChangeNotice
     changes: list[NoticeChangeView]      # the units touching the kravpunkter first, then the others in order
     requirements: list[Requirement]      # the item's kravpunkter, with their references
+    summary: ChangeSummary | None = None  # the model's summary of the version's changes, when one was made
 
 
 def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
@@ -78,21 +86,34 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
                                                     item__legal_document_id=notice.legal_document_id)
                          .order_by("position", "pk"))
                     if notice.kind != ChangeNotice.Kind.NEW else [])
-    return NoticeDetail(notice=notice, changes=changes, requirements=requirements)
+    summary = (ChangeSummary.objects.filter(version_id=notice.version_id).first()
+               if changes and notice.version_id is not None else None)
+    return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary)
 
 
-def notice_unanswered_count(user, slug: str) -> int:
-    """The header's badge: the workspace's unanswered notices, 0 unless the user is a member. One query."""
+@dataclass(frozen=True)
+class NoticeCounts:
+    unanswered: int  # the workspace's, the same for every member
+    unread: int      # unanswered and not opened by this member
+
+
+def notice_counts(user: AbstractBaseUser | AnonymousUser | None, slug: str) -> NoticeCounts:
+    """The header's badge (unread, the member's own) and the unanswered count, zero unless the user is a member
+    of the workspace `slug`. One query."""
     if not getattr(user, "is_authenticated", False) or not slug:
-        return 0
+        return NoticeCounts(0, 0)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT COUNT(*) AS unanswered FROM register_changenotice n"
+            "SELECT COUNT(*) AS unanswered,"
+            " COUNT(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM register_noticeread r"
+            "                                    WHERE r.notice_id = n.id AND r.user_id = m.user_id)) AS unread"
+            " FROM register_changenotice n"
             " JOIN compliance_workspace w ON w.id = n.workspace_id"
             " JOIN compliance_membership m ON m.workspace_id = w.id AND m.user_id = %s"
             " WHERE w.slug = %s AND n.answered_at IS NULL", [user.pk, slug])
-        row = cursor.fetchone()
-    return row[0] if row else 0
+        columns = [column.name for column in cursor.description]
+        row = dict(zip(columns, cursor.fetchone()))
+    return NoticeCounts(unanswered=row["unanswered"], unread=row["unread"])
 
 
 def notice_subscription_get(workspace: Workspace, user) -> NoticeSubscription:

@@ -29,6 +29,7 @@ from ..models import (
     ChangeNotice,
     ImpactAssessment,
     ItemOrigin,
+    NoticeRead,
     NoticeSubscription,
     RegisterItem,
     Requirement,
@@ -236,14 +237,23 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
 # --- Reading and answering -------------------------------------------------------------------------------
 
 
-def notice_mark_read(*, notice: ChangeNotice, user) -> ChangeNotice:
-    _require_editor(notice.workspace, user)
-    with transaction.atomic(), audit_actor(user):
-        notice = ChangeNotice.objects.select_for_update().order_by("pk").get(pk=notice.pk)
-        if notice.read_at is None:
-            notice.read_at, notice.read_by = timezone.now(), user
-            notice.save(update_fields=["read_at", "read_by"])
-    return notice
+def _require_member(workspace_id: int, user) -> None:
+    if user is None or not Membership.objects.filter(workspace_id=workspace_id, user=user).exists():
+        raise RegisterError("not_a_member", "Du är inte medlem i arbetsytan.")
+
+
+def notice_mark_read(*, notice: ChangeNotice, user) -> NoticeRead:
+    """The member has opened the notice: read for them, still unread for the others (any role: it is their own
+    state, like their e-mail setting). Opening it again keeps the first time."""
+    _require_member(notice.workspace_id, user)
+    read, _ = NoticeRead.objects.get_or_create(notice=notice, user=user, defaults={"read_at": timezone.now()})
+    return read
+
+
+def notice_mark_unread(*, notice: ChangeNotice, user) -> None:
+    """Unread again for this member only."""
+    _require_member(notice.workspace_id, user)
+    NoticeRead.objects.filter(notice=notice, user=user).delete()
 
 
 @dataclass(frozen=True)
@@ -314,9 +324,8 @@ def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: st
             if added is not None and notice.item_id is None:
                 notice.item = added
             notice.answered_at = now
-            notice.read_at = notice.read_at or now
-            notice.read_by = notice.read_by or user
-            notice.save(update_fields=["answered_at", "read_at", "read_by", "item"])
+            notice.save(update_fields=["answered_at", "item"])
+            NoticeRead.objects.get_or_create(notice=notice, user=user, defaults={"read_at": now})
             pending = ChangeNotice.objects.filter(workspace=workspace, legal_document_id=notice.legal_document_id,
                                                   answered_at__isnull=True).exclude(pk=notice.pk)
             if notice.kind != ChangeNotice.Kind.NEW and not pending.exists():

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.notice_list, name="notice_list"),
     path("<int:notice_id>/", views.notice_detail, name="notice_detail"),
     path("<int:notice_id>/bedom/", views.notice_answer, name="notice_answer"),
-    path("<int:notice_id>/last/", views.notice_read, name="notice_read"),
+    path("<int:notice_id>/olast/", views.notice_unread, name="notice_unread"),
+    path("<int:notice_id>/sammanfatta/", views.notice_summary, name="notice_summary"),
     path("e-post/", views.subscription_save, name="notice_subscription_save"),
 ]

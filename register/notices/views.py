@@ -1,6 +1,7 @@
 """The Lagändringar pages: a workspace's change notices with unread/answered filters, one notice with its
 changed §§ as word diffs and the impact-assessment form, and the member's e-mail setting (a form on the
-settings page, posted here). Readers and revisors read; owners and editors answer.
+settings page, posted here). Readers and revisors read; owners and editors answer. Read or unread is each
+member's own: opening a notice marks it read for the one who opened it.
 
 Another workspace, or its notice, is a 404 (workspace_get_for_user, then selectors scoped to it).
 """
@@ -13,8 +14,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.chat_model import model_configured
 from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
+from law.summaries import SUMMARY_LABEL, change_summary_create
 
 from ..models import ChangeNotice
 from ..services import RegisterError
@@ -39,7 +42,7 @@ def notice_list(request, slug: str):
     state = state if state in selectors.STATES else ""
     kind = request.GET.get("typ", "")
     kind = kind if kind in ChangeNotice.Kind.values else ""
-    notices = selectors.notice_list(ws, state=state, kind=kind)
+    notices = selectors.notice_list(ws, request.user, state=state, kind=kind)
     return render(request, "register/notices/list.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
         "notices": notices[:PAGE_SIZE], "total": notices.count(), "state": state, "kind": kind,
@@ -49,13 +52,15 @@ def notice_list(request, slug: str):
 
 def _detail_page(request, ws, membership, notice, *, form=None, status: int = 200):
     detail = selectors.notice_detail(notice)
+    summarise = (detail.summary is None and bool(detail.changes) and model_configured())
     impact = getattr(notice, "impact", None) if notice.is_answered else None
     initial = ({"affects_us": impact.affects_us, "what_to_do": impact.what_to_do, "comment": impact.comment}
                if impact is not None else {})
     return render(request, "register/notices/detail.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
         "notice": notice, "detail": detail, "impact": impact,
-        "form": form or ImpactForm(workspace=ws, initial=initial),
+        "form": form or ImpactForm(workspace=ws, initial=initial), "summarise": summarise,
+        "summary_label": SUMMARY_LABEL,
     }, status=status)
 
 
@@ -63,7 +68,9 @@ def _detail_page(request, ws, membership, notice, *, form=None, status: int = 20
 @require_GET
 def notice_detail(request, slug: str, notice_id: int):
     ws, membership = _workspace(request, slug)
-    notice = selectors.notice_get(ws, notice_id)
+    notice = selectors.notice_get(ws, request.user, notice_id)
+    # Opened: read for this member (the page still shows it as they found it, "oläst" until the next visit).
+    services.notice_mark_read(notice=notice, user=request.user)
     return _detail_page(request, ws, membership, notice)
 
 
@@ -71,7 +78,7 @@ def notice_detail(request, slug: str, notice_id: int):
 @require_POST
 def notice_answer(request, slug: str, notice_id: int):
     ws, membership = _workspace(request, slug)
-    notice = selectors.notice_get(ws, notice_id)
+    notice = selectors.notice_get(ws, request.user, notice_id)
     _require_edit(membership)
     form = ImpactForm(request.POST, workspace=ws)
     if not form.is_valid():
@@ -97,12 +104,26 @@ def notice_answer(request, slug: str, notice_id: int):
 
 @login_required
 @require_POST
-def notice_read(request, slug: str, notice_id: int):
-    ws, membership = _workspace(request, slug)
-    notice = selectors.notice_get(ws, notice_id)
-    _require_edit(membership)
-    services.notice_mark_read(notice=notice, user=request.user)
-    return redirect("notice_detail", slug=ws.slug, notice_id=notice.pk)
+def notice_unread(request, slug: str, notice_id: int):
+    """Unread again, for this member only (any role: it is their own state)."""
+    ws, _membership = _workspace(request, slug)
+    notice = selectors.notice_get(ws, request.user, notice_id)
+    services.notice_mark_unread(notice=notice, user=request.user)
+    messages.success(request, "Lagändringen är markerad som oläst för dig.")
+    return redirect(reverse("notice_list", args=[ws.slug]) + "?status=olasta")
+
+
+@login_required
+@require_POST
+def notice_summary(request, slug: str, notice_id: int):
+    """The model's summary of the change, made once for every workspace (any member may ask: it is reading)."""
+    ws, _membership = _workspace(request, slug)
+    notice = selectors.notice_get(ws, request.user, notice_id)
+    if notice.kind == ChangeNotice.Kind.AMENDED and notice.version is not None:
+        result = change_summary_create(notice.version)
+        if result.error:
+            messages.error(request, result.error)
+    return redirect(reverse("notice_detail", args=[ws.slug, notice.pk]) + "#andringar")
 
 
 @login_required

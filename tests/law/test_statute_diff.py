@@ -6,6 +6,8 @@ import gzip
 import json
 from datetime import date
 
+import pytest
+
 from law.diff import ADDED, AMENDED, RENUMBERED, REPEALED, diff_statute, word_diff
 from law.report import diff_report
 from law.sfs_records import normalise_text, parse_record
@@ -86,3 +88,86 @@ def test_parse_record_reads_the_fields():
     assert parsed.amended_through == "SFS 2099:11" and parsed.record_id == "4711"
     assert parsed.amending_acts["2099:11"].in_force == date(2100, 7, 1)
     assert parsed.text.startswith("1 § Denna lag gäller för alla företag.\n\n2 §")
+
+
+# A förordning of our own shaped like the ones that name the authorities of a council in a Bilaga (the
+# item lines of a list, the amendment tag on the last one) and list duties in a § with list items.
+COUNCIL_OLD = (
+    "1 § Denna förordning innehåller bestämmelser om ett samordningsråd för provtillsyn.\n\n"
+    "2 § Rådet ska\n\n{m} samordna tillsynen,\n\n{m} följa utvecklingen på området, och\n\n"
+    "{m} lämna en årlig rapport till regeringen.\n\n"
+    "3 § Rådet består av de myndigheter som anges i bilagan. Förordning (2099:3).\n\n"
+    "Bilaga\n\n"
+    "Myndigheter som ingår i samordningsrådet\n\n"
+    "- Provverket\n\n- Myndigheten för provberedskap\n\n- Provinspektionen. Förordning (2099:3)."
+)
+
+
+def test_a_changed_item_of_a_dashed_list_in_a_bilaga_is_a_change_with_its_act():
+    old = COUNCIL_OLD.format(m="–")
+    # As the service sends it: hard-wrapped, CRLF; only one item of the Bilaga (and its tag) changed.
+    new = normalise_text(old.replace("\n", "\r\n").replace("Myndigheten för provberedskap",
+                                                           "Myndigheten för\r\nprovförsvar")
+                         .replace("Provinspektionen. Förordning (2099:3).", "Provinspektionen. Förordning (2099:12)."))
+
+    diff = diff_statute(old, new, "2099:7")
+
+    assert [(c.kind, c.citation, c.amending_sfs) for c in diff.changes] == [(AMENDED, "Bilaga", "2099:12")]
+    shown = word_diff(diff.changes[0].old_text, diff.changes[0].new_text)
+    changed = [(s.op, s.text.strip()) for stycke in shown for s in stycke if s.op != "same"]
+    assert ("removed", "provberedskap") in changed and ("added", "provförsvar") in changed
+    assert ("removed", "Provverket") not in changed  # the items around it are not shown as changed
+
+
+@pytest.mark.parametrize("marker", ["–", "-", "•", "1."])
+def test_a_changed_list_item_inside_a_section_is_a_change_whatever_its_marker(marker):
+    old = COUNCIL_OLD.format(m=marker)
+    new = old.replace(f"{marker} följa utvecklingen på området, och",
+                      f"{marker} följa och analysera utvecklingen på området, och")
+
+    diff = diff_statute(old, new, "2099:7")
+
+    assert [(c.kind, c.citation) for c in diff.changes] == [(AMENDED, "2 §")]
+    shown = word_diff(diff.changes[0].old_text, diff.changes[0].new_text)
+    assert [[(s.op, s.text.strip()) for s in stycke if s.op != "same"] for stycke in shown] == [
+        [], [], [("added", "och analysera")], []]
+
+
+def test_a_list_joined_in_one_version_and_split_in_the_other_shows_only_the_changed_item():
+    old = "2 § Rådet ska\n\n- samordna tillsynen,\n\n- följa utvecklingen, och\n\n- lämna en rapport."
+    new = "2 § Rådet ska - samordna tillsynen, - följa utvecklingen noga, och - lämna en rapport."
+
+    (stycke,) = word_diff(old, new)
+
+    # Stycke by stycke, the joined list would have shown every item removed and the whole § added.
+    assert [(s.op, s.text.strip()) for s in stycke if s.op != "same"] == [
+        ("removed", "utvecklingen,"), ("added", "utvecklingen noga,")]
+
+
+def test_a_later_act_moving_a_date_in_transitional_provisions_is_a_change_but_a_new_block_is_not():
+    old = ("1 § Bidrag lämnas för provverksamhet.\n\nÖvergångsbestämmelser\n\n2099:7\n\n"
+           "1. Denna förordning träder i kraft den 1 juli 2099.\n\n"
+           "2. Bestämmelserna tillämpas på ansökningar som kommer in senast 2101.")
+    new = ("1 § Bidrag lämnas för provverksamhet.\n\nÖvergångsbestämmelser\n\n2099:7\n\n"
+           "1. Denna förordning träder i kraft den 1 juli 2099.\n\n"
+           "2. Bestämmelserna tillämpas på ansökningar som kommer in senast 2105. Förordning (2100:4).\n\n"
+           "2100:9\n\nDenna förordning träder i kraft den 1 januari 2101.")
+
+    diff = diff_statute(old, new, "2099:7")
+
+    assert [(c.kind, c.citation, c.amending_sfs) for c in diff.changes] == [
+        (AMENDED, "Övergångsbestämmelser 2099:7", "2100:4")]
+
+
+def test_a_coming_version_now_in_force_is_no_change_and_alike_sections_are_not_renumbered():
+    old = ("1 kap. Första\n\n1 § Avgift tas inte ut.\n\n"
+           "2 kap. Andra\n\n1 § /Upphör att gälla U:2100-01-01/ Avgift tas ut.\n\n"
+           "1 § /Träder i kraft I:2100-01-01/ Avgift tas inte ut.")
+    new = "1 kap. Första\n\n1 § Avgift tas inte ut.\n\n2 kap. Andra\n\n1 § Avgift tas inte ut."
+
+    assert diff_statute(old, new, "2099:7").changes == []
+
+
+def test_a_reference_wrapped_to_a_line_start_does_not_start_a_paragraph():
+    text = normalise_text("5 § Den som sprider bild i strid med 5 kap.\r\n9 b § döms till böter.\r\n6 § Nästa.")
+    assert text == "5 § Den som sprider bild i strid med 5 kap. 9 b § döms till böter.\n\n6 § Nästa."

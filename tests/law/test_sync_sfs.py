@@ -127,7 +127,9 @@ def test_a_repealed_statute_is_marked_leaves_retrieval_and_stays_readable(statut
     assert "1 upphävda" in out
     repeal = StatuteRepeal.objects.get(document=statute)
     assert repeal.repealed_by == "SFS 2099:99" and str(repeal.repealed_on) == "2100-01-01"
-    assert not ContentChunk.objects.filter(legal_document=statute, retrievable=True).exists()
+    # Out of ordinary retrieval through its own flag: `retrievable` still tells its sections from its stubs.
+    assert not ContentChunk.objects.filter(legal_document=statute, document_repealed=False).exists()
+    assert ContentChunk.objects.filter(legal_document=statute, retrievable=True).exists()
     statute.refresh_from_db()
     assert statute.full_text == OLD_TEXT  # still readable
     out, _ = sync(path)
@@ -183,3 +185,24 @@ def test_the_daily_task_runs_the_service_sync(settings):
     with pytest.raises(CommandError, match="avstängd"):
         sync_sfs_daily()
     assert "sync-sfs" not in settings.CELERY_BEAT_SCHEDULE
+
+
+def test_a_version_that_changed_only_an_item_of_a_bilagas_list_records_that_change(clean_queue, settings, tmp_path):
+    from tests.law.test_statute_diff import COUNCIL_OLD
+
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    old = COUNCIL_OLD.format(m="–")
+    doc, _ = legal_document_upsert(LegalDocumentData(
+        sfs_number="2099:7", title="Förordning (2099:7) om ett samordningsråd", full_text=old,
+        amended_through="SFS 2099:3", source="test@corpus"), process=False)
+    new = old.replace("- Myndigheten för provberedskap", "- Myndigheten för provförsvar").replace(
+        "Provinspektionen. Förordning (2099:3).", "Provinspektionen. Förordning (2099:12).")
+    path = write_records(tmp_path / "r.jsonl", [record("2099:7", text=new, andring="t.o.m. SFS 2099:12",
+                                                       title="Förordning (2099:7) om ett samordningsråd")])
+
+    out, _ = sync(path)
+
+    assert "1 nya versioner" in out and "; 1 ändrade enheter;" in out
+    change = StatuteChange.objects.get(document=doc)
+    assert (change.kind, change.citation, change.amending_sfs) == ("AMENDED", "Bilaga", "2099:12")
+    assert "provförsvar" in change.new_text and "provberedskap" in change.old_text

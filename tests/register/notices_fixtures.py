@@ -1,7 +1,8 @@
 """Workspaces, registers and real statutes for the lagbevakning tests.
 
 Plan- och bygglagen (2010:900) as the bundled corpus holds it (2024, t.o.m. SFS 2024:24) and its official
-2026 record (t.o.m. SFS 2025:1079) from data/sfs: the real amendment, 210 changed units."""
+2026 record (t.o.m. SFS 2025:1079) from data/sfs: the real amendment, 211 changed units (210 §§, and the
+original transitional provisions, two of whose items 2025:974 repealed)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,15 @@ from django.urls import reverse
 from compliance.models import LegalDocument, Membership
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteVersion
-from register.models import Action, ChangeNotice, ImpactAssessment, ItemOrigin, RegisterItem, SuggestionDecision
+from register.models import (
+    Action,
+    ChangeNotice,
+    ImpactAssessment,
+    ItemOrigin,
+    NoticeRead,
+    RegisterItem,
+    SuggestionDecision,
+)
 from register.notices.selectors import notice_detail
 from register.notices.services import notice_answer, notices_create_for_versions, statute_subjects
 from register.selectors import audit_trail
@@ -63,12 +71,12 @@ def test_the_real_amendment_makes_one_notice_with_the_touched_sections_first(byg
     assert (notice.workspace, notice.item, notice.legal_document, notice.version, notice.kind) == (
         ws, item, pbl, version, ChangeNotice.Kind.AMENDED)
     assert version.amended_through == "SFS 2025:1079"
-    assert notice.change_count == StatuteChange.objects.filter(to_version=version).count() == 210
+    assert notice.change_count == StatuteChange.objects.filter(to_version=version).count() == 211
     assert notice.relevant_units == ["16 kap. 8 §", "16 kap. 8 a §", "16 kap. 9 §"]
     detail = notice_detail(notice)
     assert [view.change.citation for view in detail.changes[:3]] == notice.relevant_units
     assert all(view.relevant for view in detail.changes[:3]) and not any(v.relevant for v in detail.changes[3:])
-    assert len(detail.changes) == 210
+    assert len(detail.changes) == 211
     item.refresh_from_db()
     assert item.needs_reassessment is True
     assert not ChangeNotice.objects.filter(workspace=other_ws).exists()
@@ -159,21 +167,28 @@ def test_readers_and_revisors_read_but_do_not_answer(bygg, client, tmp_path):
         assert 'name="affects_us"' not in page.content.decode()
         assert client.post(reverse("notice_answer", args=[ws.slug, notice.pk]),
                            {"affects_us": "no"}).status_code == 403
-        assert client.post(reverse("notice_read", args=[ws.slug, notice.pk])).status_code == 403
     assert not ImpactAssessment.objects.exists()
-    notice.refresh_from_db()
-    assert notice.read_at is None
+    # Opening it made it read for each of them (their own state), not for the owner who has not.
+    assert sorted(NoticeRead.objects.filter(notice=notice).values_list("user__username", flat=True)) == [
+        f"user-{Membership.Role.AUDITOR}", f"user-{Membership.Role.VIEWER}"]
 
 
-def test_the_header_counts_unanswered_notices_in_one_query(bygg, client, tmp_path):
+def test_the_header_counts_the_members_own_unread_notices_in_one_query(bygg, client, tmp_path):
     ws, owner, _ = bygg
+    editor = member(ws, "redaktor", Membership.Role.EDITOR)
     sync_records(tmp_path, [official_record(PBL)])
+    notice = ChangeNotice.objects.get()
     client.force_login(owner)
     with CaptureQueriesContext(connection) as queries:
         page = client.get(reverse("workspace_settings", args=[ws.slug])).content.decode()
-    assert 'title="Obesvarade lagändringar">1</span>' in page
+    assert 'title="Olästa lagändringar (1 obesvarade)">1</span>' in page
     assert sum("register_changenotice" in q["sql"] for q in queries.captured_queries) == 1
-    notice = ChangeNotice.objects.get()
+
+    client.get(reverse("notice_detail", args=[ws.slug, notice.pk]))  # the owner opens it
+    assert "notice-count" not in client.get(reverse("workspace_settings", args=[ws.slug])).content.decode()
+    client.force_login(editor)  # still unread for the editor
+    assert 'title="Olästa lagändringar (1 obesvarade)">1</span>' in client.get(
+        reverse("workspace_settings", args=[ws.slug])).content.decode()
     notice.answered_at = notice.created_at
     notice.save(update_fields=["answered_at"])
     assert "notice-count" not in client.get(reverse("workspace_settings", args=[ws.slug])).content.decode()

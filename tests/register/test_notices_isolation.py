@@ -99,8 +99,9 @@ def test_notices_reach_only_their_workspaces_members(settings, memberships, regi
                     assert client.get(reverse("notice_detail", args=[workspace.slug, notice_id])).status_code == 404
                     assert client.get(reverse("api-notice", args=[workspace.slug, notice_id])).status_code == 404
                 unanswered = ChangeNotice.objects.filter(workspace=workspace, answered_at__isnull=True).count()
+                # Nobody opened a notice here: unread for each member is what is unanswered.
                 assert client.get(reverse("api-notice-count", args=[workspace.slug])).json() == {
-                    "unanswered": unanswered}
+                    "unanswered": unanswered, "unread": unanswered}
             # Each digest names one workspace the user belongs to and links only that workspace's notices.
             for message in [m for m in mail.outbox if m.to == [user.email]]:
                 links = _LINK_RE.findall(message.body)

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from compliance.models import LegalDocument, Membership
 from compliance.services import LegalDocumentData, legal_document_upsert
-from register.models import ChangeNotice, ImpactAssessment, NoticeSubscription
+from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription
 from register.notices.services import notice_answer, notices_create_for_versions
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
 from tests.register.notices_fixtures import member, sync_records, workspace_with
@@ -38,7 +38,8 @@ def page_urls(ws, notice) -> list[tuple[str, str]]:
         ("get", reverse("notice_list", args=[ws.slug])),
         ("get", reverse("notice_detail", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_answer", args=[ws.slug, notice.pk])),
-        ("post", reverse("notice_read", args=[ws.slug, notice.pk])),
+        ("post", reverse("notice_unread", args=[ws.slug, notice.pk])),
+        ("post", reverse("notice_summary", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_subscription_save", args=[ws.slug])),
     ]
 
@@ -49,6 +50,8 @@ def api_urls(ws, notice) -> list[tuple[str, str]]:
         ("get", reverse("api-notice-count", args=[ws.slug])),
         ("get", reverse("api-notice", args=[ws.slug, notice.pk])),
         ("post", reverse("api-notice-answer", args=[ws.slug, notice.pk])),
+        ("post", reverse("api-notice-read", args=[ws.slug, notice.pk])),
+        ("delete", reverse("api-notice-read", args=[ws.slug, notice.pk])),
     ]
 
 
@@ -61,8 +64,8 @@ def test_it_checks_ownership(setup, client):
         response = getattr(client, method)(url, {"affects_us": "no", "frequency": "off"})
         assert response.status_code == 404, url
     for method, url in api_urls(setup["alice_ws"], setup["notice"]):
-        response = getattr(client, method)(url, {"affects_us": "no"}, content_type="application/json") \
-            if method == "post" else client.get(url)
+        response = client.get(url) if method == "get" else getattr(client, method)(
+            url, {"affects_us": "no"}, content_type="application/json")
         assert response.status_code == 404, url
         assert response.json()["error"]["code"] == "not_found"
     client.force_login(setup["alice"])
@@ -70,13 +73,12 @@ def test_it_checks_ownership(setup, client):
                         and str(setup["charlies_notice"].pk) in u[1]]:
         assert getattr(client, method)(url, {"affects_us": "no"}).status_code == 404, url
     for method, url in api_urls(setup["alice_ws"], setup["charlies_notice"])[2:]:
-        response = getattr(client, method)(url, {"affects_us": "no"}, content_type="application/json") \
-            if method == "post" else client.get(url)
+        response = client.get(url) if method == "get" else getattr(client, method)(
+            url, {"affects_us": "no"}, content_type="application/json")
         assert response.status_code == 404, url
     assert not ImpactAssessment.objects.exists()
     assert not NoticeSubscription.objects.filter(user=setup["charlie"], workspace=setup["alice_ws"]).exists()
-    setup["notice"].refresh_from_db()
-    assert setup["notice"].read_at is None
+    assert not NoticeRead.objects.filter(notice=setup["notice"]).exists()  # charlie read nothing of alice's
 
 
 def test_it_requires_login(setup, client):
@@ -90,7 +92,7 @@ def test_the_list_filters_unread_unanswered_and_answered(setup, client):
     notice, ws = setup["notice"], setup["alice_ws"]
     url = reverse("notice_list", args=[ws.slug])
     assert f'data-notice="{notice.pk}"' in client.get(url + "?status=olasta").content.decode()
-    client.post(reverse("notice_read", args=[ws.slug, notice.pk]))
+    client.get(reverse("notice_detail", args=[ws.slug, notice.pk]))  # opening it reads it
     assert f'data-notice="{notice.pk}"' not in client.get(url + "?status=olasta").content.decode()
     assert f'data-notice="{notice.pk}"' in client.get(url + "?status=obesvarade").content.decode()
     assert f'data-notice="{notice.pk}"' not in client.get(url + "?status=besvarade").content.decode()
@@ -106,7 +108,7 @@ def test_the_api_lists_shows_counts_and_answers(setup, client):
     listed = client.get(reverse("api-notices", args=[ws.slug]) + "?status=obesvarade").json()
     assert [row["id"] for row in listed["results"]] == [notice.pk]
     assert listed["results"][0]["sfs_number"] == "2099:1" and listed["results"][0]["amended_through"] == "SFS 2099:11"
-    assert client.get(reverse("api-notice-count", args=[ws.slug])).json() == {"unanswered": 1}
+    assert client.get(reverse("api-notice-count", args=[ws.slug])).json() == {"unanswered": 1, "unread": 1}
     detail = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
     amended = next(c for c in detail["changes"] if c["citation"] == "2 §")
     assert {"op": "added", "text": "ett digitalt "} in amended["diff"][0]
@@ -124,7 +126,7 @@ def test_the_api_lists_shows_counts_and_answers(setup, client):
                            {"affects_us": "no", "comment": "Gäller inte oss."}, content_type="application/json")
     assert answered.status_code == 200
     assert answered.json()["impact"]["affects_us"] == "no" and answered.json()["impact"]["answered_by"] == "alice"
-    assert client.get(reverse("api-notice-count", args=[ws.slug])).json() == {"unanswered": 0}
+    assert client.get(reverse("api-notice-count", args=[ws.slug])).json() == {"unanswered": 0, "unread": 0}
     assert client.get(reverse("api-notices", args=[ws.slug]) + "?status=nej").status_code == 400
 
 

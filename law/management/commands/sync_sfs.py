@@ -21,8 +21,7 @@ from django.db import connection
 from tqdm import tqdm
 
 from chunks.keyword_index import vacuum_keyword_index
-from chunks.models import ContentChunk
-from chunks.services import chunk_document
+from chunks.services import chunk_document, chunks_document_repealed_mark
 from chunks.tasks import enqueue_embedding
 from compliance.models import LegalDocument
 from law.models import StatuteVersion
@@ -94,8 +93,9 @@ class Command(BaseCommand):
             if result.outcome == Outcome.OLDER:
                 self.stderr.write(f"{line.name}: {result.message}")
             if result.outcome == Outcome.REPEALED:
-                # A repealed statute leaves retrieval; its text stays readable on its page.
-                ContentChunk.objects.filter(legal_document_id=result.document_id).update(retrievable=False)
+                # A repealed statute leaves ordinary retrieval; its text stays readable on its page, and a
+                # question that names it still finds it, with the repeal on the source.
+                chunks_document_repealed_mark(result.document_id)
             if result.outcome in (Outcome.CREATED, Outcome.UPDATED) and opts["sync"]:
                 # Only chunks whose text changed lose their vectors: chunk_document reuses them by hash.
                 chunk_ids += chunk_document("LEGAL_DOCUMENT", result.document_id).to_embed or []

@@ -220,6 +220,8 @@ def neighbours(text: str, present: set[str], vocab: TermVectors | None = None) -
     vocab = vocab if vocab is not None else term_vectors()
     if vocab is None or settings.RETRIEVAL_NEIGHBOURS_MAX_TERMS <= 0:
         return out
+    if settings.RETRIEVAL_NEIGHBOURS_FROM == "question":
+        return _question_neighbours(text, present, vocab, out)
     # A word the statutes use often finds its own §§; its neighbours would only dilute it.
     words = [w for w in question_words(text) if w.df <= settings.RETRIEVAL_NEIGHBOURS_MAX_DF]
     if not words:
@@ -244,4 +246,28 @@ def neighbours(text: str, present: set[str], vocab: TermVectors | None = None) -
     for lexeme, (cosine, word) in chosen:
         out.added[lexeme] = settings.RETRIEVAL_BRIDGE_WEIGHT
         out.reasons[lexeme] = f"a neighbour of {word} ({cosine:.3f})"
+    return out
+
+
+def _question_neighbours(text: str, present: set[str], vocab: TermVectors, out: Neighboured) -> Neighboured:
+    """The other way measured: the whole question's query vector against the terms. A term joins when the
+    model puts it at least as close to the question as the question's own index terms are on average."""
+    own = [vocab.row_of[lexeme] for lexeme in present if lexeme in vocab.row_of]
+    if not own:
+        return out
+    try:
+        qvec = get_provider().embed_query(text)
+    except (EmbeddingError, OSError, RuntimeError, ValueError) as exc:
+        log.warning("question embedding failed, no neighbours: %s", exc)
+        return out
+    qvec = qvec / max(float(np.linalg.norm(qvec)), 1e-12)
+    cosines = vocab.vectors @ qvec
+    floor = float(cosines[own].mean())
+    cap = settings.RETRIEVAL_NEIGHBOURS_MAX_TERMS
+    top = np.argpartition(-cosines, min(len(cosines) - 1, cap + len(own)))[:cap + len(own) + 1]
+    chosen = sorted(((float(cosines[j]), vocab.lexemes[j]) for j in top
+                     if vocab.lexemes[j] not in present and cosines[j] >= floor), reverse=True)[:cap]
+    for cosine, lexeme in chosen:
+        out.added[lexeme] = settings.RETRIEVAL_BRIDGE_WEIGHT
+        out.reasons[lexeme] = f"a neighbour of the question ({cosine:.3f} >= {floor:.3f})"
     return out

@@ -13,6 +13,7 @@ from django.db import connection
 from agent.retrieval import neighbours
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
+from agent.retrieval.warmup import warm_up
 from compliance.models import Membership, Workspace
 from tests.helpers import make_user
 
@@ -89,3 +90,17 @@ def test_the_keyword_half_finds_the_section_through_the_neighbour(expanding, set
     settings.RETRIEVAL_NEIGHBOURS = False
     assert target not in keyword_query(QUESTION, [ws.id]).terms
     assert sum(writing_it()) < sum(on)
+
+
+def test_a_process_reads_the_file_before_its_first_question_when_on(expanding, term_file):
+    assert "term vectors" in warm_up()
+    assert neighbours._loaded[str(term_file)] is not None
+
+
+def test_the_question_vector_way_adds_terms_as_close_as_its_own(expanding, settings):
+    settings.RETRIEVAL_NEIGHBOURS_FROM = "question"
+    present = {_lexeme("gäller")}
+    found = neighbours.neighbours(QUESTION, present)
+    assert _lexeme("visstidsanställning") in found.added
+    assert len(found.added) <= settings.RETRIEVAL_NEIGHBOURS_MAX_TERMS and not present & set(found.added)
+    assert neighbours.neighbours(QUESTION, set()).added == {}  # no own term to measure closeness by

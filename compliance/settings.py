@@ -403,7 +403,8 @@ RETRIEVAL_NEIGHBOURS_PATH = env_str("RETRIEVAL_NEIGHBOURS_PATH")
 RETRIEVAL_NEIGHBOURS_MIN_COSINE = env_float("RETRIEVAL_NEIGHBOURS_MIN_COSINE", 0.97, minimum=0.5, maximum=1.0)
 # At most this many terms join one question: each is a guess, and many guesses outweigh the question's own words.
 RETRIEVAL_NEIGHBOURS_MAX_TERMS = env_int("RETRIEVAL_NEIGHBOURS_MAX_TERMS", 4, minimum=0, maximum=20)
-# A word used by more statute chunks than this already finds its own sections; its neighbours would dilute it.
+# A word used by more statute chunks than this already finds its own sections; its neighbours would dilute it. 2 is
+# the vocabulary's own floor (build_term_vectors --min-df): a word no more chunks use is hardly the statutes' word.
 RETRIEVAL_NEIGHBOURS_MAX_DF = env_int("RETRIEVAL_NEIGHBOURS_MAX_DF", 2, minimum=0, maximum=1000000)
 # "words": each rare question word is compared with the terms; "question": the question's own vector is (a term
 # joins when it is as close to the question as the question's own terms are on average).

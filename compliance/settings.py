@@ -390,6 +390,25 @@ RETRIEVAL_BRIDGE_COMPOUNDS = env_bool("RETRIEVAL_BRIDGE_COMPOUNDS", True)
 # splitting, done on the query: "incident" -> "personuppgiftsincident").
 RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", False)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
+# Query expansion from the vocabulary's embedding neighbours (agent/retrieval/neighbours.py, docs/retrieval.md
+# "Neighbours in the vocabulary"): a question word the statutes use in at most RETRIEVAL_NEIGHBOURS_MAX_DF chunks
+# (a practice word: 0) adds the statute index terms closest to it by cosine, at RETRIEVAL_BRIDGE_WEIGHT. The
+# vectors come from `manage.py build_term_vectors` (data/sfs/terms-<model>.npz, or RETRIEVAL_NEIGHBOURS_PATH).
+RETRIEVAL_NEIGHBOURS = env_bool("RETRIEVAL_NEIGHBOURS", False)
+RETRIEVAL_NEIGHBOURS_PATH = env_str("RETRIEVAL_NEIGHBOURS_PATH")
+# e5 puts two unrelated words close: random pairs of the 21,088 statute terms have median cosine 0.886, 1 in 1,000
+# reaches 0.945 and 1 in 10,000 0.966 (build_term_vectors prints these). Against ~21,000 terms a floor below the
+# 1-in-10,000 rate lets chance alone admit terms for every word, so the floor is just above it (the median term's
+# nearest other term is also at 0.966: mostly its own inflections and compound family).
+RETRIEVAL_NEIGHBOURS_MIN_COSINE = env_float("RETRIEVAL_NEIGHBOURS_MIN_COSINE", 0.97, minimum=0.5, maximum=1.0)
+# At most this many terms join one question: each is a guess, and many guesses outweigh the question's own words.
+RETRIEVAL_NEIGHBOURS_MAX_TERMS = env_int("RETRIEVAL_NEIGHBOURS_MAX_TERMS", 4, minimum=0, maximum=20)
+# A word used by more statute chunks than this already finds its own sections; its neighbours would dilute it. 2 is
+# the vocabulary's own floor (build_term_vectors --min-df): a word no more chunks use is hardly the statutes' word.
+RETRIEVAL_NEIGHBOURS_MAX_DF = env_int("RETRIEVAL_NEIGHBOURS_MAX_DF", 2, minimum=0, maximum=1000000)
+# "words": each rare question word is compared with the terms; "question": the question's own vector is (a term
+# joins when it is as close to the question as the question's own terms are on average).
+RETRIEVAL_NEIGHBOURS_FROM = env_choice("RETRIEVAL_NEIGHBOURS_FROM", "words", ("words", "question"))
 # The context block also gets the introductory and defining §§ of the chapters of this many best statute hits
 # (the whole chapter when it has at most RETRIEVAL_CHAPTER_FULL_TOKENS tokens), after the neighbours, so the
 # budget drops them first: many questions are answered by a chapter (docs/retrieval.md, "Chapters"). 0: off.

@@ -29,7 +29,7 @@ from django.db import connection
 
 from chunks.selectors import CHUNK_SCOPE_SQL
 
-from . import bridges
+from . import bridges, neighbours
 
 MAX_TERMS = 48
 # Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.
@@ -161,7 +161,8 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
     """Rows (term, qtf, factor, split, df, n_docs) the bridges add (agent.retrieval.bridges); a dropped
     question term gets factor 0 in place. `rows` are the question's own, changed in place."""
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
-            or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS) or not rows:
+            or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS
+            or settings.RETRIEVAL_NEIGHBOURS) or not rows:
         return []
     n_docs = rows[0][5]
     own = {term: bridges.idf_of(df, n_docs) for term, _, part, _, df, _ in rows if part is False and df > 0
@@ -187,6 +188,10 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
                 # a word the statutes use (MIN_WORD_DF times), not a one-off
                 added[candidate] = settings.RETRIEVAL_BRIDGE_WEIGHT
     present = {row[0] for row in rows}
+    if settings.RETRIEVAL_NEIGHBOURS:
+        near = neighbours.neighbours(text, present | set(added) | bridged.dropped)
+        for term, factor in near.added.items():
+            added[term] = max(added.get(term, 0.0), factor)
     added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
     if not added:
         return []

@@ -283,9 +283,14 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     each standardised over the candidates (z-scores), and the two are mixed with the vector share.
 
     Ranks throw away how far ahead the best candidate is; scores keep it (docs/retrieval.md:
-    lagen.nu MRR 0.402 -> 0.436, headings 0.886 -> 0.923 against RRF k 60). A candidate the keyword
-    half did not return scores just under its weakest return; one without a vector (a file still
-    being embedded) at the weakest similarity. The score shown is the mix through a logistic, in (0, 1).
+    lagen.nu MRR 0.402 -> 0.436, headings 0.886 -> 0.923 against RRF k 60). The similarity is known for
+    every candidate (computed for the keyword half's too) and is standardised over all of them. The BM25
+    score is known only for the keyword half's returns, so it is standardised over those alone, and a
+    candidate the half did not return counts as its weakest return: the most it can have scored, and no
+    less. Filling it in below that (0.9 × the weakest score, as before) and standardising over the filled
+    column put every vector-only hit under all but the weakest keyword hits, however close its meaning
+    (docs/retrieval.md, "Fusion: the missing keyword score"). A candidate without a vector (a file still
+    being embedded) counts at the weakest similarity. The score shown is the mix through a logistic, in (0, 1).
     """
     return f"""
     WITH {vec},
@@ -296,12 +301,16 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     cand AS (
       SELECT f.*, CASE WHEN c.embedding_model = %(model)s THEN 1 - (c.embedding <=> %(qvec)s::vector) END AS sim
       FROM fused f JOIN chunks_contentchunk c ON c.id = f.id),
+    kw_stats AS (
+      SELECT avg(rank) AS mean, stddev_pop(rank) AS sd, min(rank) AS weakest FROM kw),
     filled AS (
-      SELECT cand.*, COALESCE(sim, min(sim) OVER ()) AS s, COALESCE(rank, min(rank) OVER () * 0.9) AS b FROM cand),
+      SELECT cand.*, COALESCE(sim, min(sim) OVER ()) AS s, COALESCE(rank, k.weakest) AS b, k.mean AS b_mean,
+             k.sd AS b_sd
+      FROM cand CROSS JOIN kw_stats k),
     scored AS (
       SELECT filled.*,
              %(vector_share)s * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
-             + (1 - %(vector_share)s) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
+             + (1 - %(vector_share)s) * COALESCE((b - b_mean) / NULLIF(b_sd, 0), 0) AS mix
       FROM filled)
     SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_KIND_FACTOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
     FROM scored f

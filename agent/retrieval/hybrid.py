@@ -287,9 +287,15 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     each standardised over the candidates (z-scores), and the two are mixed with the vector share.
 
     Ranks throw away how far ahead the best candidate is; scores keep it (docs/retrieval.md:
-    lagen.nu MRR 0.402 -> 0.436, headings 0.886 -> 0.923 against RRF k 60). A candidate the keyword
-    half did not return scores just under its weakest return; one without a vector (a file still
-    being embedded) at the weakest similarity. The score shown is the mix through a logistic, in (0, 1).
+    lagen.nu MRR 0.402 -> 0.436, headings 0.886 -> 0.923 against RRF k 60). The similarity is known for
+    every candidate (computed for the keyword half's too). The BM25 score is known only for the keyword
+    half's returns; a candidate it did not return gets the most it can have scored: the weakest return
+    when the half's list was cut at the candidate count, 0 when the half returned every chunk holding a query
+    word. Filling it in below the weakest return (0.9 × it, as before) put every vector-only hit under all
+    but the weakest keyword hits, however close its meaning (docs/retrieval.md, "Fusion: the missing
+    keyword score"). A candidate without a vector (a file still being embedded) counts at the weakest
+    similarity. Both columns are standardised over all candidates; the score shown is the mix through a
+    logistic, in (0, 1).
     """
     return f"""
     WITH {vec},
@@ -300,8 +306,11 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     cand AS (
       SELECT f.*, CASE WHEN c.embedding_model = %(model)s THEN 1 - (c.embedding <=> %(qvec)s::vector) END AS sim
       FROM fused f JOIN chunks_contentchunk c ON c.id = f.id),
+    kw_missing AS (
+      SELECT CASE WHEN count(*) >= %(candidates)s THEN min(rank) ELSE 0 END AS rank FROM kw),
     filled AS (
-      SELECT cand.*, COALESCE(sim, min(sim) OVER ()) AS s, COALESCE(rank, min(rank) OVER () * 0.9) AS b FROM cand),
+      SELECT cand.*, COALESCE(cand.sim, min(cand.sim) OVER ()) AS s, COALESCE(cand.rank, m.rank) AS b
+      FROM cand CROSS JOIN kw_missing m),
     scored AS (
       SELECT filled.*,
              %(vector_share)s * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)

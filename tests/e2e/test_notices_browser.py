@@ -1,0 +1,80 @@
+"""Lagbevakning in a real browser: plan- och bygglagen's official 2026 record is imported over the 2024 text
+of a workspace's laglista; the member sees the count in the header, opens the notice from Lagändringar, reads
+the changed §§ as word diffs (those touching the item's kravpunkter first), answers with an impact assessment
+and an action, and finds the answer in the item's history."""
+
+from __future__ import annotations
+
+import pytest
+
+from register.models import Action, ChangeNotice, ImpactAssessment
+from tests.chunks.conftest import clean_queue  # noqa: F401  (the import queues chunking: nothing outlives the test)
+from tests.helpers import PASSWORD
+from tests.register.notices_fixtures import (
+    PBL,
+    add_requirement,
+    load_corpus_statute,
+    official_record,
+    sync_records,
+    workspace_with,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def byggbolaget(clean_queue, settings, tmp_path):
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # the statute is not chunked here: no vectors needed
+    pbl = load_corpus_statute(PBL)
+    ws, owner, (item,) = workspace_with("Byggbolaget", owner_name="bygg", documents=[pbl])
+    add_requirement(item, "16 kap. 8–9 §§", "Föreskrifter om byggnadsverk")
+    sync_records(tmp_path, [official_record(PBL)])
+    return ws, owner, item
+
+
+def test_a_member_answers_a_change_notice_in_the_browser_and_it_is_in_the_items_history(
+        live_server, browser, artifacts, byggbolaget):
+    ws, owner, item = byggbolaget
+    notice = ChangeNotice.objects.get(workspace=ws)
+    page = browser.new_page()
+    page.goto(f"{live_server.url}/logga-in/")
+    page.fill("#id_username", "bygg")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/logga-in/" not in url)
+
+    page.goto(f"{live_server.url}/ws/{ws.slug}/")
+    assert page.inner_text("nav .notice-count") == "1"  # the member's own unread notice
+    page.get_by_role("link", name="Lagändringar").first.click()
+    page.wait_for_url(f"**/ws/{ws.slug}/lagandringar/")
+    page.click(f'li[data-notice="{notice.pk}"] h2 a')
+    page.wait_for_url(f"**/lagandringar/{notice.pk}/")
+
+    changes = page.inner_text("#andringar")
+    assert changes.index("16 kap. 8 §") < changes.index("1 kap. 3 §")  # the §§ touching the kravpunkter first
+    assert page.locator("#andringar ins").count() > 0 and page.locator("#andringar del").count() > 0
+    page.screenshot(path=str(artifacts / "notice-detail.png"), full_page=True)
+
+    page.check('input[name="affects_us"][value="yes"]')
+    page.fill("#id_what_to_do", "Uppdatera rutinen för bygglov.")
+    page.fill("#id_action_title", "Ny rutin för bygglov")
+    page.select_option("#id_action_owner", str(owner.pk))
+    page.fill("#id_action_due_date", "2026-03-31")
+    page.fill("#id_comment", "Gäller 16 kap.")
+    page.get_by_role("button", name="Spara bedömningen").click()
+    page.wait_for_load_state()
+
+    impact = ImpactAssessment.objects.get(notice=notice)
+    assert (impact.affects_us, impact.answered_by_id, impact.comment) == ("yes", owner.pk, "Gäller 16 kap.")
+    action = Action.objects.get(pk=impact.action_id)
+    assert (action.title, action.owner_id, str(action.due_date), action.item_id) == (
+        "Ny rutin för bygglov", owner.pk, "2026-03-31", item.pk)
+
+    page.goto(f"{live_server.url}/ws/{ws.slug}/laglista/poster/{item.pk}/historik/")
+    history = page.inner_text("#historik")
+    assert "Uppdatera rutinen för bygglov." in history and "bygg" in history
+    assert "Ny rutin för bygglov" in history
+    page.screenshot(path=str(artifacts / "notice-answered-history.png"), full_page=True)
+    page.close()

@@ -6,7 +6,8 @@ import pytest
 
 from agent.models import Feedback
 from compliance.models import Membership, Workspace
-from tests.helpers import PASSWORD, make_user
+from tests.e2e.browsing import log_in
+from tests.helpers import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -35,11 +36,7 @@ def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
     # Anything the Content-Security-Policy blocks shows up as a console error.
     blocked = []
     page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    page.goto(f"{live_server.url}/logga-in/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/logga-in/" not in url)
+    log_in(page, live_server.url, "alice")
 
     page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
     page.fill("#chat-input", QUESTION)

@@ -9,7 +9,7 @@ import pytest
 
 from register.models import Action, ChangeNotice, ImpactAssessment
 from tests.chunks.conftest import clean_queue  # noqa: F401  (the import queues chunking: nothing outlives the test)
-from tests.helpers import PASSWORD
+from tests.e2e.browsing import log_in
 from tests.register.notices_fixtures import (
     PBL,
     add_requirement,
@@ -39,11 +39,7 @@ def test_a_member_answers_a_change_notice_in_the_browser_and_it_is_in_the_items_
     ws, owner, item = byggbolaget
     notice = ChangeNotice.objects.get(workspace=ws)
     page = browser.new_page()
-    page.goto(f"{live_server.url}/logga-in/")
-    page.fill("#id_username", "bygg")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/logga-in/" not in url)
+    log_in(page, live_server.url, "bygg")
 
     page.goto(f"{live_server.url}/ws/{ws.slug}/")
     assert page.inner_text("nav .notice-count") == "1"  # the member's own unread notice

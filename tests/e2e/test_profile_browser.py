@@ -7,7 +7,8 @@ import pytest
 
 from compliance import selectors
 from compliance.models import Membership, Workspace
-from tests.helpers import PASSWORD, make_user
+from tests.e2e.browsing import log_in
+from tests.helpers import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -43,11 +44,7 @@ def test_propose_save_see_use_clear(live_server, browser, artifacts, alice):
     page.set_default_timeout(60_000)
     blocked = []
     page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    page.goto(f"{live_server.url}/logga-in/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/logga-in/" not in url)
+    log_in(page, live_server.url, "alice")
 
     # The statement is proposed, nothing is stored yet.
     page.goto(f"{live_server.url}/ws/alices-ab/chatt/")

@@ -18,7 +18,8 @@ from pypdf import PdfReader
 from compliance import selectors as compliance_selectors
 from compliance.models import LegalDocument, Membership, ProcessingStatus, UserFile, Workspace
 from register.models import Action, Evidence, RegisterItem, Review
-from tests.helpers import PASSWORD, make_user
+from tests.e2e.browsing import log_in
+from tests.helpers import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -41,14 +42,6 @@ def newcomer(settings):
 
 
 # --- Steps ------------------------------------------------------------------------------------------------
-
-
-def log_in(page, base):
-    page.goto(f"{base}/logga-in/")
-    page.fill("#id_username", "nina")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/logga-in/" not in url)
 
 
 def fill_in_profile(page, base):
@@ -194,7 +187,7 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server, browser, a
     blocked = []
     page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
 
-    log_in(page, base)
+    log_in(page, base, "nina")
     fill_in_profile(page, base)
     assert compliance_selectors.workspace_profile_get(ws).employee_count == 60
     upload_knowledge_file(page, base, tmp_path)

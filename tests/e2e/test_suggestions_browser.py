@@ -8,7 +8,8 @@ import pytest
 
 from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
 from register.models import RegisterItem, SuggestionDecision
-from tests.helpers import PASSWORD, make_user
+from tests.e2e.browsing import log_in
+from tests.helpers import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -42,11 +43,7 @@ def test_accept_reject_template_and_ask(live_server, browser, artifacts, alice):
     page.set_default_timeout(60_000)
     blocked = []
     page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    page.goto(f"{live_server.url}/logga-in/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/logga-in/" not in url)
+    log_in(page, live_server.url, "alice")
 
     page.goto(f"{live_server.url}/ws/alices-ab/laglista/forslag/")
     row = page.locator('tr[data-document="2021:890"]')

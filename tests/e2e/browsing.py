@@ -1,0 +1,14 @@
+"""Steps every browser test takes."""
+
+from __future__ import annotations
+
+from tests.helpers import PASSWORD
+
+
+def log_in(page, base_url: str, username: str) -> None:
+    """Log in through the login page as `username` (made with tests.helpers.make_user) and wait to leave it."""
+    page.goto(f"{base_url}/logga-in/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/logga-in/" not in url)

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
-
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction

@@ -99,20 +99,17 @@ class NoticeDetailSerializer(NoticeSerializer):
     class Meta(NoticeSerializer.Meta):
         fields = [*NoticeSerializer.Meta.fields, "changes", "summary"]
 
-    def _detail(self, notice: ChangeNotice) -> selectors.NoticeDetail:
-        if getattr(self, "_detail_of", None) != notice.pk:
-            self._detail_of, self._detail_cached = notice.pk, selectors.notice_detail(notice)
-        return self._detail_cached
-
+    # The view computes the notice's detail (every changed unit's word diff) once and passes it in the
+    # context: both fields read it.
     @extend_schema_field(NoticeChangeSerializer(many=True))
     def get_changes(self, notice: ChangeNotice) -> list:
-        return NoticeChangeSerializer(self._detail(notice).changes, many=True).data
+        return NoticeChangeSerializer(self.context["detail"].changes, many=True).data
 
     @extend_schema_field(SummarySerializer(allow_null=True, help_text="Maskinskriven sammanfattning (AI) av "
                                                                        "ändringen, om en har skapats; det är "
                                                                        "ändringstexten i changes som gäller."))
     def get_summary(self, notice: ChangeNotice) -> dict | None:
-        summary = self._detail(notice).summary
+        summary = self.context["detail"].summary
         return SummarySerializer(summary).data if summary is not None else None
 
 
@@ -166,7 +163,8 @@ class NoticeDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["register"], summary="En lagändring med ändrade paragrafer som ordvis skillnad",
                    responses=NoticeDetailSerializer)
     def get(self, request, slug, notice_id):
-        return Response(NoticeDetailSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)
+        notice = selectors.notice_get(self.workspace, request.user, notice_id)
+        return Response(NoticeDetailSerializer(notice, context={"detail": selectors.notice_detail(notice)}).data)
 
 
 class NoticeAnswerApi(WorkspaceMixin, BaseApi):

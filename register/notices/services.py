@@ -343,8 +343,7 @@ def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: st
 def notice_subscription_save(*, workspace: Workspace, user, frequency: str, changes: bool = True,
                              new_statutes: bool = True) -> NoticeSubscription:
     """A member's own digest setting for the workspace (any role: it is about their own inbox)."""
-    if not Membership.objects.filter(workspace=workspace, user=user).exists():
-        raise RegisterError("not_a_member", "Du är inte medlem i arbetsytan.")
+    _require_member(workspace.pk, user)
     if frequency not in NoticeSubscription.Frequency.values:
         raise RegisterError("invalid_frequency", "Välj hur ofta du vill få sammanställningen.",
                             details={"field": "frequency"})

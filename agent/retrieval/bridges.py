@@ -94,8 +94,10 @@ _local: Vocabulary | None = None
 _checked_at = 0.0
 VERSION_CHECK_SECONDS = 10.0
 
-_STATUTE_CHUNKS = ("c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable "
-                   "AND NOT c.document_repealed")
+# The shared statutes' searchable chunks, repealed statutes left out: the vocabulary the bridges (and the
+# embedding neighbours) draw terms from.
+STATUTE_CHUNKS_SQL = ("c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable "
+                      "AND NOT c.document_repealed")
 
 
 def _corpus_version(cursor) -> tuple:
@@ -155,17 +157,17 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
     with connection.cursor() as cursor:
         cursor.execute(f"""
             SELECT c.header || ' ' || c.text FROM chunks_contentchunk c
-            WHERE {_STATUTE_CHUNKS} AND c.header || ' ' || c.text ~ '[A-ZÅÄÖ]{{2}}'""")
+            WHERE {STATUTE_CHUNKS_SQL} AND c.header || ' ' || c.text ~ '[A-ZÅÄÖ]{{2}}'""")
         acronyms = frozenset(a for (text,) in cursor.fetchall() for a in acronyms_in(text))
         # The parts of a split § in order; only §§ that may define something or spell out an abbreviation.
         cursor.execute(f"""
             WITH hit AS (
                 SELECT DISTINCT c.legal_document_id, c.citation FROM chunks_contentchunk c
-                WHERE {_STATUTE_CHUNKS} AND c.citation <> ''
+                WHERE {STATUTE_CHUNKS_SQL} AND c.citation <> ''
                   AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}})')
             SELECT c.legal_document_id, c.citation, string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
             FROM chunks_contentchunk c JOIN hit h ON h.legal_document_id = c.legal_document_id AND h.citation = c.citation
-            WHERE {_STATUTE_CHUNKS}
+            WHERE {STATUTE_CHUNKS_SQL}
             GROUP BY c.legal_document_id, c.citation""")
         sections = cursor.fetchall()
     terms: list[str] = []

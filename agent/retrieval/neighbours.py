@@ -30,6 +30,8 @@ from django.db import connection
 
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
 
+from .bridges import STATUTE_CHUNKS_SQL
+
 log = logging.getLogger(__name__)
 
 # An index term is a word at least this many statute chunks use: a one-off (a name, a misprint) is no bridge.
@@ -37,7 +39,6 @@ MIN_DF = 2
 # Words shorter than this are not embedded (abbreviations of a letter or two have too many senses).
 MIN_WORD_CHARS = 3
 _WORD = re.compile(r"[^\W\d_]+")
-_STATUTE_CHUNKS = "c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable"
 FILE_FORMAT = 1
 
 
@@ -93,7 +94,7 @@ def corpus_terms(min_df: int = MIN_DF) -> list[CorpusTerm]:
     the most frequent word of the statutes' text that stems to it."""
     counts: Counter[str] = Counter()
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT c.header || ' ' || c.text FROM chunks_contentchunk c WHERE {_STATUTE_CHUNKS}")
+        cursor.execute(f"SELECT c.header || ' ' || c.text FROM chunks_contentchunk c WHERE {STATUTE_CHUNKS_SQL}")
         for (text,) in cursor:
             counts.update(w for w in _WORD.findall(text.lower()) if len(w) >= MIN_WORD_CHARS)
         forms = sorted(counts)

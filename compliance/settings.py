@@ -389,6 +389,9 @@ RETRIEVAL_BRIDGE_COMPOUNDS = env_bool("RETRIEVAL_BRIDGE_COMPOUNDS", True)
 # A question word also finds the statute compounds it is the head or modifier of (the index side of compound
 # splitting, done on the query: "incident" -> "personuppgiftsincident").
 RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", False)
+# A question word's synonyms in the shipped Swedish thesaurus (data/thesaurus/, law.thesaurus) that the statutes
+# use join its keyword query at half the bridge weight (docs/retrieval.md, "Synonyms").
+RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
 # Query expansion from the vocabulary's embedding neighbours (agent/retrieval/neighbours.py, docs/retrieval.md
 # "Neighbours in the vocabulary"): a question word the statutes use in at most RETRIEVAL_NEIGHBOURS_MAX_DF chunks

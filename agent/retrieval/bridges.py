@@ -12,6 +12,10 @@ itself says about its words is used here, on the keyword half's query, never a w
   (personalvårdsförmån), which the law's other §§ use.
 - **Phrases to compounds.** "tid för uppsägning" and the law's "uppsägningstid": two words of the question
   whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
+- **Synonyms.** "spara" and the law's "lagra", "anställd" and "arbetstagare": a question word's synonyms in
+  a Swedish thesaurus (law.thesaurus, Folkets synonymlexikon) that the statutes use join the query at a
+  share of the bridge weight. The one bridge from outside the corpus: what the statutes write is still what
+  decides which synonyms count.
 
 The vocabulary (acronyms, abbreviations, definitions) is read from the statute chunks in the database once
 per process and corpus version (`chunks_corpusstat`), shared through Django's cache, and warmed at start-up
@@ -33,6 +37,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from law.definitions import abbreviations_in, acronyms_in, definitions_in
+from law.thesaurus import read_synonyms
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +60,10 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v4:"
+_CACHE_KEY = "bridges:vocabulary:v5:"
+# A synonym stands in for the question's word only in part: it is the thesaurus's sense, maybe not the question's.
+SYNONYM_SHARE = 0.5
+SYNONYM_MIN_IDF = 0.0
 
 
 @dataclass
@@ -70,6 +78,8 @@ class Vocabulary:
     by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
     # the statute words used at least MIN_WORD_DF times: a compound two question words make must be one
     words: frozenset[str] = frozenset()
+    # a lexeme -> the lexemes of its thesaurus synonyms that the statutes use (MIN_WORD_DF times)
+    synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # a word -> the statute compounds it is the head or the modifier of, most used first; read on first use
     # (the compound-parts bridge is off by default, and the index takes seconds to build)
     _compounds_of: dict[str, list[str]] | None = None
@@ -199,7 +209,26 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
         cursor.execute("SELECT lexeme FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
         words = frozenset(row[0] for row in cursor.fetchall())
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
-                      by_body_lexeme=by_body_lexeme, words=words)
+                      by_body_lexeme=by_body_lexeme, words=words, synonyms=_synonym_lexemes(words))
+
+
+def _synonym_lexemes(words: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The thesaurus in the index's terms: each word's stem -> the stems of its synonyms the statutes use.
+    Stemming both sides the way the index does makes "sparade" find the synonyms of "spara"."""
+    thesaurus = read_synonyms()
+    if not thesaurus or not words:
+        return {}
+    entries = sorted(set(thesaurus) | {s for synonyms in thesaurus.values() for s in synonyms})
+    stem = {word: lexemes[0] for word, lexemes in zip(entries, _lexemes(entries)) if len(lexemes) == 1}
+    out: dict[str, set[str]] = defaultdict(set)
+    for word, synonyms in thesaurus.items():
+        if word not in stem:
+            continue
+        for synonym in synonyms:
+            target = stem.get(synonym)
+            if target and target != stem[word] and target in words:
+                out[stem[word]].add(target)
+    return {lexeme: tuple(sorted(targets)) for lexeme, targets in out.items()}
 
 
 def _compound_index() -> dict[str, list[str]]:
@@ -251,8 +280,10 @@ def acronym_tokens(text: str) -> list[str]:
     return sorted(acronyms_in(text))
 
 
-def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary) -> Bridged:
-    """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`."""
+def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
+           unknown: frozenset[str] = frozenset()) -> Bridged:
+    """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`; `unknown`
+    are its lexemes no statute uses (a word of practice: only a synonym can bring it to the law)."""
     out = Bridged()
     if settings.RETRIEVAL_BRIDGE_ACRONYMS:
         for token in acronym_tokens(text):
@@ -268,6 +299,8 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary) -> Bridged:
                     out.reasons[lexeme] = f"{token} spelled out by a statute"
     if settings.RETRIEVAL_BRIDGE_DEFINITIONS:
         _definition_terms(lexemes, vocab, out)
+    if settings.RETRIEVAL_BRIDGE_SYNONYMS:
+        _synonyms(lexemes, unknown, vocab, out)
     if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
         factor = settings.RETRIEVAL_BRIDGE_WEIGHT * COMPOUND_PART_SHARE
         for lexeme in lexemes:
@@ -278,6 +311,17 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary) -> Bridged:
                     out.added[compound] = factor
                     out.reasons[compound] = f"a statute compound of {lexeme}"
     return out
+
+
+def _synonyms(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:
+    factor = settings.RETRIEVAL_BRIDGE_WEIGHT * SYNONYM_SHARE
+    for lexeme in sorted(set(lexemes) | unknown):
+        if lexeme in out.dropped or lexemes.get(lexeme, 99.0) < SYNONYM_MIN_IDF:
+            continue
+        for synonym in vocab.synonyms.get(lexeme, ()):
+            if synonym not in lexemes and factor > out.added.get(synonym, 0.0):
+                out.added[synonym] = factor
+                out.reasons[synonym] = f"a synonym of {lexeme}"
 
 
 def _definition_terms(lexemes: dict[str, float], vocab: Vocabulary, out: Bridged) -> None:

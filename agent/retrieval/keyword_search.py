@@ -162,13 +162,15 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
     question term gets factor 0 in place. `rows` are the question's own, changed in place."""
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
             or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS
-            or settings.RETRIEVAL_NEIGHBOURS) or not rows:
+            or settings.RETRIEVAL_BRIDGE_SYNONYMS or settings.RETRIEVAL_NEIGHBOURS) or not rows:
         return []
     n_docs = rows[0][5]
     own = {term: bridges.idf_of(df, n_docs) for term, _, part, _, df, _ in rows if part is False and df > 0
            and not _NOT_A_TERM.match(term)}
+    unknown = frozenset(term for term, _, part, _, df, _ in rows if part is False and df <= 0
+                        and not _NOT_A_TERM.match(term))
     vocab = bridges.vocabulary()
-    bridged = bridges.bridge(text, own, vocab)
+    bridged = bridges.bridge(text, own, vocab, unknown=unknown)
     if bridged.dropped:
         # The workspace's own documents may write the acronym ("IKEA", a project's name): there it is no homograph.
         cursor.execute("""

@@ -15,6 +15,7 @@ from chunks.services import chunk_document
 from compliance.models import Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.definitions import Definition, abbreviations_in, acronyms_in, definitions_in
+from law.thesaurus import parse_mythes, read_synonyms, write_synonyms
 from tests.helpers import make_user
 
 # Inkomstskattelagen 11 kap. 11 § (first sentences): the term, then what it means.
@@ -57,6 +58,29 @@ def test_two_question_words_make_the_compound_a_statute_uses():
     assert "arbetsmiljöansvar" in bridges.compound_candidates(["ansvar", "arbetsmiljö"])
 
 
+# A thesaurus in the MyThes format Debian's mythes-sv ships, entries of our own.
+MYTHES = "\n".join(["ISO-8859-1", "spara|1", "-|lagra|bevara|ta vara på", "lagra|1", "(verb)|förvara|spara",
+                     "på|1", "-|uppå"])
+
+
+def test_a_thesaurus_is_read_as_single_words_both_ways(tmp_path):
+    synonyms = parse_mythes(MYTHES)
+    assert synonyms["spara"] == ["bevara", "lagra"]  # the phrase "ta vara på" is no keyword
+    assert synonyms["förvara"] == ["lagra"] and synonyms["bevara"] == ["spara"]  # made symmetric
+    assert "förvara" not in synonyms["spara"]  # never chained through "lagra"
+    assert "på" not in synonyms  # too short to be a word of substance
+    write_synonyms(synonyms, tmp_path / "a.tsv.gz")
+    write_synonyms(synonyms, tmp_path / "b.tsv.gz")
+    assert (tmp_path / "a.tsv.gz").read_bytes() == (tmp_path / "b.tsv.gz").read_bytes()
+    assert read_synonyms(tmp_path / "a.tsv.gz") == synonyms
+    assert read_synonyms(tmp_path / "missing.tsv.gz") == {}
+
+
+def test_the_shipped_thesaurus_is_there():
+    synonyms = read_synonyms()
+    assert len(synonyms) > 10000 and "lagra" in synonyms["spara"]
+
+
 # --- against the database: a small statute of our own, from real statutes' sentences ---
 
 OWN_STATUTE = "\n\n".join([
@@ -68,6 +92,10 @@ OWN_STATUTE = "\n\n".join([
     "4 kap. Utlandet",
     "1 § En stat inom Europeiska ekonomiska samarbetsområdet (EES) likställs med Sverige.",
     "2 § Skatt tas inte ut för den som har hemvist inom Europeiska ekonomiska samarbetsområdet.",
+    "5 kap. Uppgifter om kunder",
+    "1 § Uppgifterna får inte lagras längre än vad som är nödvändigt.",
+    "2 § Den som lagrar uppgifterna ska skydda dem.",
+    "3 § Uppgifter som lagras i ett register ska gallras efter tre år.",
 ])
 
 pytestmark = pytest.mark.django_db
@@ -161,3 +189,16 @@ def test_a_question_word_finds_the_statute_compounds_it_is_part_of(own_statute, 
     assert not set(compounds) & set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)  # off by default
     settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS = True
     assert set(compounds) <= set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)
+
+
+def test_a_synonym_the_statutes_use_joins_the_question(own_statute, settings):
+    """"spara" is no word of the law's here; "lagra", its synonym, is (5 kap.)."""
+    user, ws = own_statute
+    question = "Hur länge får vi spara uppgifterna?"
+    assert "lagr" in bridges.vocabulary().synonyms["spar"]
+    assert "lagr" not in keyword_query(question, [ws.id]).terms  # off by default
+    settings.RETRIEVAL_BRIDGE_SYNONYMS = True
+    query = keyword_query(question, [ws.id])
+    weights = dict(zip(query.terms, query.weights))
+    assert 0 < weights["lagr"] < weights["uppgift"] * 2  # at a share of the bridge weight, not as the word itself
+    assert ("2099:1", "5 kap. 1 §") in _keyword(question, user, ws)

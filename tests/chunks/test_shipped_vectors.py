@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
@@ -217,3 +217,36 @@ def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_
         assert np.allclose(chunk.embedding, shipped.get(chunk.content_hash), atol=1e-7, rtol=0)
     doc.refresh_from_db()
     assert (doc.status, doc.chunks_embedded) == (ProcessingStatus.DONE, result.chunks)
+
+
+@pytest.mark.django_db
+def test_the_regulations_file_is_int8_and_loading_a_regulation_takes_its_vectors(tmp_path, settings, clean_queue):
+    """The agency regulations and the GDPR ship vectors too: loaded, they are searchable by meaning at once."""
+    import gzip
+
+    from chunks.shipped_vectors import regulations_path
+    from law.regulations import FORESKRIFTER_PATH
+
+    number = "MSBFS 2020:5"
+    settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no other file: only the regulations', beside it
+    out = io.StringIO()
+    call_command("build_sfs_vectors", "--regulations", "--only", number, "--no-reuse", "--no-progress", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["output"] == str(tmp_path / "vectors-regulations.npz") == str(regulations_path())
+    assert report["statutes"] == 1 and report["computed"] == report["chunks"] > 1
+    with np.load(regulations_path()) as data:
+        assert data["vectors"].dtype == np.int8 and data["scales"].shape == (report["chunks"],)
+
+    with gzip.open(FORESKRIFTER_PATH, "rt", encoding="utf-8") as lines:
+        line = next(line for line in lines if json.loads(line).get("designation") == number)
+    one = tmp_path / "one.jsonl.gz"
+    with gzip.open(one, "wt", encoding="utf-8") as f:
+        f.write(line)
+    call_command("load_regulations", "--file", str(one), "--sync", "--no-progress", stdout=io.StringIO())
+    chunks = ContentChunk.objects.filter(legal_document__sfs_number=number)
+    assert chunks.count() == report["chunks"]
+    assert not chunks.filter(embedding__isnull=True).exists()  # nothing left for the model
+    assert queued_chunk_ids() == []
+
+    with pytest.raises(CommandError):
+        call_command("build_sfs_vectors", "--regulations", "--only", "MSBFS 1899:1", "--no-progress")

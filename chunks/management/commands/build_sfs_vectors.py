@@ -11,6 +11,9 @@ only what it found (a partial file: load_sfs embeds the rest as usual).
 `--book` builds the second file, for the rest of the statute book (SFS_BOOK_PATH): int8, the kinds given by
 `--kind` in that order (default lag, then förordning), newest statute first within a kind, saved at
 least every minute, so a build stopped at any time ships the statutes it finished.
+
+`--regulations` builds the third file, for the agency regulations and the GDPR as `load_regulations` reads
+them (law.regulations, chunked by chunks.chunking.chunk_regulation): int8, `vectors-<model>-regulations.npz`.
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ from django.core.management.base import BaseCommand, CommandError
 from pgvector.psycopg import register_vector
 from tqdm import tqdm
 
-from chunks.chunking import chunk_statute
+from chunks.chunking import chunk_regulation, chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.shipped_vectors import book_path, default_path, load, save
+from chunks.shipped_vectors import book_path, default_path, load, regulations_path, save
 from compliance.models import SFS_NUMBER_RE, content_hash
+from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
 from law.sfs_corpus import read_corpus
 
 
@@ -58,6 +62,30 @@ def corpus_passages(corpus: Path, only: set[str] | None, kinds: list[str] | None
             text = passage_text(draft.header, draft.text)
             passages[content_hash(text)] = text
     return statutes
+
+
+def regulation_passages(only: set[str] | None) -> dict[str, dict[str, str]]:
+    """{number: {content hash: passage text}} of every chunk of the shipped regulations and the GDPR, the way
+    load_regulations chunks them. A record load_regulations skips (malformed) is skipped here too."""
+    documents: dict[str, dict[str, str]] = {}
+    for path in (FORESKRIFTER_PATH, GDPR_PATH):
+        for record in read_records(path):
+            if record.data is None:
+                continue
+            try:
+                data = regulation_from_record(record.data)
+            except RecordError:
+                continue
+            if only is not None and data.sfs_number not in only:
+                continue
+            passages = documents.setdefault(data.sfs_number, {})
+            # As chunks.services chunks a legal document: by its structure, else as a statute's text.
+            drafts = (chunk_regulation(data.title, data.sfs_number, data.structure) if data.structure
+                      else chunk_statute(data.title, data.sfs_number, data.full_text))
+            for draft in drafts:
+                text = passage_text(draft.header, draft.text)
+                passages[content_hash(text)] = text
+    return documents
 
 
 def stored_vectors(hashes: list[str], model: str, url: str | None) -> dict[str, np.ndarray]:
@@ -98,6 +126,8 @@ class Command(BaseCommand):
                             help="compute nothing: ship only the vectors found stored (the rest is embedded on load)")
         parser.add_argument("--book", action="store_true",
                             help="the rest of the statute book (SFS_BOOK_PATH) into vectors-<model>-book.npz, int8")
+        parser.add_argument("--regulations", action="store_true",
+                            help="the agency regulations and the GDPR into vectors-<model>-regulations.npz, int8")
         parser.add_argument("--kind", action="append", dest="kinds",
                             help=f"with --book: kinds to embed, in this order (default: {', '.join(BOOK_KINDS)})")
         parser.add_argument("--no-progress", action="store_true")
@@ -106,26 +136,29 @@ class Command(BaseCommand):
         if settings.EMBEDDING_BACKEND != "local":
             raise CommandError("shipped vectors are for the local model: set EMBEDDING_BACKEND=local")
         only = None
+        if opts["book"] and opts["regulations"]:
+            raise CommandError("--book and --regulations build different files: one at a time")
         if opts["only"]:
             only = {s.strip() for s in opts["only"].split(",") if s.strip()}
-            bad = sorted(n for n in only if not SFS_NUMBER_RE.match(n))
+            bad = [] if opts["regulations"] else sorted(n for n in only if not SFS_NUMBER_RE.match(n))
             if bad:
                 raise CommandError(f"invalid SFS number(s): {', '.join(bad)}")
         t0 = time.perf_counter()
         model = active_model_name()
         kinds = list(opts["kinds"] or BOOK_KINDS) if opts["book"] else None
         corpus = Path(settings.SFS_BOOK_PATH) if opts["book"] else Path(opts["corpus"])
-        by_statute = corpus_passages(corpus, only, kinds)
+        by_statute = regulation_passages(only) if opts["regulations"] else corpus_passages(corpus, only, kinds)
         if only is not None and len(by_statute) != len(only):
             raise CommandError("some SFS numbers are not in the corpus")
         passages = {h: text for texts in by_statute.values() for h, text in texts.items()}
         vectors: dict[str, np.ndarray] = {}
-        dtype = "int8" if opts["book"] else "float16"
-        output = Path(opts["output"]) if opts["output"] else (book_path(model) if opts["book"] else default_path(model))
+        dtype = "int8" if opts["book"] or opts["regulations"] else "float16"
+        output = (Path(opts["output"]) if opts["output"] else book_path(model) if opts["book"]
+                  else regulations_path(model) if opts["regulations"] else default_path(model))
         if opts["no_reuse"] and opts["reuse_only"]:
             raise CommandError("--no-reuse and --reuse-only exclude each other")
         if not opts["no_reuse"]:
-            for current in (default_path(model), book_path(model)):
+            for current in (default_path(model), book_path(model), regulations_path(model)):
                 if current.exists():
                     shipped, dims = load(current)
                     if shipped.model == model and dims == settings.EMBEDDING_DIMENSIONS:

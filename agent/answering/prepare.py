@@ -245,6 +245,8 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
         except DatabaseError:  # as the neighbours: context only
             log.exception("could not read the chapters' core sections; the block goes without them")
         timings["chapters"] = _ms(t0)
+        # Scored below the hits (their own fused scores), so the budget drops them before anything above.
+        chunks = chunks + result.reserve
         facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:

@@ -86,6 +86,9 @@ class RetrievalResult:
     excluded_by_threshold: int = 0  # candidates dropped under min_score or the relevance threshold
     # Nothing was searched: the message has no content words and nothing before it to refer to.
     no_content: bool = False
+    # The ranked sources after the top k (RETRIEVAL_CONTEXT_RESERVE of them): the context block takes them last,
+    # in rank order, into what its budget has left after the hits, their neighbours and their chapters.
+    reserve: list[RetrievedChunk] = field(default_factory=list)
 
 
 # --- the query embedding cache: identical queries are embedded once ---
@@ -615,8 +618,9 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         statute_hits = hybrid_search(terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
                                      kwq=kwq)
     reranking = rerank_module.enabled(options)
+    reserve = settings.RETRIEVAL_CONTEXT_RESERVE
     # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
-    limit = max(top_k * 2, settings.RERANK_CANDIDATES) if reranking else top_k
+    limit = max(top_k * 2, settings.RERANK_CANDIDATES, top_k + reserve) if reranking else top_k + reserve
     general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
@@ -639,6 +643,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         if rerank_error:
             result.notice = result.notice or "Omrankningen misslyckades; resultatet visas i ursprunglig ordning."
     result.chunks = chunks[:top_k]
+    result.reserve = chunks[top_k:top_k + reserve]
     _log_timings(text, result, started)
     return result
 

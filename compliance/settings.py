@@ -419,7 +419,7 @@ RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, m
 RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
 # Ranked sources past RETRIEVAL_TOP_K that the context block may still take, last and in rank order, into the
 # budget the hits, their neighbours and chapters leave unused (docs/retrieval.md, "The reserve"). 0 turns it off.
-RETRIEVAL_CONTEXT_RESERVE = env_int("RETRIEVAL_CONTEXT_RESERVE", 0, minimum=0, maximum=100)
+RETRIEVAL_CONTEXT_RESERVE = env_int("RETRIEVAL_CONTEXT_RESERVE", 40, minimum=0, maximum=100)
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)

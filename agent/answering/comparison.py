@@ -90,7 +90,9 @@ def pair_own_with_law(citations: list[dict], *, max_pairs: int = MAX_PAIRS) -> l
     at most one pair, and each statute section answers at most one own sentence.
     """
     own_rows = [c for c in citations if c.get("source_type") in OWN_SOURCE_TYPES and not c.get("removed")]
-    law_rows = [c for c in citations if c.get("source_type") == "LEGAL_DOCUMENT"]
+    # The block's reserve (sources ranked past the top k) is there for a model to read, not to be set beside
+    # the company's text: a lower-ranked § sharing more words would win the pair over the § the question is about.
+    law_rows = [c for c in citations if c.get("source_type") == "LEGAL_DOCUMENT" and not c.get("reserve")]
     if not own_rows or not law_rows:
         return []
     own = [(row, s) for row in own_rows for s in _sentences(row.get("passage") or row.get("text") or "")]

@@ -308,6 +308,7 @@ def _citation_rows(assembled: AssembledContext, register: RegisterStatus) -> lis
             row["register_status"] = register.by_document[chunk.source_id]
         row["score"] = round(chunk.score, 6)
         row["reference_match"] = chunk.reference_match
+        row["reserve"] = bool(chunk.extra.get("reserve"))  # ranked past the top k: there for the model's reading
         row["passage"] = assembled.shown_texts.get(row["n"], chunk.text)
     return rows
 

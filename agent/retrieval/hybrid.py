@@ -620,7 +620,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     reranking = rerank_module.enabled(options)
     reserve = settings.RETRIEVAL_CONTEXT_RESERVE
     # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
-    limit = max(top_k * 2, settings.RERANK_CANDIDATES, top_k + reserve) if reranking else top_k + reserve
+    # The reserve is what the fused candidate lists hold anyway: it never widens them, so the ranking of the
+    # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
+    limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
+             else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
     general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
@@ -644,6 +647,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
             result.notice = result.notice or "Omrankningen misslyckades; resultatet visas i ursprunglig ordning."
     result.chunks = chunks[:top_k]
     result.reserve = chunks[top_k:top_k + reserve]
+    for chunk in result.reserve:
+        chunk.extra["reserve"] = True
     _log_timings(text, result, started)
     return result
 

@@ -59,6 +59,7 @@ def test_model_answer_streams_and_invented_citations_are_removed(setup, fake_mod
     settings.RETRIEVAL_TOP_K = 5  # five sources: the fake model's [9] names none of them
     settings.RETRIEVAL_NEIGHBOUR_ANCHORS = 0  # (no neighbouring §§ after them)
     settings.RETRIEVAL_CHAPTER_ANCHORS = 0  # (nor their chapters' core §§)
+    settings.RETRIEVAL_CONTEXT_RESERVE = 0  # (nor ranked sources past the five)
     events = events_of(setup["conv"], setup["alice"], QUESTION)
     tokens = [e["data"] for e in events if e["event"] == "token"]
     assert len(tokens) > 5  # streamed word by word

@@ -48,6 +48,7 @@ def test_no_anchor_no_neighbours(asker):
 
 def test_the_context_block_carries_the_neighbours_within_its_budget(asker, settings):
     user, ws = asker
+    settings.RETRIEVAL_CONTEXT_RESERVE = 0  # the reserve would fill what the neighbours leave: count them alone
     options = PrepareOptions(retrieval=RetrievalOptions(top_k=3), use_cache=False)
     with_neighbours = prepare_context([{"role": "user", "content": QUESTION}], ws, user, options)
     cited = {(r["document_number"], r["citation"]) for r in with_neighbours.citations}

@@ -18,6 +18,24 @@ def make_user(username: str):
     return get_user_model().objects.create_user(username=username, email=f"{username}@example.se", password=PASSWORD)
 
 
+def alice_owning_a_workspace():
+    """alice, owner of Alices AB: the asker of the retrieval tests on statutes of our own."""
+    user = make_user("alice")
+    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
+    Membership.objects.create(user=user, workspace=ws, role=Membership.Role.OWNER)
+    return user, ws
+
+
+def chunked_statute(number: str, title: str, text: str):
+    """A statute of our own, loaded and chunked in this process (its vectors are left to a worker)."""
+    from chunks.services import chunk_document
+    from compliance.services import LegalDocumentData, legal_document_upsert
+
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text), process=False)
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    return doc
+
+
 class BaseTestCase(TestCase):
     """Every view gets its ownership test from these three."""
 

@@ -11,12 +11,9 @@ from django.db import connection
 from agent.retrieval import bridges
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query, split_compounds
-from chunks.services import chunk_document
-from compliance.models import Membership, Workspace
-from compliance.services import LegalDocumentData, legal_document_upsert
 from law.definitions import Definition, abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import parse_mythes, read_synonyms, write_synonyms
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 # Inkomstskattelagen 11 kap. 11 § (first sentences): the term, then what it means.
 PERSONALVARD = ("11 § Personalvårdsförmåner ska inte tas upp. Med personalvårdsförmåner avses förmåner av mindre "
@@ -103,14 +100,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def own_statute(loaded):
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om broar",
-                                                     full_text=OWN_STATUTE), process=False)
-    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    chunked_statute("2099:1", "Lag (2099:1) om broar", OWN_STATUTE)
     bridges.forget()
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
+    return alice_owning_a_workspace()
 
 
 def _keyword(question, user, ws, top_k=5):

@@ -7,11 +7,8 @@ import pytest
 
 from agent.retrieval.chapters import chapter_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
-from chunks.services import chunk_document
-from compliance.models import Membership, Workspace
 from compliance.selectors import access_scope_for
-from compliance.services import LegalDocumentData, legal_document_upsert
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 pytestmark = pytest.mark.django_db
 
@@ -31,13 +28,8 @@ STATUTE = "\n\n".join([
 
 @pytest.fixture
 def statute(db):
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om lyftanordningar",
-                                                     full_text=STATUTE), process=False)
-    chunk_document("LEGAL_DOCUMENT", doc.pk)
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
+    chunked_statute("2099:2", "Lag (2099:2) om lyftanordningar", STATUTE)
+    return alice_owning_a_workspace()
 
 
 def _hits(question, user, ws):

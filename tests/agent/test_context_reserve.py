@@ -7,10 +7,7 @@ import pytest
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
-from chunks.services import chunk_document
-from compliance.models import Membership, Workspace
-from compliance.services import LegalDocumentData, legal_document_upsert
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 pytestmark = pytest.mark.django_db
 
@@ -33,13 +30,8 @@ OPTIONS = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_re
 def statute(db, settings):
     settings.RETRIEVAL_CHAPTER_ANCHORS = 0
     settings.RETRIEVAL_NEIGHBOUR_ANCHORS = 0
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:3", title="Lag (2099:3) om lyftanordningar",
-                                                     full_text=STATUTE), process=False)
-    chunk_document("LEGAL_DOCUMENT", doc.pk)
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
+    chunked_statute("2099:3", "Lag (2099:3) om lyftanordningar", STATUTE)
+    return alice_owning_a_workspace()
 
 
 def _block(user, ws) -> list[str]:

@@ -635,7 +635,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
     merged = _one_version_per_section(merged)
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
-    chunks = _relevant(chunks, options, kwq)
+    chunks = _relevant(chunks, options, kwq, beside_vectors=qvec is not None)
     result.excluded_by_threshold = len(merged) - len(chunks)
     timings["fuse"] = _ms(t0)
 
@@ -708,7 +708,7 @@ def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk
 
 
 def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
-              kwq: KeywordQuery | None) -> list[RetrievedChunk]:
+              kwq: KeywordQuery | None, *, beside_vectors: bool = False) -> list[RetrievedChunk]:
     """The sources close enough to the question to be worth showing (docs/retrieval.md, "Relevance threshold").
 
     A source the question cites is always kept. Otherwise the question-to-source cosine
@@ -717,12 +717,20 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     When nothing passes, the question gets no sources and the answer says so. With the
     question gate (RETRIEVAL_RELEVANCE_GATE, the default) a question one source passes keeps
     all its ranked sources; with "source" each source must pass.
+
+    `beside_vectors`: the question has a vector, so most sources are judged by their meaning and a source
+    still waiting for its vector needs RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS of the question's
+    weight. The low keyword floor is for keyword mode (the embedder down), where it is all there is; beside
+    vectors it let an everyday word open the gate while the statute book was being embedded
+    (docs/retrieval.md, "The floor with every regulation embedded").
     """
     floor = settings.RETRIEVAL_MIN_RELEVANCE if options.min_relevance is None else options.min_relevance
     if floor <= 0:
         return chunks
     # BM25 impacts saturate at k1 + 1 per term: this is the score of a source matching every term fully.
     full_match = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1) if kwq else 0.0
+    coverage = (settings.RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS if beside_vectors
+                else settings.RETRIEVAL_MIN_KEYWORD_COVERAGE)
     kept = []
     for chunk in chunks:
         if chunk.reference_match:
@@ -731,7 +739,7 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
             if chunk.vector_similarity >= floor:
                 kept.append(chunk)
         elif chunk.keyword_rank is not None and full_match:
-            if chunk.keyword_rank / full_match >= settings.RETRIEVAL_MIN_KEYWORD_COVERAGE:
+            if chunk.keyword_rank / full_match >= coverage:
                 kept.append(chunk)
     if settings.RETRIEVAL_RELEVANCE_GATE == "question" and kept:
         # The floor tells whether the corpus has anything on the question at all; once a source passes,

@@ -97,3 +97,26 @@ def test_the_offline_answer_says_the_knowledge_base_has_nothing(member):
     answer = extractive_answer(prepared.citations)
     assert answer == NO_SOURCES_ANSWER
     assert "kunskapsbasen" in answer and "formulera" in answer
+
+
+def test_a_source_without_a_vector_needs_more_of_the_question_beside_vectors(settings):
+    """Keyword mode has only the keyword share to judge by; a hybrid search judges most sources by meaning, so a
+    source still waiting for its vector must match more of the question to open the gate on its own."""
+    from agent.retrieval.hybrid import _relevant
+    from agent.retrieval.keyword_search import KeywordQuery
+    from agent.retrieval.sources import RetrievedChunk
+    from chunks.keyword_index import K1
+
+    settings.RETRIEVAL_MIN_KEYWORD_COVERAGE, settings.RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS = 0.08, 0.3
+    query = KeywordQuery(terms=["kran", "besikt"], weights=[3.0, 1.0])
+    full = 4.0 * (K1 + 1)
+
+    def waiting(share):  # a statute chunk with no vector yet, matching `share` of the question's weight
+        return RetrievedChunk(chunk_id=1, source_type="LEGAL_DOCUMENT", source_id=1, document_number="2099:5",
+                              document_title="", header="", path="1", ordinal=1, citation="1 §", text="",
+                              token_count=1, keyword_rank=share * full)
+
+    options = RetrievalOptions()
+    assert _relevant([waiting(0.2)], options, query, beside_vectors=False)  # keyword mode: 0.2 >= 0.08
+    assert _relevant([waiting(0.2)], options, query, beside_vectors=True) == []
+    assert _relevant([waiting(0.5)], options, query, beside_vectors=True)

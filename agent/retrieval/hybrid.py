@@ -635,7 +635,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
     merged = _one_version_per_section(merged)
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
-    chunks = _relevant(chunks, options, kwq, beside_vectors=qvec is not None)
+    # Sources judged by meaning beside it: the question has a vector and some candidate has one too (a corpus
+    # with no vector yet, the worker not having run, is judged by keywords alone, as in keyword mode).
+    beside_vectors = qvec is not None and any(c.vector_similarity is not None for c in chunks)
+    chunks = _relevant(chunks, options, kwq, beside_vectors=beside_vectors)
     result.excluded_by_threshold = len(merged) - len(chunks)
     timings["fuse"] = _ms(t0)
 
@@ -718,9 +721,9 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     question gate (RETRIEVAL_RELEVANCE_GATE, the default) a question one source passes keeps
     all its ranked sources; with "source" each source must pass.
 
-    `beside_vectors`: the question has a vector, so most sources are judged by their meaning and a source
-    still waiting for its vector needs RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS of the question's
-    weight. The low keyword floor is for keyword mode (the embedder down), where it is all there is; beside
+    `beside_vectors`: the question and some candidates have vectors, so sources are judged by their meaning,
+    and a source still waiting for its vector needs RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS of the
+    question's weight. The low keyword floor is for keyword mode (the embedder down), where it is all there is; beside
     vectors it let an everyday word open the gate while the statute book was being embedded
     (docs/retrieval.md, "The floor with every regulation embedded").
     """

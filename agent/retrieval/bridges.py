@@ -60,10 +60,9 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v5:"
+_CACHE_KEY = "bridges:vocabulary:v6:"
 # A synonym stands in for the question's word only in part: it is the thesaurus's sense, maybe not the question's.
 SYNONYM_SHARE = 0.5
-SYNONYM_MIN_IDF = 0.0
 
 
 @dataclass
@@ -78,17 +77,24 @@ class Vocabulary:
     by_body_lexeme: dict[str, list[int]] = field(default_factory=dict)
     # the statute words used at least MIN_WORD_DF times: a compound two question words make must be one
     words: frozenset[str] = frozenset()
-    # a lexeme -> the lexemes of its thesaurus synonyms that the statutes use (MIN_WORD_DF times)
-    synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # a word -> the statute compounds it is the head or the modifier of, most used first; read on first use
     # (the compound-parts bridge is off by default, and the index takes seconds to build)
     _compounds_of: dict[str, list[str]] | None = None
+    # a lexeme -> the lexemes of its thesaurus synonyms that the statutes use (MIN_WORD_DF times); read on first
+    # use like the compounds (the synonym bridge is off by default, and stemming the thesaurus takes a query)
+    _synonyms: dict[str, tuple[str, ...]] | None = None
 
     @property
     def compounds_of(self) -> dict[str, list[str]]:
         if self._compounds_of is None:
             self._compounds_of = _compound_index()
         return self._compounds_of
+
+    @property
+    def synonyms(self) -> dict[str, tuple[str, ...]]:
+        if self._synonyms is None:
+            self._synonyms = _synonym_lexemes(self.words)
+        return self._synonyms
 
 
 @dataclass
@@ -209,7 +215,7 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
         cursor.execute("SELECT lexeme FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
         words = frozenset(row[0] for row in cursor.fetchall())
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
-                      by_body_lexeme=by_body_lexeme, words=words, synonyms=_synonym_lexemes(words))
+                      by_body_lexeme=by_body_lexeme, words=words)
 
 
 def _synonym_lexemes(words: frozenset[str]) -> dict[str, tuple[str, ...]]:
@@ -316,7 +322,7 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
 def _synonyms(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:
     factor = settings.RETRIEVAL_BRIDGE_WEIGHT * SYNONYM_SHARE
     for lexeme in sorted(set(lexemes) | unknown):
-        if lexeme in out.dropped or lexemes.get(lexeme, 99.0) < SYNONYM_MIN_IDF:
+        if lexeme in out.dropped:
             continue
         for synonym in vocab.synonyms.get(lexeme, ()):
             if synonym not in lexemes and factor > out.added.get(synonym, 0.0):

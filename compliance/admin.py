@@ -119,10 +119,12 @@ class ProcessedSourceAdmin(WorkspaceScopedAdmin):
 
 @admin.register(LegalDocument)
 class LegalDocumentAdmin(ProcessedSourceAdmin):
-    list_display = ("sfs_number", "title", "content_type", "series", "status", "progress", "amended_through")
+    list_display = ("sfs_number", "title", "content_type", "series", "status", "progress", "amended_through",
+                    "cited_by")
     list_filter = ("content_type", "series", "agency", "status", "category")
     search_fields = ("sfs_number", "title", "short_names", "abbreviations", "agency")
-    readonly_fields = PROCESSING_READONLY
+    # Counted from the corpus at every load (law.citations), never typed in.
+    readonly_fields = (*PROCESSING_READONLY, "cited_by")
     reprocess_service = services.legal_document_reprocess
     reembed_kwarg = "legal_document_ids"
 

@@ -176,6 +176,9 @@ class LegalDocument(ProcessedSource):
     # The parsed units of a regulation (law.regulations): what its chunks and its page are built from.
     # Empty for statutes, whose structure is parsed from the text itself.
     structure = models.JSONField("struktur", default=list, blank=True)
+    # How many other loaded documents cite this one (law.citations): retrieval's citation prior.
+    cited_by = models.PositiveIntegerField("citeras av", default=0,
+                                           help_text="Antal andra inlästa författningar som hänvisar hit.")
 
     class Meta:
         ordering = ["sfs_number"]

@@ -423,9 +423,14 @@ RETRIEVAL_CONTEXT_RESERVE = env_int("RETRIEVAL_CONTEXT_RESERVE", 40, minimum=0, 
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)
+RETRIEVAL_VECTOR_SHARE_ADAPTIVE = env_float("RETRIEVAL_VECTOR_SHARE_ADAPTIVE", 0.0, minimum=0.0, maximum=1.0)
 # The kind prior: a tillkännagivande's, kungörelse's or old resolution's fused score is multiplied by this
 # (1 turns it off), so they rank below the binding rules unless clearly better (docs/retrieval.md).
 RETRIEVAL_KIND_PRIOR = env_float("RETRIEVAL_KIND_PRIOR", 0.8, minimum=0.0, maximum=1.0)
+# The citation prior: the most a document's fused score loses for being cited by no other loaded document
+# (0 turns it off), and how many citing documents earn the whole score (docs/retrieval.md).
+RETRIEVAL_CITATION_PRIOR = env_float("RETRIEVAL_CITATION_PRIOR", 0.1, minimum=0.0, maximum=0.5)
+RETRIEVAL_CITATION_SATURATION = env_int("RETRIEVAL_CITATION_SATURATION", 100, minimum=1, maximum=100000)
 RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time: at
 # 1M synthetic chunks recall@20 was 0.61 / 0.77 / 0.90 at 100 / 200 / 400 (docs/retrieval.md, "Speed").

@@ -18,6 +18,7 @@ from django.db import transaction
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.citations import CitationCounter, CorpusDocument
 from law.diff import diff_statute
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_corpus import content_type_for
@@ -190,3 +191,19 @@ class BookLoadProgress:
 def statute_book_progress_record(progress: BookLoadProgress) -> None:
     progress.updated_at = time.time()
     cache.set(STATUTE_BOOK_PROGRESS_KEY, asdict(progress), timeout=STATUTE_BOOK_PROGRESS_TTL_SECONDS)
+
+
+def legal_document_cited_by_refresh() -> int:
+    """Count again how many other loaded documents cite each document (law.citations), after a load or a
+    sync changed the corpus; returns how many counts changed. A few seconds for the whole book: the texts
+    are streamed, and only changed counts are written."""
+    counter = CitationCounter(
+        CorpusDocument(number=number, short_names=names)
+        for number, names in LegalDocument.objects.values_list("sfs_number", "short_names"))
+    for number, text in LegalDocument.objects.values_list("sfs_number", "full_text").iterator(chunk_size=200):
+        counter.read(number, text)
+    changed = [LegalDocument(id=pk, cited_by=counter.counts[number])
+               for pk, number, cited_by in LegalDocument.objects.values_list("id", "sfs_number", "cited_by")
+               if counter.counts[number] != cited_by]
+    LegalDocument.objects.bulk_update(changed, ["cited_by"], batch_size=1000)
+    return len(changed)

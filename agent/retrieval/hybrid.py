@@ -217,6 +217,14 @@ c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 # statute the question names every chunk shares the factor, so its own ranking and the named-statute
 # prior are untouched (docs/retrieval.md, "Kind prior").
 _KIND_FACTOR = "(CASE WHEN ld.content_type = ANY(%(secondary_kinds)s) THEN %(kind_prior)s ELSE 1.0 END)"
+# The citation prior: a document that few others cite (law.citations; a narrow förordning, an old special
+# law) has its fused score multiplied by down to 1 − RETRIEVAL_CITATION_PRIOR; one cited by
+# RETRIEVAL_CITATION_SATURATION documents or more keeps it whole, on a log scale between. Like the kind prior
+# it only moves documents against each other, never within one, and a workspace's own files are untouched
+# (docs/retrieval.md, "The citation prior").
+_CITATION_FACTOR = ("(CASE WHEN ld.id IS NULL THEN 1.0 ELSE 1.0 - %(citation_prior)s * (1.0 - "
+                    "LEAST(1.0, ln(1 + ld.cited_by) / ln(1 + %(citation_saturation)s))) END)")
+_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR}"
 
 
 def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
@@ -276,11 +284,11 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
-    SELECT {_SELECT_COLUMNS}, f.score * {_KIND_FACTOR}, {sim}, f.rank, f.vrnk, f.krnk
+    SELECT {_SELECT_COLUMNS}, f.score * {_DOCUMENT_PRIOR}, {sim}, f.rank, f.vrnk, f.krnk
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    ORDER BY f.score * {_KIND_FACTOR} DESC, c.id
+    ORDER BY f.score * {_DOCUMENT_PRIOR} DESC, c.id
     LIMIT %(limit)s
     """
 
@@ -314,16 +322,20 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     filled AS (
       SELECT cand.*, COALESCE(cand.sim, min(cand.sim) OVER ()) AS s, COALESCE(cand.rank, m.rank) AS b
       FROM cand CROSS JOIN kw_missing m),
+    shared AS (
+      SELECT filled.*, LEAST(1.0, %(vector_share)s + %(share_adapt)s
+             * (1 - LEAST(1.0, COALESCE(max(b) OVER () / NULLIF(%(full_match)s, 0), 1)))) AS vs
+      FROM filled),
     scored AS (
-      SELECT filled.*,
-             %(vector_share)s * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
-             + (1 - %(vector_share)s) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
-      FROM filled)
-    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_KIND_FACTOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
+      SELECT shared.*,
+             vs * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
+             + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
+      FROM shared)
+    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    ORDER BY 1 / (1 + exp(-f.mix)) * {_KIND_FACTOR} DESC, c.id
+    ORDER BY 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} DESC, c.id
     LIMIT %(limit)s
     """
 
@@ -387,8 +399,12 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "wv": float(settings.RETRIEVAL_VECTOR_WEIGHT),
         "wk": float(settings.RETRIEVAL_KEYWORD_WEIGHT),
         "vector_share": float(settings.RETRIEVAL_VECTOR_SHARE),
+        "share_adapt": float(settings.RETRIEVAL_VECTOR_SHARE_ADAPTIVE),
+        "full_match": 0.0,
         "secondary_kinds": [str(kind) for kind in SECONDARY_CONTENT_TYPES],
         "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
+        "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
+        "citation_saturation": float(settings.RETRIEVAL_CITATION_SATURATION),
     }
 
 
@@ -407,6 +423,7 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
         params.update(keyword_params(kwq))
         use_keyword = bool(kwq)
+        params["full_match"] = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1) if kwq else 0.0
     if not (use_vector or use_keyword):
         return []
     exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5

@@ -15,6 +15,7 @@ from chunks.models import ContentChunk
 from chunks.services import chunk_document
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.services import legal_document_cited_by_refresh
 from tests.corpus import embed_all, load_statutes
 from tests.helpers import make_user
 
@@ -115,3 +116,35 @@ def test_a_book_statute_without_vectors_is_found_by_keyword_and_answers_at_once(
     assert found and found[0].vector_similarity is None and found[0].kind == "Kungörelse"
     assert found[0].extra["keyword_rank"] == 1 and result.chunks.index(found[0]) < 10
 
+
+
+# The citation prior: two acts on the same subject, and three acts on other subjects that point to one of them.
+RIVAL = ("2090:8", "Lag (2090:8) om hundar i tätort", LegalDocument.ContentType.SFS_LAW,
+         "1 § Tillsyn över hundar och hundägare i tätort utövas av kommunen.")
+CITING = [(f"2090:{n}", f"Lag (2090:{n}) om {subject}", LegalDocument.ContentType.SFS_LAW,
+           f"1 § {text} Se även lagen (2090:1).") for n, subject, text in (
+    (9, "jakt", "Jakt får bedrivas av den som har jakträtt."),
+    (10, "viltvård", "Viltvården leds av länsstyrelsen."),
+    (11, "naturvård", "Naturreservat bildas av kommunen."),
+)]
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_the_citation_prior_puts_the_act_the_law_points_to_first(member, settings, mode):
+    for number, title, content_type, text in (LAW, RIVAL, *CITING):
+        add_statute(number, title, content_type, text, embed=True)
+    legal_document_cited_by_refresh()
+    assert LegalDocument.objects.get(sfs_number="2090:1").cited_by == 3
+    assert LegalDocument.objects.get(sfs_number="2090:8").cited_by == 0
+    question = "Vilken tillsyn gäller över hundar och hundägare?"
+
+    settings.RETRIEVAL_CITATION_PRIOR = 0.0  # no prior: the rival act repeats the question's words
+    plain = ranked(question, member, mode)
+    assert list(plain)[0] == "2090:8"
+
+    settings.RETRIEVAL_CITATION_PRIOR, settings.RETRIEVAL_CITATION_SATURATION = 0.2, 3
+    primed = ranked(question, member, mode)
+    # Cited by as many documents as the saturation: the whole score; cited by none: 1 − the prior.
+    assert primed["2090:1"] == pytest.approx(plain["2090:1"])
+    assert primed["2090:8"] == pytest.approx(0.8 * plain["2090:8"])
+    assert list(primed)[:2] == ["2090:1", "2090:8"]

@@ -69,6 +69,12 @@ def test_second_run_changes_nothing(clean_queue, django_capture_on_commit_callba
     assert len(queued_task_calls("chunks.tasks.embed_chunks")) == queued  # nothing new to embed
 
 
+def test_a_load_counts_who_cites_whom(clean_queue):
+    # Anställningsskyddslagen refers to arbetstvistlagen (1974:371); nothing loaded refers to it.
+    load_sfs("--only", "1982:80,1974:371", "--sync")
+    assert dict(LegalDocument.objects.values_list("sfs_number", "cited_by")) == {"1974:371": 1, "1982:80": 0}
+
+
 @pytest.mark.parametrize("only, message", [
     ("1977-1160", "invalid SFS number(s): 1977-1160 (expected e.g. 1977:1160)"),
     ("1977:1160,lagen", "invalid SFS number(s): lagen (expected e.g. 1977:1160)"),

@@ -22,7 +22,7 @@ from law.services import BookLoadProgress, statute_book_progress_record
 from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
-from ._loading import ingest_loaded, vacuum_after_load
+from ._loading import citations_after_load, ingest_loaded, vacuum_after_load
 
 SHORT_NAME_MAX_CHARS = LegalDocument._meta.get_field("short_names").base_field.max_length
 # How often the book's progress is written for the Kunskapsbas page and admin (seconds).
@@ -81,6 +81,7 @@ class Command(BaseCommand):
                     statute_book_progress_record(progress)
                     last_write = time.monotonic()
         vacuum_after_load(changed, sync=opts["sync"])
+        citations_after_load()
         seconds = round(time.perf_counter() - started, 1)
         if progress is not None:
             progress.finished_at = time.time()

@@ -423,7 +423,6 @@ RETRIEVAL_CONTEXT_RESERVE = env_int("RETRIEVAL_CONTEXT_RESERVE", 40, minimum=0, 
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)
-RETRIEVAL_VECTOR_SHARE_ADAPTIVE = env_float("RETRIEVAL_VECTOR_SHARE_ADAPTIVE", 0.0, minimum=0.0, maximum=1.0)
 # The kind prior: a tillkännagivande's, kungörelse's or old resolution's fused score is multiplied by this
 # (1 turns it off), so they rank below the binding rules unless clearly better (docs/retrieval.md).
 RETRIEVAL_KIND_PRIOR = env_float("RETRIEVAL_KIND_PRIOR", 0.8, minimum=0.0, maximum=1.0)

@@ -322,15 +322,11 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     filled AS (
       SELECT cand.*, COALESCE(cand.sim, min(cand.sim) OVER ()) AS s, COALESCE(cand.rank, m.rank) AS b
       FROM cand CROSS JOIN kw_missing m),
-    shared AS (
-      SELECT filled.*, LEAST(1.0, %(vector_share)s + %(share_adapt)s
-             * (1 - LEAST(1.0, COALESCE(max(b) OVER () / NULLIF(%(full_match)s, 0), 1)))) AS vs
-      FROM filled),
     scored AS (
-      SELECT shared.*,
-             vs * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
-             + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
-      FROM shared)
+      SELECT filled.*,
+             %(vector_share)s * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
+             + (1 - %(vector_share)s) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
+      FROM filled)
     SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
@@ -399,8 +395,6 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "wv": float(settings.RETRIEVAL_VECTOR_WEIGHT),
         "wk": float(settings.RETRIEVAL_KEYWORD_WEIGHT),
         "vector_share": float(settings.RETRIEVAL_VECTOR_SHARE),
-        "share_adapt": float(settings.RETRIEVAL_VECTOR_SHARE_ADAPTIVE),
-        "full_match": 0.0,
         "secondary_kinds": [str(kind) for kind in SECONDARY_CONTENT_TYPES],
         "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
         "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
@@ -423,7 +417,6 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
         params.update(keyword_params(kwq))
         use_keyword = bool(kwq)
-        params["full_match"] = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1) if kwq else 0.0
     if not (use_vector or use_keyword):
         return []
     exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5

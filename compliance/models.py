@@ -176,8 +176,9 @@ class LegalDocument(ProcessedSource):
     # The parsed units of a regulation (law.regulations): what its chunks and its page are built from.
     # Empty for statutes, whose structure is parsed from the text itself.
     structure = models.JSONField("struktur", default=list, blank=True)
-    # How many other loaded documents cite this one (law.citations): retrieval's citation prior.
-    cited_by = models.PositiveIntegerField("citeras av", default=0,
+    # How many other loaded documents cite this one (law.citations): retrieval's citation prior. The database
+    # default too, so code that knows an older shape of the table (a migration's historical model) can insert.
+    cited_by = models.PositiveIntegerField("citeras av", default=0, db_default=0,
                                            help_text="Antal andra inlästa författningar som hänvisar hit.")
 
     class Meta:

@@ -93,6 +93,8 @@ def test_results_are_fused_by_standardised_scores(people):
 
 def test_results_are_fused_by_rank_when_rrf_is_chosen(people, settings):
     settings.RETRIEVAL_FUSION = "rrf"
+    # The fusion alone: the citation prior's factor is tested in tests/chunks/test_statute_book_search.py.
+    settings.RETRIEVAL_CITATION_PRIOR = 0.0
     alice, _, ws, _ = people
     result = retrieve_context("arbetsgivarens skyldighet att undersöka risker i verksamheten", ws, user=alice,
                               options=RetrievalOptions(use_references=False))

@@ -250,3 +250,17 @@ def test_the_regulations_file_is_int8_and_loading_a_regulation_takes_its_vectors
 
     with pytest.raises(CommandError):
         call_command("build_sfs_vectors", "--regulations", "--only", "MSBFS 1899:1", "--no-progress")
+
+
+@pytest.mark.django_db
+def test_build_sfs_vectors_takes_a_historical_number_and_refuses_a_word(tmp_path):
+    out = io.StringIO()
+    # Handelsbalken's parts carry the historical numbers the book file holds: its vectors come from that file.
+    call_command("build_sfs_vectors", "--book", "--only", "1736:0123 2", "--reuse-only",
+                 "--output", str(tmp_path / "book.npz"), "--no-progress", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["statutes"] == report["statutes_shipped"] == 1
+    assert report["shipped"] == report["chunks"] > 0 and report["computed"] == 0
+    with pytest.raises(CommandError, match="invalid SFS number"):
+        call_command("build_sfs_vectors", "--book", "--only", "1736:0123 2,handelsbalken", "--reuse-only",
+                     "--output", str(tmp_path / "book.npz"), "--no-progress", stdout=io.StringIO())

@@ -33,7 +33,8 @@ from chunks.chunking import chunk_regulation, chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.shipped_vectors import book_path, default_path, load, regulations_path, save
-from compliance.models import SFS_NUMBER_RE, content_hash
+from compliance.models import content_hash
+from compliance.numbers import is_sfs_number
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
 from law.sfs_corpus import read_corpus
 
@@ -140,7 +141,8 @@ class Command(BaseCommand):
             raise CommandError("--book and --regulations build different files: one at a time")
         if opts["only"]:
             only = {s.strip() for s in opts["only"].split(",") if s.strip()}
-            bad = [] if opts["regulations"] else sorted(n for n in only if not SFS_NUMBER_RE.match(n))
+            # The book holds historical numbers too ("1736:0123 2", Handelsbalken).
+            bad = [] if opts["regulations"] else sorted(n for n in only if not is_sfs_number(n))
             if bad:
                 raise CommandError(f"invalid SFS number(s): {', '.join(bad)}")
         t0 = time.perf_counter()

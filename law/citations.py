@@ -18,7 +18,7 @@ our own and run over whatever corpus is loaded.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from compliance.numbers import AGENCY_NUMBER_RE, EU_NUMBER_RE
@@ -47,7 +47,7 @@ def citation_key(number: str) -> str:
     return number
 
 
-def numbers_cited(text: str, known: set[str] | None = None) -> set[str]:
+def numbers_cited(text: str, known: Collection[str] | None = None) -> set[str]:
     """The document numbers a text writes, in `citation_key` form. An agency number is taken whole, so
     "AFS 2023:1" is not also read as SFS 2023:1; with `known`, a series and number that is no known
     document ("MBL 1976:580": an abbreviation before a statute's number) is read as the SFS number."""
@@ -95,13 +95,12 @@ class CitationCounter:
     def __init__(self, documents: Iterable[CorpusDocument]) -> None:
         documents = list(documents)
         self._by_key = {citation_key(doc.number): doc.number for doc in documents}
-        self._known = set(self._by_key)
         self._names = _name_index(documents)
         self.counts: dict[str, int] = {doc.number: 0 for doc in documents}
 
     def read(self, number: str, text: str) -> None:
         """Count the documents that `number`'s text cites."""
-        cited = {self._by_key[key] for key in numbers_cited(text, self._known) if key in self._by_key}
+        cited = {self._by_key[key] for key in numbers_cited(text, self._by_key) if key in self._by_key}
         cited |= _names_cited(text, self._names)
         cited.discard(number)
         for other in cited:

@@ -8,7 +8,6 @@ from chunks.keyword_index import vacuum_keyword_index
 from chunks.services import chunk_document
 from chunks.tasks import enqueue_embedding
 from compliance.models import LegalDocument, ProcessingStatus
-from law.services import legal_document_cited_by_refresh
 
 
 def ingest_loaded(doc: LegalDocument, was_changed: bool, *, sync: bool) -> bool:
@@ -27,12 +26,6 @@ def ingest_loaded(doc: LegalDocument, was_changed: bool, *, sync: bool) -> bool:
         if to_embed:
             transaction.on_commit(lambda: enqueue_embedding(to_embed, bulk=True))
     return True
-
-
-def citations_after_load() -> int:
-    """Count again who cites whom (retrieval's citation prior). Every run, not only one that changed
-    something: a database loaded before the counts existed gets them from its next load."""
-    return legal_document_cited_by_refresh()
 
 
 def vacuum_after_load(changed: int, *, sync: bool) -> None:

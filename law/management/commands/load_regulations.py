@@ -14,8 +14,9 @@ from tqdm import tqdm
 
 from compliance.services import legal_document_upsert
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
+from law.services import legal_document_cited_by_refresh
 
-from ._loading import citations_after_load, ingest_loaded, vacuum_after_load
+from ._loading import ingest_loaded, vacuum_after_load
 
 
 class Command(BaseCommand):
@@ -50,7 +51,9 @@ class Command(BaseCommand):
             loaded += 1
             changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
         vacuum_after_load(changed, sync=opts["sync"])
-        citations_after_load()
+        # Who cites whom, for the citation prior: every run, not only one that changed something, so a database
+        # loaded before the counts existed gets them from its next load.
+        legal_document_cited_by_refresh()
         self.stdout.write(f"{loaded} föreskrifter och förordningar lästa, {changed} nya eller ändrade, "
                           f"{len(failures)} felaktiga ({time.monotonic() - started:.1f} s).")
         if failures and not loaded:

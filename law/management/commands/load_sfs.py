@@ -18,11 +18,11 @@ from tqdm import tqdm
 
 from compliance.models import SFS_NUMBER_RE, LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.services import BookLoadProgress, statute_book_progress_record
+from law.services import BookLoadProgress, legal_document_cited_by_refresh, statute_book_progress_record
 from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
-from ._loading import citations_after_load, ingest_loaded, vacuum_after_load
+from ._loading import ingest_loaded, vacuum_after_load
 
 SHORT_NAME_MAX_CHARS = LegalDocument._meta.get_field("short_names").base_field.max_length
 # How often the book's progress is written for the Kunskapsbas page and admin (seconds).
@@ -81,7 +81,9 @@ class Command(BaseCommand):
                     statute_book_progress_record(progress)
                     last_write = time.monotonic()
         vacuum_after_load(changed, sync=opts["sync"])
-        citations_after_load()
+        # Who cites whom, for the citation prior: every run, not only one that changed something, so a database
+        # loaded before the counts existed gets them from its next load.
+        legal_document_cited_by_refresh()
         seconds = round(time.perf_counter() - started, 1)
         if progress is not None:
             progress.finished_at = time.time()

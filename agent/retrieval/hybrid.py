@@ -343,7 +343,7 @@ def _exact_sql(where: str) -> str:
     SELECT {_SELECT_COLUMNS}, 1.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
     FROM chunks_contentchunk c
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    WHERE c.legal_document_id IS NOT NULL AND EXISTS (
+    WHERE c.legal_document_id IS NOT NULL AND c.document_number = ANY(%(ref_sfs)s) AND EXISTS (
         SELECT 1 FROM unnest(%(ref_sfs)s::text[], %(ref_cit)s::text[]) AS r(sfs, cit)
         WHERE c.document_number = r.sfs
           AND (c.citation = r.cit OR c.citation = r.cit || ' ' || %(ref_advice)s

@@ -32,10 +32,11 @@ from agent.retrieval.hybrid import (
     retrieve_context,
 )
 from agent.retrieval.question_scope import label_workspaces, question_scope
+from agent.retrieval.sources import RetrievedChunk
 from chunks.tokens import count_tokens
 from compliance.clock import swedish_today
 from compliance.models import Workspace
-from compliance.selectors import access_scope_for, workspace_versions
+from compliance.selectors import AccessScope, access_scope_for, workspace_versions
 
 from .context_assembly import (
     AssembledContext,
@@ -106,19 +107,20 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
     profile = profile_lines_cached(memory, max(0, settings.PROFILE_TOKEN_BUDGET - profile_overhead()))
     timings["profile"] = _ms(t0)
 
-    chunks, cache_hit, degraded, notice, error = [], False, False, "", ""
+    retrieved, error = Retrieved(), ""
     try:
-        chunks, cache_hit, notice, degraded = _retrieve(question, history, workspace, user, options, timings,
-                                                        facts, memory.fingerprint)
+        retrieved = _retrieve(question, history, workspace, user, options, timings, facts, memory.fingerprint)
     except RetrievalInputError as exc:
-        notice = exc.message
+        retrieved.notice = exc.message
     except Exception as exc:  # retrieval must never block an answer
         log.exception("retrieval failed; answering without sources")
-        degraded, error = True, f"{type(exc).__name__}: {exc}"
-        notice = "Sökningen i källorna misslyckades; svaret bygger inte på några källor."
+        error = f"{type(exc).__name__}: {exc}"
+        retrieved = Retrieved(degraded=True,
+                              notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
+    chunks, cache_hit, degraded, notice = retrieved.chunks, retrieved.cache_hit, retrieved.degraded, retrieved.notice
 
     t0 = time.perf_counter()
-    register_ids = _register_workspaces(workspace, user)
+    register_ids = _register_workspaces(workspace, user, retrieved.scope)
     assembly = AssemblyOptions(context_window=options.context_window,
                                system_prompt_tokens=_prompt_tokens(options.system_prompt),
                                conversation_tokens=sum(count_tokens(m["content"]) for m in conversation),
@@ -169,11 +171,16 @@ def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
     return with_fresh_boundary(assembled)
 
 
-def _register_workspaces(workspace, user) -> tuple[int, ...]:
+def _register_workspaces(workspace: Workspace, user, scope: AccessScope | None) -> tuple[int, ...]:
     """The workspaces whose laglista the context may quote: the user's access scope in this workspace (not
-    the other workspaces a question names), and only when a register there holds a legal document."""
+    the other workspaces a question names), and only when a register there holds a legal document.
+
+    `scope`: the turn's scope as retrieval decided it, so the member's role is not read a second time;
+    None when retrieval did not get that far, and the selector decides here."""
     try:
-        ids = access_scope_for(user, workspace).workspace_ids
+        if scope is None:
+            scope = access_scope_for(user, workspace)
+        ids = (scope.workspace_id,)
         return ids if register_has_documents(ids) else ()
     except Http404:
         return ()
@@ -201,8 +208,18 @@ def _memory(workspace, user) -> Memory:
         return Memory()
 
 
-def _retrieve(question, history, workspace, user, options, timings, facts,
-              profile_key: str = "") -> tuple[list, bool, str, bool]:
+@dataclass
+class Retrieved:
+    """What the turn's retrieval step found, and the scope it searched (None before it was decided)."""
+    chunks: list[RetrievedChunk] = field(default_factory=list)
+    cache_hit: bool = False
+    notice: str = ""
+    degraded: bool = False
+    scope: AccessScope | None = None
+
+
+def _retrieve(question: str, history: list[str], workspace: Workspace, user, options: PrepareOptions,
+              timings: dict, facts: dict, profile_key: str = "") -> Retrieved:
     t0 = time.perf_counter()
     asked = question_scope(question, history, user, workspace)
     analysis, scope, named = asked.analysis, asked.scope, asked.named
@@ -216,7 +233,7 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
     timings["cache"] = _ms(t0)
     if cached is not None:
         facts["chunks_matched"] = len(cached)
-        return cached, True, "", False
+        return Retrieved(chunks=cached, cache_hit=True, scope=scope)
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -251,7 +268,7 @@ def _retrieve(question, history, workspace, user, options, timings, facts,
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
         cache.set(key, chunks)
-    return chunks, False, result.notice, result.degraded
+    return Retrieved(chunks=chunks, notice=result.notice, degraded=result.degraded, scope=scope)
 
 
 def _analysis_facts(analysis) -> dict:

@@ -290,6 +290,18 @@ def _seed_rows() -> tuple[list[tuple], np.ndarray]:
     return [r[:-1] for r in rows], vectors
 
 
+# What a seeded regulation or EU act needs to be searched and cited like the original (read from the dev
+# database; the SFS records give the statutes theirs).
+_SEED_DOCUMENT_FIELDS = ("sfs_number", "title", "content_type", "short_names", "abbreviations", "issued",
+                         "agency", "series", "cited_by")
+
+
+def _seed_documents(known: set[str], seed_meta: list[tuple]) -> list[dict]:
+    """The seeded chunks' documents that are not SFS records (agency regulations, EU acts): read only."""
+    wanted = {row[0] for row in seed_meta} - known
+    return list(LegalDocument.objects.filter(sfs_number__in=wanted).values(*_SEED_DOCUMENT_FIELDS))
+
+
 def _perturbed(seeds: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     a = seeds[rng.integers(0, len(seeds), n)]
     b = seeds[rng.integers(0, len(seeds), n)]
@@ -322,13 +334,14 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
     # Read the seeds from the dev database before touching the bench one.
     t_all = time.perf_counter()
     seed_meta, seed_vectors = _seed_rows()
+    records = list(read_corpus(settings.SFS_CORPUS_PATH))
+    seed_documents = _seed_documents({record["sfs"] for record in records}, seed_meta)
     if (meta and meta.get("chunks") == n and have == n and meta.get("seed_database") == seed_db
             and meta.get("seed_chunks") == len(seed_meta)):
         log(f"reusing {dbname}: {have} chunks")
         with use_database(dbname):
             vacuumed = _vacuum_if_stale(log)
         return {**meta, "reused": True, "vacuumed_on_reuse": vacuumed}
-    records = list(read_corpus(settings.SFS_CORPUS_PATH))
     pool = _sentence_pool(records)
     log(f"seeds: {len(seed_meta)} real chunks from {seed_db}, {len(pool)} sentences")
     figures = {"chunks": n, "database": dbname, "database_created": created, "seed_database": seed_db,
@@ -337,7 +350,7 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
         _same_niceness_for_backend(log)
         index_defs, posting_index_defs = _saved_index_defs()
         t0 = time.perf_counter()
-        ids = _create_sources(records, n, seed_meta)
+        ids = _create_sources(records, n, seed_meta, seed_documents)
         figures["sources_s"] = round(ms_since(t0) / 1000, 2)
         _drop_indexes(index_defs + posting_index_defs)
         figures["copy_s"] = round(_copy_chunks(n, ids, seed_meta, seed_vectors, pool, log) / 1000, 2)
@@ -401,7 +414,7 @@ def _same_niceness_for_backend(log) -> None:
         log(f"could not renice the backend {pid}: {exc}")
 
 
-def _create_sources(records: list[dict], n: int, seed_meta: list[tuple]) -> dict:
+def _create_sources(records: list[dict], n: int, seed_meta: list[tuple], seed_documents: list[dict]) -> dict:
 
 
     with connection.cursor() as cur:
@@ -431,6 +444,8 @@ def _create_sources(records: list[dict], n: int, seed_meta: list[tuple]) -> dict
                                   short_names=list(names.short_names), abbreviations=list(names.abbreviations),
                                   issued=parse_date(record.get("issued")), status="done",
                                   content_hash=record["sfs"], chunked_hash=record["sfs"]))
+    docs += [LegalDocument(**document, full_text="", status="done", content_hash=document["sfs_number"],
+                           chunked_hash=document["sfs_number"]) for document in seed_documents]
     shared = int(n * (1 - WORKSPACE_SHARE)) - len(seed_meta)
     n_synth = max(1, shared // CHUNKS_PER_SYNTHETIC_STATUTE)
     for i in range(n_synth):

@@ -423,6 +423,12 @@ RETRIEVAL_CONTEXT_RESERVE = env_int("RETRIEVAL_CONTEXT_RESERVE", 40, minimum=0, 
 # How the two halves are fused (docs/retrieval.md): "score" mixes standardised scores, "rrf" ranks.
 RETRIEVAL_FUSION = env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf"))
 RETRIEVAL_VECTOR_SHARE = env_float("RETRIEVAL_VECTOR_SHARE", 0.6, minimum=0.0, maximum=1.0)
+# An everyday question (names and cites no statute, at most RETRIEVAL_EVERYDAY_MAX_WORDS keywords) gets up to
+# this much more vector share, the less of its keyword weight the best keyword return matches: its words are
+# often not the statute's, and then the meaning is the better guide (docs/retrieval.md, "A vector share for
+# everyday questions"). 0 turns it off.
+RETRIEVAL_EVERYDAY_VECTOR_SHARE = env_float("RETRIEVAL_EVERYDAY_VECTOR_SHARE", 0.2, minimum=0.0, maximum=0.4)
+RETRIEVAL_EVERYDAY_MAX_WORDS = env_int("RETRIEVAL_EVERYDAY_MAX_WORDS", 6, minimum=1, maximum=30)
 # The kind prior: a tillkännagivande's, kungörelse's or old resolution's fused score is multiplied by this
 # (1 turns it off), so they rank below the binding rules unless clearly better (docs/retrieval.md).
 RETRIEVAL_KIND_PRIOR = env_float("RETRIEVAL_KIND_PRIOR", 0.8, minimum=0.0, maximum=1.0)

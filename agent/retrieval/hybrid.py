@@ -322,11 +322,15 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     filled AS (
       SELECT cand.*, COALESCE(cand.sim, min(cand.sim) OVER ()) AS s, COALESCE(cand.rank, m.rank) AS b
       FROM cand CROSS JOIN kw_missing m),
+    shared AS (
+      SELECT filled.*, LEAST(1.0, %(vector_share)s + %(everyday_share)s
+             * (1 - LEAST(1.0, COALESCE(max(b) OVER () / NULLIF(%(full_match)s, 0), 1)))) AS vs
+      FROM filled),
     scored AS (
-      SELECT filled.*,
-             %(vector_share)s * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
-             + (1 - %(vector_share)s) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
-      FROM filled)
+      SELECT shared.*,
+             vs * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
+             + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
+      FROM shared)
     SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
@@ -395,6 +399,8 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "wv": float(settings.RETRIEVAL_VECTOR_WEIGHT),
         "wk": float(settings.RETRIEVAL_KEYWORD_WEIGHT),
         "vector_share": float(settings.RETRIEVAL_VECTOR_SHARE),
+        "everyday_share": 0.0,
+        "full_match": 0.0,
         "secondary_kinds": [str(kind) for kind in SECONDARY_CONTENT_TYPES],
         "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
         "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
@@ -403,10 +409,12 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
 
 
 def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int,
-                  qvec: np.ndarray | None, mode: str, kwq: KeywordQuery | None = None) -> list[RetrievedChunk]:
+                  qvec: np.ndarray | None, mode: str, kwq: KeywordQuery | None = None,
+                  everyday: bool = False) -> list[RetrievedChunk]:
     """One SQL statement: the vector and keyword halves, fused. `kwq` is the query's BM25
     query (built from `terms`, the query's `keyword_terms`, when not given); `qvec` its
-    embedding (None in keyword mode)."""
+    embedding (None in keyword mode). `everyday`: a short question that names no statute
+    (is_everyday_question), whose vector share grows as its words miss the statutes' words."""
     params = _base_params(scope, limit)
     where = _filter_sql(options, params)
     use_vector = mode in ("hybrid", "vector") and qvec is not None
@@ -417,6 +425,10 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
         params.update(keyword_params(kwq))
         use_keyword = bool(kwq)
+        if everyday and kwq:
+            params["everyday_share"] = float(settings.RETRIEVAL_EVERYDAY_VECTOR_SHARE)
+            # The BM25 score of a source matching every word of the question fully (impacts saturate at k1 + 1).
+            params["full_match"] = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1)
     if not (use_vector or use_keyword):
         return []
     exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5
@@ -634,7 +646,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
-    general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
+    general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq,
+                            everyday=is_everyday_question(analysis, named_sfs))
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()
@@ -664,6 +677,12 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
         chunk.extra["reserve"] = True
     _log_timings(text, result, started)
     return result
+
+
+def is_everyday_question(analysis: QueryAnalysis, named: list[str]) -> bool:
+    """A short question that names and cites no statute: asked in the words of practice more often than in the
+    statute's, so its keyword half is weaker evidence than its meaning."""
+    return not named and not analysis.references and len(analysis.keywords) <= settings.RETRIEVAL_EVERYDAY_MAX_WORDS
 
 
 def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarray | None:

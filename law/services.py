@@ -193,17 +193,18 @@ def statute_book_progress_record(progress: BookLoadProgress) -> None:
     cache.set(STATUTE_BOOK_PROGRESS_KEY, asdict(progress), timeout=STATUTE_BOOK_PROGRESS_TTL_SECONDS)
 
 
-def legal_document_cited_by_refresh() -> int:
+def legal_document_cited_by_refresh(model: type[LegalDocument] = LegalDocument) -> int:
     """Count again how many other loaded documents cite each document (law.citations), after a load or a
     sync changed the corpus; returns how many counts changed. A few seconds for the whole book: the texts
-    are streamed, and only changed counts are written."""
+    are streamed, and only changed counts are written. `model`: the historical model when a migration
+    counts a database loaded before the counts existed (law 0003)."""
     counter = CitationCounter(
         CorpusDocument(number=number, short_names=names)
-        for number, names in LegalDocument.objects.values_list("sfs_number", "short_names"))
-    for number, text in LegalDocument.objects.values_list("sfs_number", "full_text").iterator(chunk_size=200):
+        for number, names in model.objects.values_list("sfs_number", "short_names"))
+    for number, text in model.objects.values_list("sfs_number", "full_text").iterator(chunk_size=200):
         counter.read(number, text)
-    changed = [LegalDocument(id=pk, cited_by=counter.counts[number])
-               for pk, number, cited_by in LegalDocument.objects.values_list("id", "sfs_number", "cited_by")
+    changed = [model(id=pk, cited_by=counter.counts[number])
+               for pk, number, cited_by in model.objects.values_list("id", "sfs_number", "cited_by")
                if counter.counts[number] != cited_by]
-    LegalDocument.objects.bulk_update(changed, ["cited_by"], batch_size=1000)
+    model.objects.bulk_update(changed, ["cited_by"], batch_size=1000)
     return len(changed)

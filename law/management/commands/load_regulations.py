@@ -51,9 +51,8 @@ class Command(BaseCommand):
             loaded += 1
             changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
         vacuum_after_load(changed, sync=opts["sync"])
-        # Who cites whom, for the citation prior: every run, not only one that changed something, so a database
-        # loaded before the counts existed gets them from its next load.
-        legal_document_cited_by_refresh()
+        if changed:  # who cites whom, for the citation prior (law 0003 counted the documents loaded before it)
+            legal_document_cited_by_refresh()
         self.stdout.write(f"{loaded} föreskrifter och förordningar lästa, {changed} nya eller ändrade, "
                           f"{len(failures)} felaktiga ({time.monotonic() - started:.1f} s).")
         if failures and not loaded:

@@ -10,8 +10,7 @@ from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory
 from chunks.keyword_index import K1
-from compliance.models import Membership, Workspace
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -21,10 +20,7 @@ NAMING = "Vad säger arbetsmiljölagen om skyddsombud?"
 
 @pytest.fixture
 def alice(loaded):
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
+    return alice_owning_a_workspace()
 
 
 def _everyday(question: str) -> bool:

@@ -3,29 +3,17 @@ with Django's own MigrationExecutor on the historical models, as `migrate` runs 
 
 from __future__ import annotations
 
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-from django.test import TransactionTestCase
+from tests.migrations import MigrationTestCase
 
-BEFORE = [("law", "0002_change_summary"), ("compliance", "0011_legaldocument_cited_by")]
 AFTER = [("law", "0003_cited_by_counts")]
 
 
-def leaf_nodes():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
-
-
-class CitedByCountsMigrationTests(TransactionTestCase):
-    def migrate(self, targets):
-        executor = MigrationExecutor(connection)
-        executor.loader.build_graph()
-        executor.migrate(targets)
-        return executor.loader.project_state(targets).apps
+class CitedByCountsMigrationTests(MigrationTestCase):
+    before = [("law", "0002_change_summary"), ("compliance", "0011_legaldocument_cited_by")]
 
     def setUp(self):
-        apps = self.migrate(BEFORE)
-        self.addCleanup(self.migrate, leaf_nodes())
-        LegalDocument = apps.get_model("compliance", "LegalDocument")
+        super().setUp()
+        LegalDocument = self.before_apps.get_model("compliance", "LegalDocument")
         LegalDocument.objects.create(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
                                      short_names=["provföretagslagen"], full_text="1 § Denna lag gäller provföretag.")
         LegalDocument.objects.create(sfs_number="2099:2", title="Förordning (2099:2) om provföretag",

@@ -7,23 +7,20 @@ from datetime import date
 
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
-from django.test import TransactionTestCase
 from django.utils import timezone
+
+from tests.migrations import MigrationTestCase
 
 BEFORE = [("register", "0001_initial")]
 AFTER = [("register", "0002_assessments_into_register")]
 
 
-class AssessmentMigrationTests(TransactionTestCase):
-    def migrate(self, targets):
-        executor = MigrationExecutor(connection)
-        executor.loader.build_graph()  # the graph as it is now, after the previous run
-        executor.migrate(targets)
-        return executor.loader.project_state(targets).apps
+class AssessmentMigrationTests(MigrationTestCase):
+    before = BEFORE
 
     def setUp(self):
-        apps = self.migrate(BEFORE)
-        self.addCleanup(self.migrate, executor_leaf_nodes())
+        super().setUp()
+        apps = self.before_apps
         User = apps.get_model("auth", "User")
         Workspace = apps.get_model("compliance", "Workspace")
         Membership = apps.get_model("compliance", "Membership")
@@ -156,7 +153,3 @@ class AssessmentMigrationTests(TransactionTestCase):
         apps = self.migrate(BEFORE)
         self.assertEqual(self.register_rows(apps), (0, 0, 0))
         self.assertEqual(self.snapshot_assessments(apps), self.assessment_rows)
-
-
-def executor_leaf_nodes():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()

@@ -5,29 +5,19 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-from django.test import TransactionTestCase
+from tests.migrations import MigrationTestCase
 
 BEFORE = [("register", "0004_change_notices")]
 AFTER = [("register", "0005_notice_read_per_user")]
 READ = datetime(2026, 3, 2, 8, 30, tzinfo=timezone.utc)
 
 
-def leaf_nodes():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
-
-
-class NoticeReadMigrationTests(TransactionTestCase):
-    def migrate(self, targets):
-        executor = MigrationExecutor(connection)
-        executor.loader.build_graph()
-        executor.migrate(targets)
-        return executor.loader.project_state(targets).apps
+class NoticeReadMigrationTests(MigrationTestCase):
+    before = BEFORE
 
     def setUp(self):
-        apps = self.migrate(BEFORE)
-        self.addCleanup(self.migrate, leaf_nodes())
+        super().setUp()
+        apps = self.before_apps
         User = apps.get_model("auth", "User")
         Workspace = apps.get_model("compliance", "Workspace")
         LegalDocument = apps.get_model("compliance", "LegalDocument")

@@ -26,7 +26,6 @@ from django.db import connection, transaction
 
 from chunks.chunking import ADVICE_LABEL
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
-from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
@@ -427,8 +426,7 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         use_keyword = bool(kwq)
         if everyday and kwq:
             params["everyday_share"] = float(settings.RETRIEVAL_EVERYDAY_VECTOR_SHARE)
-            # The BM25 score of a source matching every word of the question fully (impacts saturate at k1 + 1).
-            params["full_match"] = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1)
+            params["full_match"] = kwq.full_match
     if not (use_vector or use_keyword):
         return []
     exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5
@@ -759,8 +757,7 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     floor = settings.RETRIEVAL_MIN_RELEVANCE if options.min_relevance is None else options.min_relevance
     if floor <= 0:
         return chunks
-    # BM25 impacts saturate at k1 + 1 per term: this is the score of a source matching every term fully.
-    full_match = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1) if kwq else 0.0
+    full_match = kwq.full_match if kwq else 0.0
     coverage = (settings.RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS if beside_vectors
                 else settings.RETRIEVAL_MIN_KEYWORD_COVERAGE)
     kept = []

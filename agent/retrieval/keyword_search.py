@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
+from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
 
 from . import bridges, neighbours
@@ -56,6 +57,12 @@ class KeywordQuery:
 
     def __bool__(self) -> bool:
         return bool(self.terms)
+
+    @property
+    def full_match(self) -> float:
+        """The BM25 score of a source matching every word of the question fully (impacts saturate at k1 + 1):
+        what a return's score is a share of."""
+        return (sum(self.weights) + self.unmatched_weight) * (K1 + 1)
 
     def tsquery(self) -> str:
         """The terms as a tsquery literal (already normalised lexemes: no parser in between)."""

@@ -9,7 +9,6 @@ from agent.retrieval.hybrid import RetrievalOptions, is_everyday_question, retri
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory
-from chunks.keyword_index import K1
 from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +52,7 @@ def test_an_everyday_question_leans_on_meaning_as_its_words_miss(alice, settings
     # The share it must have used: the best keyword return's share of a full match of the question.
     analysis = analyse_query(EVERYDAY, directory=statute_directory())
     kwq = keyword_query(analysis.text or EVERYDAY, [ws.pk])
-    full_match = (sum(kwq.weights) + kwq.unmatched_weight) * (K1 + 1)
+    full_match = kwq.full_match
     keyword_half = retrieve_context(EVERYDAY, ws, user=user,
                                     options=RetrievalOptions(mode="keyword", use_references=False, min_relevance=0))
     best = max(c.keyword_rank for c in keyword_half.chunks)

@@ -117,7 +117,6 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
         error = f"{type(exc).__name__}: {exc}"
         retrieved = Retrieved(degraded=True,
                               notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
-    chunks, cache_hit, degraded, notice = retrieved.chunks, retrieved.cache_hit, retrieved.degraded, retrieved.notice
 
     t0 = time.perf_counter()
     register_ids = _register_workspaces(workspace, user, retrieved.scope)
@@ -126,17 +125,18 @@ def prepare_context(messages: list[dict], workspace: Workspace, user,
                                conversation_tokens=sum(count_tokens(m["content"]) for m in conversation),
                                profile_tokens=(settings.PROFILE_TOKEN_BUDGET if profile else 0)
                                + (REGISTER_TOKEN_BUDGET if register_ids else 0))
-    assembled = _assemble(chunks, assembly)
+    assembled = _assemble(retrieved.chunks, assembly)
     timings["assemble"] = _ms(t0)
     t0 = time.perf_counter()
     status = _register_status(assembled, register_ids)
     timings["register"] = _ms(t0)
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
                       profile=profile, register=status)
-    prepared.degraded, prepared.notice, prepared.memory = degraded, notice, memory
-    prepared.metrics.update(cache_hit=cache_hit, degraded=degraded, zero_match=not chunks)
+    prepared.degraded, prepared.notice, prepared.memory = retrieved.degraded, retrieved.notice, memory
+    prepared.metrics.update(cache_hit=retrieved.cache_hit, degraded=retrieved.degraded, zero_match=not retrieved.chunks)
     _warn_if_slow(_ms(started), timings, question)
-    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=cache_hit, error=error, facts=facts)
+    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=retrieved.cache_hit, error=error,
+                             facts=facts)
     return prepared
 
 

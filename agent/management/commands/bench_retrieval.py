@@ -334,14 +334,14 @@ def build_synthetic(n: int, dbname: str, log) -> dict:
     # Read the seeds from the dev database before touching the bench one.
     t_all = time.perf_counter()
     seed_meta, seed_vectors = _seed_rows()
-    records = list(read_corpus(settings.SFS_CORPUS_PATH))
-    seed_documents = _seed_documents({record["sfs"] for record in records}, seed_meta)
     if (meta and meta.get("chunks") == n and have == n and meta.get("seed_database") == seed_db
             and meta.get("seed_chunks") == len(seed_meta)):
         log(f"reusing {dbname}: {have} chunks")
         with use_database(dbname):
             vacuumed = _vacuum_if_stale(log)
         return {**meta, "reused": True, "vacuumed_on_reuse": vacuumed}
+    records = list(read_corpus(settings.SFS_CORPUS_PATH))
+    seed_documents = _seed_documents({record["sfs"] for record in records}, seed_meta)  # still the dev database
     pool = _sentence_pool(records)
     log(f"seeds: {len(seed_meta)} real chunks from {seed_db}, {len(pool)} sentences")
     figures = {"chunks": n, "database": dbname, "database_created": created, "seed_database": seed_db,

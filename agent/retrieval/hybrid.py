@@ -645,7 +645,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
     general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq,
-                            everyday=is_everyday_question(analysis, named_sfs))
+                            everyday=is_everyday_question(analysis))
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()
@@ -677,10 +677,11 @@ def retrieve_context(query: str, workspace: Workspace, *, user, options: Retriev
     return result
 
 
-def is_everyday_question(analysis: QueryAnalysis, named: list[str]) -> bool:
-    """A short question that names and cites no statute: asked in the words of practice more often than in the
-    statute's, so its keyword half is weaker evidence than its meaning."""
-    return not named and not analysis.references and len(analysis.keywords) <= settings.RETRIEVAL_EVERYDAY_MAX_WORDS
+def is_everyday_question(analysis: QueryAnalysis) -> bool:
+    """A short question that names and cites no statute (no reference at all: every named statute comes from
+    one): asked in the words of practice more often than in the statute's, so its keyword half is weaker
+    evidence than its meaning."""
+    return not analysis.references and len(analysis.keywords) <= settings.RETRIEVAL_EVERYDAY_MAX_WORDS
 
 
 def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarray | None:

@@ -23,9 +23,7 @@ def alice(loaded):
 
 
 def _everyday(question: str) -> bool:
-    analysis = analyse_query(question, directory=statute_directory())
-    named = [ref.sfs for ref in analysis.references if ref.sfs]
-    return is_everyday_question(analysis, named)
+    return is_everyday_question(analyse_query(question, directory=statute_directory()))
 
 
 def test_a_short_question_naming_no_statute_is_everyday(alice, settings):
@@ -51,8 +49,7 @@ def test_an_everyday_question_leans_on_meaning_as_its_words_miss(alice, settings
 
     # The share it must have used: the best keyword return's share of a full match of the question.
     analysis = analyse_query(EVERYDAY, directory=statute_directory())
-    kwq = keyword_query(analysis.text or EVERYDAY, [ws.pk])
-    full_match = kwq.full_match
+    full_match = keyword_query(analysis.text or EVERYDAY, [ws.pk]).full_match
     keyword_half = retrieve_context(EVERYDAY, ws, user=user,
                                     options=RetrievalOptions(mode="keyword", use_references=False, min_relevance=0))
     best = max(c.keyword_rank for c in keyword_half.chunks)

@@ -122,9 +122,9 @@ class LegalDocumentAdmin(ProcessedSourceAdmin):
     list_display = ("sfs_number", "title", "content_type", "series", "status", "progress", "amended_through",
                     "cited_by")
     list_filter = ("content_type", "series", "agency", "status", "category")
-    search_fields = ("sfs_number", "title", "short_names", "abbreviations", "agency")
-    # Counted from the corpus at every load (law.citations), never typed in.
-    readonly_fields = (*PROCESSING_READONLY, "cited_by")
+    search_fields = ("sfs_number", "title", "short_names", "abbreviations", "agency", "addressee")
+    # Derived from the corpus at every load (law.citations, law.addressees), never typed in.
+    readonly_fields = (*PROCESSING_READONLY, "cited_by", "addressee")
     reprocess_service = services.legal_document_reprocess
     reembed_kwarg = "legal_document_ids"
 

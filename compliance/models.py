@@ -180,6 +180,10 @@ class LegalDocument(ProcessedSource):
     # default too, so code that knows an older shape of the table (a migration's historical model) can insert.
     cited_by = models.PositiveIntegerField("citeras av", default=0, db_default=0,
                                            help_text="Antal andra inlästa författningar som hänvisar hit.")
+    # The authority whose own work the statute governs (law.addressees: its instruction, its registers), or
+    # "": retrieval's addressee prior. Derived from the titles of the loaded corpus, like cited_by.
+    addressee = models.CharField("gäller myndighet", max_length=200, blank=True, default="", db_default="",
+                                 help_text="Myndigheten vars egen verksamhet författningen reglerar.")
 
     class Meta:
         ordering = ["sfs_number"]

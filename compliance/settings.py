@@ -436,6 +436,9 @@ RETRIEVAL_KIND_PRIOR = env_float("RETRIEVAL_KIND_PRIOR", 0.8, minimum=0.0, maxim
 # (0 turns it off), and how many citing documents earn the whole score (docs/retrieval.md).
 RETRIEVAL_CITATION_PRIOR = env_float("RETRIEVAL_CITATION_PRIOR", 0.1, minimum=0.0, maximum=0.5)
 RETRIEVAL_CITATION_SATURATION = env_int("RETRIEVAL_CITATION_SATURATION", 100, minimum=1, maximum=100000)
+# The addressee prior: a statute governing one authority's own work (its instruction, its registers) has its
+# fused score multiplied by this unless the question names the authority (1 turns it off; docs/retrieval.md).
+RETRIEVAL_ADDRESSEE_PRIOR = env_float("RETRIEVAL_ADDRESSEE_PRIOR", 0.8, minimum=0.0, maximum=1.0)
 RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time: at
 # 1M synthetic chunks recall@20 was 0.61 / 0.77 / 0.90 at 100 / 200 / 400 (docs/retrieval.md, "Speed").

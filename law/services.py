@@ -18,6 +18,7 @@ from django.db import transaction
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.addressees import AddresseeFinder, authority_names
 from law.citations import CitationCounter, CorpusDocument
 from law.diff import diff_statute
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
@@ -208,3 +209,29 @@ def legal_document_cited_by_refresh(model: type[LegalDocument] = LegalDocument) 
                if counter.counts[number] != cited_by]
     model.objects.bulk_update(changed, ["cited_by"], batch_size=1000)
     return len(changed)
+
+
+def legal_document_addressee_refresh(model: type[LegalDocument] = LegalDocument) -> int:
+    """Find again the authority each statute governs the own work of (law.addressees), after a load or a
+    sync changed the corpus's titles; returns how many changed. Titles only: well under a second for the
+    whole book. `model`: the historical model when a migration fills a database loaded before (law 0004)."""
+    regulation, eu = LegalDocument.ContentType.AGENCY_REGULATION, LegalDocument.ContentType.EU_REGULATION
+    rows = list(model.objects.values("id", "title", "content_type", "agency", "addressee"))
+    finder = AddresseeFinder(authority_names(
+        (row["title"] for row in rows),
+        (row["agency"] for row in rows if row["content_type"] == regulation and row["agency"])))
+    changed = []
+    for row in rows:
+        # A regulation names its issuer and binds those it regulates; an EU act governs no Swedish authority.
+        found = "" if row["content_type"] in (regulation, eu) else finder.addressee(row["title"])
+        if found != row["addressee"]:
+            changed.append(model(id=row["id"], addressee=found))
+    model.objects.bulk_update(changed, ["addressee"], batch_size=1000)
+    return len(changed)
+
+
+def legal_document_priors_refresh() -> None:
+    """The corpus-derived inputs of retrieval's document priors, after a load or a sync changed the corpus:
+    who cites whom (the citation prior) and whose own work a statute governs (the addressee prior)."""
+    legal_document_cited_by_refresh()
+    legal_document_addressee_refresh()

@@ -223,7 +223,14 @@ _KIND_FACTOR = "(CASE WHEN ld.content_type = ANY(%(secondary_kinds)s) THEN %(kin
 # (docs/retrieval.md, "The citation prior").
 _CITATION_FACTOR = ("(CASE WHEN ld.id IS NULL THEN 1.0 ELSE 1.0 - %(citation_prior)s * (1.0 - "
                     "LEAST(1.0, ln(1 + ld.cited_by) / ln(1 + %(citation_saturation)s))) END)")
-_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR}"
+# The addressee prior: a statute that governs one authority's own work (law.addressees: its instruction, its
+# registers, its processing of personal data) binds that authority, not the company asking, so its fused
+# score is multiplied by RETRIEVAL_ADDRESSEE_PRIOR, unless the question names the authority ("Hur länge får
+# Tullverket spara uppgifter?"). Like the other priors it moves documents against each other, never the
+# sections of one (docs/retrieval.md, "The addressee prior").
+_ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)s, lower(ld.addressee)) = 0 "
+                     "THEN %(addressee_prior)s ELSE 1.0 END)")
+_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR}"
 
 
 def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
@@ -404,6 +411,8 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
         "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
         "citation_saturation": float(settings.RETRIEVAL_CITATION_SATURATION),
+        "addressee_prior": float(settings.RETRIEVAL_ADDRESSEE_PRIOR),
+        "question_words": "",
     }
 
 
@@ -415,6 +424,7 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
     embedding (None in keyword mode). `everyday`: a short question that names no statute
     (is_everyday_question), whose vector share grows as its words miss the statutes' words."""
     params = _base_params(scope, limit)
+    params["question_words"] = " ".join(terms).lower()
     where = _filter_sql(options, params)
     use_vector = mode in ("hybrid", "vector") and qvec is not None
     use_keyword = mode in ("hybrid", "keyword")

@@ -172,10 +172,12 @@ class StatuteSerializer(serializers.ModelSerializer):
         model = LegalDocument
         fields = ["sfs_number", "title", "short_names", "abbreviations", "content_type", "kind", "category",
                   "issued", "amended_through", "in_force", "source", "agency", "series", "in_force_date",
-                  "legal_basis", "legal_basis_sfs", "status", "progress", "updated_at"]
+                  "legal_basis", "legal_basis_sfs", "addressee", "status", "progress", "updated_at"]
 
     kind = serializers.CharField(source="kind_label", read_only=True,
                                  help_text='"Lag", "Förordning", "Föreskrift (AFS)", "EU-förordning".')
+    addressee = serializers.CharField(read_only=True, help_text=(
+        'Myndigheten vars egen verksamhet författningen reglerar ("Tullverket"), annars tom.'))
 
 
 # --- files ----------------------------------------------------------------------------

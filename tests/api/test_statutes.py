@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from compliance.models import LegalDocument
+
 from .base import API, ApiTestCase, assert_error
 
 
@@ -43,6 +45,11 @@ class StatuteTests(ApiTestCase):
         self.assertEqual([s["citation"] for s in body["sections"]], ["1 kap. 1 §", "3 kap. 2 a §"])
         self.assertEqual(body["sections"][1]["text"], "Första delen.\n\nAndra delen.")
         self.assertEqual(body["sections"][1]["header"], "AML > 3 kap. > 2 a §")
+
+    def test_detail_says_whose_own_work_a_statute_governs(self):
+        self.assertEqual(self.client.get(f"{API}/statutes/1977:1160/").json()["addressee"], "")
+        LegalDocument.objects.filter(sfs_number="1977:1166").update(addressee="Arbetsmiljöverket")
+        self.assertEqual(self.client.get(f"{API}/statutes/1977:1166/").json()["addressee"], "Arbetsmiljöverket")
 
     def test_unknown_or_malformed_sfs_is_404(self):
         for sfs in ("1999:1", "nonsense", "1977:1160%00", "%F0%9F%92%A9"):

@@ -15,7 +15,7 @@ from chunks.models import ContentChunk
 from chunks.services import chunk_document
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.services import legal_document_cited_by_refresh
+from law.services import legal_document_addressee_refresh, legal_document_cited_by_refresh
 from tests.corpus import embed_all, load_statutes
 from tests.helpers import make_user
 
@@ -148,3 +148,57 @@ def test_the_citation_prior_puts_the_act_the_law_points_to_first(member, setting
     assert primed["2090:1"] == pytest.approx(plain["2090:1"])
     assert primed["2090:8"] == pytest.approx(0.8 * plain["2090:8"])
     assert list(primed)[:2] == ["2090:1", "2090:8"]
+
+
+# The addressee prior: an authority's instruction, a law on that authority's own supervision that repeats the
+# question's words, and an agency regulation by the same authority (which binds dog owners, so no prior).
+INSTRUCTION = ("2090:12", "Förordning (2090:12) med instruktion för Hundverket", LegalDocument.ContentType.SFS_ORDINANCE,
+               "1 § Hundverket är förvaltningsmyndighet för frågor om hundar.")
+OWN_WORK = ("2090:13", "Lag (2090:13) om Hundverkets tillsyn över hundar", LegalDocument.ContentType.SFS_LAW,
+            "1 § Hundverkets tillsyn över hundar och hundägare utövas enligt denna lag.")
+
+
+def test_the_addressee_is_found_for_statutes_and_never_for_an_agency_regulation(member):
+    for number, title, content_type, text in (LAW, INSTRUCTION, OWN_WORK):
+        add_statute(number, title, content_type, text, embed=False)
+    regulation, _ = legal_document_upsert(LegalDocumentData(
+        sfs_number="HVFS 2090:1", title="Hundverkets föreskrifter om tillsyn över hundar", agency="Hundverket",
+        full_text="1 § Den som äger en hund ska hålla den under tillsyn.",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION), process=False)
+
+    assert legal_document_addressee_refresh() == 2
+    assert dict(LegalDocument.objects.values_list("sfs_number", "addressee")) == {
+        "2090:1": "", "2090:12": "Hundverket", "2090:13": "Hundverket", "HVFS 2090:1": ""}
+    assert legal_document_addressee_refresh() == 0  # idempotent
+
+    # The instruction gone, the regulation's issuer still names the authority.
+    LegalDocument.objects.filter(sfs_number="2090:12").delete()
+    assert legal_document_addressee_refresh() == 0
+    regulation.delete()
+    assert legal_document_addressee_refresh() == 1
+    assert LegalDocument.objects.get(sfs_number="2090:13").addressee == ""
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_the_addressee_prior_puts_the_rule_for_everyone_before_an_authoritys_own(member, settings, mode):
+    for number, title, content_type, text in (LAW, INSTRUCTION, OWN_WORK, *OTHERS):
+        add_statute(number, title, content_type, text, embed=True)
+    legal_document_addressee_refresh()
+    question = "Vilken tillsyn gäller över hundar och hundägare?"
+
+    settings.RETRIEVAL_ADDRESSEE_PRIOR = 1.0  # no prior: the authority's own law repeats the question's words
+    plain = ranked(question, member, mode)
+    assert list(plain)[0] == "2090:13"
+
+    settings.RETRIEVAL_ADDRESSEE_PRIOR = 0.8
+    primed = ranked(question, member, mode)
+    assert primed["2090:13"] == pytest.approx(0.8 * plain["2090:13"])
+    assert all(primed[n] == pytest.approx(plain[n]) for n in plain if n not in ("2090:12", "2090:13"))
+    assert list(primed)[:2] == ["2090:1", "2090:13"]
+
+    # A question that names the authority asks about its work: no prior.
+    named = "Vilken tillsyn utövar Hundverket över hundar och hundägare?"
+    settings.RETRIEVAL_ADDRESSEE_PRIOR = 1.0
+    plain = ranked(named, member, mode)
+    settings.RETRIEVAL_ADDRESSEE_PRIOR = 0.8
+    assert ranked(named, member, mode)["2090:13"] == pytest.approx(plain["2090:13"])

@@ -97,6 +97,13 @@ class StatutePageTests(BaseTestCase):
         for text in ("SFS-nummer", "1977:1160", "Ändring införd t.o.m.", "SFS 2024:1234", "Område", "arbetsmiljö"):
             self.assertContains(r, text)
 
+    def test_a_statute_governing_an_authoritys_own_work_says_so(self):
+        self.login(self.alice)
+        self.assertNotContains(self.client.get("/lag/1977:1160"), "<dt>Reglerar</dt>")
+        LegalDocument.objects.filter(pk=self.ordinance.pk).update(addressee="Arbetsmiljöverket")
+        self.assertContains(self.client.get("/lag/1977:1166"),
+                            "<dt>Reglerar</dt><dd>Arbetsmiljöverket: myndighetens egen verksamhet</dd>", html=False)
+
     def test_source_is_the_official_database_with_the_sfs_number_linked_there(self):
         # What the bundled corpus stores: the cached copy it was built from (technical provenance).
         provenance = "mttias/swedish-laws@56a0d3f7a7d5:cache/4012.xml"

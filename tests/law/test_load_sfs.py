@@ -75,6 +75,13 @@ def test_a_load_counts_who_cites_whom(clean_queue):
     assert dict(LegalDocument.objects.values_list("sfs_number", "cited_by")) == {"1974:371": 1, "1982:80": 0}
 
 
+def test_a_load_finds_whose_own_work_a_statute_governs(clean_queue):
+    # Arbetsmiljöverket's instruction governs the authority's work; arbetsmiljölagen binds every employer.
+    load_sfs("--only", "2007:913,1977:1160", "--sync")
+    assert dict(LegalDocument.objects.values_list("sfs_number", "addressee")) == {
+        "2007:913": "Arbetsmiljöverket", "1977:1160": ""}
+
+
 @pytest.mark.parametrize("only, message", [
     ("1977-1160", "invalid SFS number(s): 1977-1160 (expected e.g. 1977:1160)"),
     ("1977:1160,lagen", "invalid SFS number(s): lagen (expected e.g. 1977:1160)"),

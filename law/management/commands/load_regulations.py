@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from compliance.services import legal_document_upsert
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
-from law.services import legal_document_cited_by_refresh
+from law.services import legal_document_priors_refresh
 
 from ._loading import ingest_loaded, vacuum_after_load
 
@@ -51,8 +51,8 @@ class Command(BaseCommand):
             loaded += 1
             changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
         vacuum_after_load(changed, sync=opts["sync"])
-        if changed:  # who cites whom, for the citation prior (law 0003 counted the documents loaded before it)
-            legal_document_cited_by_refresh()
+        if changed:  # the document priors follow the corpus (law 0003 and 0004 filled a database loaded before them)
+            legal_document_priors_refresh()
         self.stdout.write(f"{loaded} föreskrifter och förordningar lästa, {changed} nya eller ändrade, "
                           f"{len(failures)} felaktiga ({time.monotonic() - started:.1f} s).")
         if failures and not loaded:

@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from compliance.models import SFS_NUMBER_RE, LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.services import BookLoadProgress, legal_document_cited_by_refresh, statute_book_progress_record
+from law.services import BookLoadProgress, legal_document_priors_refresh, statute_book_progress_record
 from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
@@ -81,8 +81,8 @@ class Command(BaseCommand):
                     statute_book_progress_record(progress)
                     last_write = time.monotonic()
         vacuum_after_load(changed, sync=opts["sync"])
-        if changed:  # who cites whom, for the citation prior (law 0003 counted the documents loaded before it)
-            legal_document_cited_by_refresh()
+        if changed:  # the document priors follow the corpus (law 0003 and 0004 filled a database loaded before them)
+            legal_document_priors_refresh()
         seconds = round(time.perf_counter() - started, 1)
         if progress is not None:
             progress.finished_at = time.time()

@@ -27,7 +27,7 @@ from compliance.models import LegalDocument
 from law.models import StatuteVersion
 from law.report import diff_report
 from law.rkrattsbaser import RkrattsbaserClient, ServiceDisabled
-from law.services import Outcome, legal_document_cited_by_refresh, statute_record_apply
+from law.services import Outcome, legal_document_priors_refresh, statute_record_apply
 from law.sfs_records import RecordError, parse_record, read_records
 from register.notices.services import notices_create_for_versions
 
@@ -106,8 +106,8 @@ class Command(BaseCommand):
             with connection.cursor() as cursor:
                 vacuum_keyword_index(cursor)
         if counts[Outcome.CREATED] or counts[Outcome.UPDATED] or counts[Outcome.REPEALED]:
-            # A new or amended statute cites others (and is cited) anew: the citation prior follows.
-            legal_document_cited_by_refresh()
+            # A new or amended statute cites others (and is cited) anew, and may name an authority: the priors follow.
+            legal_document_priors_refresh()
         # Who must know: a change notice per workspace concerned, made after each statute's transaction
         # committed (nobody hears of a change that was not applied). Only this run's documents; the hourly
         # scan (register.notices.tasks.notices_scan) catches a run that died before this line.

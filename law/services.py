@@ -9,8 +9,10 @@ statute's current text) or not at all. Chunking is asked for through compliance'
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import date
+from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
@@ -204,11 +206,9 @@ def legal_document_cited_by_refresh(model: type[LegalDocument] = LegalDocument) 
         for number, names in model.objects.values_list("sfs_number", "short_names"))
     for number, text in model.objects.values_list("sfs_number", "full_text").iterator(chunk_size=200):
         counter.read(number, text)
-    changed = [model(id=pk, cited_by=counter.counts[number])
-               for pk, number, cited_by in model.objects.values_list("id", "sfs_number", "cited_by")
-               if counter.counts[number] != cited_by]
-    model.objects.bulk_update(changed, ["cited_by"], batch_size=1000)
-    return len(changed)
+    return _derived_field_write(model, "cited_by", (
+        (pk, cited_by, counter.counts[number])
+        for pk, number, cited_by in model.objects.values_list("id", "sfs_number", "cited_by")))
 
 
 def legal_document_addressee_refresh(model: type[LegalDocument] = LegalDocument) -> int:
@@ -220,13 +220,18 @@ def legal_document_addressee_refresh(model: type[LegalDocument] = LegalDocument)
     finder = AddresseeFinder(authority_names(
         (row["title"] for row in rows),
         (row["agency"] for row in rows if row["content_type"] == regulation and row["agency"])))
-    changed = []
-    for row in rows:
-        # A regulation names its issuer and binds those it regulates; an EU act governs no Swedish authority.
-        found = "" if row["content_type"] in (regulation, eu) else finder.addressee(row["title"])
-        if found != row["addressee"]:
-            changed.append(model(id=row["id"], addressee=found))
-    model.objects.bulk_update(changed, ["addressee"], batch_size=1000)
+    # A regulation names its issuer and binds those it regulates; an EU act governs no Swedish authority.
+    return _derived_field_write(model, "addressee", (
+        (row["id"], row["addressee"],
+         "" if row["content_type"] in (regulation, eu) else finder.addressee(row["title"]))
+        for row in rows))
+
+
+def _derived_field_write(model: type[LegalDocument], field: str, values: Iterable[tuple[int, Any, Any]]) -> int:
+    """Write a corpus-derived `field` where it changed: `values` holds (pk, stored, derived) per document.
+    Returns how many documents changed; an unchanged corpus writes nothing."""
+    changed = [model(id=pk, **{field: derived}) for pk, stored, derived in values if derived != stored]
+    model.objects.bulk_update(changed, [field], batch_size=1000)
     return len(changed)
 
 

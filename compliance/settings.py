@@ -308,8 +308,11 @@ CELERY_TASK_DEFAULT_QUEUE = "lagrum"
 # picks one. A worker serving both (-Q lagrum,lagrum-bulk) polls them in sorted name order, always
 # "lagrum" first, so an upload never waits behind more than the one bulk batch already running.
 CELERY_TASK_ROUTES = ["chunks.tasks.route_task"]
+# unacked_mutex_expire: a worker holds a Redis lock while it scans for unacknowledged messages to redeliver (a
+# scan of milliseconds); one killed during that scan keeps every other worker from redelivering until the lock
+# expires: kombu's default is 300 s, 60 s bounds that wait after a crash.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=10),
-                                   "queue_order_strategy": "sorted"}
+                                   "queue_order_strategy": "sorted", "unacked_mutex_expire": 60}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Periodic tasks, run by `celery beat` (scripts/run.sh, docker-compose's beat service).
 CELERY_BEAT_SCHEDULE = {

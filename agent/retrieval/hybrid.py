@@ -757,7 +757,9 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     still being embedded) is judged by the share of the question's BM25 weight it matches.
     When nothing passes, the question gets no sources and the answer says so. With the
     question gate (RETRIEVAL_RELEVANCE_GATE, the default) a question one source passes keeps
-    all its ranked sources; with "source" each source must pass.
+    all its ranked sources; with "source" each source must pass. In hybrid mode a source in the band just
+    over the floor (under RETRIEVAL_MIN_RELEVANCE_ALONE) must also match RETRIEVAL_BAND_KEYWORD_COVERAGE of
+    the question's BM25 weight (docs/retrieval.md, "The band over the floor").
 
     `beside_vectors`: the question and some candidates have vectors, so sources are judged by their meaning,
     and a source still waiting for its vector needs RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS of the
@@ -771,16 +773,27 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     full_match = kwq.full_match if kwq else 0.0
     coverage = (settings.RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS if beside_vectors
                 else settings.RETRIEVAL_MIN_KEYWORD_COVERAGE)
+    # The band over the floor needs the keyword half's view of a source, so vector mode has none. It keeps its
+    # width when a caller moves the floor (eval_abstain replays floors).
+    band = (max(0.0, settings.RETRIEVAL_MIN_RELEVANCE_ALONE - settings.RETRIEVAL_MIN_RELEVANCE)
+            if options.mode == "hybrid" else 0.0)
+    alone = floor + band
+
+    def share(chunk: RetrievedChunk) -> float:
+        return chunk.keyword_rank / full_match if chunk.keyword_rank is not None and full_match else 0.0
+
     kept = []
     for chunk in chunks:
         if chunk.reference_match:
             kept.append(chunk)
         elif chunk.vector_similarity is not None:
-            if chunk.vector_similarity >= floor:
+            # Just over the floor, meaning alone is weak evidence: an everyday question about something else
+            # (cooking, travel) sits that close to some practical rule without sharing its words.
+            if (chunk.vector_similarity >= alone
+                    or (chunk.vector_similarity >= floor and share(chunk) >= settings.RETRIEVAL_BAND_KEYWORD_COVERAGE)):
                 kept.append(chunk)
-        elif chunk.keyword_rank is not None and full_match:
-            if chunk.keyword_rank / full_match >= coverage:
-                kept.append(chunk)
+        elif chunk.keyword_rank is not None and full_match and share(chunk) >= coverage:
+            kept.append(chunk)
     if settings.RETRIEVAL_RELEVANCE_GATE == "question" and kept:
         # The floor tells whether the corpus has anything on the question at all; once a source passes,
         # the ranking decides the rest. Short everyday questions sit far from a §'s wording, and cutting

@@ -120,3 +120,36 @@ def test_a_source_without_a_vector_needs_more_of_the_question_beside_vectors(set
     assert _relevant([waiting(0.2)], options, query, beside_vectors=False)  # keyword mode: 0.2 >= 0.08
     assert _relevant([waiting(0.2)], options, query, beside_vectors=True) == []
     assert _relevant([waiting(0.5)], options, query, beside_vectors=True)
+
+
+def test_a_source_just_over_the_floor_must_also_share_the_questions_words(settings):
+    """In the band over the floor meaning alone is weak evidence: the source must also match part of the
+    question's keyword weight; over the band, or in vector mode (no keyword view), meaning is enough."""
+    from agent.retrieval.hybrid import _relevant
+    from agent.retrieval.keyword_search import KeywordQuery
+    from agent.retrieval.sources import RetrievedChunk
+    from chunks.keyword_index import K1
+
+    settings.RETRIEVAL_MIN_RELEVANCE, settings.RETRIEVAL_MIN_RELEVANCE_ALONE = 0.84, 0.85
+    settings.RETRIEVAL_BAND_KEYWORD_COVERAGE = 0.2
+    query = KeywordQuery(terms=["ställning", "fallskydd"], weights=[2.0, 2.0])
+    full = 4.0 * (K1 + 1)
+
+    def source(similarity, share=None):
+        return RetrievedChunk(chunk_id=1, source_type="LEGAL_DOCUMENT", source_id=1, document_number="2099:5",
+                              document_title="", header="", path="1", ordinal=1, citation="1 §", text="",
+                              token_count=1, vector_similarity=similarity,
+                              keyword_rank=None if share is None else share * full)
+
+    hybrid = RetrievalOptions()
+    assert _relevant([source(0.845)], hybrid, query, beside_vectors=True) == []
+    assert _relevant([source(0.845, share=0.1)], hybrid, query, beside_vectors=True) == []
+    assert _relevant([source(0.845, share=0.25)], hybrid, query, beside_vectors=True)
+    assert _relevant([source(0.85)], hybrid, query, beside_vectors=True)
+    assert _relevant([source(0.835, share=1.0)], hybrid, query, beside_vectors=True) == []  # the floor holds
+    assert _relevant([source(0.845)], RetrievalOptions(mode="vector"), None, beside_vectors=True)
+    # A caller moving the floor moves the band with it.
+    assert _relevant([source(0.865)], RetrievalOptions(min_relevance=0.86), query, beside_vectors=True) == []
+    assert _relevant([source(0.87)], RetrievalOptions(min_relevance=0.86), query, beside_vectors=True)
+    settings.RETRIEVAL_MIN_RELEVANCE_ALONE = 0.84  # no band
+    assert _relevant([source(0.845)], hybrid, query, beside_vectors=True)

@@ -29,7 +29,7 @@ from chunks.embedding import EmbeddingError, active_model_name, get_provider
 from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
-from compliance.models import SECONDARY_CONTENT_TYPES, Workspace
+from compliance.models import SECONDARY_CONTENT_TYPES, LegalDocument, Workspace
 from compliance.selectors import AccessScope, access_scope_for
 from compliance.text import strip_control
 
@@ -230,7 +230,13 @@ _CITATION_FACTOR = ("(CASE WHEN ld.id IS NULL THEN 1.0 ELSE 1.0 - %(citation_pri
 # sections of one (docs/retrieval.md, "The addressee prior").
 _ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)s, lower(ld.addressee)) = 0 "
                      "THEN %(addressee_prior)s ELSE 1.0 END)")
-_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR}"
+# The regulation prior: an agency regulation (a föreskrift and its allmänna råd) details duties a statute lays
+# down, under the statute's authorisation. A question that names neither is answered first by the law and then by
+# the regulation's detail, so a regulation's fused score is multiplied by RETRIEVAL_REGULATION_PRIOR. A question
+# naming the regulation ("enligt AFS 2023:1") reaches it through the named-statute prior, and the order within
+# one regulation is untouched (docs/retrieval.md, "The regulation prior").
+_REGULATION_FACTOR = "(CASE WHEN ld.content_type = %(regulation_kind)s THEN %(regulation_prior)s ELSE 1.0 END)"
+_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_REGULATION_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR}"
 
 
 def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
@@ -409,6 +415,8 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "full_match": 0.0,
         "secondary_kinds": [str(kind) for kind in SECONDARY_CONTENT_TYPES],
         "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
+        "regulation_kind": str(LegalDocument.ContentType.AGENCY_REGULATION),
+        "regulation_prior": float(settings.RETRIEVAL_REGULATION_PRIOR),
         "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
         "citation_saturation": float(settings.RETRIEVAL_CITATION_SATURATION),
         "addressee_prior": float(settings.RETRIEVAL_ADDRESSEE_PRIOR),

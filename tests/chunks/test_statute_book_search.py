@@ -45,8 +45,9 @@ def member():
     return user, ws
 
 
-def add_statute(number: str, title: str, content_type: str, text: str, *, embed: bool) -> LegalDocument:
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text,
+def add_statute(number: str, title: str, content_type: str, text: str, *, embed: bool,
+                agency: str = "") -> LegalDocument:
+    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text, agency=agency,
                                                      content_type=content_type), process=False)
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     if embed:
@@ -202,3 +203,36 @@ def test_the_addressee_prior_puts_the_rule_for_everyone_before_an_authoritys_own
     plain = ranked(named, member, mode)
     settings.RETRIEVAL_ADDRESSEE_PRIOR = 0.8
     assert ranked(named, member, mode)["2090:13"] == pytest.approx(plain["2090:13"])
+
+
+# The regulation prior: an agency regulation that details the act's duty in the question's own words.
+REGULATION = ("HVFS 2090:1", "Hundverkets föreskrifter (HVFS 2090:1) om tillsyn över hundar",
+              LegalDocument.ContentType.AGENCY_REGULATION,
+              "1 § Tillsyn över hundar och hundägare: hundägare ska hålla hundar under tillsyn. Tillsyn över hundar "
+              "gäller hundägare.")
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_the_regulation_prior_puts_the_act_before_the_regulation_that_details_it(member, settings, mode):
+    for number, title, content_type, text in (LAW, *OTHERS):
+        add_statute(number, title, content_type, text, embed=True)
+    add_statute(*REGULATION, embed=True, agency="Hundverket")
+    question = "Vilken tillsyn gäller över hundar och hundägare?"
+
+    settings.RETRIEVAL_REGULATION_PRIOR = 1.0  # no prior: the regulation repeats the question's words
+    plain = ranked(question, member, mode)
+    assert list(plain)[0] == "HVFS 2090:1"
+
+    settings.RETRIEVAL_REGULATION_PRIOR = 0.8
+    primed = ranked(question, member, mode)
+    assert primed["HVFS 2090:1"] == pytest.approx(0.8 * plain["HVFS 2090:1"])
+    assert all(primed[n] == pytest.approx(plain[n]) for n in plain if n != "HVFS 2090:1")
+    # The act first, its regulation right after it: evidence, not a fence.
+    assert list(primed)[:2] == ["2090:1", "HVFS 2090:1"]
+
+
+def test_a_question_naming_the_regulation_still_gets_it_first(member, settings):
+    add_statute(*LAW, embed=True)
+    add_statute(*REGULATION, embed=True, agency="Hundverket")
+    settings.RETRIEVAL_REGULATION_PRIOR = 0.8
+    assert ranked_numbers("Vad säger HVFS 2090:1 om tillsyn över hundar?", member, "hybrid")[0] == "HVFS 2090:1"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from dataclasses import dataclass
 
 import pytest
 from django.core.management import call_command
@@ -71,23 +72,38 @@ def ranked(question: str, member, mode: str) -> dict[str, float]:
     return scores
 
 
+@dataclass
+class PriorRankings:
+    plain: dict[str, float]  # {document number: best score} with the prior off
+    primed: dict[str, float]  # the same with the prior on
+
+    def assert_only_demoted(self, number: str, factor: float) -> None:
+        """`number`'s score was multiplied by `factor`; every other document's is as it was."""
+        assert self.primed[number] == pytest.approx(factor * self.plain[number])
+        assert all(self.primed[n] == pytest.approx(self.plain[n]) for n in self.plain if n != number)
+
+
+def ranked_without_and_with(settings, name: str, off: float, on: float, question: str, member,
+                            mode: str) -> PriorRankings:
+    """The ranking with the prior setting `name` at `off`, then at `on`."""
+    setattr(settings, name, off)
+    plain = ranked(question, member, mode)
+    setattr(settings, name, on)
+    return PriorRankings(plain=plain, primed=ranked(question, member, mode))
+
+
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 def test_the_kind_prior_puts_the_binding_rule_before_a_notice_without_hiding_it(member, settings, mode):
     for number, title, content_type, text in (LAW, NOTICE, *OTHERS):
         add_statute(number, title, content_type, text, embed=True)
     question = "Vilken tillsyn gäller över hundar och hundägare?"
 
-    settings.RETRIEVAL_KIND_PRIOR = 1.0  # no prior: the notice wins on its words and meaning
-    plain = ranked(question, member, mode)
-    assert list(plain)[0] == "2090:2"
-
-    settings.RETRIEVAL_KIND_PRIOR = 0.8
-    primed = ranked(question, member, mode)
+    rankings = ranked_without_and_with(settings, "RETRIEVAL_KIND_PRIOR", 1.0, 0.8, question, member, mode)
+    assert list(rankings.plain)[0] == "2090:2"  # no prior: the notice wins on its words and meaning
     # The notice's score is multiplied by the prior, every binding rule's is left as it was ...
-    assert primed["2090:2"] == pytest.approx(0.8 * plain["2090:2"])
-    assert all(primed[n] == pytest.approx(plain[n]) for n in plain if n != "2090:2")
+    rankings.assert_only_demoted("2090:2", 0.8)
     # ... which puts the act first; the notice is still next (evidence, not a fence).
-    assert list(primed)[:2] == ["2090:1", "2090:2"]
+    assert list(rankings.primed)[:2] == ["2090:1", "2090:2"]
 
 
 def test_a_question_naming_the_notice_still_gets_it_first(member):
@@ -219,16 +235,11 @@ def test_the_regulation_prior_puts_the_act_before_the_regulation_that_details_it
     add_statute(*REGULATION, embed=True, agency="Hundverket")
     question = "Vilken tillsyn gäller över hundar och hundägare?"
 
-    settings.RETRIEVAL_REGULATION_PRIOR = 1.0  # no prior: the regulation repeats the question's words
-    plain = ranked(question, member, mode)
-    assert list(plain)[0] == "HVFS 2090:1"
-
-    settings.RETRIEVAL_REGULATION_PRIOR = 0.8
-    primed = ranked(question, member, mode)
-    assert primed["HVFS 2090:1"] == pytest.approx(0.8 * plain["HVFS 2090:1"])
-    assert all(primed[n] == pytest.approx(plain[n]) for n in plain if n != "HVFS 2090:1")
+    rankings = ranked_without_and_with(settings, "RETRIEVAL_REGULATION_PRIOR", 1.0, 0.8, question, member, mode)
+    assert list(rankings.plain)[0] == "HVFS 2090:1"  # no prior: the regulation repeats the question's words
+    rankings.assert_only_demoted("HVFS 2090:1", 0.8)
     # The act first, its regulation right after it: evidence, not a fence.
-    assert list(primed)[:2] == ["2090:1", "HVFS 2090:1"]
+    assert list(rankings.primed)[:2] == ["2090:1", "HVFS 2090:1"]
 
 
 def test_a_question_naming_the_regulation_still_gets_it_first(member, settings):

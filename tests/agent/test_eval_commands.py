@@ -117,3 +117,20 @@ def test_bench_ingest_prints_its_figures():
     assert {c["config"] for c in report["embedding"]["configs"]} == {"naive_doc_order_b32", "length_sorted_b32"}
     assert report["projection_best"]["core_18"]["chunks"] > 0
     assert report["peak_rss_mb"]["self"] > 0
+
+
+def test_eval_abstain_counts_off_topic_questions_left_without_sources(loaded, tmp_path, settings):
+    """With the threshold the cited question keeps its gold and the unrelated one gets nothing; without it,
+    the unrelated one gets sources too. The report names the gate's settings."""
+    settings.RETRIEVAL_MIN_RELEVANCE, settings.RETRIEVAL_MIN_RELEVANCE_ALONE = 0.84, 0.85
+    path = tmp_path / "relevance.jsonl"
+    items = [{"question": "Vad säger 3 kap. 2 a § arbetsmiljölagen?", "on_topic": True,
+              "gold_refs": [{"sfs": "1977:1160", "ref": "3 kap. 2 a §"}]},
+             {"question": "Hur lagar man en god fisksoppa till fredagsmiddagen?", "on_topic": False}]
+    path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in items) + "\n", encoding="utf-8")
+    report, _ = run("eval_abstain", "--set", str(path), "--json")
+    assert (report["min_relevance"], report["min_relevance_alone"]) == (0.84, 0.85)
+    figures = report["files"][str(path)]
+    assert figures["threshold"]["off_topic_no_sources"] == 1
+    assert figures["threshold"]["on_topic_gold_kept"] == 1
+    assert figures["no_threshold"]["off_topic_no_sources"] == 0

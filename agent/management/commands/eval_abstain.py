@@ -41,6 +41,8 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         user, workspace = eval_user_and_workspace()
         report = {"machine": machine_info(), "min_relevance": settings.RETRIEVAL_MIN_RELEVANCE,
+                  "min_relevance_alone": settings.RETRIEVAL_MIN_RELEVANCE_ALONE,
+                  "band_keyword_coverage": settings.RETRIEVAL_BAND_KEYWORD_COVERAGE,
                   "min_keyword_coverage": settings.RETRIEVAL_MIN_KEYWORD_COVERAGE, "mode": opts["mode"], "files": {}}
         for path in [opts["set"], *opts["questions"]]:
             try:

@@ -215,7 +215,13 @@ c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 # binding rules are not pushed out by them in a book of 4,610 statutes. Evidence, not a fence: within a
 # statute the question names every chunk shares the factor, so its own ranking and the named-statute
 # prior are untouched (docs/retrieval.md, "Kind prior").
-_KIND_FACTOR = "(CASE WHEN ld.content_type = ANY(%(secondary_kinds)s) THEN %(kind_prior)s ELSE 1.0 END)"
+# The regulation prior is the same for an agency regulation (a föreskrift and its allmänna råd), at
+# RETRIEVAL_REGULATION_PRIOR: it details duties a statute lays down, under the statute's authorisation, so a
+# question that names neither is answered first by the law and then by the regulation's detail; a question
+# naming the regulation ("enligt AFS 2023:1") reaches it through the named-statute prior (docs/retrieval.md,
+# "The regulation prior").
+_KIND_FACTOR = ("(CASE WHEN ld.content_type = ANY(%(secondary_kinds)s) THEN %(kind_prior)s "
+                "WHEN ld.content_type = %(regulation_kind)s THEN %(regulation_prior)s ELSE 1.0 END)")
 # The citation prior: a document that few others cite (law.citations; a narrow förordning, an old special
 # law) has its fused score multiplied by down to 1 − RETRIEVAL_CITATION_PRIOR; one cited by
 # RETRIEVAL_CITATION_SATURATION documents or more keeps it whole, on a log scale between. Like the kind prior
@@ -230,13 +236,7 @@ _CITATION_FACTOR = ("(CASE WHEN ld.id IS NULL THEN 1.0 ELSE 1.0 - %(citation_pri
 # sections of one (docs/retrieval.md, "The addressee prior").
 _ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)s, lower(ld.addressee)) = 0 "
                      "THEN %(addressee_prior)s ELSE 1.0 END)")
-# The regulation prior: an agency regulation (a föreskrift and its allmänna råd) details duties a statute lays
-# down, under the statute's authorisation. A question that names neither is answered first by the law and then by
-# the regulation's detail, so a regulation's fused score is multiplied by RETRIEVAL_REGULATION_PRIOR. A question
-# naming the regulation ("enligt AFS 2023:1") reaches it through the named-statute prior, and the order within
-# one regulation is untouched (docs/retrieval.md, "The regulation prior").
-_REGULATION_FACTOR = "(CASE WHEN ld.content_type = %(regulation_kind)s THEN %(regulation_prior)s ELSE 1.0 END)"
-_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_REGULATION_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR}"
+_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR}"
 
 
 def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:

@@ -452,16 +452,16 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, 
 # The relevance threshold (docs/retrieval.md): a source below it is left out; 0 turns it off.
 RETRIEVAL_MIN_RELEVANCE = env_float("RETRIEVAL_MIN_RELEVANCE", 0.84, minimum=0.0, maximum=1.0)
 RETRIEVAL_MIN_KEYWORD_COVERAGE = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE", 0.08, minimum=0.0, maximum=1.0)
+# The same for a source still without a vector when the question has one (most sources are judged by meaning):
+# the low floor above is for keyword mode, where it is all there is.
+RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS", 0.3,
+                                                          minimum=0.0, maximum=1.0)
 # The band just over the floor: a source with a cosine from RETRIEVAL_MIN_RELEVANCE up to (not including) this
 # passes only if it also matches RETRIEVAL_BAND_KEYWORD_COVERAGE of the question's BM25 weight, since there
 # meaning alone let everyday off-topic questions through ("The band over the floor"); at or under the floor
 # it turns the band off.
 RETRIEVAL_MIN_RELEVANCE_ALONE = env_float("RETRIEVAL_MIN_RELEVANCE_ALONE", 0.85, minimum=0.0, maximum=1.0)
 RETRIEVAL_BAND_KEYWORD_COVERAGE = env_float("RETRIEVAL_BAND_KEYWORD_COVERAGE", 0.2, minimum=0.0, maximum=1.0)
-# The same for a source still without a vector when the question has one (most sources are judged by meaning):
-# the low floor above is for keyword mode, where it is all there is.
-RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS", 0.3,
-                                                          minimum=0.0, maximum=1.0)
 # How the threshold applies: "question" (a question with one source over it keeps its ranked sources:
 # the off-topic set still gets none, real questions keep gold sections under the floor) or "source"
 # (each source must pass).

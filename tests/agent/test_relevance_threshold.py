@@ -10,7 +10,10 @@ import pytest
 from agent.answering.answer import extractive_answer
 from agent.answering.prepare import prepare_context
 from agent.answering.prompts import NO_SOURCES_ANSWER
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, _relevant, retrieve_context
+from agent.retrieval.keyword_search import KeywordQuery
+from agent.retrieval.sources import RetrievedChunk
+from chunks.keyword_index import K1
 from compliance.models import Membership, Workspace
 from tests.helpers import make_user
 
@@ -28,6 +31,13 @@ RELATED = [
     ("Hur lång uppsägningstid har den som varit anställd länge?", ("1982:80", "11 §")),
     ("Måste arbetsgivaren ha sakliga skäl för att säga upp någon?", ("1982:80", "7 §")),
 ]
+
+
+def statute_source(*, vector_similarity: float | None = None, keyword_rank: float | None = None) -> RetrievedChunk:
+    """One ranked statute § as the relevance gate sees it: its similarity and its BM25 score, nothing else."""
+    return RetrievedChunk(chunk_id=1, source_type="LEGAL_DOCUMENT", source_id=1, document_number="2099:5",
+                          document_title="", header="", path="1", ordinal=1, citation="1 §", text="", token_count=1,
+                          vector_similarity=vector_similarity, keyword_rank=keyword_rank)
 
 
 @pytest.fixture
@@ -102,19 +112,12 @@ def test_the_offline_answer_says_the_knowledge_base_has_nothing(member):
 def test_a_source_without_a_vector_needs_more_of_the_question_beside_vectors(settings):
     """Keyword mode has only the keyword share to judge by; a hybrid search judges most sources by meaning, so a
     source still waiting for its vector must match more of the question to open the gate on its own."""
-    from agent.retrieval.hybrid import _relevant
-    from agent.retrieval.keyword_search import KeywordQuery
-    from agent.retrieval.sources import RetrievedChunk
-    from chunks.keyword_index import K1
-
     settings.RETRIEVAL_MIN_KEYWORD_COVERAGE, settings.RETRIEVAL_MIN_KEYWORD_COVERAGE_BESIDE_VECTORS = 0.08, 0.3
     query = KeywordQuery(terms=["kran", "besikt"], weights=[3.0, 1.0])
     full = 4.0 * (K1 + 1)
 
     def waiting(share):  # a statute chunk with no vector yet, matching `share` of the question's weight
-        return RetrievedChunk(chunk_id=1, source_type="LEGAL_DOCUMENT", source_id=1, document_number="2099:5",
-                              document_title="", header="", path="1", ordinal=1, citation="1 §", text="",
-                              token_count=1, keyword_rank=share * full)
+        return statute_source(keyword_rank=share * full)
 
     options = RetrievalOptions()
     assert _relevant([waiting(0.2)], options, query, beside_vectors=False)  # keyword mode: 0.2 >= 0.08
@@ -125,21 +128,13 @@ def test_a_source_without_a_vector_needs_more_of_the_question_beside_vectors(set
 def test_a_source_just_over_the_floor_must_also_share_the_questions_words(settings):
     """In the band over the floor meaning alone is weak evidence: the source must also match part of the
     question's keyword weight; over the band, or in vector mode (no keyword view), meaning is enough."""
-    from agent.retrieval.hybrid import _relevant
-    from agent.retrieval.keyword_search import KeywordQuery
-    from agent.retrieval.sources import RetrievedChunk
-    from chunks.keyword_index import K1
-
     settings.RETRIEVAL_MIN_RELEVANCE, settings.RETRIEVAL_MIN_RELEVANCE_ALONE = 0.84, 0.85
     settings.RETRIEVAL_BAND_KEYWORD_COVERAGE = 0.2
     query = KeywordQuery(terms=["ställning", "fallskydd"], weights=[2.0, 2.0])
     full = 4.0 * (K1 + 1)
 
     def source(similarity, share=None):
-        return RetrievedChunk(chunk_id=1, source_type="LEGAL_DOCUMENT", source_id=1, document_number="2099:5",
-                              document_title="", header="", path="1", ordinal=1, citation="1 §", text="",
-                              token_count=1, vector_similarity=similarity,
-                              keyword_rank=None if share is None else share * full)
+        return statute_source(vector_similarity=similarity, keyword_rank=None if share is None else share * full)
 
     hybrid = RetrievalOptions()
     assert _relevant([source(0.845)], hybrid, query, beside_vectors=True) == []

@@ -22,9 +22,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from django.db import connection
-
 from agent.retrieval.sources import OWN_SOURCE_TYPES
+from compliance.sql import dict_cursor
 from compliance.text import sentence_ends
 
 MIN_SHARED = 2
@@ -64,20 +63,21 @@ def _sentences(text: str) -> list[str]:
 
 def _lexemes(texts: list[str]) -> tuple[list[set[str]], dict[str, float]]:
     """Each text's content lexemes, and every lexeme's idf over the statutes (one query)."""
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("""
-            SELECT t.i, v.lexeme, coalesce(ts.df, 0), (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
+            SELECT t.i, v.lexeme, coalesce(ts.df, 0) AS df, (SELECT n_docs FROM chunks_corpusstat WHERE id = 1) AS n_docs
             FROM unnest(%s::text[]) WITH ORDINALITY AS t(txt, i)
             CROSS JOIN LATERAL unnest(to_tsvector('swedish', t.txt)) AS v
             LEFT JOIN chunks_termstat ts ON ts.lexeme = v.lexeme""", [texts])
         rows = cursor.fetchall()
     sets: list[set[str]] = [set() for _ in texts]
     idf: dict[str, float] = {}
-    for i, lexeme, df, n_docs in rows:
+    for row in rows:
+        lexeme, df = row["lexeme"], row["df"]
         if _NOT_CONTENT.match(lexeme) or len(lexeme) < 3:
             continue
-        sets[i - 1].add(lexeme)
-        n = max(n_docs or 0, df)
+        sets[row["i"] - 1].add(lexeme)
+        n = max(row["n_docs"] or 0, df)
         # A lexeme no statute uses cannot be shared with a statute sentence; give it no weight anyway.
         idf[lexeme] = math.log(1 + (n - df + 0.5) / (df + 0.5)) if df else 0.0
     return sets, idf

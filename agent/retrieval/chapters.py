@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.db import connection
 
 from compliance.clock import swedish_today
 from compliance.selectors import AccessScope
+from compliance.sql import dict_cursor
 from law.definitions import definitions_in
 
 from .dating import in_force_on
-from .hybrid import _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk
+from .hybrid import _NO_RANKS, _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk
 from .sources import RetrievedChunk
 
 # A rubrik that announces the chapter's scope or its words.
@@ -38,7 +38,7 @@ def _chapter_sql(where: str) -> str:
         ON c.legal_document_id = a.doc AND c.chapter = a.chapter
       WHERE {where}
       WINDOW w AS (PARTITION BY c.legal_document_id, c.chapter))
-    SELECT {_SELECT_COLUMNS}, 0.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint,
+    SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS},
            ch.total <= %(ch_full)s AS whole
     FROM ch
     JOIN chunks_contentchunk c ON c.id = ch.id
@@ -75,13 +75,13 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
     today = swedish_today()
     whole: set[tuple[int, str]] = set()
     rows: list[RetrievedChunk] = []
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute(_chapter_sql(_filter_sql(options, params, named=True)), params)
         for row in cursor.fetchall():
-            chunk = _row_to_chunk(row[:-1])
+            chunk = _row_to_chunk(row)
             if chunk.citation and in_force_on(chunk, today):
                 rows.append(chunk)
-                if row[-1]:
+                if row["whole"]:
                     whole.add((chunk.source_id, _chapter_of(chunk)))
     taken = {(c.source_id, c.citation) for c in chunks}
     floor = min(c.score for c in chunks) - 2e-6  # below the neighbouring §§ (agent.retrieval.hybrid)

@@ -22,7 +22,7 @@ import numpy as np
 from cachetools import LRUCache
 from django.conf import settings
 from django.core.cache import caches
-from django.db import connection, transaction
+from django.db import transaction
 
 from chunks.chunking import ADVICE_LABEL
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
@@ -31,6 +31,7 @@ from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.models import SECONDARY_CONTENT_TYPES, LegalDocument, Workspace
 from compliance.selectors import AccessScope, access_scope_for
+from compliance.sql import dict_cursor
 from compliance.text import strip_control
 
 from . import rerank as rerank_module
@@ -208,6 +209,9 @@ c.id, c.source_type, COALESCE(c.legal_document_id, c.user_file_id, c.assessment_
 c.document_number, c.document_title, c.header, c.path, c.ordinal, c.citation, c.text, c.token_count,
 c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 """
+# The ranking columns every chunk query ends with (read by name in _row_to_chunk); a query that does not rank
+# (a cited unit, a neighbouring §) gives its own score and no ranks.
+_NO_RANKS = "NULL::float AS sim, NULL::float AS rank, NULL::bigint AS vector_rank, NULL::bigint AS keyword_rank"
 
 
 # The kind prior: a secondary kind of statute (compliance.models.SECONDARY_CONTENT_TYPES: tillkännagivanden,
@@ -296,7 +300,8 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
-    SELECT {_SELECT_COLUMNS}, f.score * {_DOCUMENT_PRIOR}, {sim}, f.rank, f.vrnk, f.krnk
+    SELECT {_SELECT_COLUMNS}, f.score * {_DOCUMENT_PRIOR} AS score, {sim} AS sim, f.rank,
+           f.vrnk AS vector_rank, f.krnk AS keyword_rank
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
@@ -343,7 +348,8 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
              vs * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
              + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
       FROM shared)
-    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} AS score, f.sim, f.rank, f.vrnk, f.krnk
+    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} AS score, f.sim, f.rank,
+           f.vrnk AS vector_rank, f.krnk AS keyword_rank
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
@@ -356,7 +362,7 @@ def _exact_sql(where: str) -> str:
     # A cited unit's chunks: the citation itself, a regulation §'s allmänt råd ("3 § allmänt råd (inte
     # bindande)"), and an EU article's punkter when it is chunked by punkt ("artikel 13" -> "artikel 13.1", …).
     return f"""
-    SELECT {_SELECT_COLUMNS}, 1.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
+    SELECT {_SELECT_COLUMNS}, 1.0 AS score, {_NO_RANKS}
     FROM chunks_contentchunk c
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
     WHERE c.legal_document_id IS NOT NULL AND c.document_number = ANY(%(ref_sfs)s) AND EXISTS (
@@ -375,15 +381,17 @@ def _vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32).tolist()) + "]"
 
 
-def _row_to_chunk(row) -> RetrievedChunk:
-    (cid, source_type, source_id, number, title, header, path, ordinal, citation, text, tokens, ws, page,
-     content_type, score, sim, rank, vector_rank, keyword_rank) = row
+def _row_to_chunk(row: dict) -> RetrievedChunk:
+    """A chunk query's row (_SELECT_COLUMNS, then score, sim, rank, vector_rank, keyword_rank) by column name."""
+    sim, rank = row["sim"], row["rank"]
     return RetrievedChunk(
-        chunk_id=cid, source_type=source_type, source_id=source_id, document_number=number,
-        document_title=title, header=header, path=path, ordinal=ordinal, citation=citation, text=text,
-        token_count=tokens, workspace_id=ws, page=page, content_type=content_type, score=float(score),
+        chunk_id=row["id"], source_type=row["source_type"], source_id=row["source_id"],
+        document_number=row["document_number"], document_title=row["document_title"], header=row["header"],
+        path=row["path"], ordinal=row["ordinal"], citation=row["citation"], text=row["text"],
+        token_count=row["token_count"], workspace_id=row["workspace_id"], page=row["page"],
+        content_type=row["content_type"], score=float(row["score"]),
         vector_similarity=None if sim is None else float(sim), keyword_rank=None if rank is None else float(rank),
-        extra={"vector_rank": vector_rank, "keyword_rank": keyword_rank},
+        extra={"vector_rank": row["vector_rank"], "keyword_rank": row["keyword_rank"]},
     )
 
 
@@ -395,7 +403,7 @@ def set_vector_search(cursor, ef_search: int | None = None) -> None:
 
 
 def _run(sql: str, params: dict) -> list[RetrievedChunk]:
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic(), dict_cursor() as cursor:
         set_vector_search(cursor)
         cursor.execute(sql, params)
         return [_row_to_chunk(row) for row in cursor.fetchall()]
@@ -511,7 +519,7 @@ NEIGHBOUR_WINDOW = 8
 
 def _neighbours_sql(where: str) -> str:
     return f"""
-    SELECT {_SELECT_COLUMNS}, 0.0 AS score, NULL::float AS sim, NULL::float AS rank, NULL::bigint, NULL::bigint
+    SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS}
     FROM chunks_contentchunk c
     JOIN unnest(%(nb_doc)s::bigint[], %(nb_ord)s::int[]) AS a(doc, ord)
       ON c.legal_document_id = a.doc AND c.ordinal BETWEEN a.ord - %(nb_window)s AND a.ord + %(nb_window)s

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
-from django.db import connection
+from django.db.backends.utils import CursorWrapper
 
 from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
+from compliance.sql import dict_cursor
 
 from . import bridges, neighbours
 
@@ -69,14 +70,34 @@ class KeywordQuery:
         return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in self.terms)
 
 
+@dataclass(frozen=True)
+class QueryTerm:
+    """A candidate term of the keyword query: a word of the question, a part of its compound, or a bridge's."""
+
+    term: str  # the lexeme
+    qtf: int  # how often the question writes it
+    # False: the question's own word; True: a part of one of its compounds (PART_WEIGHT); a number: a bridge's
+    # factor (0 for a dropped acronym, which no source may match).
+    part: bool | float
+    split: bool  # a question word searched by its compound's parts, so not missing when no statute has it whole
+    df: int  # chunks holding it, the statutes' and the scope's own
+    n_docs: int  # chunks in scope
+
+
+@dataclass(frozen=True)
+class CompoundSplit:
+    parts: list[str]  # the lexemes of the parts, sorted
+    words: list[str]  # the question's words that were split, sorted
+
+
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def compound_parts(cursor, text: str) -> list[str]:
-    return split_compounds(cursor, text)[0]
+def compound_parts(text: str) -> list[str]:
+    return split_compounds(text).parts
 
 
-def split_compounds(cursor, text: str) -> tuple[list[str], list[str]]:
+def split_compounds(text: str) -> CompoundSplit:
     """Lexemes of the parts of the question's compound words ("arbetsmiljöansvar" -> arbetsmiljö, ansvar).
 
     Swedish writes compounds as one word and the Snowball stemmer keeps them whole, so a
@@ -96,12 +117,13 @@ def split_compounds(cursor, text: str) -> tuple[list[str], list[str]]:
             if head.endswith("s") and len(head) > MIN_PART:
                 candidates.append((word, i, head[:-1], tail))
     if not candidates:
-        return [], []
+        return CompoundSplit(parts=[], words=[])
     parts = sorted({p for _, _, head, tail in candidates for p in (head, tail)} | words)
-    cursor.execute("""
-        SELECT p, v.lexeme, ts.df FROM unnest(%s::text[]) AS p, unnest(to_tsvector('swedish', p)) AS v
-        JOIN chunks_termstat ts ON ts.lexeme = v.lexeme""", [parts])
-    known = {p: (lexeme, df) for p, lexeme, df in cursor.fetchall()}
+    with dict_cursor() as cursor:
+        cursor.execute("""
+            SELECT p AS word, v.lexeme, ts.df FROM unnest(%s::text[]) AS p, unnest(to_tsvector('swedish', p)) AS v
+            JOIN chunks_termstat ts ON ts.lexeme = v.lexeme""", [parts])
+        known = {row["word"]: (row["lexeme"], row["df"]) for row in cursor.fetchall()}
     best: dict[str, tuple[int, str, str]] = {}
     for word, _, head, tail in candidates:
         if known.get(word, ("", 0))[1] >= MAX_WHOLE_DF:
@@ -110,16 +132,16 @@ def split_compounds(cursor, text: str) -> tuple[list[str], list[str]]:
             balance = min(len(head), len(tail))
             if word not in best or balance >= best[word][0]:  # ties: the longer head
                 best[word] = (balance, known[head][0], known[tail][0])
-    return sorted({lex for _, h, t in best.values() for lex in (h, t)}), sorted(best)
+    return CompoundSplit(parts=sorted({lex for _, h, t in best.values() for lex in (h, t)}), words=sorted(best))
 
 
 def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
     """BM25 query weights for `text` within the scope of `workspace_ids` (shared statutes always)."""
     params = {"text": text, "workspace_ids": list(workspace_ids), "parts": [], "split": ""}
-    with connection.cursor() as cursor:
-        if SPLIT_COMPOUNDS:
-            params["parts"], split = split_compounds(cursor, text)
-            params["split"] = " ".join(split)
+    if SPLIT_COMPOUNDS:
+        split = split_compounds(text)
+        params["parts"], params["split"] = split.parts, " ".join(split.words)
+    with dict_cursor() as cursor:
         cursor.execute("""
             WITH whole AS (
                 SELECT lexeme AS term, coalesce(array_length(positions, 1), 1) AS qtf,
@@ -133,49 +155,52 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
                 SELECT s.lexeme, sum(s.df)::bigint AS n FROM chunks_scopetermstat s
                 WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme IN (SELECT term FROM q)
                 GROUP BY s.lexeme)
-            SELECT q.term, q.qtf, q.part, q.split, coalesce(ts.df, 0) + coalesce(ws.n, 0),
+            SELECT q.term, q.qtf, q.part, q.split, coalesce(ts.df, 0) + coalesce(ws.n, 0) AS df,
                    (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
                    + (SELECT coalesce(sum(n_docs), 0)::bigint FROM chunks_scopestat WHERE workspace_id = ANY(%(workspace_ids)s))
+                   AS n_docs
             FROM q
             LEFT JOIN chunks_termstat ts ON ts.lexeme = q.term
             LEFT JOIN ws ON ws.lexeme = q.term
         """, params)
-        rows = cursor.fetchall()
+        rows = [QueryTerm(**row) for row in cursor.fetchall()]
         rows = rows + _bridged_rows(cursor, text, rows, params)
     scored = []
     unmatched = 0.0
-    for term, qtf, part, split, df, n_docs in rows:
-        if _NOT_A_TERM.match(term):
+    for row in rows:
+        if _NOT_A_TERM.match(row.term):
             continue
-        idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-        factor = 1.0 if part is False else PART_WEIGHT if part is True else part
-        weight = idf * (K3 + 1) * qtf / (K3 + qtf) * factor
+        idf = math.log(1 + (row.n_docs - row.df + 0.5) / (row.df + 0.5))
+        factor = 1.0 if row.part is False else PART_WEIGHT if row.part is True else row.part
+        saturated = idf * (K3 + 1) * row.qtf / (K3 + row.qtf)
+        weight = saturated * factor
         if factor <= 0:
             # An acronym no statute writes in capitals: its homograph is not searched, and no source has it.
-            unmatched += idf * (K3 + 1) * qtf / (K3 + qtf)
+            unmatched += saturated
             continue
-        if df <= 0:
+        if row.df <= 0:
             # A compound the statutes lack whole is searched by its parts: not a missing word.
-            unmatched += 0.0 if part is not False or split else weight
+            unmatched += 0.0 if row.part is not False or row.split else weight
             continue
-        scored.append((weight, term))
+        scored.append((weight, row.term))
     scored.sort(reverse=True)
     scored = scored[:MAX_TERMS]
     return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored], unmatched_weight=unmatched)
 
 
-def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
-    """Rows (term, qtf, factor, split, df, n_docs) the bridges add (agent.retrieval.bridges); a dropped
-    question term gets factor 0 in place. `rows` are the question's own, changed in place."""
+def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], params: dict) -> list[QueryTerm]:
+    """The terms the bridges add (agent.retrieval.bridges), each with its factor as `part`; a dropped
+    question term gets factor 0 in place. `rows` are the question's own, changed in place; `cursor` is a
+    dict_cursor."""
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
             or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS
             or settings.RETRIEVAL_BRIDGE_SYNONYMS or settings.RETRIEVAL_NEIGHBOURS) or not rows:
         return []
-    n_docs = rows[0][5]
-    own = {term: bridges.idf_of(df, n_docs) for term, _, part, _, df, _ in rows if part is False and df > 0
-           and not _NOT_A_TERM.match(term)}
-    unknown = frozenset(term for term, _, part, _, df, _ in rows if part is False and df <= 0
-                        and not _NOT_A_TERM.match(term))
+    n_docs = rows[0].n_docs
+    own = {row.term: bridges.idf_of(row.df, n_docs) for row in rows
+           if row.part is False and row.df > 0 and not _NOT_A_TERM.match(row.term)}
+    unknown = frozenset(row.term for row in rows
+                        if row.part is False and row.df <= 0 and not _NOT_A_TERM.match(row.term))
     vocab = bridges.vocabulary()
     bridged = bridges.bridge(text, own, vocab, unknown=unknown)
     if bridged.dropped:
@@ -184,10 +209,10 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
             SELECT DISTINCT lexeme FROM chunks_scopetermstat
             WHERE workspace_id = ANY(%(workspace_ids)s) AND lexeme = ANY(%(dropped)s) AND df > 0""",
                        {"workspace_ids": params["workspace_ids"], "dropped": sorted(bridged.dropped)})
-        bridged.dropped -= {row[0] for row in cursor.fetchall()}
-    for i, (term, qtf, part, split, df, n) in enumerate(rows):
-        if term in bridged.dropped:
-            rows[i] = (term, qtf, 0.0, split, df, n)
+        bridged.dropped -= {row["lexeme"] for row in cursor.fetchall()}
+    for i, row in enumerate(rows):
+        if row.term in bridged.dropped:
+            rows[i] = replace(row, part=0.0)
     added = dict(bridged.added)
     if settings.RETRIEVAL_BRIDGE_COMPOUNDS:
         # The question's rarest words only: a long question's every pair would be thousands of look-ups.
@@ -196,7 +221,7 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
             if candidate not in added and candidate in vocab.words:
                 # a word the statutes use (MIN_WORD_DF times), not a one-off
                 added[candidate] = settings.RETRIEVAL_BRIDGE_WEIGHT
-    present = {row[0] for row in rows}
+    present = {row.term for row in rows}
     if settings.RETRIEVAL_NEIGHBOURS:
         near = neighbours.neighbours(text, present | set(added) | bridged.dropped)
         for term, factor in near.added.items():
@@ -207,9 +232,11 @@ def _bridged_rows(cursor, text: str, rows: list, params: dict) -> list:
     cursor.execute("""
         SELECT ts.lexeme, ts.df + coalesce((SELECT sum(s.df) FROM chunks_scopetermstat s
                                             WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
+               AS df
         FROM chunks_termstat ts WHERE ts.lexeme = ANY(%(added)s) AND ts.df > 0""",
                    {"added": list(added), "workspace_ids": params["workspace_ids"]})
-    return [(term, 1, added[term], False, df, n_docs) for term, df in cursor.fetchall()]
+    return [QueryTerm(term=row["lexeme"], qtf=1, part=added[row["lexeme"]], split=False, df=row["df"], n_docs=n_docs)
+            for row in cursor.fetchall()]
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

@@ -9,12 +9,12 @@ from datetime import date
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db import connection
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
 
 from compliance.clock import swedish_today
 from compliance.models import Workspace
+from compliance.sql import dict_cursor
 from law.models import ChangeSummary, StatuteChange
 from law.selectors import change_view
 from law.diff import DiffSegment
@@ -102,7 +102,7 @@ def notice_counts(user: AbstractBaseUser | AnonymousUser | None, slug: str) -> N
     of the workspace `slug`. One query."""
     if not getattr(user, "is_authenticated", False) or not slug:
         return NoticeCounts(0, 0)
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute(
             "SELECT COUNT(*) AS unanswered,"
             " COUNT(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM register_noticeread r"
@@ -111,8 +111,7 @@ def notice_counts(user: AbstractBaseUser | AnonymousUser | None, slug: str) -> N
             " JOIN compliance_workspace w ON w.id = n.workspace_id"
             " JOIN compliance_membership m ON m.workspace_id = w.id AND m.user_id = %s"
             " WHERE w.slug = %s AND n.answered_at IS NULL", [user.pk, slug])
-        columns = [column.name for column in cursor.description]
-        row = dict(zip(columns, cursor.fetchone()))
+        row = cursor.fetchone()
     return NoticeCounts(unanswered=row["unanswered"], unread=row["unread"])
 
 

@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from compliance.models import LegalDocument, Membership, Workspace
+from compliance.sql import dict_cursor
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
 
@@ -65,10 +66,9 @@ class NoticeRunResult:
 
 
 def _rows(sql: str, params: list) -> list[dict]:
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute(sql, params)
-        columns = [col.name for col in cursor.description]
-        return [dict(zip(columns, row)) for row in cursor.fetchall()]
+        return cursor.fetchall()
 
 
 def _document_filter(alias: str, document_ids: list[int] | None) -> tuple[str, list]:

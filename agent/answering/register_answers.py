@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Q
+from django.db import connection
 from django.urls import NoReverseMatch, reverse
 
 from compliance.clock import swedish_today
@@ -253,4 +253,9 @@ def _templates_url(workspace: Workspace) -> str:
 
 def register_has_documents(workspace_ids: tuple[int, ...]) -> bool:
     """Whether any of these workspaces' registers holds a legal document (the context reserves room for it)."""
-    return RegisterItem.objects.filter(Q(workspace_id__in=list(workspace_ids)), legal_document__isnull=False).exists()
+    # Asked on every turn, a cache hit included: in plain SQL, since building the ORM's EXISTS query took as
+    # long as the indexed look-up itself (0.5 against 0.26 ms), as for compliance.selectors._member_role.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {RegisterItem._meta.db_table} "
+                       "WHERE workspace_id = ANY(%s) AND legal_document_id IS NOT NULL)", [list(workspace_ids)])
+        return cursor.fetchone()[0]

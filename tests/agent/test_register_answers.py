@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agent.answering import chat
 from agent.answering.intent import classify
 from agent.answering.prepare import prepare_context
-from agent.answering.register_answers import register_answer
+from agent.answering.register_answers import register_answer, register_has_documents
 from agent.models import Message, RetrievalLog
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument, Membership, Workspace
@@ -216,6 +216,16 @@ def test_no_register_no_section(setup):
     prepared = prepare_context([{"role": "user", "content": LAW_QUESTION}], setup["ws"], setup["alice"])
     assert "Er laglista" not in prepared.messages[-2]["content"]
     assert all("register_status" not in c for c in prepared.citations)
+
+
+def test_only_a_listed_legal_document_of_the_asked_workspaces_counts(setup):
+    ws, other = setup["ws"], setup["other"]
+    _item(other, setup["aml"])
+    _item(ws, None, title="Egen rutin för brandskydd")  # an item of the company's own, no law behind it
+    assert not register_has_documents((ws.pk,))
+    assert register_has_documents((other.pk,)) and register_has_documents((ws.pk, other.pk))
+    _item(ws, setup["las"])
+    assert register_has_documents((ws.pk,))
 
 
 def test_a_status_line_cannot_close_its_section(setup):

@@ -65,8 +65,18 @@ def test_context_recall_counts_only_what_the_block_holds(loaded, tmp_path):
                                 "gold_refs": [{"sfs": "1977:1160", "ref": "99 kap. 1 §"}]}) + "\n", encoding="utf-8")
     report, _ = run("eval_retrieval", "--questions", str(path), "--json")
     assert report["modes"]["hybrid"]["context_recall"] == 0.0
+    assert report["modes"]["hybrid"]["no_sources"] == 0  # it has sources, only not the gold one
     skipped, _ = run("eval_retrieval", "--questions", str(path), "--json", "--no-context")
     assert "context_recall" not in skipped["modes"]["hybrid"]
+
+
+def test_eval_retrieval_counts_questions_left_without_sources(loaded, tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    items = [QUESTIONS[0], {"question": "Hur lagar man en god fisksoppa till fredagsmiddagen?",
+                            "gold_refs": [{"sfs": "1977:1160", "ref": "1 kap. 1 §"}]}]
+    path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in items) + "\n", encoding="utf-8")
+    report, _ = run("eval_retrieval", "--questions", str(path), "--json", "--no-context")
+    assert report["modes"]["hybrid"]["no_sources"] == 1
 
 
 def test_eval_retrieval_dedupes_split_sections():

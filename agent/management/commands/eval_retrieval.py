@@ -152,7 +152,7 @@ class Command(BaseCommand):
             names = [*(f"recall@{x}" for x in ks), "mrr", "ndcg@10"]
             totals = {name: 0.0 for name in names}
             by_kind: dict[str, dict] = {}
-            wall, sql, degraded = [], [], 0
+            wall, sql, degraded, no_sources = [], [], 0, 0
             in_block, sources, tokens = 0, 0, 0
             for q in usable:
                 gold = {(g["sfs"], g["ref"]) for g in q["gold_refs"]}
@@ -161,6 +161,7 @@ class Command(BaseCommand):
                 wall.append((time.perf_counter() - t0) * 1000)
                 sql.append(float(result.timings_ms.get("sql", 0.0)))
                 degraded += bool(result.degraded)
+                no_sources += not result.chunks
                 kind = by_kind.setdefault(q.get("kind") or "", {"n": 0, **{name: 0.0 for name in names}})
                 kind["n"] += 1
                 for name, value in score(unique_sections(result.chunks), gold, ks).items():
@@ -184,6 +185,8 @@ class Command(BaseCommand):
             figures["latency"] = latency_summary(wall)
             figures["sql_ms"] = latency_summary(sql)
             figures["degraded"] = degraded
+            # Left with no source at all: the answer says the knowledge base has nothing on the question.
+            figures["no_sources"] = no_sources
             report["modes"][mode] = figures
 
         if opts["json"]:
@@ -200,7 +203,8 @@ class Command(BaseCommand):
         for mode, fig in report["modes"].items():
             w(f"{mode:<8} " + " ".join(f"{fig[c]:>9.3f}" for c in cols)
               + f" {fig['latency']['p50_ms']:>8.1f} {fig['latency']['p95_ms']:>8.1f}"
-              + f"  sql p50 {fig['sql_ms']['p50_ms']:.1f} p95 {fig['sql_ms']['p95_ms']:.1f}")
+              + f"  sql p50 {fig['sql_ms']['p50_ms']:.1f} p95 {fig['sql_ms']['p95_ms']:.1f}"
+              + f"  no source {fig['no_sources']}")
             if "context_recall" in fig:
                 w(f"  context recall {fig['context_recall']:.3f} ({fig['context_sources_avg']:.1f} sources, "
                   f"{fig['context_tokens_avg']:.0f} tokens per block)")

@@ -5,9 +5,15 @@ it keeps what it froze. The audit trail itself is read-only (django-auditlog's L
 
 from __future__ import annotations
 
+from typing import Any
+
 from auditlog.admin import LogEntryAdmin
 from auditlog.models import LogEntry
 from django.contrib import admin
+from django.db.models import ForeignKey, ManyToManyField, Model, QuerySet
+from django.forms import ModelForm
+from django.forms.models import BaseInlineFormSet
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
@@ -39,37 +45,38 @@ HISTORY_ROWS = 50
 class RegisterAdmin(WorkspaceScopedAdmin):
     """Scoped rows and choices; every save and delete recorded with the staff member as actor."""
 
-    def _scope(self, request, queryset):
+    def _scope(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         lookup = SCOPED_CHOICES.get(queryset.model)
         if request.user.is_superuser or lookup is None:
             return queryset
         return queryset.filter(**{f"{lookup}__in": workspace_list_for_user(request.user).values("pk")})
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+    def formfield_for_foreignkey(self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any):
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
             field.queryset = self._scope(request, field.queryset)
         return field
 
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
+    def formfield_for_manytomany(self, db_field: ManyToManyField, request: HttpRequest, **kwargs: Any):
         field = super().formfield_for_manytomany(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
             field.queryset = self._scope(request, field.queryset)
         return field
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Model, form: ModelForm, change: bool) -> None:
         with audit_actor(request.user):
             super().save_model(request, obj, form, change)
 
-    def save_related(self, request, form, formsets, change):
+    def save_related(self, request: HttpRequest, form: ModelForm, formsets: list[BaseInlineFormSet],
+                     change: bool) -> None:
         with audit_actor(request.user):
             super().save_related(request, form, formsets, change)
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Model) -> None:
         with audit_actor(request.user):
             super().delete_model(request, obj)
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         with audit_actor(request.user):
             super().delete_queryset(request, queryset)
 
@@ -115,12 +122,12 @@ class RegisterItemAdmin(RegisterAdmin):
                        "updated_at", "history")
     inlines = [RequirementInline]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: RegisterItem, form: ModelForm, change: bool) -> None:
         # The item's workspace is its register's (denormalised for scoped reads).
         obj.workspace_id = obj.register.workspace_id
         super().save_model(request, obj, form, change)
 
-    def save_formset(self, request, form, formset, change):
+    def save_formset(self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool) -> None:
         instances = formset.save(commit=False)
         for instance in instances:
             if isinstance(instance, Requirement):
@@ -151,7 +158,7 @@ class RegisterItemAdmin(RegisterAdmin):
                            "</thead><tbody>{}</tbody></table>", body)
 
 
-def _pair(change) -> str:
+def _pair(change: Any) -> str:
     if isinstance(change, list) and len(change) == 2:
         return f"{change[0]} → {change[1]}"
     return str(change)
@@ -173,11 +180,11 @@ class RequirementAdmin(RegisterAdmin):
     raw_id_fields = ("item",)
     inlines = [EvidenceInline]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Requirement, form: ModelForm, change: bool) -> None:
         obj.workspace_id = obj.item.workspace_id
         super().save_model(request, obj, form, change)
 
-    def save_formset(self, request, form, formset, change):
+    def save_formset(self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool) -> None:
         instances = formset.save(commit=False)
         with audit_actor(request.user):
             for instance in instances:
@@ -197,7 +204,7 @@ class EvidenceAdmin(RegisterAdmin):
     readonly_fields = ("workspace", "added_by", "created_at")
     raw_id_fields = ("requirement", "user_file", "assessment")
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Evidence, form: ModelForm, change: bool) -> None:
         obj.workspace_id = obj.requirement.workspace_id
         if not change:
             obj.added_by = request.user
@@ -207,14 +214,14 @@ class EvidenceAdmin(RegisterAdmin):
 class ClosedReadOnlyMixin:
     """A closed review keeps what it froze: neither it nor its ratings change or go in admin."""
 
-    def _closed(self, obj) -> bool:
+    def _closed(self, obj: Review | ReviewEntry) -> bool:
         review = obj.review if isinstance(obj, ReviewEntry) else obj
         return review is not None and getattr(review, "is_closed", False)
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Review | ReviewEntry | None = None) -> bool:
         return super().has_change_permission(request, obj) and not (obj is not None and self._closed(obj))
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Review | ReviewEntry | None = None) -> bool:
         return super().has_delete_permission(request, obj) and not (obj is not None and self._closed(obj))
 
 
@@ -226,7 +233,7 @@ class ReviewEntryInline(ClosedReadOnlyMixin, admin.TabularInline):
     can_delete = False
     show_change_link = True
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Review | None = None) -> bool:
         return False  # entries come from starting the review (register.services.review_start)
 
 
@@ -238,7 +245,7 @@ class ReviewAdmin(ClosedReadOnlyMixin, RegisterAdmin):
     readonly_fields = ("workspace", "state", "started_by", "started_at", "closed_at", "closed_by", "as_of")
     inlines = [ReviewEntryInline]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a review starts with its entries: register.services.review_start
 
 
@@ -253,7 +260,7 @@ class ReviewEntryAdmin(ClosedReadOnlyMixin, RegisterAdmin):
                        "frozen_evidence", "frozen_assessor")
     filter_horizontal = ("evidence",)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 
@@ -273,7 +280,7 @@ admin.site.unregister(LogEntry)
 
 @admin.register(LogEntry)
 class ScopedLogEntryAdmin(LogEntryAdmin):
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[LogEntry]:
         queryset = super().get_queryset(request)
         if request.user.is_superuser:
             return queryset

@@ -9,6 +9,9 @@ Ids in a request body (a group, a file, an evidence link) that do not resolve in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from auditlog.models import LogEntry
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -16,11 +19,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from compliance import selectors as compliance_selectors
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
-from compliance.models import Assessment
+from compliance.models import Assessment, Workspace
 
 from . import selectors, services
 from .transfer import exports, imports
@@ -30,7 +34,7 @@ from .models import Action, LegalRegister, RegisterItem, Requirement, Review, Re
 TAGS = ["register"]
 
 
-def _or_field_error(read, field: str):
+def _or_field_error(read: Callable[[], Any], field: str):
     """`read()` (a selector that raises Http404), with "does not exist" as a 400 on the request's field."""
     try:
         return read()
@@ -64,12 +68,12 @@ class RegisterListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
         return selectors.register_list(self.workspace)
 
     @extend_schema(tags=TAGS, summary="Arbetsytans laglistor")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=TAGS, summary="Skapa en laglista (ägare, redaktör)", request=s.RegisterInputSerializer,
                    responses={201: s.RegisterSerializer})
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.RegisterInputSerializer, request.data)
         register = services.register_create(workspace=self.workspace, user=request.user, **data)
@@ -79,7 +83,7 @@ class RegisterListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
 
 class RegisterDetailApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="En laglista", responses=s.RegisterSerializer)
-    def get(self, request, slug, register_id):
+    def get(self, request: Request, slug: str, register_id: int) -> Response:
         register = selectors.register_list(self.workspace).filter(pk=register_id).first()
         if register is None:
             raise Http404("Laglistan finns inte.")
@@ -90,13 +94,13 @@ class GroupListApi(RegisterMixin, BaseApi):
     pagination_class = None  # a register has a handful of groups: one list
 
     @extend_schema(tags=TAGS, summary="Laglistans grupper", responses=s.GroupSerializer(many=True))
-    def get(self, request, slug, register_id):
+    def get(self, request: Request, slug: str, register_id: int) -> Response:
         register = selectors.register_get(self.workspace, register_id)
         return Response(s.GroupSerializer(selectors.register_group_list(register), many=True).data)
 
     @extend_schema(tags=TAGS, summary="Skapa en grupp (eller hämta den som redan heter så)",
                    request=s.GroupInputSerializer, responses={201: s.GroupSerializer})
-    def post(self, request, slug, register_id):
+    def post(self, request: Request, slug: str, register_id: int) -> Response:
         register = selectors.register_get(self.workspace, register_id)
         self.require_edit()
         data = validated(s.GroupInputSerializer, request.data)
@@ -120,14 +124,14 @@ class ItemListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
         return selectors.register_item_list(self.workspace, register=register, filters=filters)
 
     @extend_schema(tags=TAGS, summary="Laglistans poster", parameters=[s.ItemFilterSerializer])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=TAGS, summary="Lägg till en författning (ägare, redaktör)", request=s.ItemCreateSerializer,
                    responses={201: s.ItemDetailSerializer, 200: s.ItemDetailSerializer},
                    description="Idempotent: en författning som redan finns på laglistan lämnas som den är och "
                                "svaret är 200 med den befintliga posten.")
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.ItemCreateSerializer, request.data, workspace=self.workspace)
         if data.get("register"):
@@ -148,7 +152,7 @@ class ItemListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
 
 class ItemDetailApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="En post med kravpunkter och bevis", responses=s.ItemDetailSerializer)
-    def get(self, request, slug, item_id):
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = selectors.register_item_get(self.workspace, item_id)
         return Response(s.ItemDetailSerializer(item, context=self.context()).data)
 
@@ -156,7 +160,7 @@ class ItemDetailApi(RegisterMixin, BaseApi):
                    responses=s.ItemDetailSerializer,
                    description="En ändrad status är en bedömning: posten får dagens datum och dig som senast "
                                "bedömd av.")
-    def patch(self, request, slug, item_id):
+    def patch(self, request: Request, slug: str, item_id: int) -> Response:
         item = selectors.register_item_get(self.workspace, item_id)
         self.require_edit()
         data = dict(validated(s.ItemUpdateSerializer, request.data, workspace=self.workspace))
@@ -168,7 +172,7 @@ class ItemDetailApi(RegisterMixin, BaseApi):
         return Response(s.ItemDetailSerializer(item, context=self.context()).data)
 
     @extend_schema(tags=TAGS, summary="Ta bort en post (ägare, redaktör)", responses={204: None})
-    def delete(self, request, slug, item_id):
+    def delete(self, request: Request, slug: str, item_id: int) -> Response:
         item = selectors.register_item_get(self.workspace, item_id)
         self.require_edit()
         services.register_item_remove(item=item, user=request.user)
@@ -186,7 +190,7 @@ class ItemHistoryApi(RegisterMixin, ApiMixin, generics.ListAPIView):
         item = selectors.register_item_get(self.workspace, self.kwargs["item_id"])
         return selectors.audit_trail(self.workspace, item=item)
 
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         rows = selectors.audit_rows(page, workspace=self.workspace,
                                     may_see_private=selectors.may_see_private_files(self.membership))
@@ -195,7 +199,7 @@ class ItemHistoryApi(RegisterMixin, ApiMixin, generics.ListAPIView):
     @extend_schema(tags=TAGS, summary="Postens historik (vem, när, vad, före och efter)",
                    description="Ändringar av posten, dess kravpunkter, bevis, bedömningar i kontroller och "
                                "åtgärder, nyaste först.")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -213,7 +217,7 @@ class RegisterHistoryApi(ItemHistoryApi):
                    parameters=[s.HistoryFilterSerializer],
                    description="Alla ändringar av arbetsytans laglistor, poster, kravpunkter, bevis, kontroller och "
                                "åtgärder, eller en kontrolls, nyaste först. Går bara att läsa.")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -224,14 +228,14 @@ class RequirementListApi(RegisterMixin, BaseApi):
     pagination_class = None  # an item's kravpunkter: one list
 
     @extend_schema(tags=TAGS, summary="Postens kravpunkter", responses=s.RequirementDetailSerializer(many=True))
-    def get(self, request, slug, item_id):
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = selectors.register_item_get(self.workspace, item_id)
         requirements = selectors.requirement_list(self.workspace, item=item)
         return Response(s.RequirementDetailSerializer(requirements, many=True, context=self.context()).data)
 
     @extend_schema(tags=TAGS, summary="Lägg till en kravpunkt (ägare, redaktör)",
                    request=s.RequirementInputSerializer, responses={201: s.RequirementDetailSerializer})
-    def post(self, request, slug, item_id):
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = selectors.register_item_get(self.workspace, item_id)
         self.require_edit()
         data = validated(s.RequirementInputSerializer, request.data, workspace=self.workspace)
@@ -241,7 +245,7 @@ class RequirementListApi(RegisterMixin, BaseApi):
                         status=status.HTTP_201_CREATED)
 
 
-def _requirement(workspace, requirement_id: int) -> Requirement:
+def _requirement(workspace: Workspace, requirement_id: int) -> Requirement:
     found = selectors.requirement_list(workspace).filter(pk=requirement_id).first()
     if found is None:
         raise Http404("Kravpunkten finns inte.")
@@ -250,13 +254,13 @@ def _requirement(workspace, requirement_id: int) -> Requirement:
 
 class RequirementDetailApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="En kravpunkt med bevis", responses=s.RequirementDetailSerializer)
-    def get(self, request, slug, requirement_id):
+    def get(self, request: Request, slug: str, requirement_id: int) -> Response:
         return Response(s.RequirementDetailSerializer(_requirement(self.workspace, requirement_id),
                                                       context=self.context()).data)
 
     @extend_schema(tags=TAGS, summary="Ändra en kravpunkt (ägare, redaktör)",
                    request=s.RequirementInputSerializer(partial=True), responses=s.RequirementDetailSerializer)
-    def patch(self, request, slug, requirement_id):
+    def patch(self, request: Request, slug: str, requirement_id: int) -> Response:
         requirement = selectors.requirement_get(self.workspace, requirement_id)
         self.require_edit()
         serializer = s.RequirementInputSerializer(data=request.data, partial=True,
@@ -267,7 +271,7 @@ class RequirementDetailApi(RegisterMixin, BaseApi):
                                                       context=self.context()).data)
 
     @extend_schema(tags=TAGS, summary="Ta bort en kravpunkt (ägare, redaktör)", responses={204: None})
-    def delete(self, request, slug, requirement_id):
+    def delete(self, request: Request, slug: str, requirement_id: int) -> Response:
         requirement = selectors.requirement_get(self.workspace, requirement_id)
         self.require_edit()
         services.requirement_delete(requirement=requirement, user=request.user)
@@ -278,7 +282,7 @@ class EvidenceListApi(RegisterMixin, BaseApi):
     pagination_class = None  # a kravpunkt's evidence: one list
 
     @extend_schema(tags=TAGS, summary="Kravpunktens bevis", responses=s.EvidenceSerializer(many=True))
-    def get(self, request, slug, requirement_id):
+    def get(self, request: Request, slug: str, requirement_id: int) -> Response:
         requirement = selectors.requirement_get(self.workspace, requirement_id)
         return Response(s.EvidenceSerializer(selectors.evidence_list(requirement), many=True,
                                              context=self.context()).data)
@@ -287,7 +291,7 @@ class EvidenceListApi(RegisterMixin, BaseApi):
                    request=s.EvidenceInputSerializer, responses={201: s.EvidenceSerializer},
                    description="En fil eller bedömning måste vara arbetsytans egen; en annan arbetsytas id ger "
                                "400 precis som ett id som inte finns.")
-    def post(self, request, slug, requirement_id):
+    def post(self, request: Request, slug: str, requirement_id: int) -> Response:
         requirement = selectors.requirement_get(self.workspace, requirement_id)
         self.require_edit()
         data = validated(s.EvidenceInputSerializer, request.data)
@@ -304,13 +308,13 @@ class EvidenceListApi(RegisterMixin, BaseApi):
 
 class EvidenceDetailApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="Ett bevis", responses=s.EvidenceSerializer)
-    def get(self, request, slug, evidence_id):
+    def get(self, request: Request, slug: str, evidence_id: int) -> Response:
         evidence = selectors.evidence_list(selectors.evidence_get(self.workspace, evidence_id).requirement).get(
             pk=evidence_id)
         return Response(s.EvidenceSerializer(evidence, context=self.context()).data)
 
     @extend_schema(tags=TAGS, summary="Ta bort ett bevis (ägare, redaktör)", responses={204: None})
-    def delete(self, request, slug, evidence_id):
+    def delete(self, request: Request, slug: str, evidence_id: int) -> Response:
         evidence = selectors.evidence_get(self.workspace, evidence_id)
         self.require_edit()
         services.evidence_remove(evidence=evidence, user=request.user)
@@ -329,13 +333,13 @@ class ReviewListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
         return selectors.review_list(self.workspace).prefetch_related("groups")
 
     @extend_schema(tags=TAGS, summary="Arbetsytans lagefterlevnadskontroller")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=TAGS, summary="Starta en kontroll (ägare, redaktör)", request=s.ReviewStartSerializer,
                    responses={201: s.ReviewDetailSerializer},
                    description="En post per författning på laglistan, eller i de valda grupperna.")
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.ReviewStartSerializer, request.data, workspace=self.workspace)
         register = _or_field_error(lambda: selectors.register_get(self.workspace, data["register"]), "register")
@@ -352,7 +356,7 @@ class ReviewDetailApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="En kontroll med alla bedömningar", responses=s.ReviewDetailSerializer,
                    description="En avslutad kontroll visar det den såg när den avslutades: rubrik, "
                                "författningens lydelse, kravpunkter och bevis.")
-    def get(self, request, slug, review_id):
+    def get(self, request: Request, slug: str, review_id: int) -> Response:
         selectors.review_get(self.workspace, review_id)
         review = selectors.review_list(self.workspace).get(pk=review_id)
         return Response(s.ReviewDetailSerializer(review, context=self.context()).data)
@@ -368,7 +372,7 @@ class ReviewEntryListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
         return selectors.review_entry_list(review).select_related("review")
 
     @extend_schema(tags=TAGS, summary="Kontrollens bedömningar")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -377,7 +381,7 @@ class ReviewEntryRateApi(RegisterMixin, BaseApi):
                    responses=s.RatingResultSerializer,
                    description="Posten får bedömningen som status och dagens datum som senast bedömd. "
                                "\"uppfylls inte\" öppnar en åtgärd (en per post). En avslutad kontroll ger 409.")
-    def post(self, request, slug, review_id, entry_id):
+    def post(self, request: Request, slug: str, review_id: int, entry_id: int) -> Response:
         review = selectors.review_get(self.workspace, review_id)
         entry = selectors.review_entry_get(review, entry_id)
         self.require_edit()
@@ -398,7 +402,7 @@ class ReviewCloseApi(RegisterMixin, BaseApi):
                    responses=s.ReviewDetailSerializer,
                    description="Alla poster måste vara bedömda (annars 400 `review_incomplete`). Avslutad "
                                "fryses kontrollen: bedömningar, kravpunkter, bevis och lydelsen per dagens datum.")
-    def post(self, request, slug, review_id):
+    def post(self, request: Request, slug: str, review_id: int) -> Response:
         review = selectors.review_get(self.workspace, review_id)
         self.require_edit()
         services.review_close(review=review, user=request.user)
@@ -421,12 +425,12 @@ class ActionListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
                                      item=item).select_related("closed_by")
 
     @extend_schema(tags=TAGS, summary="Avvikelser och åtgärder", parameters=[s.ActionFilterSerializer])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=TAGS, summary="Öppna en åtgärd (ägare, redaktör)", request=s.ActionCreateSerializer,
                    responses={201: s.ActionSerializer})
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.ActionCreateSerializer, request.data, workspace=self.workspace)
         item = (_or_field_error(lambda: selectors.register_item_get(self.workspace, data["item"]), "item")
@@ -441,12 +445,12 @@ class ActionListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
 
 class ActionDetailApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="En åtgärd", responses=s.ActionSerializer)
-    def get(self, request, slug, action_id):
+    def get(self, request: Request, slug: str, action_id: int) -> Response:
         return Response(s.ActionSerializer(selectors.action_get(self.workspace, action_id)).data)
 
     @extend_schema(tags=TAGS, summary="Ändra eller stäng en åtgärd (ägare, redaktör)",
                    request=s.ActionUpdateSerializer, responses=s.ActionSerializer)
-    def patch(self, request, slug, action_id):
+    def patch(self, request: Request, slug: str, action_id: int) -> Response:
         action = selectors.action_get(self.workspace, action_id)
         self.require_edit()
         data = validated(s.ActionUpdateSerializer, request.data, workspace=self.workspace)
@@ -457,7 +461,7 @@ class ActionDetailApi(RegisterMixin, BaseApi):
 
 # --- exports and import -----------------------------------------------------------------------------------
 
-def _file_responses(formats) -> dict:
+def _file_responses(formats: Iterable[str]) -> dict:
     return {(200, exports.CONTENT_TYPES[fmt].split(";")[0]): OpenApiResponse(OpenApiTypes.BINARY) for fmt in formats}
 
 
@@ -475,7 +479,7 @@ class RegisterExportApi(RegisterMixin, BaseApi):
                    description="Daterad (dagens datum i Stockholm), med arbetsytans namn och varje posts status, "
                                "ansvarig, bevis, bedömare och datum. CSV är för integrationer: UTF-8 med BOM, "
                                "kommaseparerad, ISO-datum.")
-    def get(self, request, slug, register_id, fmt):
+    def get(self, request: Request, slug: str, register_id: int, fmt: str) -> HttpResponse:
         register = selectors.register_get(self.workspace, register_id)
         if fmt not in exports.REGISTER_FORMATS:
             raise Http404("Okänt format.")
@@ -489,7 +493,7 @@ class ReviewExportApi(RegisterMixin, BaseApi):
                    responses=_file_responses(exports.REVIEW_FORMATS),
                    parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(exports.REVIEW_FORMATS))],
                    description="Det kontrollen frös när den avslutades. En pågående kontroll ger 409 `review_open`.")
-    def get(self, request, slug, review_id, fmt):
+    def get(self, request: Request, slug: str, review_id: int, fmt: str) -> HttpResponse:
         review = selectors.review_get(self.workspace, review_id)
         if fmt not in exports.REVIEW_FORMATS:
             raise Http404("Okänt format.")
@@ -508,7 +512,7 @@ class RegisterImportApi(RegisterMixin, BaseApi):
                    description="Läser filen och matchar varje rad mot författningarna: exakt beteckning, exakt "
                                "titel, liknande titel eller ingen träff. Inget sparas; bekräfta med `token` och "
                                "dina val. Trasiga rader ger 400 `broken_rows` med raderna i `details.rows`.")
-    def post(self, request, slug, register_id):
+    def post(self, request: Request, slug: str, register_id: int) -> Response:
         register = selectors.register_get(self.workspace, register_id)
         self.require_edit()
         data = validated(s.ImportUploadSerializer, request.data)
@@ -528,7 +532,7 @@ class RegisterImportConfirmApi(RegisterMixin, BaseApi):
                    description="Lägger till alla valda rader i en transaktion: alla eller, vid fel, ingen. En "
                                "författning som redan finns på laglistan lämnas orörd, så samma import två gånger "
                                "lägger inte till något andra gången.")
-    def post(self, request, slug, register_id):
+    def post(self, request: Request, slug: str, register_id: int) -> Response:
         register = selectors.register_get(self.workspace, register_id)
         self.require_edit()
         data = validated(s.ImportConfirmSerializer, request.data)

@@ -1,5 +1,7 @@
 """The register's REST routes under /api/v1/workspaces/<slug>/register/ (included by name from compliance/api/urls.py)."""
 
+from __future__ import annotations
+
 from django.urls import path
 
 from . import api

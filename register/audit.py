@@ -17,6 +17,9 @@ from contextlib import contextmanager
 
 from auditlog.context import set_actor
 from auditlog.registry import auditlog
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Model
 
 from .models import (
     Action,
@@ -33,7 +36,7 @@ from .models import (
 )
 
 
-def _tracked(model) -> list[str]:
+def _tracked(model: type[Model]) -> list[str]:
     """The model's own columns: not its timestamps (they change on every save and say nothing the entry's
     own time does not), not reverse relations (a new item's empty list of kravpunkter is not a change)."""
     return [f.name for f in model._meta.concrete_fields if f.name not in ("created_at", "updated_at")]
@@ -51,7 +54,7 @@ auditlog.register(ImpactAssessment, include_fields=_tracked(ImpactAssessment))
 
 
 @contextmanager
-def audit_actor(user) -> Iterator[None]:
+def audit_actor(user: AbstractBaseUser | AnonymousUser | None) -> Iterator[None]:
     """Record `user` as the actor of every audited change inside the block (None: the system)."""
     if user is not None and getattr(user, "is_authenticated", False):
         with set_actor(user):

@@ -4,12 +4,13 @@ does runs one COUNT that also checks the membership."""
 
 from __future__ import annotations
 
+from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from .notices.selectors import notice_counts
 
 
-def change_notices(request) -> dict:
+def change_notices(request: HttpRequest) -> dict:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}

@@ -8,9 +8,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 import django_filters
 from auditlog.models import LogEntry
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.postgres.search import TrigramSimilarity
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
@@ -195,7 +198,7 @@ def private_file_titles(workspace: Workspace) -> set[str]:
     return titles
 
 
-def redact_private_titles(value, titles: set[str]):
+def redact_private_titles(value: Any, titles: set[str]):
     """`value` (a string, or lists and dicts of them, as an audit entry's changes are) with every private
     file title replaced by "Privat fil". Longest first, so a title containing another is replaced whole."""
     if not titles:
@@ -228,7 +231,8 @@ class RegisterSummary:
     overdue_actions: int
 
 
-def register_summary(workspace: Workspace, *, register: LegalRegister | None = None, user=None,
+def register_summary(workspace: Workspace, *, register: LegalRegister | None = None,
+                     user: AbstractBaseUser | AnonymousUser | None = None,
                      today: date | None = None) -> RegisterSummary:
     today = today or swedish_today()
     items = RegisterItem.objects.filter(workspace=workspace)
@@ -365,7 +369,7 @@ def audit_rows(entries: Iterable[LogEntry], *, workspace: Workspace, may_see_pri
     return rows
 
 
-def person_label(user) -> str:
+def person_label(user: User | None) -> str:
     if user is None:
         return ""
     return user.get_full_name() or user.get_username()

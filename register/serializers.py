@@ -8,6 +8,8 @@ never a row of another workspace. Choice fields are inline enums: several of the
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -34,7 +36,7 @@ from .models import (
 RATINGS = [(value, label) for value, label in ComplianceStatus.choices if value != ComplianceStatus.NOT_ASSESSED]
 
 
-def _member(serializer: serializers.Serializer, value):
+def _member(serializer: serializers.Serializer, value: str | None):
     """A member of the request's workspace by username or id; None for an empty value."""
     if value in (None, ""):
         return None
@@ -44,7 +46,7 @@ def _member(serializer: serializers.Serializer, value):
     return user
 
 
-def _document(value):
+def _document(value: str | None):
     if not value:
         return None
     validate_sfs(value)
@@ -54,12 +56,12 @@ def _document(value):
     return document
 
 
-def member_field(**kwargs) -> StrictCharField:
+def member_field(**kwargs: Any) -> StrictCharField:
     return StrictCharField(max_length=150, required=False, allow_null=True, allow_blank=True,
                            help_text="Användarnamn eller id för en medlem i arbetsytan.", **kwargs)
 
 
-def text_field(max_length: int = TEXT_MAX_LENGTH, **kwargs) -> StrictCharField:
+def text_field(max_length: int = TEXT_MAX_LENGTH, **kwargs: Any) -> StrictCharField:
     return StrictCharField(max_length=max_length, required=False, allow_blank=True, **kwargs)
 
 
@@ -109,7 +111,7 @@ class EvidenceSerializer(serializers.ModelSerializer):
         fields = ["id", "requirement", "kind", "label", "user_file", "assessment", "reference", "note", "added_by",
                   "created_at"]
 
-    def get_label(self, evidence) -> str:
+    def get_label(self, evidence: Evidence) -> str:
         return selectors.evidence_label(evidence, may_see_private=self.context.get("may_see_private", False))
 
 
@@ -133,7 +135,7 @@ class RequirementDetailSerializer(RequirementSerializer):
         fields = [*RequirementSerializer.Meta.fields, "evidence"]
 
     @extend_schema_field(EvidenceSerializer(many=True))
-    def get_evidence(self, requirement) -> list:
+    def get_evidence(self, requirement: Requirement) -> list:
         return EvidenceSerializer(selectors.evidence_list(requirement), many=True, context=self.context).data
 
 
@@ -164,7 +166,7 @@ class ItemDetailSerializer(ItemSerializer):
         fields = [*ItemSerializer.Meta.fields, "requirements"]
 
     @extend_schema_field(RequirementDetailSerializer(many=True))
-    def get_requirements(self, item) -> list:
+    def get_requirements(self, item: RegisterItem) -> list:
         requirements = selectors.requirement_list(item.workspace, item=item)
         return RequirementDetailSerializer(requirements, many=True, context=self.context).data
 
@@ -194,11 +196,11 @@ class ReviewEntrySerializer(serializers.ModelSerializer):
                   "is_signed", "evidence", "frozen_document_number", "frozen_document_kind", "frozen_version",
                   "frozen_requirements", "frozen_assessor"]
 
-    def get_title(self, entry) -> str:
+    def get_title(self, entry: ReviewEntry) -> str:
         return entry.frozen_title or (entry.item.display_title if entry.item_id else "")
 
     @extend_schema_field(FrozenEvidenceSerializer(many=True))
-    def get_evidence(self, entry) -> list:
+    def get_evidence(self, entry: ReviewEntry) -> list:
         may_see = self.context.get("may_see_private", False)
         if entry.review.is_closed:
             rows = [{"id": e.get("id"), "kind": e.get("kind", ""), "requirement_id": e.get("requirement_id"),
@@ -225,7 +227,7 @@ class ReviewSerializer(serializers.ModelSerializer):
                   "closed_by", "as_of", "entry_count", "signed_count"]
 
     @extend_schema_field(GroupRefSerializer(many=True))
-    def get_groups(self, review) -> list:
+    def get_groups(self, review: Review) -> list:
         return GroupRefSerializer(review.groups.all(), many=True).data
 
 
@@ -236,7 +238,7 @@ class ReviewDetailSerializer(ReviewSerializer):
         fields = [*ReviewSerializer.Meta.fields, "entries"]
 
     @extend_schema_field(ReviewEntrySerializer(many=True))
-    def get_entries(self, review) -> list:
+    def get_entries(self, review: Review) -> list:
         return ReviewEntrySerializer(selectors.review_entry_list(review), many=True, context=self.context).data
 
 
@@ -308,10 +310,10 @@ class ItemCreateSerializer(serializers.Serializer):
     reason = text_field()
     responsible = member_field()
 
-    def validate_legal_document(self, value):
+    def validate_legal_document(self, value: str | None):
         return _document(value)
 
-    def validate_responsible(self, value):
+    def validate_responsible(self, value: str | None):
         return _member(self, value)
 
 
@@ -324,7 +326,7 @@ class ItemUpdateSerializer(serializers.Serializer):
     how_we_comply = text_field()
     next_review_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_responsible(self, value):
+    def validate_responsible(self, value: str | None):
         return _member(self, value)
 
 
@@ -337,7 +339,7 @@ class RequirementInputSerializer(serializers.Serializer):
     needs_evidence = serializers.BooleanField(required=False)
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_owner(self, value):
+    def validate_owner(self, value: str | None):
         return _member(self, value)
 
 
@@ -359,7 +361,7 @@ class ReviewStartSerializer(serializers.Serializer):
     lead = member_field()
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_lead(self, value):
+    def validate_lead(self, value: str | None):
         return _member(self, value)
 
 
@@ -372,7 +374,7 @@ class RateSerializer(serializers.Serializer):
     action_due_date = serializers.DateField(required=False, allow_null=True)
     action_title = text_field(300)
 
-    def validate_action_owner(self, value):
+    def validate_action_owner(self, value: str | None):
         return _member(self, value)
 
 
@@ -396,7 +398,7 @@ class ActionCreateSerializer(serializers.Serializer):
     owner = member_field()
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_owner(self, value):
+    def validate_owner(self, value: str | None):
         return _member(self, value)
 
 
@@ -407,7 +409,7 @@ class ActionUpdateSerializer(serializers.Serializer):
     due_date = serializers.DateField(required=False, allow_null=True)
     state = serializers.ChoiceField(choices=Action.State.choices, required=False)
 
-    def validate_owner(self, value):
+    def validate_owner(self, value: str | None):
         return _member(self, value)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -62,13 +63,13 @@ class ReviewOpenError(ApplicationError):
     status = 409
 
 
-def _require_editor(workspace: Workspace, user) -> None:
+def _require_editor(workspace: Workspace, user: AbstractBaseUser | None) -> None:
     membership = Membership.objects.filter(workspace=workspace, user=user).first() if user is not None else None
     if membership is None or not membership.can_edit:
         raise PermissionDeniedError()
 
 
-def _member_or_error(workspace: Workspace, user, *, field: str):
+def _member_or_error(workspace: Workspace, user: AbstractBaseUser | None, *, field: str):
     """A person chosen as responsible must be a member of the workspace."""
     if user is None:
         return None
@@ -89,7 +90,7 @@ def _check_text(value: str, *, field: str, label: str, max_length: int = 20_000)
 # --- Registers and groups --------------------------------------------------------------------------------
 
 
-def register_create(*, workspace: Workspace, user, name: str, description: str = "") -> LegalRegister:
+def register_create(*, workspace: Workspace, user: AbstractBaseUser, name: str, description: str = "") -> LegalRegister:
     _require_editor(workspace, user)
     name = _check_text(name, field="name", label="Namnet", max_length=200)
     if not name:
@@ -102,7 +103,7 @@ def register_create(*, workspace: Workspace, user, name: str, description: str =
                                                                     label="Beskrivningen"))
 
 
-def register_default(*, workspace: Workspace, user) -> LegalRegister:
+def register_default(*, workspace: Workspace, user: AbstractBaseUser) -> LegalRegister:
     """The workspace's first register, created as "Laglista" when it has none."""
     existing = LegalRegister.objects.filter(workspace=workspace).order_by("pk").first()
     if existing is not None:
@@ -114,7 +115,7 @@ def register_default(*, workspace: Workspace, user) -> LegalRegister:
         return register
 
 
-def register_group_get_or_create(*, register: LegalRegister, user, name: str) -> RegisterGroup:
+def register_group_get_or_create(*, register: LegalRegister, user: AbstractBaseUser, name: str) -> RegisterGroup:
     _require_editor(register.workspace, user)
     name = _check_text(name, field="group", label="Gruppens namn", max_length=120)
     if not name:
@@ -137,9 +138,9 @@ class ItemAddResult:
     created: bool
 
 
-def register_item_add(*, register: LegalRegister, user, legal_document: LegalDocument | None,
+def register_item_add(*, register: LegalRegister, user: AbstractBaseUser, legal_document: LegalDocument | None,
                       title: str = "", group: RegisterGroup | None = None, reason: str = "",
-                      responsible=None, origin: str = ItemOrigin.MANUAL) -> ItemAddResult:
+                      responsible: AbstractBaseUser | None = None, origin: str = ItemOrigin.MANUAL) -> ItemAddResult:
     """Put a document on the register; a document already on it is kept as it is (adding is idempotent,
     so accepting a suggestion twice or re-running an import never makes a duplicate)."""
     workspace = register.workspace
@@ -174,7 +175,7 @@ def register_item_add(*, register: LegalRegister, user, legal_document: LegalDoc
 ITEM_FIELDS = ("group", "reason", "responsible", "status", "how_we_comply", "next_review_date", "title")
 
 
-def register_item_update(*, item: RegisterItem, user, data: dict[str, Any]) -> RegisterItem:
+def register_item_update(*, item: RegisterItem, user: AbstractBaseUser, data: dict[str, Any]) -> RegisterItem:
     _require_editor(item.workspace, user)
     if "responsible" in data:
         _member_or_error(item.workspace, data["responsible"], field="responsible")
@@ -197,7 +198,7 @@ def register_item_update(*, item: RegisterItem, user, data: dict[str, Any]) -> R
     return item
 
 
-def register_item_remove(*, item: RegisterItem, user) -> None:
+def register_item_remove(*, item: RegisterItem, user: AbstractBaseUser) -> None:
     _require_editor(item.workspace, user)
     with transaction.atomic(), audit_actor(user):
         item.delete()
@@ -209,7 +210,7 @@ def register_item_remove(*, item: RegisterItem, user) -> None:
 REQUIREMENT_FIELDS = ("title", "section_ref", "description", "status", "owner", "needs_evidence", "due_date")
 
 
-def requirement_create(*, item: RegisterItem, user, data: dict[str, Any]) -> Requirement:
+def requirement_create(*, item: RegisterItem, user: AbstractBaseUser, data: dict[str, Any]) -> Requirement:
     _require_editor(item.workspace, user)
     title = _check_text(data.get("title", ""), field="title", label="Kravet", max_length=300)
     if not title:
@@ -226,7 +227,7 @@ def requirement_create(*, item: RegisterItem, user, data: dict[str, Any]) -> Req
             needs_evidence=bool(data.get("needs_evidence", False)), due_date=data.get("due_date"))
 
 
-def requirement_update(*, requirement: Requirement, user, data: dict[str, Any]) -> Requirement:
+def requirement_update(*, requirement: Requirement, user: AbstractBaseUser, data: dict[str, Any]) -> Requirement:
     _require_editor(requirement.workspace, user)
     if "owner" in data:
         _member_or_error(requirement.workspace, data["owner"], field="owner")
@@ -240,13 +241,13 @@ def requirement_update(*, requirement: Requirement, user, data: dict[str, Any]) 
     return requirement
 
 
-def requirement_delete(*, requirement: Requirement, user) -> None:
+def requirement_delete(*, requirement: Requirement, user: AbstractBaseUser) -> None:
     _require_editor(requirement.workspace, user)
     with transaction.atomic(), audit_actor(user):
         requirement.delete()
 
 
-def evidence_add(*, requirement: Requirement, user, kind: str, user_file: UserFile | None = None,
+def evidence_add(*, requirement: Requirement, user: AbstractBaseUser, kind: str, user_file: UserFile | None = None,
                  assessment: Assessment | None = None, reference: str = "", note: str = "") -> Evidence:
     """Link evidence to a kravpunkt. A file or an assessment must be the workspace's own: an id of another
     workspace's file is refused exactly like one that does not exist."""
@@ -276,7 +277,7 @@ def evidence_add(*, requirement: Requirement, user, kind: str, user_file: UserFi
             note=_check_text(note, field="note", label="Kommentaren"), added_by=user)
 
 
-def evidence_remove(*, evidence: Evidence, user) -> None:
+def evidence_remove(*, evidence: Evidence, user: AbstractBaseUser) -> None:
     _require_editor(evidence.workspace, user)
     with transaction.atomic(), audit_actor(user):
         evidence.delete()
@@ -285,8 +286,9 @@ def evidence_remove(*, evidence: Evidence, user) -> None:
 # --- The yearly review ------------------------------------------------------------------------------------
 
 
-def review_start(*, register: LegalRegister, user, title: str, groups: list[RegisterGroup] | None = None,
-                 lead=None, due_date: date | None = None) -> Review:
+def review_start(*, register: LegalRegister, user: AbstractBaseUser, title: str,
+                 groups: list[RegisterGroup] | None = None, lead: AbstractBaseUser | None = None,
+                 due_date: date | None = None) -> Review:
     """Start a review over the register, or over some of its groups: one entry per item in scope."""
     workspace = register.workspace
     _require_editor(workspace, user)
@@ -319,8 +321,8 @@ class RatingResult:
     action: Action | None
 
 
-def review_entry_rate(*, entry: ReviewEntry, user, rating: str, justification: str = "",
-                      evidence: list[Evidence] | None = None, action_owner=None,
+def review_entry_rate(*, entry: ReviewEntry, user: AbstractBaseUser, rating: str, justification: str = "",
+                      evidence: list[Evidence] | None = None, action_owner: AbstractBaseUser | None = None,
                       action_due_date: date | None = None, action_title: str = "") -> RatingResult:
     """Rate one item and sign it off as `user`. The item takes the rating as its status and the day as its
     last review. A rating of "uppfylls inte" opens an action (once per entry), owned by `action_owner`
@@ -383,7 +385,7 @@ def _version_label(document: LegalDocument | None, as_of: date) -> tuple[str, in
     return "", None
 
 
-def review_close(*, review: Review, user) -> Review:
+def review_close(*, review: Review, user: AbstractBaseUser) -> Review:
     """Close a review: every entry must be signed. Freezes each entry's title, document, version in force that
     day, kravpunkter and evidence, in one transaction under the review's lock: a crash leaves it open and
     unchanged, a concurrent close or rating waits and then finds it closed."""
@@ -449,7 +451,8 @@ class ImportResult:
     skipped: int
 
 
-def register_import_confirm(*, register: LegalRegister, user, rows: list[ImportRowChoice]) -> ImportResult:
+def register_import_confirm(*, register: LegalRegister, user: AbstractBaseUser,
+                            rows: list[ImportRowChoice]) -> ImportResult:
     """Add every chosen row to the register in one transaction: all of them or, on any error, none. A
     document already on the register stays as it is (a second run of the same import adds nothing)."""
     _require_editor(register.workspace, user)
@@ -478,8 +481,8 @@ def register_import_confirm(*, register: LegalRegister, user, rows: list[ImportR
 # --- Actions ----------------------------------------------------------------------------------------------
 
 
-def action_create(*, workspace: Workspace, user, title: str, item: RegisterItem | None = None,
-                  requirement: Requirement | None = None, description: str = "", owner=None,
+def action_create(*, workspace: Workspace, user: AbstractBaseUser, title: str, item: RegisterItem | None = None,
+                  requirement: Requirement | None = None, description: str = "", owner: AbstractBaseUser | None = None,
                   due_date: date | None = None) -> Action:
     _require_editor(workspace, user)
     title = _check_text(title, field="title", label="Åtgärden", max_length=300)
@@ -497,7 +500,7 @@ def action_create(*, workspace: Workspace, user, title: str, item: RegisterItem 
                                                              label="Beskrivningen"), created_by=user)
 
 
-def action_update(*, action: Action, user, data: dict[str, Any]) -> Action:
+def action_update(*, action: Action, user: AbstractBaseUser, data: dict[str, Any]) -> Action:
     _require_editor(action.workspace, user)
     if "owner" in data:
         _member_or_error(action.workspace, data["owner"], field="owner")
@@ -517,7 +520,7 @@ def action_update(*, action: Action, user, data: dict[str, Any]) -> Action:
 # --- Suggestions and templates --------------------------------------------------------------------------
 
 
-def suggestion_accept(*, workspace: Workspace, user, number: str,
+def suggestion_accept(*, workspace: Workspace, user: AbstractBaseUser, number: str,
                       register: LegalRegister | None = None) -> ItemAddResult:
     """Put a suggested document on the register (the workspace's first one unless given), in the suggestion's
     group, with its reasons. The suggestion is read again now: one that no longer stands (already on the
@@ -538,7 +541,7 @@ def suggestion_accept(*, workspace: Workspace, user, number: str,
     return result
 
 
-def suggestion_reject(*, workspace: Workspace, user, number: str) -> SuggestionDecision:
+def suggestion_reject(*, workspace: Workspace, user: AbstractBaseUser, number: str) -> SuggestionDecision:
     """Turn a suggestion down: it is remembered and not suggested again (until restored)."""
     _require_editor(workspace, user)
     suggestion = suggestion_get(workspace, number)
@@ -550,14 +553,15 @@ def suggestion_reject(*, workspace: Workspace, user, number: str) -> SuggestionD
                        suggestion.reason_text)
 
 
-def document_decline(*, workspace: Workspace, user, legal_document: LegalDocument, reason: str = "") -> SuggestionDecision:
+def document_decline(*, workspace: Workspace, user: AbstractBaseUser, legal_document: LegalDocument,
+                     reason: str = "") -> SuggestionDecision:
     """Remember that the workspace does not want this document suggested (the assistant's "Nej tack")."""
     _require_editor(workspace, user)
     with transaction.atomic():
         return _decide(workspace, user, legal_document, SuggestionDecision.Decision.REJECTED, reason)
 
 
-def suggestion_restore(*, workspace: Workspace, user, decision: SuggestionDecision) -> None:
+def suggestion_restore(*, workspace: Workspace, user: AbstractBaseUser, decision: SuggestionDecision) -> None:
     """Undo a rejection: the document may be suggested again."""
     _require_editor(workspace, user)
     if decision.workspace_id != workspace.pk or decision.decision != SuggestionDecision.Decision.REJECTED:
@@ -566,7 +570,8 @@ def suggestion_restore(*, workspace: Workspace, user, decision: SuggestionDecisi
         decision.delete()
 
 
-def _decide(workspace: Workspace, user, document: LegalDocument, decision: str, reason: str) -> SuggestionDecision:
+def _decide(workspace: Workspace, user: AbstractBaseUser, document: LegalDocument, decision: str,
+            reason: str) -> SuggestionDecision:
     with audit_actor(user):
         row, _ = SuggestionDecision.objects.update_or_create(
             workspace=workspace, legal_document=document,
@@ -584,7 +589,7 @@ class TemplateResult:
     missing_documents: list[str]
 
 
-def template_apply(*, workspace: Workspace, user, template: Template,
+def template_apply(*, workspace: Workspace, user: AbstractBaseUser, template: Template,
                    register: LegalRegister | None = None) -> TemplateResult:
     """Add the template's documents and kravpunkter to the register in a group named after the template.
     Idempotent: a document already on the list keeps its group and data and gets only the kravpunkter it lacks

@@ -1,5 +1,7 @@
 """Routes of the suggestions and templates pages, under /ws/<slug>/laglista/."""
 
+from __future__ import annotations
+
 from django.urls import path
 
 from . import suggestion_views as views

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
 
@@ -22,18 +23,18 @@ from .services import RegisterError
 from .suggestions import rejected_suggestions, suggestion_list, template_get, template_list
 
 
-def _workspace(request, slug: str):
+def _workspace(request: HttpRequest, slug: str) -> tuple[Workspace, Membership]:
     ws, membership = workspace_get_for_user(request.user, slug)
     return ws, membership
 
 
-def _is_htmx(request) -> bool:
+def _is_htmx(request: HttpRequest) -> bool:
     return request.headers.get("HX-Request") == "true"
 
 
 @login_required
 @require_GET
-def suggestions(request, slug: str):
+def suggestions(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return render(request, "register/suggestions.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "register",
@@ -41,7 +42,7 @@ def suggestions(request, slug: str):
     })
 
 
-def _decided(request, ws, number: str, *, accept: bool):
+def _decided(request: HttpRequest, ws: Workspace, number: str, *, accept: bool) -> HttpResponse:
     try:
         if accept:
             result = services.suggestion_accept(workspace=ws, user=request.user, number=number)
@@ -63,7 +64,7 @@ def _decided(request, ws, number: str, *, accept: bool):
 
 @login_required
 @require_POST
-def suggestion_accept(request, slug: str):
+def suggestion_accept(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     return _decided(request, ws, request.POST.get("document", "").strip(), accept=True)
@@ -71,7 +72,7 @@ def suggestion_accept(request, slug: str):
 
 @login_required
 @require_POST
-def suggestion_reject(request, slug: str):
+def suggestion_reject(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     return _decided(request, ws, request.POST.get("document", "").strip(), accept=False)
@@ -79,7 +80,7 @@ def suggestion_reject(request, slug: str):
 
 @login_required
 @require_POST
-def suggestion_restore(request, slug: str, decision_id: int):
+def suggestion_restore(request: HttpRequest, slug: str, decision_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     decision = SuggestionDecision.objects.filter(workspace=ws, pk=decision_id).first()
     if decision is None:
@@ -92,7 +93,7 @@ def suggestion_restore(request, slug: str, decision_id: int):
 
 @login_required
 @require_GET
-def templates(request, slug: str):
+def templates(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return render(request, "register/suggestions_templates.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "register",
@@ -102,7 +103,7 @@ def templates(request, slug: str):
 
 @login_required
 @require_POST
-def template_apply(request, slug: str, template_slug: str):
+def template_apply(request: HttpRequest, slug: str, template_slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     template = template_get(template_slug)
     if template is None:

@@ -1,5 +1,7 @@
 """The register's pages under /ws/<slug>/laglista/: each concern's routes in its own module."""
 
+from __future__ import annotations
+
 from django.urls import include, path
 
 urlpatterns = [

@@ -9,14 +9,18 @@ is a 404; a reader or revisor answering is a 403.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from compliance.api.serializers import StrictCharField
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
+from law.models import ChangeSummary
 from law.summaries import SUMMARY_LABEL
 
 from ..models import ChangeNotice, ImpactAssessment
@@ -88,7 +92,7 @@ class SummarySerializer(serializers.Serializer):
     units_total = serializers.IntegerField()
     created_at = serializers.DateTimeField()
 
-    def get_label(self, summary) -> str:
+    def get_label(self, summary: ChangeSummary) -> str:
         return SUMMARY_LABEL
 
 
@@ -123,7 +127,7 @@ class AnswerSerializer(serializers.Serializer):
     action_due_date = serializers.DateField(required=False, allow_null=True, default=None)
     add_to_register = serializers.BooleanField(required=False, default=False)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         workspace = self.context.get("workspace")
         if workspace is not None:
@@ -147,14 +151,14 @@ class NoticeListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
                                      kind=filters.get("kind", ""))
 
     @extend_schema(tags=["register"], summary="Arbetsytans lagändringar", parameters=[NoticeFilterSerializer])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
 class NoticeCountApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["register"], summary="Antal obesvarade och (för dig) olästa lagändringar",
                    responses=CountSerializer)
-    def get(self, request, slug):
+    def get(self, request: Request, slug: str) -> Response:
         counts = selectors.notice_counts(request.user, self.workspace.slug)
         return Response({"unanswered": counts.unanswered, "unread": counts.unread})
 
@@ -162,7 +166,7 @@ class NoticeCountApi(WorkspaceMixin, BaseApi):
 class NoticeDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["register"], summary="En lagändring med ändrade paragrafer som ordvis skillnad",
                    responses=NoticeDetailSerializer)
-    def get(self, request, slug, notice_id):
+    def get(self, request: Request, slug: str, notice_id: int) -> Response:
         notice = selectors.notice_get(self.workspace, request.user, notice_id)
         return Response(NoticeDetailSerializer(notice, context={"detail": selectors.notice_detail(notice)}).data)
 
@@ -172,7 +176,7 @@ class NoticeAnswerApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["register"], summary="Bedöm en lagändring (ägare och redaktörer)", request=AnswerSerializer,
                    responses={200: NoticeSerializer})
-    def post(self, request, slug, notice_id):
+    def post(self, request: Request, slug: str, notice_id: int) -> Response:
         notice = selectors.notice_get(self.workspace, request.user, notice_id)
         self.require_edit()
         data = validated(AnswerSerializer, request.data, workspace=self.workspace)
@@ -186,14 +190,14 @@ class NoticeReadApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["register"], summary="Markera en lagändring som läst för dig", request=None,
                    responses={200: NoticeSerializer})
-    def post(self, request, slug, notice_id):
+    def post(self, request: Request, slug: str, notice_id: int) -> Response:
         notice = selectors.notice_get(self.workspace, request.user, notice_id)
         services.notice_mark_read(notice=notice, user=request.user)
         return Response(NoticeSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)
 
     @extend_schema(tags=["register"], summary="Markera en lagändring som oläst för dig", request=None,
                    responses={200: NoticeSerializer})
-    def delete(self, request, slug, notice_id):
+    def delete(self, request: Request, slug: str, notice_id: int) -> Response:
         notice = selectors.notice_get(self.workspace, request.user, notice_id)
         services.notice_mark_unread(notice=notice, user=request.user)
         return Response(NoticeSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)

@@ -87,7 +87,7 @@ def digest_build(membership: Membership, subscription: NoticeSubscription, *, da
     return Digest(membership=membership, period=period, new=new, reminders=reminders)
 
 
-def _link(name: str, *args) -> str:
+def _link(name: str, *args: str | int) -> str:
     return settings.SITE_URL + reverse(name, args=args)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from compliance.forms import MemberChoiceField
@@ -27,7 +29,7 @@ class ImpactForm(forms.Form):
                               widget=forms.Textarea(attrs={"rows": 2}))
     add_to_register = forms.BooleanField(label="Lägg till i laglistan", required=False)
 
-    def __init__(self, *args, workspace: Workspace, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["action_owner"].queryset = workspace_members(workspace)
 

@@ -115,7 +115,7 @@ def notice_counts(user: AbstractBaseUser | AnonymousUser | None, slug: str) -> N
     return NoticeCounts(unanswered=row["unanswered"], unread=row["unread"])
 
 
-def notice_subscription_get(workspace: Workspace, user) -> NoticeSubscription:
+def notice_subscription_get(workspace: Workspace, user: AbstractBaseUser) -> NoticeSubscription:
     """The member's digest setting; the default, unsaved, when they never chose one."""
     found = NoticeSubscription.objects.filter(workspace=workspace, user=user).first()
     return found or NoticeSubscription(workspace=workspace, user=user)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -237,12 +238,12 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
 # --- Reading and answering -------------------------------------------------------------------------------
 
 
-def _require_member(workspace_id: int, user) -> None:
+def _require_member(workspace_id: int, user: AbstractBaseUser | None) -> None:
     if user is None or not Membership.objects.filter(workspace_id=workspace_id, user=user).exists():
         raise RegisterError("not_a_member", "Du är inte medlem i arbetsytan.")
 
 
-def notice_mark_read(*, notice: ChangeNotice, user) -> NoticeRead:
+def notice_mark_read(*, notice: ChangeNotice, user: AbstractBaseUser) -> NoticeRead:
     """The member has opened the notice: read for them, still unread for the others (any role: it is their own
     state, like their e-mail setting). Opening it again keeps the first time."""
     _require_member(notice.workspace_id, user)
@@ -250,7 +251,7 @@ def notice_mark_read(*, notice: ChangeNotice, user) -> NoticeRead:
     return read
 
 
-def notice_mark_unread(*, notice: ChangeNotice, user) -> None:
+def notice_mark_unread(*, notice: ChangeNotice, user: AbstractBaseUser) -> None:
     """Unread again for this member only."""
     _require_member(notice.workspace_id, user)
     NoticeRead.objects.filter(notice=notice, user=user).delete()
@@ -263,9 +264,9 @@ class AnswerResult:
     added_item: RegisterItem | None
 
 
-def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: str = "", comment: str = "",
-                  action_title: str = "", action_owner=None, action_due_date: date | None = None,
-                  add_to_register: bool = False) -> AnswerResult:
+def notice_answer(*, notice: ChangeNotice, user: AbstractBaseUser, affects_us: str, what_to_do: str = "",
+                  comment: str = "", action_title: str = "", action_owner: AbstractBaseUser | None = None,
+                  action_due_date: date | None = None, add_to_register: bool = False) -> AnswerResult:
     """Answer a notice with an impact assessment (answering again updates it; the audit trail keeps both).
     An action is made when `action_title` is given (once per notice). When no unanswered notice of the
     document is left, the workspace's items of it are no longer flagged. `add_to_register`: a suggested new
@@ -340,7 +341,7 @@ def notice_answer(*, notice: ChangeNotice, user, affects_us: str, what_to_do: st
 # --- E-mail preferences ----------------------------------------------------------------------------------
 
 
-def notice_subscription_save(*, workspace: Workspace, user, frequency: str, changes: bool = True,
+def notice_subscription_save(*, workspace: Workspace, user: AbstractBaseUser, frequency: str, changes: bool = True,
                              new_statutes: bool = True) -> NoticeSubscription:
     """A member's own digest setting for the workspace (any role: it is about their own inbox)."""
     _require_member(workspace.pk, user)

@@ -1,5 +1,7 @@
 """Lagbevakning's pages under /ws/<slug>/lagandringar/ (included from compliance/urls.py)."""
 
+from __future__ import annotations
+
 from django.urls import path
 
 from . import views

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from compliance.chat_model import model_configured
+from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit as _require_edit
 from compliance.selectors import workspace_get_for_user
 from law.summaries import SUMMARY_LABEL, change_summary_create
@@ -27,7 +29,7 @@ from .forms import ImpactForm, SubscriptionForm
 PAGE_SIZE = 100
 
 
-def _workspace(request, slug: str):
+def _workspace(request: HttpRequest, slug: str) -> tuple[Workspace, Membership]:
     ws, membership = workspace_get_for_user(request.user, slug)
     if request.session.get("current_workspace") != ws.slug:
         request.session["current_workspace"] = ws.slug
@@ -36,7 +38,7 @@ def _workspace(request, slug: str):
 
 @login_required
 @require_GET
-def notice_list(request, slug: str):
+def notice_list(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     state = request.GET.get("status", "")
     state = state if state in selectors.STATES else ""
@@ -50,7 +52,8 @@ def notice_list(request, slug: str):
     })
 
 
-def _detail_page(request, ws, membership, notice, *, form=None, status: int = 200):
+def _detail_page(request: HttpRequest, ws: Workspace, membership: Membership, notice: ChangeNotice, *,
+                 form: ImpactForm | None = None, status: int = 200) -> HttpResponse:
     detail = selectors.notice_detail(notice)
     summarise = (detail.summary is None and bool(detail.changes) and model_configured())
     impact = getattr(notice, "impact", None) if notice.is_answered else None
@@ -66,7 +69,7 @@ def _detail_page(request, ws, membership, notice, *, form=None, status: int = 20
 
 @login_required
 @require_GET
-def notice_detail(request, slug: str, notice_id: int):
+def notice_detail(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     notice = selectors.notice_get(ws, request.user, notice_id)
     # Opened: read for this member (the page still shows it as they found it, "oläst" until the next visit).
@@ -76,7 +79,7 @@ def notice_detail(request, slug: str, notice_id: int):
 
 @login_required
 @require_POST
-def notice_answer(request, slug: str, notice_id: int):
+def notice_answer(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     notice = selectors.notice_get(ws, request.user, notice_id)
     _require_edit(membership)
@@ -104,7 +107,7 @@ def notice_answer(request, slug: str, notice_id: int):
 
 @login_required
 @require_POST
-def notice_unread(request, slug: str, notice_id: int):
+def notice_unread(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
     """Unread again, for this member only (any role: it is their own state)."""
     ws, _membership = _workspace(request, slug)
     notice = selectors.notice_get(ws, request.user, notice_id)
@@ -115,7 +118,7 @@ def notice_unread(request, slug: str, notice_id: int):
 
 @login_required
 @require_POST
-def notice_summary(request, slug: str, notice_id: int):
+def notice_summary(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
     """The model's summary of the change, made once for every workspace (any member may ask: it is reading)."""
     ws, _membership = _workspace(request, slug)
     notice = selectors.notice_get(ws, request.user, notice_id)
@@ -128,7 +131,7 @@ def notice_summary(request, slug: str, notice_id: int):
 
 @login_required
 @require_POST
-def subscription_save(request, slug: str):
+def subscription_save(request: HttpRequest, slug: str) -> HttpResponse:
     """The member's own e-mail digest (any role may choose what lands in their own inbox)."""
     ws, _membership = _workspace(request, slug)
     form = SubscriptionForm(request.POST)

@@ -3,13 +3,27 @@ register.services decide and write. Every choice list is the workspace's own: me
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from django import forms
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
 
 from compliance.forms import LegalDocumentChoiceField, MemberChoiceField
 from compliance.models import LegalDocument, UserFile, Workspace
 from compliance.selectors import assessment_list, legal_document_list, workspace_members
 
-from ..models import TEXT_MAX_LENGTH, Action, ComplianceStatus, Evidence, LegalRegister, RegisterGroup
+from ..models import (
+    TEXT_MAX_LENGTH,
+    Action,
+    ComplianceStatus,
+    Evidence,
+    LegalRegister,
+    RegisterGroup,
+    RegisterItem,
+    Requirement,
+)
 from ..selectors import evidence_file_choices, register_group_list
 
 DATE_WIDGET = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -18,11 +32,11 @@ YES = [("", "– alla –"), ("ja", "ja")]
 SEARCH_MAX_LENGTH = 200
 
 
-def _blank(label: str, choices) -> list[tuple[str, str]]:
+def _blank(label: str, choices: Iterable[tuple[object, object]]) -> list[tuple[str, str]]:
     return [("", label), *[(str(k), str(v)) for k, v in choices]]
 
 
-def _member_label(user) -> str:
+def _member_label(user: User) -> str:
     return user.get_full_name() or user.get_username()
 
 
@@ -39,7 +53,7 @@ class ItemFilterForm(forms.Form):
     forsenad = forms.ChoiceField(label="Försenad bedömning", required=False, choices=YES)
     q = forms.CharField(label="Sök", required=False, max_length=SEARCH_MAX_LENGTH)
 
-    def __init__(self, *args, groups, members, **kwargs):
+    def __init__(self, *args: Any, groups: Iterable[RegisterGroup], members: Iterable[User], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["grupp"].choices = _blank("– alla –", [(g.pk, g.name) for g in groups])
         self.fields["ansvarig"].choices = _blank("– alla –", [(u.pk, _member_label(u)) for u in members])
@@ -82,8 +96,8 @@ class ItemAddForm(forms.Form):
                              widget=forms.Textarea(attrs={"rows": 3}))
     responsible = MemberChoiceField(queryset=None, required=False, label="Ansvarig", empty_label="– ingen –")
 
-    def __init__(self, *args, workspace: Workspace, register: LegalRegister | None,
-                 documents=None, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, register: LegalRegister | None,
+                 documents: QuerySet[LegalDocument] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
         # The choices shown are the search's hits; any document may be posted (validated against all of them).
         self.fields["legal_document"].queryset = (documents if documents is not None and not self.is_bound
@@ -110,13 +124,13 @@ class ItemEditForm(forms.Form):
                                     widget=forms.Textarea(attrs={"rows": 5}))
     next_review_date = forms.DateField(label="Nästa bedömning", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args, item, **kwargs):
+    def __init__(self, *args: Any, item: RegisterItem, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["group"].queryset = register_group_list(item.register)
         self.fields["responsible"].queryset = workspace_members(item.workspace)
 
     @staticmethod
-    def initial_for(item) -> dict:
+    def initial_for(item: RegisterItem) -> dict:
         return {"group": item.group_id, "responsible": item.responsible_id, "status": item.status,
                 "reason": item.reason, "how_we_comply": item.how_we_comply,
                 "next_review_date": item.next_review_date}
@@ -133,12 +147,12 @@ class RequirementForm(forms.Form):
     needs_evidence = forms.BooleanField(label="Kräver bevis", required=False)
     due_date = forms.DateField(label="Klart senast", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args, workspace: Workspace, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["owner"].queryset = workspace_members(workspace)
 
     @staticmethod
-    def initial_for(requirement) -> dict:
+    def initial_for(requirement: Requirement) -> dict:
         return {"title": requirement.title, "section_ref": requirement.section_ref,
                 "description": requirement.description, "status": requirement.status,
                 "owner": requirement.owner_id, "needs_evidence": requirement.needs_evidence,
@@ -162,7 +176,7 @@ class EvidenceForm(forms.Form):
     note = forms.CharField(label="Kommentar", required=False, max_length=TEXT_MAX_LENGTH,
                            widget=forms.Textarea(attrs={"rows": 2}))
 
-    def __init__(self, *args, workspace: Workspace, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["user_file"].queryset = evidence_file_choices(workspace)
         self.fields["assessment"].queryset = assessment_list(workspace)
@@ -177,7 +191,7 @@ class ReviewStartForm(forms.Form):
     lead = MemberChoiceField(queryset=None, required=False, label="Ansvarig granskare", empty_label="– ingen –")
     due_date = forms.DateField(label="Klar senast", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args, workspace: Workspace, registers, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, registers: QuerySet[LegalRegister], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["register"].queryset = registers
         self.fields["groups"].queryset = RegisterGroup.objects.filter(register__in=registers).select_related("register")
@@ -200,7 +214,7 @@ class RatingForm(forms.Form):
     evidence = EvidenceChoiceField(queryset=Evidence.objects.none(), required=False, label="Bevis",
                                    widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args, evidence, **kwargs):
+    def __init__(self, *args: Any, evidence: QuerySet[Evidence], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["evidence"].queryset = evidence
 
@@ -210,7 +224,7 @@ class ActionFilterForm(forms.Form):
                              choices=[("oppna", "Öppna"), ("klara", "Åtgärdade"), ("alla", "Alla")])
     ansvarig = forms.TypedChoiceField(label="Ansvarig", required=False, coerce=int, empty_value=None)
 
-    def __init__(self, *args, members, **kwargs):
+    def __init__(self, *args: Any, members: Iterable[User], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["ansvarig"].choices = _blank("– alla –", [(u.pk, _member_label(u)) for u in members])
 
@@ -222,7 +236,7 @@ class ActionForm(forms.Form):
     owner = MemberChoiceField(queryset=None, required=False, label="Ansvarig", empty_label="– ingen –")
     due_date = forms.DateField(label="Klar senast", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args, workspace: Workspace, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["owner"].queryset = workspace_members(workspace)
 
@@ -232,6 +246,6 @@ class ActionUpdateForm(forms.Form):
     due_date = forms.DateField(label="Klar senast", required=False, widget=DATE_WIDGET)
     state = forms.ChoiceField(label="Läge", choices=Action.State.choices)
 
-    def __init__(self, *args, workspace: Workspace, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["owner"].queryset = workspace_members(workspace)

@@ -12,10 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from datetime import timezone as dt_timezone
+from typing import Any
 
 from auditlog.models import LogEntry
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -50,7 +53,7 @@ class HistoryRow:
     changes: list[FieldChange] = field(default_factory=list)
 
 
-def _user_name(user) -> str:
+def _user_name(user: User) -> str:
     return user.get_full_name() or user.get_username()
 
 
@@ -92,7 +95,7 @@ class _Lookup:
         self.private_titles = set() if may_see_private else {
             str(f) for f in UserFile.objects.filter(workspace=workspace, is_private=True)}
 
-    def name(self, related: type, value) -> str:
+    def name(self, related: type, value: Any) -> str:
         if value in (None, "None", ""):
             return EMPTY
         return self.names.get(related, {}).get(int(value), f"#{value}") if str(value).isdigit() else str(value)
@@ -101,7 +104,7 @@ class _Lookup:
         return PRIVATE_LABEL if text in self.private_titles else text
 
 
-def _related_model(model, name: str):
+def _related_model(model: type[Model], name: str):
     try:
         model_field = model._meta.get_field(name)
     except FieldDoesNotExist:
@@ -109,7 +112,7 @@ def _related_model(model, name: str):
     return model_field.related_model if model_field.many_to_one or model_field.one_to_one else None
 
 
-def _value(model, name: str, value, lookup: _Lookup) -> str:
+def _value(model: type[Model], name: str, value: Any, lookup: _Lookup) -> str:
     if value is None or value == "None" or value == "":
         return EMPTY
     try:
@@ -134,7 +137,7 @@ def _value(model, name: str, value, lookup: _Lookup) -> str:
     return text if len(text) <= MAX_VALUE_LENGTH else text[:MAX_VALUE_LENGTH] + " …"
 
 
-def _label(model, name: str) -> str:
+def _label(model: type[Model], name: str) -> str:
     try:
         return str(model._meta.get_field(name).verbose_name)
     except FieldDoesNotExist:

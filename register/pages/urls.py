@@ -1,5 +1,7 @@
 """The register's pages, under /ws/<slug>/laglista/ (register/urls.py). Names start with "register_"."""
 
+from __future__ import annotations
+
 from django.urls import path
 
 from . import views

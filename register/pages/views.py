@@ -11,24 +11,28 @@ to the form that caused them.
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
+from compliance.models import Membership, Workspace
 from compliance.selectors import legal_document_list, workspace_members
 from compliance.views import _workspace
 
 from .. import selectors, services
-from ..models import Action, ComplianceStatus, LegalRegister, RegisterItem
+from ..models import Action, ComplianceStatus, LegalRegister, RegisterItem, Review
+from ..selectors import RegisterSummary
 from ..services import PermissionDeniedError
 from .forms import (
     ActionFilterForm,
@@ -54,12 +58,12 @@ STATUS_ORDER = [ComplianceStatus.COMPLIANT, ComplianceStatus.PARTIAL, Compliance
                 ComplianceStatus.NOT_ASSESSED, ComplianceStatus.NOT_APPLICABLE]
 
 
-def _require_edit(membership) -> None:
+def _require_edit(membership: Membership) -> None:
     if not membership.can_edit:
         raise PermissionDeniedError()
 
 
-def _post(request):
+def _post(request: HttpRequest):
     """request.POST, or a clear Swedish error when the body is larger than Django accepts."""
     try:
         return request.POST
@@ -68,18 +72,18 @@ def _post(request):
                                      "och försök igen.") from None
 
 
-def _field_error(form, exc: ApplicationError) -> None:
+def _field_error(form: Form, exc: ApplicationError) -> None:
     """A domain error at the field it names (details["field"]), else above the form."""
     name = exc.details.get("field")
     form.add_error(name if name in form.fields else None, exc.message)
 
 
-def _base(ws, membership, **extra) -> dict:
+def _base(ws: Workspace, membership: Membership, **extra: Any) -> dict:
     return {"workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "register",
             "may_see_private": selectors.may_see_private_files(membership), **extra}
 
 
-def _current_register(request, ws, registers: list[LegalRegister]) -> LegalRegister | None:
+def _current_register(request: HttpRequest, ws: Workspace, registers: list[LegalRegister]) -> LegalRegister | None:
     """The register the page shows: ?lista=<id> among the workspace's own, else the first."""
     wanted = request.GET.get("lista", "")
     if wanted:
@@ -93,7 +97,7 @@ def _current_register(request, ws, registers: list[LegalRegister]) -> LegalRegis
 # --- Overview -------------------------------------------------------------------------------------------
 
 
-def _status_figures(summary, register, ws) -> list[dict]:
+def _status_figures(summary: RegisterSummary, register: LegalRegister | None, ws: Workspace) -> list[dict]:
     base = reverse("register_overview", args=[ws.slug])
     rows = []
     for status in STATUS_ORDER:
@@ -107,7 +111,7 @@ def _status_figures(summary, register, ws) -> list[dict]:
 
 @login_required
 @require_GET
-def overview(request, slug: str):
+def overview(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     registers = list(selectors.register_list(ws))
     if not registers:
@@ -152,7 +156,7 @@ def overview(request, slug: str):
 
 @login_required
 @require_POST
-def register_create(request, slug: str):
+def register_create(request: HttpRequest, slug: str) -> HttpResponse:
     """The workspace's first register ("Laglista"), made on an editor's click, never by a page view."""
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
@@ -161,7 +165,8 @@ def register_create(request, slug: str):
     return redirect("register_overview", slug=ws.slug)
 
 
-def _row(request, ws, membership, item_id: int, *, error: str = "", status: int = 200) -> HttpResponse:
+def _row(request: HttpRequest, ws: Workspace, membership: Membership, item_id: int, *, error: str = "",
+         status: int = 200) -> HttpResponse:
     item = selectors.register_item_list(ws).get(pk=item_id)
     return render(request, "register/_item_row.html", _base(
         ws, membership, item=item, statuses=ComplianceStatus.choices, today=swedish_today(), row_error=error),
@@ -170,7 +175,7 @@ def _row(request, ws, membership, item_id: int, *, error: str = "", status: int 
 
 @login_required
 @require_POST
-def item_status(request, slug: str, item_id: int):
+def item_status(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The overview's inline status change; htmx swaps the answered row in place."""
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
@@ -193,7 +198,7 @@ def item_status(request, slug: str, item_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def item_add(request, slug: str):
+def item_add(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     register = selectors.register_list(ws).order_by("pk").first()
@@ -233,8 +238,10 @@ def item_add(request, slug: str):
         hits=None if documents is None else len(documents)), status=400 if form.errors else 200)
 
 
-def _item_page(request, ws, membership, item: RegisterItem, *, edit_form=None, requirement_form=None,
-               evidence_form=None, evidence_for: int | None = None, action_form=None, status: int = 200):
+def _item_page(request: HttpRequest, ws: Workspace, membership: Membership, item: RegisterItem, *,
+               edit_form: ItemEditForm | None = None, requirement_form: RequirementForm | None = None,
+               evidence_form: EvidenceForm | None = None, evidence_for: int | None = None,
+               action_form: ActionForm | None = None, status: int = 200) -> HttpResponse:
     requirements = list(selectors.requirement_list(ws, item=item))
     evidence = list(selectors.evidence_list_for_items(ws, [item.pk]))
     may_see = selectors.may_see_private_files(membership)
@@ -263,7 +270,7 @@ def _item_page(request, ws, membership, item: RegisterItem, *, edit_form=None, r
 
 @login_required
 @require_GET
-def item_detail(request, slug: str, item_id: int):
+def item_detail(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
     return _item_page(request, ws, membership, item)
@@ -271,7 +278,7 @@ def item_detail(request, slug: str, item_id: int):
 
 @login_required
 @require_POST
-def item_edit(request, slug: str, item_id: int):
+def item_edit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
@@ -289,7 +296,7 @@ def item_edit(request, slug: str, item_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def item_remove(request, slug: str, item_id: int):
+def item_remove(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
@@ -304,7 +311,7 @@ def item_remove(request, slug: str, item_id: int):
 
 @login_required
 @require_GET
-def item_history(request, slug: str, item_id: int):
+def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The item's audit trail, with its kravpunkter, evidence, ratings and actions: every member reads it."""
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
@@ -318,7 +325,7 @@ def item_history(request, slug: str, item_id: int):
 # --- Kravpunkter and evidence ---------------------------------------------------------------------------
 
 
-def _requirement_data(form) -> dict:
+def _requirement_data(form: RequirementForm) -> dict:
     data = dict(form.cleaned_data)
     for name in ("section_ref", "description"):
         data[name] = data.get(name) or ""
@@ -327,7 +334,7 @@ def _requirement_data(form) -> dict:
 
 @login_required
 @require_POST
-def requirement_add(request, slug: str, item_id: int):
+def requirement_add(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
@@ -345,7 +352,7 @@ def requirement_add(request, slug: str, item_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def requirement_edit(request, slug: str, requirement_id: int):
+def requirement_edit(request: HttpRequest, slug: str, requirement_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     requirement = selectors.requirement_get(ws, requirement_id)
     _require_edit(membership)
@@ -369,7 +376,7 @@ def requirement_edit(request, slug: str, requirement_id: int):
 
 @login_required
 @require_POST
-def requirement_delete(request, slug: str, requirement_id: int):
+def requirement_delete(request: HttpRequest, slug: str, requirement_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     requirement = selectors.requirement_get(ws, requirement_id)
     _require_edit(membership)
@@ -380,7 +387,7 @@ def requirement_delete(request, slug: str, requirement_id: int):
 
 @login_required
 @require_POST
-def evidence_add(request, slug: str, requirement_id: int):
+def evidence_add(request: HttpRequest, slug: str, requirement_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     requirement = selectors.requirement_get(ws, requirement_id)
     _require_edit(membership)
@@ -402,7 +409,7 @@ def evidence_add(request, slug: str, requirement_id: int):
 
 @login_required
 @require_POST
-def evidence_remove(request, slug: str, evidence_id: int):
+def evidence_remove(request: HttpRequest, slug: str, evidence_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     evidence = selectors.evidence_get(ws, evidence_id)
     _require_edit(membership)
@@ -417,14 +424,14 @@ def evidence_remove(request, slug: str, evidence_id: int):
 
 @login_required
 @require_GET
-def review_list(request, slug: str):
+def review_list(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return render(request, "register/review_list.html", _base(ws, membership, reviews=selectors.review_list(ws)))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def review_start(request, slug: str):
+def review_start(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     registers = selectors.register_list(ws)
@@ -453,8 +460,9 @@ def review_start(request, slug: str):
                   status=400 if form.errors else 200)
 
 
-def _review_page(request, ws, membership, review, *, rating_form=None, rated_entry: int | None = None,
-                 close_error: str = "", status: int = 200):
+def _review_page(request: HttpRequest, ws: Workspace, membership: Membership, review: Review, *,
+                 rating_form: RatingForm | None = None, rated_entry: int | None = None,
+                 close_error: str = "", status: int = 200) -> HttpResponse:
     entries = list(selectors.review_entry_list(review))
     may_see = selectors.may_see_private_files(membership)
     actions: dict[int, list] = {}
@@ -486,7 +494,7 @@ def _review_page(request, ws, membership, review, *, rating_form=None, rated_ent
 
 @login_required
 @require_GET
-def review_detail(request, slug: str, review_id: int):
+def review_detail(request: HttpRequest, slug: str, review_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     review = selectors.review_get(ws, review_id)
     return _review_page(request, ws, membership, review)
@@ -494,7 +502,7 @@ def review_detail(request, slug: str, review_id: int):
 
 @login_required
 @require_POST
-def review_entry_rate(request, slug: str, review_id: int, entry_id: int):
+def review_entry_rate(request: HttpRequest, slug: str, review_id: int, entry_id: int) -> HttpResponse:
     """"Signera": the rating, justification and evidence of one item, signed off by the person."""
     ws, membership = _workspace(request, slug)
     review = selectors.review_get(ws, review_id)
@@ -523,7 +531,7 @@ def review_entry_rate(request, slug: str, review_id: int, entry_id: int):
 
 @login_required
 @require_POST
-def review_close(request, slug: str, review_id: int):
+def review_close(request: HttpRequest, slug: str, review_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     review = selectors.review_get(ws, review_id)
     _require_edit(membership)
@@ -539,7 +547,9 @@ def review_close(request, slug: str, review_id: int):
 # --- Actions --------------------------------------------------------------------------------------------
 
 
-def _actions_page(request, ws, membership, *, update_form=None, updated: int | None = None, status: int = 200):
+def _actions_page(request: HttpRequest, ws: Workspace, membership: Membership, *,
+                  update_form: ActionUpdateForm | None = None, updated: int | None = None,
+                  status: int = 200) -> HttpResponse:
     members = list(workspace_members(ws))
     form = ActionFilterForm(request.GET, members=members)
     error = ""
@@ -566,14 +576,14 @@ def _actions_page(request, ws, membership, *, update_form=None, updated: int | N
 
 @login_required
 @require_GET
-def action_list(request, slug: str):
+def action_list(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return _actions_page(request, ws, membership)
 
 
 @login_required
 @require_POST
-def action_create(request, slug: str, item_id: int):
+def action_create(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
@@ -594,7 +604,7 @@ def action_create(request, slug: str, item_id: int):
 
 @login_required
 @require_POST
-def action_update(request, slug: str, action_id: int):
+def action_update(request: HttpRequest, slug: str, action_id: int) -> HttpResponse:
     """Owner, due date and state of an action; "Markera som åtgärdad" posts only the state."""
     ws, membership = _workspace(request, slug)
     action = selectors.action_get(ws, action_id)

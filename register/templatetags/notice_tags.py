@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import template
 
+from compliance.models import Workspace
+
 from ..notices.forms import SubscriptionForm
 from ..notices.selectors import notice_subscription_get
 
@@ -11,7 +13,7 @@ register = template.Library()
 
 
 @register.inclusion_tag("register/notices/_subscription.html", takes_context=True)
-def notice_subscription_section(context, workspace) -> dict:
+def notice_subscription_section(context: template.Context, workspace: Workspace) -> dict:
     subscription = notice_subscription_get(workspace, context["request"].user)
     return {"workspace": workspace, "csrf_token": context.get("csrf_token"),
             "form": SubscriptionForm(initial=SubscriptionForm.initial_from(subscription))}

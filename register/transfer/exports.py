@@ -20,10 +20,12 @@ from xml.sax.saxutils import escape
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
 from .export_data import RegisterExport, ReviewExport
@@ -51,13 +53,13 @@ TITLE_FONT = Font(bold=True, size=14)
 WRAP = Alignment(wrap_text=True, vertical="top")
 
 
-def _cell_value(value):
+def _cell_value(value: str | int | date | None):
     if isinstance(value, bool):
         return "ja" if value else "nej"
     return value
 
 
-def _write_table(sheet, heading: list[str], rows: list[list], widths: list[int], *, start_row: int) -> None:
+def _write_table(sheet: Worksheet, heading: list[str], rows: list[list], widths: list[int], *, start_row: int) -> None:
     for col, (label, width) in enumerate(zip(heading, widths), start=1):
         cell = sheet.cell(row=start_row, column=col, value=label)
         cell.font, cell.fill = HEADER_FONT, HEADER_FILL
@@ -75,7 +77,7 @@ def _write_table(sheet, heading: list[str], rows: list[list], widths: list[int],
         sheet.auto_filter.ref = f"A{start_row}:{get_column_letter(len(heading))}{start_row + len(rows)}"
 
 
-def _title_block(sheet, title: str, lines: list[str]) -> int:
+def _title_block(sheet: Worksheet, title: str, lines: list[str]) -> int:
     sheet.cell(row=1, column=1, value=title).font = TITLE_FONT
     for i, line in enumerate(lines, start=2):
         sheet.cell(row=i, column=1, value=line)
@@ -152,7 +154,7 @@ CSV_HEADING = ["id", "grupp", "forfattning", "beteckning", "typ", "status", "sta
                "senast_bedomd", "bedomd_av", "nasta_bedomning", "kravpunkter", "bevis"]
 
 
-def _csv_text(value) -> str:
+def _csv_text(value: str | int | date | None) -> str:
     text = "" if value is None else (value.isoformat() if isinstance(value, date) else str(value))
     return "'" + text if text.startswith(FORMULA_START) else text
 
@@ -190,7 +192,8 @@ def _p(text: str, style: ParagraphStyle) -> Paragraph:
     return Paragraph(escape(text or "").replace("\n", "<br/>"), style)
 
 
-def _table(heading: list[str], rows: list[list[str]], widths: list[float], styles) -> LongTable:
+def _table(heading: list[str], rows: list[list[str]], widths: list[float],
+           styles: dict[str, ParagraphStyle]) -> LongTable:
     data = [[_p(h, styles["head"]) for h in heading]] + [[_p(c, styles["cell"]) for c in row] for row in rows]
     table = LongTable(data, colWidths=widths, repeatRows=1)
     table.setStyle(TableStyle([
@@ -208,7 +211,7 @@ def _pdf(title: str, meta: list[str], heading: list[str], rows: list[list[str]],
     buffer = io.BytesIO()
     page = landscape(A4)
 
-    def draw_footer(canvas, doc):
+    def draw_footer(canvas: Canvas, doc: SimpleDocTemplate) -> None:
         canvas.saveState()
         canvas.setFont("Helvetica", 7.5)
         canvas.drawString(12 * mm, 8 * mm, footer)

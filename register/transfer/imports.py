@@ -114,7 +114,7 @@ class SheetRow:
     group: str
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():

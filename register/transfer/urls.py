@@ -1,5 +1,7 @@
 """Export and import routes under /ws/<slug>/laglista/ (register.transfer_views)."""
 
+from __future__ import annotations
+
 from django.urls import path
 
 from . import views as transfer_views

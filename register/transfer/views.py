@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -29,7 +29,7 @@ def _download(export: exports.ExportFile) -> HttpResponse:
 
 @login_required
 @require_GET
-def register_export(request, slug: str, register_id: int, fmt: str):
+def register_export(request: HttpRequest, slug: str, register_id: int, fmt: str) -> HttpResponse:
     workspace, membership = workspace_get_for_user(request.user, slug)
     register = selectors.register_get(workspace, register_id)
     if fmt not in exports.REGISTER_FORMATS:
@@ -41,7 +41,7 @@ def register_export(request, slug: str, register_id: int, fmt: str):
 
 @login_required
 @require_GET
-def review_export(request, slug: str, review_id: int, fmt: str):
+def review_export(request: HttpRequest, slug: str, review_id: int, fmt: str) -> HttpResponse:
     workspace, membership = workspace_get_for_user(request.user, slug)
     review = selectors.review_get(workspace, review_id)
     if fmt not in exports.REVIEW_FORMATS:
@@ -54,7 +54,7 @@ def review_export(request, slug: str, review_id: int, fmt: str):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def register_import(request, slug: str, register_id: int):
+def register_import(request: HttpRequest, slug: str, register_id: int) -> HttpResponse:
     """GET: the upload form. POST: the file read and matched, shown for the person to resolve and confirm."""
     workspace, membership = workspace_get_for_user(request.user, slug)
     register = selectors.register_get(workspace, register_id)
@@ -82,7 +82,7 @@ def register_import(request, slug: str, register_id: int):
 
 @login_required
 @require_POST
-def register_import_confirm(request, slug: str, register_id: int):
+def register_import_confirm(request: HttpRequest, slug: str, register_id: int) -> HttpResponse:
     """Commit the preview's rows as the person chose them: each row's choice is `row-<line>` (a document
     number, or "skip"); a number typed in `number-<line>` wins over the list (typing one is choosing it)."""
     workspace, membership = workspace_get_for_user(request.user, slug)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from auditlog.context import disable_auditlog
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, transaction
 from django.test import Client
 
@@ -37,7 +39,7 @@ TARGET_MS = 300
 GROUPS = ["Arbetsmiljö", "Miljö", "Dataskydd", "Informationssäkerhet", "Bolagsrätt"]
 
 
-def seed(workspace: Workspace, user, *, items: int, requirements: int) -> dict:
+def seed(workspace: Workspace, user: AbstractBaseUser, *, items: int, requirements: int) -> dict:
     """Bulk rows (no audit entries: the trail is not what is measured). Items take the corpus's documents
     while they last, then the workspace's own titled requirements."""
     today = swedish_today()
@@ -77,14 +79,14 @@ def seed(workspace: Workspace, user, *, items: int, requirements: int) -> dict:
 class Command(BaseCommand):
     help = "Measure the laglista overview's render time with many items."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--items", type=int, default=500)
         parser.add_argument("--requirements", type=int, default=3, help="kravpunkter per item")
         parser.add_argument("--repeat", type=int, default=30)
         parser.add_argument("--keep", action="store_true", help="keep the throwaway workspace afterwards")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, items, requirements, repeat, keep, **opts):
+    def handle(self, *args: Any, items: int, requirements: int, repeat: int, keep: bool, **opts: Any) -> None:
         if items < 1 or repeat < 1:
             raise CommandError("--items och --repeat måste vara minst 1.")
         suffix = uuid.uuid4().hex[:8]

@@ -13,6 +13,8 @@ A link to a § is then `/lag/1977:1160#3kap2a` (see `statute_url`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 from django.urls import reverse
 from django.utils.html import escape, format_html
@@ -111,7 +113,7 @@ _TEMPORAL_RE = re.compile(r"\(([^()]*)\)\s*$")
 _KIND_RANK = {"transitional": 1, "appendix": 2}
 
 
-def statute_blocks(chunks) -> list[dict]:
+def statute_blocks(chunks: Iterable[Any]) -> list[dict]:
     """Group a statute's chunks into display blocks, one per § (or other unit).
 
     The chunks of one unit (a § split into parts shares its citation and the

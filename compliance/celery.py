@@ -1,7 +1,10 @@
 """The Celery app. Tasks live in each app's tasks.py and stay thin."""
 
+from __future__ import annotations
+
 import logging
 import os
+from typing import Any
 
 from celery import Celery
 from celery.signals import worker_init, worker_process_init
@@ -44,11 +47,11 @@ def lower_priority(nice: int) -> None:
 
 
 @worker_init.connect
-def _worker_nice(**kwargs) -> None:
+def _worker_nice(**kwargs: Any) -> None:
     lower_priority(settings.WORKER_NICE)
 
 
 @worker_process_init.connect
-def _pool_process_nice(**kwargs) -> None:
+def _pool_process_nice(**kwargs: Any) -> None:
     # Pool processes inherit the main process's nice; this covers a pool started otherwise.
     lower_priority(settings.WORKER_NICE)

@@ -1,7 +1,11 @@
+from __future__ import annotations
+
+from django.http import HttpRequest
+
 from .selectors import workspace_list_for_user
 
 
-def workspaces(request):
+def workspaces(request: HttpRequest):
     """The workspace switcher lists only the user's own workspaces."""
     if not getattr(request, "user", None) or not request.user.is_authenticated:
         return {}

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from django import forms
+from typing import Any
 
-from .models import Assessment, LegalDocument, PersonalPreference, WorkspaceProfile
+from django import forms
+from django.contrib.auth.models import AbstractUser
+from django.db.models import Model
+
+from .models import Assessment, LegalDocument, PersonalPreference, Workspace, WorkspaceProfile
 from .selectors import legal_document_list, workspace_members
 
 
@@ -25,7 +29,7 @@ class LegalDocumentChoiceField(forms.ModelChoiceField):
 
 
 class MemberChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj) -> str:
+    def label_from_instance(self, obj: AbstractUser) -> str:
         full = obj.get_full_name()
         return f"{full} ({obj.get_username()})" if full else obj.get_username()
 
@@ -63,7 +67,7 @@ class AssessmentForm(forms.ModelForm):
             "due_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         }
 
-    def __init__(self, *args, workspace, **kwargs):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["legal_document"].queryset = legal_document_list().only("id", "sfs_number", "title")
         self.fields["owner"].queryset = workspace_members(workspace)
@@ -74,11 +78,11 @@ class AssessmentForm(forms.ModelForm):
 YES_NO = [("", "– ej angivet –"), ("ja", "Ja"), ("nej", "Nej")]
 
 
-def _yes_no(value) -> str:
+def _yes_no(value: bool | None) -> str:
     return "" if value is None else ("ja" if value else "nej")
 
 
-def _choices(model, field: str) -> list[tuple[str, str]]:
+def _choices(model: type[Model], field: str) -> list[tuple[str, str]]:
     return [("", "– ej angivet –"), *[(k, str(v).capitalize()) for k, v in model._meta.get_field(field).choices]]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
 from django.contrib.auth import views as auth_views
@@ -32,7 +34,7 @@ class LoginView(auth_views.LoginView):
 
     template_name = "registration/login.html"
 
-    def get_context_data(self, **kwargs) -> dict:
+    def get_context_data(self, **kwargs: Any) -> dict:
         context = super().get_context_data(**kwargs)
         if self.request.method == "GET" and AxesProxyHandler.is_locked(self.request):
             context.update(lockout_context())

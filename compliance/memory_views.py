@@ -7,20 +7,24 @@ Another workspace is a 404 (workspace_get_for_user); preferences are only ever t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, QueryDict
 from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
 from .forms import PreferenceForm, ProfileForm
-from .models import PREFERENCE_FIELDS, PROFILE_FIELDS
+from .models import PREFERENCE_FIELDS, PROFILE_FIELDS, Membership, PersonalPreference, Workspace, WorkspaceProfile
 from .services import ProfileInputError
 from .views import _require_edit, _workspace
 
 
-def _origin_rows(instance, names) -> list[dict]:
+def _origin_rows(instance: WorkspaceProfile | PersonalPreference, names: tuple[str, ...]) -> list[dict]:
     rows = []
     for name in names:
         value = getattr(instance, name)
@@ -36,7 +40,8 @@ def _origin_rows(instance, names) -> list[dict]:
     return rows
 
 
-def _page(request, ws, membership, *, profile_form=None, preference_form=None, status=200):
+def _page(request: HttpRequest, ws: Workspace, membership: Membership, *, profile_form: ProfileForm | None = None,
+          preference_form: PreferenceForm | None = None, status: int = 200):
     profile = selectors.workspace_profile_get(ws)
     preference = selectors.preference_get(ws, request.user)
     facts = list(selectors.profile_fact_list(ws).select_related("created_by")) if profile.pk else []
@@ -55,16 +60,17 @@ def _page(request, ws, membership, *, profile_form=None, preference_form=None, s
 
 @login_required
 @require_GET
-def workspace_settings(request, slug: str):
+def workspace_settings(request: HttpRequest, slug: str):
     ws, membership = _workspace(request, slug)
     return _page(request, ws, membership)
 
 
-def _values(post, form_class) -> dict:
+def _values(post: QueryDict, form_class: type[forms.Form]) -> dict:
     return {name: post.get(name, "") for name in form_class.base_fields}
 
 
-def _save_form(request, ws, membership, *, save, form_class, form_arg: str, done: str):
+def _save_form(request: HttpRequest, ws: Workspace, membership: Membership, *, save: Callable[[dict], object],
+               form_class: type[forms.Form], form_arg: str, done: str):
     """Store the posted form through `save(values)`; on bad input the page again, with the Swedish error at its field."""
     try:
         save(_values(request.POST, form_class))
@@ -78,7 +84,7 @@ def _save_form(request, ws, membership, *, save, form_class, form_arg: str, done
 
 @login_required
 @require_POST
-def profile_save(request, slug: str):
+def profile_save(request: HttpRequest, slug: str):
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     return _save_form(request, ws, membership, form_class=ProfileForm, form_arg="profile_form",
@@ -88,7 +94,7 @@ def profile_save(request, slug: str):
 
 @login_required
 @require_POST
-def preferences_save(request, slug: str):
+def preferences_save(request: HttpRequest, slug: str):
     ws, membership = _workspace(request, slug)
     return _save_form(request, ws, membership, form_class=PreferenceForm, form_arg="preference_form",
                       save=lambda values: services.preference_update(workspace=ws, user=request.user, values=values),
@@ -97,7 +103,7 @@ def preferences_save(request, slug: str):
 
 @login_required
 @require_POST
-def fact_add(request, slug: str):
+def fact_add(request: HttpRequest, slug: str):
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     try:
@@ -111,7 +117,7 @@ def fact_add(request, slug: str):
 
 @login_required
 @require_POST
-def fact_delete(request, slug: str, fact_id: int):
+def fact_delete(request: HttpRequest, slug: str, fact_id: int):
     ws, membership = _workspace(request, slug)
     fact = selectors.profile_fact_get(ws, fact_id)
     _require_edit(membership)
@@ -122,7 +128,7 @@ def fact_delete(request, slug: str, fact_id: int):
 
 @login_required
 @require_POST
-def profile_field_clear(request, slug: str, field: str):
+def profile_field_clear(request: HttpRequest, slug: str, field: str):
     """Delete one structured fact (e.g. the employee count) from the profile or from the user's preferences."""
     ws, membership = _workspace(request, slug)
     if field in PROFILE_FIELDS:
@@ -138,7 +144,7 @@ def profile_field_clear(request, slug: str, field: str):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def profile_clear(request, slug: str, kind: str):
+def profile_clear(request: HttpRequest, slug: str, kind: str):
     """"Rensa allt": GET asks (naming how much goes), POST clears."""
     ws, membership = _workspace(request, slug)
     if kind == "profil":

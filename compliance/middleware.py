@@ -7,33 +7,35 @@ message, to swap into the page). The API has its own handler and is left alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from .errors import ApplicationError
 
 
 class ApplicationErrorMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest):
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception):
         if not isinstance(exception, ApplicationError) or request.path.startswith("/api/"):
             return None
         return error_response(request, exception)
 
 
-def error_response(request, error: ApplicationError) -> HttpResponse:
+def error_response(request: HttpRequest, error: ApplicationError) -> HttpResponse:
     if getattr(request, "htmx", False):
         return HttpResponse(error.message, status=error.status, content_type="text/plain; charset=utf-8")
     return render(request, "error.html", {"message": error.message, "code": error.code}, status=error.status)
 
 
-def bad_request(request, exception=None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """handler400: a request Django refuses before any view runs. A form posted with more than
     DATA_UPLOAD_MAX_MEMORY_SIZE (a pasted book in a comment) is the one a person causes: say so in Swedish."""
     if isinstance(exception, RequestDataTooBig):

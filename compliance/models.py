@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 import unicodedata
+from collections.abc import Collection
 from pathlib import PurePosixPath, PureWindowsPath
 
 from django.conf import settings
@@ -330,7 +331,7 @@ class UserFile(ProcessedSource):
         if not self.workspace_id:
             raise ValidationError({"workspace": "En fil måste höra till en arbetsyta."})
 
-    def validate_constraints(self, exclude=None) -> None:
+    def validate_constraints(self, exclude: Collection[str] | None = None) -> None:
         # The version constraints compare expressions over the row's id, which Django cannot
         # evaluate for an unsaved row; the services keep them under a lock and the database enforces them.
         super().validate_constraints(exclude={*(exclude or ()), "version_of"})

@@ -14,11 +14,12 @@ import ipaddress
 import logging
 import os
 import time
+from collections.abc import Callable
 
 import redis
 from django.conf import settings
 from django.db.models import Count, F, Sum
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -43,10 +44,10 @@ REQUEST_SECONDS = Histogram("lagrum_http_request_duration_seconds", "HTTP reques
 class PrometheusMiddleware:
     """Counts and times every request, labelled by the URL pattern's name (bounded), never by path."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest):
         start = time.perf_counter()
         response = self.get_response(request)
         match = getattr(request, "resolver_match", None)
@@ -111,14 +112,14 @@ def _registry() -> CollectorRegistry:
 class _Forward:
     """The process's default registry as one collector, so the scrape-time figures join it per request."""
 
-    def __init__(self, registry):
+    def __init__(self, registry: CollectorRegistry):
         self.registry = registry
 
     def collect(self):
         return self.registry.collect()
 
 
-def _allowed(request) -> bool:
+def _allowed(request: HttpRequest) -> bool:
     token = settings.METRICS_TOKEN
     header = request.headers.get("Authorization", "")
     if token and hmac.compare_digest(header.encode(), f"Bearer {token}".encode()):
@@ -131,7 +132,7 @@ def _allowed(request) -> bool:
 
 
 @require_GET
-def metrics(request):
+def metrics(request: HttpRequest):
     if not _allowed(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain; charset=utf-8")
     return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)

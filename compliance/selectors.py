@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
@@ -61,20 +63,20 @@ class AccessScope:
         return f"ws{self.workspace_id}{extra}"
 
 
-def workspace_list_for_user(user) -> QuerySet[Workspace]:
+def workspace_list_for_user(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Workspace]:
     if not user.is_authenticated:
         return Workspace.objects.none()
     return Workspace.objects.filter(memberships__user=user).order_by("name")
 
 
-def membership_get(user, workspace: Workspace | int) -> Membership | None:
+def membership_get(user: AbstractBaseUser | AnonymousUser, workspace: Workspace | int) -> Membership | None:
     if not user.is_authenticated:
         return None
     ws_id = workspace if isinstance(workspace, int) else workspace.pk
     return Membership.objects.filter(user=user, workspace_id=ws_id).select_related("workspace").first()
 
 
-def workspace_get_for_user(user, slug: str) -> tuple[Workspace, Membership]:
+def workspace_get_for_user(user: AbstractBaseUser | AnonymousUser, slug: str) -> tuple[Workspace, Membership]:
     """The workspace and the user's membership, or Http404."""
     if not user.is_authenticated:
         raise Http404
@@ -88,7 +90,7 @@ def workspace_get_for_user(user, slug: str) -> tuple[Workspace, Membership]:
     return membership.workspace, membership
 
 
-def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = (),
+def access_scope_for(user: AbstractBaseUser | AnonymousUser, workspace: Workspace, *, named: Iterable[int] = (),
                      membership: Membership | None = None) -> AccessScope:
     """The user's scope in `workspace`, widened by the `named` workspaces (the ones the
     question names) only where the user is a member and the workspace allows it; any
@@ -110,7 +112,7 @@ def access_scope_for(user, workspace: Workspace, *, named: Iterable[int] = (),
     return AccessScope(workspace_id=workspace.pk, user_id=user.pk, role=role, extra_workspace_ids=extra)
 
 
-def _member_role(user, workspace_id: int) -> str | None:
+def _member_role(user: AbstractBaseUser, workspace_id: int) -> str | None:
     # Every turn asks this: one row by the (user, workspace) unique index, in plain SQL (the ORM's
     # query building costs three times the round trip here).
     with connection.cursor() as cursor:
@@ -153,7 +155,7 @@ def source_dates(*, file_ids: Iterable[int] = (), assessment_ids: Iterable[int] 
     return found
 
 
-def workspace_mention_candidates(user, workspace: Workspace) -> list[tuple[int, str, str]]:
+def workspace_mention_candidates(user: AbstractBaseUser, workspace: Workspace) -> list[tuple[int, str, str]]:
     """(id, name, slug) of the user's other workspaces: the names a question may mention.
     Only the user's own memberships, so another tenant's name can never match."""
     return list(workspace_list_for_user(user).exclude(pk=workspace.pk).values_list("pk", "name", "slug"))
@@ -247,7 +249,7 @@ def workspace_members(workspace: Workspace):
     return get_user_model().objects.filter(memberships__workspace=workspace).order_by("username")
 
 
-def workspace_list_with_role(user) -> QuerySet[Workspace]:
+def workspace_list_with_role(user: AbstractBaseUser) -> QuerySet[Workspace]:
     """The user's workspaces, each annotated with `role` (the user's role in it)."""
     role = Membership.objects.filter(workspace=OuterRef("pk"), user=user).values("role")[:1]
     return workspace_list_for_user(user).annotate(role=Subquery(role))
@@ -264,7 +266,7 @@ def membership_get_by_id(workspace: Workspace, membership_id: int) -> Membership
         raise Http404("Medlemmen finns inte.") from None
 
 
-def workspace_member_user(workspace: Workspace, ref):
+def workspace_member_user(workspace: Workspace, ref: str | int):
     """A member of the workspace by username or id, or None."""
     memberships = membership_list(workspace)
     ref = str(ref).strip()
@@ -274,11 +276,11 @@ def workspace_member_user(workspace: Workspace, ref):
     return found.user if found else None
 
 
-def api_token_list(user) -> QuerySet[ApiToken]:
+def api_token_list(user: AbstractBaseUser) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user=user)
 
 
-def api_token_get(user, token_id: int) -> ApiToken:
+def api_token_get(user: AbstractBaseUser, token_id: int) -> ApiToken:
     try:
         return api_token_list(user).get(pk=token_id)
     except (ApiToken.DoesNotExist, ValueError, TypeError):
@@ -301,7 +303,7 @@ def profile_fact_get(workspace: Workspace, fact_id: int) -> ProfileFact:
         raise Http404("Uppgiften finns inte.") from None
 
 
-def preference_get(workspace: Workspace, user) -> PersonalPreference:
+def preference_get(workspace: Workspace, user: AbstractBaseUser) -> PersonalPreference:
     """The user's own preferences in the workspace (an unsaved empty one if none). Only ever the caller's own:
     there is no selector for another user's preferences."""
     return (PersonalPreference.objects.filter(workspace=workspace, user=user).first()

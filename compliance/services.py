@@ -10,11 +10,14 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Max, Model, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -48,7 +51,8 @@ def workspace_touch_knowledge(workspace_id: int) -> None:
     Workspace.objects.filter(pk=workspace_id).update(knowledge_version=F("knowledge_version") + 1)
 
 
-def memory_changed(sender, instance, **kwargs) -> None:
+def memory_changed(sender: type[Model], instance: WorkspaceProfile | ProfileFact | PersonalPreference,
+                   **kwargs: Any) -> None:
     """Receiver for saves and deletes of WorkspaceProfile, ProfileFact and PersonalPreference.
 
     A signal, not a call in each service: admin, inlines and cascades change the memory too,
@@ -64,7 +68,7 @@ def workspace_set_cross_workspace(*, workspace: Workspace, allow: bool) -> Works
     return workspace
 
 
-def workspace_create(*, name: str, owner, slug: str | None = None) -> Workspace:
+def workspace_create(*, name: str, owner: AbstractBaseUser, slug: str | None = None) -> Workspace:
     base = slugify(slug or name)[:60] or "arbetsyta"
     candidate, n = base, 1
     while Workspace.objects.filter(slug=candidate).exists():
@@ -76,7 +80,7 @@ def workspace_create(*, name: str, owner, slug: str | None = None) -> Workspace:
     return workspace
 
 
-def membership_set(*, workspace: Workspace, user, role: str) -> Membership:
+def membership_set(*, workspace: Workspace, user: AbstractBaseUser, role: str) -> Membership:
     """Make `user` a member with `role`: added if new, else their role changed (the last owner is kept)."""
     existing = Membership.objects.filter(workspace=workspace, user=user).first()
     if existing is None:
@@ -183,8 +187,8 @@ def _document_versions(user_file: UserFile):
     return UserFile.objects.filter(workspace_id=user_file.workspace_id).filter(Q(pk=root) | Q(version_of_id=root))
 
 
-def user_file_upload(*, workspace: Workspace, user, uploaded, title: str = "", is_private: bool = False,
-                     replaces: UserFile | None = None) -> UserFile:
+def user_file_upload(*, workspace: Workspace, user: AbstractBaseUser, uploaded: UploadedFile, title: str = "",
+                     is_private: bool = False, replaces: UserFile | None = None) -> UserFile:
     """Store an uploaded file and enqueue its processing.
 
     Only emptiness and size are checked here; type and content are checked by
@@ -328,7 +332,8 @@ def user_file_reprocess(user_file: UserFile) -> None:
 ASSESSMENT_FIELDS = ("title", "legal_document", "section_ref", "compliance_status", "notes", "owner", "due_date")
 
 
-def assessment_save(*, workspace: Workspace, user, assessment: Assessment | None = None, **fields) -> Assessment:
+def assessment_save(*, workspace: Workspace, user: AbstractBaseUser, assessment: Assessment | None = None,
+                    **fields: Any) -> Assessment:
     unknown = set(fields) - set(ASSESSMENT_FIELDS)
     if unknown:
         raise ValueError(f"unknown assessment fields: {sorted(unknown)}")
@@ -351,7 +356,7 @@ def assessment_delete(assessment: Assessment) -> None:
         workspace_touch_knowledge(workspace_id)
 
 
-def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
+def api_token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
     """Returns the token and its key. The key is never stored or shown again."""
 
     key = "lgr_" + secrets.token_urlsafe(32)
@@ -371,7 +376,7 @@ def _other_owners_exist(membership: Membership) -> bool:
             .exclude(pk=membership.pk).exists())
 
 
-def membership_add(*, workspace: Workspace, user, role: str) -> Membership:
+def membership_add(*, workspace: Workspace, user: AbstractBaseUser, role: str) -> Membership:
     if role not in Membership.Role.values:
         raise MembershipError("invalid_role", "Okänd roll.")
     if Membership.objects.filter(workspace=workspace, user=user).exists():
@@ -433,7 +438,7 @@ _CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _SNI = re.compile(r"^\d{2}(?:\.?\d{1,3})?$")
 
 
-def clean_profile_text(value, *, field: str, label: str, limit: int) -> str:
+def clean_profile_text(value: object, *, field: str, label: str, limit: int) -> str:
     """One line of plain text: no control characters, no markup, at most `limit` characters."""
     if value is None:
         return ""
@@ -450,7 +455,7 @@ def clean_profile_text(value, *, field: str, label: str, limit: int) -> str:
     return " ".join(value.split())
 
 
-def _clean_bool(value, *, field: str, label: str) -> bool | None:
+def _clean_bool(value: object, *, field: str, label: str) -> bool | None:
     if value is None or value == "":
         return None
     if isinstance(value, bool):
@@ -463,7 +468,7 @@ def _clean_bool(value, *, field: str, label: str) -> bool | None:
     raise ProfileInputError("invalid", f"{label}: ange ja eller nej.", field=field)
 
 
-def _clean_choice(model, field: str, value) -> str:
+def _clean_choice(model: type[WorkspaceProfile] | type[PersonalPreference], field: str, value: Any) -> str:
     model_field = model._meta.get_field(field)
     value = "" if value is None else value
     if value == "" or value in dict(model_field.flatchoices):
@@ -473,7 +478,7 @@ def _clean_choice(model, field: str, value) -> str:
                             f"{allowed}.", field=field)
 
 
-def _clean_employee_count(value) -> int | None:
+def _clean_employee_count(value: object) -> int | None:
     label = "Antal anställda"
     if value is None or value == "":
         return None
@@ -526,12 +531,12 @@ def clean_preference_values(values: dict) -> dict:
     return out
 
 
-def _origin(origin: str, user, conversation_id: int | None) -> dict:
+def _origin(origin: str, user: AbstractBaseUser, conversation_id: int | None) -> dict:
     return {"origin": origin, "conversation_id": conversation_id, "at": timezone.now().isoformat(),
             "user_id": getattr(user, "pk", None)}
 
 
-def _set_fields(instance, cleaned: dict, origin: dict) -> None:
+def _set_fields(instance: WorkspaceProfile | PersonalPreference, cleaned: dict, origin: dict) -> None:
     # Only what changed gets a new origin: saving the whole form keeps "learned from conversation X".
     changed = {field: value for field, value in cleaned.items() if getattr(instance, field) != value}
     if not changed and instance.pk:
@@ -546,7 +551,7 @@ def _set_fields(instance, cleaned: dict, origin: dict) -> None:
     instance.save()
 
 
-def profile_update(*, workspace: Workspace, user, values: dict, origin: str = FactOrigin.FORM,
+def profile_update(*, workspace: Workspace, user: AbstractBaseUser, values: dict, origin: str = FactOrigin.FORM,
                    conversation_id: int | None = None) -> WorkspaceProfile:
     """Set some profile fields (an empty value clears one). All are validated before any is stored."""
     cleaned = clean_profile_values(values)
@@ -556,7 +561,7 @@ def profile_update(*, workspace: Workspace, user, values: dict, origin: str = Fa
     return profile
 
 
-def profile_fact_add(*, workspace: Workspace, user, text: str, origin: str = FactOrigin.FORM,
+def profile_fact_add(*, workspace: Workspace, user: AbstractBaseUser, text: str, origin: str = FactOrigin.FORM,
                      conversation_id: int | None = None) -> ProfileFact:
     text = clean_profile_text(text, field="text", label="Uppgift", limit=FACT_TEXT_MAX)
     if not text:
@@ -595,7 +600,7 @@ def profile_clear(*, workspace: Workspace) -> None:
             profile.save(update_fields=["origins"])
 
 
-def preference_update(*, workspace: Workspace, user, values: dict, origin: str = FactOrigin.FORM,
+def preference_update(*, workspace: Workspace, user: AbstractBaseUser, values: dict, origin: str = FactOrigin.FORM,
                       conversation_id: int | None = None) -> PersonalPreference:
     cleaned = clean_preference_values(values)
     with transaction.atomic():
@@ -604,7 +609,7 @@ def preference_update(*, workspace: Workspace, user, values: dict, origin: str =
     return preference
 
 
-def preference_clear(*, workspace: Workspace, user) -> None:
+def preference_clear(*, workspace: Workspace, user: AbstractBaseUser) -> None:
     with transaction.atomic():
         preference = PersonalPreference.objects.select_for_update().filter(workspace=workspace, user=user).first()
         if preference is not None:

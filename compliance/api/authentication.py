@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+from rest_framework.request import Request
 
 from compliance.models import ApiToken
 
@@ -15,7 +16,7 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     keywords = ("bearer", "token")
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request):
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].decode(errors="replace").lower() not in self.keywords:
             return None
@@ -33,5 +34,5 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token
 
-    def authenticate_header(self, request):
+    def authenticate_header(self, request: Request):
         return "Bearer"

@@ -10,10 +10,11 @@ the same shape, so clients only ever parse one format.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -31,7 +32,7 @@ class ApiError(exceptions.APIException):
     default_code = "invalid"
     default_detail = "Ogiltig begäran."
 
-    def __init__(self, code: str, message: str, *, http_status: int | None = None, details=None):
+    def __init__(self, code: str, message: str, *, http_status: int | None = None, details: dict | None = None):
         super().__init__(detail=message, code=code)
         self.error_code = code
         self.details = details or {}
@@ -39,15 +40,15 @@ class ApiError(exceptions.APIException):
             self.status_code = http_status
 
 
-def error_body(code: str, message: str, details=None) -> dict:
+def error_body(code: str, message: str, details: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
-def error_response(code: str, message: str, http_status: int, details=None) -> Response:
+def error_response(code: str, message: str, http_status: int, details: dict | None = None) -> Response:
     return Response(error_body(code, message, details), status=http_status)
 
 
-def _translate(exc):
+def _translate(exc: Exception):
     """Map Django and domain exceptions onto DRF exceptions."""
     if isinstance(exc, Http404):
         return exceptions.NotFound(str(exc) or "Hittades inte.")
@@ -65,7 +66,7 @@ def _translate(exc):
     return exc
 
 
-def exception_handler(exc, context):
+def exception_handler(exc: Exception, context: dict[str, Any]):
     exc = _translate(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -91,6 +92,6 @@ def exception_handler(exc, context):
     return response
 
 
-def not_found_view(request, *args, **kwargs):
+def not_found_view(request: HttpRequest, *args: Any, **kwargs: Any):
     """Any unknown /api/v1/ path: a JSON 404 in the error shape, not Django's HTML page."""
     return JsonResponse(error_body("not_found", "Resursen finns inte."), status=404)

@@ -30,7 +30,7 @@ ERROR_DESCRIPTIONS = {
 class LagrumAutoSchema(AutoSchema):
     """Adds the error responses (one shape, ErrorSerializer) to every operation."""
 
-    def _get_response_bodies(self, direction="response"):
+    def _get_response_bodies(self, direction: str = "response"):
         responses = super()._get_response_bodies(direction)
         if direction != "response":
             return responses
@@ -47,7 +47,7 @@ class ApiTokenAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "compliance.api.authentication.ApiTokenAuthentication"
     name = "ApiToken"
 
-    def get_security_definition(self, auto_schema):
+    def get_security_definition(self, auto_schema: AutoSchema):
         return {
             "type": "http",
             "scheme": "bearer",

@@ -10,7 +10,10 @@ CharField refuses them) so bad input is a 400, never a database error.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
+from django.contrib.auth.models import AbstractUser
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -38,28 +41,28 @@ def validate_sfs(value: str) -> str:
 class StrictCharField(serializers.CharField):
     """A string, and only a string: JSON numbers are a type error, not silently "5"."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
 
 
 class StrictRegexField(serializers.RegexField):
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
 
 
 class FiniteFloatField(serializers.FloatField):
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any):
         value = super().to_internal_value(data)
         if not math.isfinite(value):
             raise serializers.ValidationError("Ange ett ändligt tal.")
         return value
 
 
-def inline_choice_field(choices, **kwargs) -> serializers.ChoiceField:
+def inline_choice_field(choices: Sequence[tuple[str | int, str]], **kwargs: Any) -> serializers.ChoiceField:
     """A ChoiceField documented as an inline enum, not a named component.
 
     For choice sets that appear under several field names (`source_types` items,
@@ -79,7 +82,7 @@ class UserRefSerializer(serializers.Serializer):
     username = StrictCharField()
     full_name = serializers.SerializerMethodField()
 
-    def get_full_name(self, user) -> str:
+    def get_full_name(self, user: AbstractUser) -> str:
         return user.get_full_name()
 
 
@@ -119,7 +122,7 @@ class MemberCreateSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.VIEWER)
 
-    def validate_username(self, value):
+    def validate_username(self, value: str):
         user = selectors.user_find_active(value)
         if user is None:
             raise serializers.ValidationError("Användaren finns inte.")
@@ -183,7 +186,7 @@ class StatuteSerializer(serializers.ModelSerializer):
 # --- files ----------------------------------------------------------------------------
 
 
-def _workspace_slug(serializer, obj) -> str:
+def _workspace_slug(serializer: serializers.Serializer, obj: UserFile) -> str:
     return serializer.context["workspace"].slug if "workspace" in serializer.context else obj.workspace.slug
 
 
@@ -201,7 +204,7 @@ class UserFileVersionSerializer(serializers.ModelSerializer):
         fields = ["id", "document_id", "version", "version_state", "is_current", "original_name", "size", "status",
                   "error_message", "uploaded_by", "download_url", "created_at"]
 
-    def get_download_url(self, obj) -> str:
+    def get_download_url(self, obj: UserFile) -> str:
         return reverse("api-file-version-download", args=[_workspace_slug(self, obj), obj.pk, obj.version])
 
 
@@ -220,7 +223,7 @@ class UserFileSerializer(serializers.ModelSerializer):
                   "progress", "page_count", "uploaded_by", "download_url", "document_id", "version",
                   "version_state", "is_current", "created_at", "updated_at"]
 
-    def get_download_url(self, obj) -> str:
+    def get_download_url(self, obj: UserFile) -> str:
         return reverse("api-file-download", args=[_workspace_slug(self, obj), obj.pk])
 
 
@@ -282,7 +285,7 @@ class AssessmentInputSerializer(serializers.Serializer):
                                   help_text="Ansvarig: användarnamn eller id för en medlem i arbetsytan.")
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_legal_document(self, value):
+    def validate_legal_document(self, value: str | None):
         if not value:
             return None
         validate_sfs(value)
@@ -291,7 +294,7 @@ class AssessmentInputSerializer(serializers.Serializer):
             raise serializers.ValidationError("Författningen finns inte.")
         return doc
 
-    def validate_owner(self, value):
+    def validate_owner(self, value: str | None):
         if not value:
             return None
         user = selectors.workspace_member_user(self.context["workspace"], value)

@@ -2,6 +2,8 @@
 (chunks/api_urls.py, register/api_urls.py, agent/api_urls.py, included by name like any Django app's urls), then a JSON 404 in the
 error shape for every unknown path under it."""
 
+from __future__ import annotations
+
 from csp.decorators import csp_update
 from django.urls import include, path, re_path
 from drf_spectacular.settings import spectacular_settings

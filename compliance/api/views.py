@@ -7,6 +7,8 @@ without the role for a write gets a 403: they can see the workspace anyway.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -14,7 +16,9 @@ from rest_framework import generics, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.filters import OrderingFilter
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from compliance import selectors, services
@@ -26,7 +30,7 @@ from .schema import LagrumAutoSchema
 from .throttling import TokenRateThrottle
 
 
-def validated(serializer_class, data, **context):
+def validated(serializer_class: type[Serializer], data: Any, **context: Any):
     serializer = serializer_class(data=data, context=context)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -80,7 +84,7 @@ class WorkspaceListApi(ApiMixin, generics.ListAPIView):
     ordering = ["name"]
 
     @extend_schema(tags=["workspaces"], summary="Mina arbetsytor")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
@@ -91,14 +95,14 @@ class WorkspaceListApi(ApiMixin, generics.ListAPIView):
 
 class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="En arbetsyta", responses=s.WorkspaceSerializer)
-    def get(self, request, slug):
+    def get(self, request: Request, slug: str):
         workspace, membership = self.workspace_and_membership()
         workspace.role = membership.role
         return Response(s.WorkspaceSerializer(workspace).data)
 
     @extend_schema(tags=["workspaces"], summary="Ändra arbetsytans delning (ägare)",
                    request=s.WorkspaceUpdateSerializer, responses=s.WorkspaceSerializer)
-    def patch(self, request, slug):
+    def patch(self, request: Request, slug: str):
         workspace, membership = self.workspace_and_membership()
         if not membership.can_manage:
             raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
@@ -114,7 +118,7 @@ class KnowledgeClearApi(WorkspaceMixin, BaseApi):
                    description="Tar bort arbetsytans alla filer (alla versioner) och bedömningar ur kunskapsbasen "
                                "(mjuk borttagning). Författningarna är gemensamma och påverkas inte. "
                                "Svaret anger hur många som togs bort.")
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         if not self.membership.can_manage:
             raise PermissionDenied("Bara arbetsytans ägare kan rensa kunskapsbasen.")
         result = services.knowledge_clear(workspace=self.workspace)
@@ -136,12 +140,12 @@ class MemberListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
         return selectors.membership_list(self.workspace)
 
     @extend_schema(tags=["members"], summary="Arbetsytans medlemmar")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["members"], summary="Lägg till en medlem (ägare)", request=s.MemberCreateSerializer,
                    responses={201: s.MemberSerializer})
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         self.require_manage()
         data = validated(s.MemberCreateSerializer, request.data)
         membership = services.membership_add(workspace=self.workspace, user=data["username"], role=data["role"])
@@ -151,7 +155,7 @@ class MemberListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 class MemberDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["members"], summary="Ändra en medlems roll (ägare)", request=s.MemberUpdateSerializer,
                    responses=s.MemberSerializer)
-    def patch(self, request, slug, member_id):
+    def patch(self, request: Request, slug: str, member_id: int):
         membership = selectors.membership_get_by_id(self.workspace, member_id)
         self.require_manage()
         data = validated(s.MemberUpdateSerializer, request.data)
@@ -159,7 +163,7 @@ class MemberDetailApi(WorkspaceMixin, BaseApi):
         return Response(s.MemberSerializer(membership).data)
 
     @extend_schema(tags=["members"], summary="Ta bort en medlem (ägare)", responses={204: None})
-    def delete(self, request, slug, member_id):
+    def delete(self, request: Request, slug: str, member_id: int):
         membership = selectors.membership_get_by_id(self.workspace, member_id)
         self.require_manage()
         services.membership_remove(membership=membership)
@@ -181,13 +185,13 @@ class TokenListApi(ApiMixin, generics.ListAPIView):
         return selectors.api_token_list(self.request.user)
 
     @extend_schema(tags=["tokens"], summary="Mina API-nycklar (utan nycklarna)")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["tokens"], summary="Skapa en API-nyckel", request=s.ApiTokenCreateSerializer,
                    responses={201: s.ApiTokenCreatedSerializer},
                    description="Nyckeln (`key`) finns bara i det här svaret; bara dess hash sparas.")
-    def post(self, request):
+    def post(self, request: Request):
         data = validated(s.ApiTokenCreateSerializer, request.data)
         token, key = services.api_token_create(user=request.user, name=data["name"])
         token.key = key
@@ -196,7 +200,7 @@ class TokenListApi(ApiMixin, generics.ListAPIView):
 
 class TokenDetailApi(BaseApi):
     @extend_schema(tags=["tokens"], summary="Återkalla en API-nyckel", responses={204: None})
-    def delete(self, request, token_id):
+    def delete(self, request: Request, token_id: int):
         services.api_token_revoke(selectors.api_token_get(request.user, token_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -216,7 +220,7 @@ class StatuteListApi(ApiMixin, generics.ListAPIView):
         return selectors.legal_document_list(filters=validated(s.StatuteFilterSerializer, self.request.query_params))
 
     @extend_schema(tags=["statutes"], summary="Författningar", parameters=[s.StatuteFilterSerializer])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
 
@@ -243,7 +247,7 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
         return context
 
     @extend_schema(tags=["files"], summary="Arbetsytans filer", parameters=[s.UserFileFilterSerializer])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["files"], summary="Ladda upp en fil", request=s.UserFileUploadSerializer,
@@ -251,7 +255,7 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
                    description="PDF, DOCX, TXT, Markdown eller HTML. Filen bearbetas i bakgrunden: "
                                "följ `status` och `progress`. En fil som inte kan läsas får status `failed` "
                                "och ett felmeddelande.")
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         self.require_edit()
         data = validated(s.UserFileUploadSerializer, request.data)
         user_file = services.user_file_upload(workspace=self.workspace, user=request.user, uploaded=data["file"],
@@ -263,13 +267,13 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 class FileDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="En fil (en version av ett dokument) med versionshistorik",
                    responses=s.UserFileDetailSerializer)
-    def get(self, request, slug, file_id):
+    def get(self, request: Request, slug: str, file_id: int):
         user_file = selectors.user_file_get(self.workspace, file_id)
         user_file.history = list(selectors.user_file_versions(user_file))
         return Response(s.UserFileDetailSerializer(user_file, context={"workspace": self.workspace}).data)
 
     @extend_schema(tags=["files"], summary="Ta bort en fil", responses={204: None})
-    def delete(self, request, slug, file_id):
+    def delete(self, request: Request, slug: str, file_id: int):
         user_file = selectors.user_file_get(self.workspace, file_id)
         self.require_edit()
         services.user_file_delete(user_file)
@@ -290,7 +294,7 @@ def _file_response(user_file: UserFile) -> FileResponse:
 class FileDownloadApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Hämta filen",
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
-    def get(self, request, slug, file_id):
+    def get(self, request: Request, slug: str, file_id: int):
         return _file_response(selectors.user_file_get(self.workspace, file_id))
 
 
@@ -300,7 +304,7 @@ class FileVersionListApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["files"], summary="Dokumentets versioner, nyaste först",
                    responses=s.UserFileVersionSerializer(many=True))
-    def get(self, request, slug, file_id):
+    def get(self, request: Request, slug: str, file_id: int):
         user_file = selectors.user_file_get(self.workspace, file_id)
         versions = selectors.user_file_versions(user_file)
         return Response(s.UserFileVersionSerializer(versions, many=True, context={"workspace": self.workspace}).data)
@@ -310,7 +314,7 @@ class FileVersionListApi(WorkspaceMixin, BaseApi):
                    description="Den nya versionen (status `pending`) ersätter nuvarande version som underlag när "
                                "den är bearbetad; misslyckas bearbetningen förblir den gamla nuvarande. "
                                "Samma innehåll som en befintlig fil ger 409 `duplicate_file`.")
-    def post(self, request, slug, file_id):
+    def post(self, request: Request, slug: str, file_id: int):
         user_file = selectors.user_file_get(self.workspace, file_id)
         self.require_edit()
         data = validated(s.UserFileVersionUploadSerializer, request.data)
@@ -323,7 +327,7 @@ class FileVersionListApi(WorkspaceMixin, BaseApi):
 class FileVersionDownloadApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Hämta en version",
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
-    def get(self, request, slug, file_id, number):
+    def get(self, request: Request, slug: str, file_id: int, number: int):
         version = selectors.user_file_version_get(selectors.user_file_get(self.workspace, file_id), number)
         return _file_response(version)
 
@@ -332,7 +336,7 @@ class FileVersionRestoreApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Återställ en version (redaktör, ägare)", request=None,
                    responses=s.UserFileSerializer,
                    description="Versionen blir nuvarande version igen; dess textavsnitt används direkt.")
-    def post(self, request, slug, file_id, number):
+    def post(self, request: Request, slug: str, file_id: int, number: int):
         version = selectors.user_file_version_get(selectors.user_file_get(self.workspace, file_id), number)
         self.require_edit()
         restored = services.user_file_version_restore(version)
@@ -360,12 +364,12 @@ class AssessmentListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
         return selectors.assessment_list(self.workspace, filters=filters)
 
     @extend_schema(tags=["assessments"], summary="Arbetsytans bedömningar", parameters=[s.AssessmentFilterSerializer])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["assessments"], summary="Skapa en bedömning", request=s.AssessmentInputSerializer,
                    responses={201: s.AssessmentSerializer})
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         self.require_edit()
         data = validated(s.AssessmentInputSerializer, request.data, workspace=self.workspace)
         assessment = services.assessment_save(workspace=self.workspace, user=request.user, **data)
@@ -376,10 +380,10 @@ class AssessmentDetailApi(WorkspaceMixin, BaseApi):
     parser_classes = [JSONParser]
 
     @extend_schema(tags=["assessments"], summary="En bedömning", responses=s.AssessmentSerializer)
-    def get(self, request, slug, assessment_id):
+    def get(self, request: Request, slug: str, assessment_id: int):
         return Response(s.AssessmentSerializer(selectors.assessment_get(self.workspace, assessment_id)).data)
 
-    def _save(self, request, assessment_id, *, partial: bool):
+    def _save(self, request: Request, assessment_id: int, *, partial: bool):
         assessment = selectors.assessment_get(self.workspace, assessment_id)
         self.require_edit()
         serializer = s.AssessmentInputSerializer(data=request.data, partial=partial,
@@ -394,16 +398,16 @@ class AssessmentDetailApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["assessments"], summary="Ersätt en bedömning", request=s.AssessmentInputSerializer,
                    responses=s.AssessmentSerializer)
-    def put(self, request, slug, assessment_id):
+    def put(self, request: Request, slug: str, assessment_id: int):
         return self._save(request, assessment_id, partial=False)
 
     @extend_schema(tags=["assessments"], summary="Ändra en bedömning", request=s.AssessmentInputSerializer(partial=True),
                    responses=s.AssessmentSerializer)
-    def patch(self, request, slug, assessment_id):
+    def patch(self, request: Request, slug: str, assessment_id: int):
         return self._save(request, assessment_id, partial=True)
 
     @extend_schema(tags=["assessments"], summary="Ta bort en bedömning", responses={204: None})
-    def delete(self, request, slug, assessment_id):
+    def delete(self, request: Request, slug: str, assessment_id: int):
         assessment = selectors.assessment_get(self.workspace, assessment_id)
         self.require_edit()
         services.assessment_delete(assessment)

@@ -1,7 +1,11 @@
 """Create the demo workspace and user `make run` prints a login for. Idempotent."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from compliance.models import Membership, Workspace
 from compliance.services import membership_set, workspace_create
@@ -14,12 +18,12 @@ DEMO_WORKSPACE = "Demoföretaget AB"
 class Command(BaseCommand):
     help = "Create (or reset the password of) the demo user and its workspace."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--password", default=DEMO_PASSWORD)
         parser.add_argument("--superuser", action="store_true", default=True,
                             help="make the demo user a superuser so Django admin works (default)")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         User = get_user_model()
         user, _ = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"first_name": "Demo"})
         user.set_password(opts["password"])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -12,18 +15,18 @@ from .models import Conversation, Message
 REMOVED_SOURCE = "Källan har tagits bort."
 
 
-def conversation_list(workspace: Workspace, user) -> QuerySet[Conversation]:
+def conversation_list(workspace: Workspace, user: AbstractBaseUser) -> QuerySet[Conversation]:
     return Conversation.objects.filter(workspace=workspace, user=user)
 
 
-def conversation_get(workspace: Workspace, user, conversation_id) -> Conversation:
+def conversation_get(workspace: Workspace, user: AbstractBaseUser, conversation_id: int) -> Conversation:
     try:
         return conversation_list(workspace, user).get(pk=int(conversation_id))
     except (Conversation.DoesNotExist, ValueError, TypeError):
         raise Http404("Konversationen finns inte.") from None
 
 
-def message_get(conversation: Conversation, message_id) -> Message:
+def message_get(conversation: Conversation, message_id: int) -> Message:
     try:
         return conversation.messages.get(pk=int(message_id))
     except (Message.DoesNotExist, ValueError, TypeError):
@@ -65,7 +68,7 @@ def message_sources_current(messages: list[Message]) -> None:
         ]
 
 
-def _without_gone_duplicates(source: dict, gone) -> dict:
+def _without_gone_duplicates(source: dict, gone: Callable[[dict], bool]) -> dict:
     also = source.get("also_sources")
     if not also:
         return source
@@ -78,7 +81,7 @@ def _removed(source: dict) -> dict:
             "citation": "", "document_number": "", "page": None}
 
 
-def conversation_get_in_workspace(workspace: Workspace, conversation_id) -> Conversation:
+def conversation_get_in_workspace(workspace: Workspace, conversation_id: int) -> Conversation:
     """Any member's conversation in `workspace`: for its owners' review from the dashboard, never for chatting."""
     try:
         return Conversation.objects.select_related("user").get(workspace=workspace, pk=int(conversation_id))

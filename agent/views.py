@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
-from django.http import JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -18,10 +19,11 @@ from .answering.chat import sse_event
 from .answering.llm import model_configured
 from .answering.rendering import answer_html, source_kind_css, source_kind_label, source_official, source_url
 from .memory import profile as memory
+from .models import Conversation, Message
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
 
-def _message_view(message, workspace_slug: str, user) -> dict:
+def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser) -> dict:
     valid = {s["n"] for s in message.sources}
     cited = set(cited_numbers(message.content))
     sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s),
@@ -36,7 +38,7 @@ def _message_view(message, workspace_slug: str, user) -> dict:
             "feedback": feedback, "uncited_count": sum(1 for s in sources if not s["cited"])}
 
 
-def _chat_page(request, slug: str, conversation=None):
+def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | None = None):
     ws, membership = workspace_get_for_user(request.user, slug)
     messages = []
     if conversation is not None:
@@ -50,20 +52,20 @@ def _chat_page(request, slug: str, conversation=None):
 
 @login_required
 @require_GET
-def chat_home(request, slug: str):
+def chat_home(request: HttpRequest, slug: str):
     return _chat_page(request, slug)
 
 
 @login_required
 @require_GET
-def conversation_detail(request, slug: str, conversation_id: int):
+def conversation_detail(request: HttpRequest, slug: str, conversation_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     return _chat_page(request, slug, conversation_get(ws, request.user, conversation_id))
 
 
 @login_required
 @require_POST
-def conversation_new(request, slug: str):
+def conversation_new(request: HttpRequest, slug: str):
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = chat.conversation_create(workspace=ws, user=request.user)
     if "application/json" in request.headers.get("Accept", ""):
@@ -79,7 +81,7 @@ def conversation_new(request, slug: str):
 
 @login_required
 @require_POST
-def message_stream(request, slug: str, conversation_id: int):
+def message_stream(request: HttpRequest, slug: str, conversation_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     content = request.POST.get("content", "")
@@ -103,7 +105,7 @@ def message_stream(request, slug: str, conversation_id: int):
 
 @login_required
 @require_GET
-def message_detail(request, slug: str, conversation_id: int, message_id: int):
+def message_detail(request: HttpRequest, slug: str, conversation_id: int, message_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
     message_sources_current([message])
@@ -113,7 +115,7 @@ def message_detail(request, slug: str, conversation_id: int, message_id: int):
 
 @login_required
 @require_POST
-def message_feedback(request, slug: str, conversation_id: int, message_id: int):
+def message_feedback(request: HttpRequest, slug: str, conversation_id: int, message_id: int):
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     message = message_get(conversation, message_id)
@@ -133,7 +135,7 @@ def message_feedback(request, slug: str, conversation_id: int, message_id: int):
 
 @login_required
 @require_POST
-def message_proposal(request, slug: str, conversation_id: int, message_id: int, index: int):
+def message_proposal(request: HttpRequest, slug: str, conversation_id: int, message_id: int, index: int):
     """"Spara" or "Nej tack" on a fact the assistant offered to remember."""
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)

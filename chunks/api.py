@@ -7,6 +7,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from compliance import selectors
@@ -44,14 +45,14 @@ class KnowledgeStatsSerializer(serializers.Serializer):
 
 class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="Kunskapsbasens omfattning", responses=KnowledgeStatsSerializer)
-    def get(self, request, slug):
+    def get(self, request: Request, slug: str):
         return Response(KnowledgeStatsSerializer(knowledge_stats(self.workspace)).data)
 
 
 class StatuteDetailApi(BaseApi):
     @extend_schema(tags=["statutes"], summary="En författning med dess paragrafer",
                    responses=StatuteDetailSerializer)
-    def get(self, request, sfs):
+    def get(self, request: Request, sfs: str):
         if not is_document_number(sfs):
             raise NotFound("Författningen finns inte.")
         document = selectors.legal_document_get(sfs)

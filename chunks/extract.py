@@ -23,9 +23,12 @@ from typing import Callable, Iterator
 
 import docx
 import pypdf
+from docx.document import Document as DocxDocument
+from docx.oxml.xmlchemy import BaseOxmlElement
 from docx.text.paragraph import Paragraph
 from lxml import etree
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pypdf.errors import DependencyError, FileNotDecryptedError
 
 from compliance.errors import ApplicationError
@@ -473,14 +476,14 @@ def _check_docx_archive(data: bytes) -> None:
         )
 
 
-def _outline_level(element) -> int | None:
+def _outline_level(element: BaseOxmlElement) -> int | None:
     values = element.xpath("./w:pPr/w:outlineLvl/@w:val")
     if values and values[0].isdigit() and int(values[0]) < 9:  # 9 means "body text"
         return int(values[0]) + 1
     return None
 
 
-def _docx_heading_level(paragraph) -> int | None:
+def _docx_heading_level(paragraph: Paragraph) -> int | None:
     direct = _outline_level(paragraph._p)
     if direct is not None:
         return direct
@@ -501,19 +504,19 @@ def _docx_heading_level(paragraph) -> int | None:
     return None
 
 
-def _docx_list_prefix(paragraph) -> str:
+def _docx_list_prefix(paragraph: Paragraph) -> str:
     name = (paragraph.style.name or "") if paragraph.style is not None else ""
     numbered = bool(paragraph._p.xpath("./w:pPr/w:numPr"))
     return "• " if numbered or name.lower().startswith("list") else ""
 
 
-def _docx_cell_text(cell, document) -> str:
+def _docx_cell_text(cell: etree._Element, document: DocxDocument) -> str:
     # iter() also reaches paragraphs of nested tables: flattened into the cell.
     texts = (Paragraph(p, document).text for p in cell.iter(f"{_W}p"))
     return " ".join(t.strip() for t in texts if t.strip())
 
 
-def _docx_table_rows(table, document) -> Iterator[str]:
+def _docx_table_rows(table: etree._Element, document: DocxDocument) -> Iterator[str]:
     # Walk the XML rather than python-docx's grid API: merged cells would
     # repeat there, and malformed grids make it raise.
     for row in table.iterchildren(f"{_W}tr"):
@@ -523,7 +526,7 @@ def _docx_table_rows(table, document) -> Iterator[str]:
             yield " | ".join(cells)
 
 
-def _docx_body_items(container, depth: int = 0) -> Iterator:
+def _docx_body_items(container: etree._Element, depth: int = 0) -> Iterator:
     if depth > MAX_NESTING:
         raise _too_complex()
     for child in container.iterchildren():
@@ -616,7 +619,7 @@ def _extract_txt(data: bytes) -> ExtractedDocument:
     return ExtractedDocument(blocks=collector.blocks, page_count=None, kind=TXT)
 
 
-def _markdown_inline(token) -> str:
+def _markdown_inline(token: Token) -> str:
     parts: list[str] = []
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
@@ -712,7 +715,7 @@ def _parse_html(text: str):
     return root
 
 
-def _walk_html(root, on_heading: Callable[[int, str], None], on_text: Callable[[str], None]) -> None:
+def _walk_html(root: etree._Element, on_heading: Callable[[int, str], None], on_text: Callable[[str], None]) -> None:
     """Stream an HTML tree as headings and text blocks, iteratively.
 
     Block elements end a text block, except inside a heading or a table row,

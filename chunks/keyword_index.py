@@ -29,6 +29,8 @@ indexed tokens. Stubs (retrievable = false) get no postings and are not counted.
 
 from __future__ import annotations
 
+from django.db.backends.utils import CursorWrapper
+
 from .selectors import OWN_CHUNK_VISIBLE_SQL
 
 K1 = 1.2
@@ -308,13 +310,13 @@ DROP TABLE IF EXISTS chunks_posting, chunks_termstat, chunks_corpusstat;
 """
 
 
-def rebuild_keyword_index(cursor) -> None:
+def rebuild_keyword_index(cursor: CursorWrapper) -> None:
     """Recompute every impact and statistic from the chunks (after changing the constants)."""
     cursor.execute(IMPACT_FUNCTION_SQL)
     cursor.execute(REBUILD_SQL)
 
 
-def vacuum_keyword_index(cursor) -> None:
+def vacuum_keyword_index(cursor: CursorWrapper) -> None:
     """VACUUM (ANALYZE) what a search reads, after a bulk load (outside any transaction).
 
     The keyword half reads each term's postings best-first with an index-only scan; until

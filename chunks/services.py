@@ -93,7 +93,7 @@ def source_get(source_type: str, source_id: int):
     return model.objects.filter(pk=source_id).first()
 
 
-def _drafts_for(source_type: str, source) -> tuple[list[ChunkDraft], dict]:
+def _drafts_for(source_type: str, source: LegalDocument | UserFile | Assessment) -> tuple[list[ChunkDraft], dict]:
     """Chunk drafts plus extra fields every chunk of this source gets."""
     if source_type == SourceType.LEGAL_DOCUMENT:
         # A regulation's structure comes from its loader (LegalDocument.structure), not from its text.
@@ -138,7 +138,7 @@ def _max_upload_bytes() -> int:
     return settings.MAX_UPLOAD_BYTES
 
 
-def _source_hash(source_type: str, source) -> str:
+def _source_hash(source_type: str, source: LegalDocument | UserFile | Assessment) -> str:
     if source_type == SourceType.ASSESSMENT:
         parts = [source.title, str(source.legal_document_id), source.section_ref, source.compliance_status,
                  source.notes, str(source.owner_id), str(source.due_date)]
@@ -178,14 +178,14 @@ def chunk_document(source_type: str, source_id: int, *, force: bool = False) -> 
     return result
 
 
-def _mark_failed(source_type: str, source, message: str) -> None:
+def _mark_failed(source_type: str, source: LegalDocument | UserFile | Assessment, message: str) -> None:
     model = SOURCE_MODELS[SourceType(source_type)]
     model.objects.filter(pk=source.pk).update(status=ProcessingStatus.FAILED, error_message=message,
                                               processed_at=timezone.now())
 
 
-def _replace_chunks(source_type, source, drafts: list[ChunkDraft], extra: dict, digest: str,
-                    result: ChunkResult) -> None:
+def _replace_chunks(source_type: SourceType, source: LegalDocument | UserFile | Assessment, drafts: list[ChunkDraft],
+                    extra: dict, digest: str, result: ChunkResult) -> None:
     fk = SOURCE_FK[source_type]
     model_name = active_model_name()
     with transaction.atomic():

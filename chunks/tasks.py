@@ -12,12 +12,16 @@ from __future__ import annotations
 import base64
 import json
 import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from celery import current_app, shared_task
+from celery import Celery, Task, current_app, shared_task
 from django.conf import settings
 from django.db import transaction
+from kombu.transport.redis import Channel
+from redis import Redis
 
-from compliance.models import Assessment, ProcessingStatus, UserFile
+from compliance.models import Assessment, ProcessingStatus, UserFile, Workspace
 
 from . import services
 from .embedding import EmbeddingError
@@ -54,7 +58,8 @@ def interactive_priority(position: int) -> int:
     return 6
 
 
-def route_task(name, args, kwargs, options, task=None, **kw):
+def route_task(name: str, args: Sequence[Any], kwargs: dict[str, Any], options: dict[str, Any],
+               task: Task | None = None, **kw: Any):
     """Celery router: statutes and re-embeds are bulk, everything a user is waiting for is interactive.
     An explicit priority (enqueue_embedding's fair steps) overrides the one given here."""
     if name == "chunks.tasks.process_document":
@@ -108,7 +113,8 @@ def enqueue_embedding(chunk_ids: list[int], *, bulk: bool | None = None) -> int:
     return n
 
 
-def reembed_sources(*, legal_document_ids=(), user_file_ids=(), assessment_ids=()) -> int:
+def reembed_sources(*, legal_document_ids: Iterable[int] = (), user_file_ids: Iterable[int] = (),
+                    assessment_ids: Iterable[int] = ()) -> int:
     """Drop the vectors of the given sources and enqueue them again, once the transaction commits."""
     ids = services.embeddings_drop(legal_document_ids=legal_document_ids, user_file_ids=user_file_ids,
                                    assessment_ids=assessment_ids)
@@ -174,14 +180,14 @@ def recover_stalled_embeddings() -> int:
             client.delete(RECOVERY_LOCK)
 
 
-def _chunk_ids_of(name: str, args, kwargs) -> list[int]:
+def _chunk_ids_of(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> list[int]:
     if name != embed_chunks.name:
         return []
     ids = args[0] if args else (kwargs or {}).get("chunk_ids", [])
     return [int(i) for i in ids]
 
 
-def _queued_chunk_ids(client, channel) -> set[int]:
+def _queued_chunk_ids(client: Redis, channel: Channel) -> set[int]:
     """Chunk ids of every embed_chunks message waiting in our queues (every priority sub-list)."""
     ids: set[int] = set()
     for queue in QUEUES:
@@ -196,7 +202,7 @@ def _queued_chunk_ids(client, channel) -> set[int]:
     return ids
 
 
-def _running_chunk_ids(app) -> set[int] | None:
+def _running_chunk_ids(app: Celery) -> set[int] | None:
     """Chunk ids of tasks running or reserved on live workers; None if a worker gave no answer."""
     inspect = app.control.inspect(timeout=settings.EMBEDDING_RECOVERY_INSPECT_TIMEOUT)
     pings = inspect.ping() or {}
@@ -212,7 +218,7 @@ def _running_chunk_ids(app) -> set[int] | None:
     return ids
 
 
-def sync_workspace(workspace) -> int:
+def sync_workspace(workspace: Workspace) -> int:
     """"Synka nu": every own source whose text or embedding model changed is processed again, on the bulk
     queue (a user waiting on a single upload still goes first). Returns how many sources were queued."""
     stale = stale_sources(workspace)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+from types import ModuleType
+from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import generics, renderers, status
@@ -12,6 +15,8 @@ from rest_framework.exceptions import NotAcceptable, ValidationError
 from rest_framework.filters import OrderingFilter
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agent.models import Conversation, Message
@@ -38,7 +43,7 @@ class JsonFallbackNegotiation(DefaultContentNegotiation):
     StreamingHttpResponse that bypasses renderers, and everything else (the
     non-streamed answer, errors) is JSON whatever the client accepts."""
 
-    def select_renderer(self, request, renderers, format_suffix=None):
+    def select_renderer(self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None):
         try:
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:
@@ -112,7 +117,7 @@ class SearchApi(WorkspaceMixin, BaseApi):
         request=s.SearchInputSerializer, responses=s.SearchResultSerializer,
         examples=[SEARCH_REQUEST_EXAMPLE, SEARCH_RESPONSE_EXAMPLE],
     )
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         workspace = self.workspace
         serializer = s.SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -140,7 +145,7 @@ class ContextApi(WorkspaceMixin, BaseApi):
                     "numrerad kontext med källkarta. `query` läggs till sist i `messages` som användarens fråga.",
         request=s.ContextInputSerializer, responses=s.PreparedContextSerializer,
     )
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         workspace = self.workspace
         serializer = s.ContextInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -172,12 +177,12 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
         return conversation_list(self.workspace, self.request.user)
 
     @extend_schema(tags=["conversations"], summary="Mina konversationer i arbetsytan")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["conversations"], summary="Starta en konversation", request=s.ConversationSerializer,
                    responses={201: s.ConversationSerializer})
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         data = validated(s.ConversationSerializer, request.data)
         conversation = chat.conversation_create(workspace=self.workspace, user=request.user, title=data["title"])
         return Response(s.ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
@@ -186,7 +191,7 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 class ConversationDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["conversations"], summary="En konversation med dess meddelanden",
                    responses=s.ConversationDetailSerializer)
-    def get(self, request, slug, conversation_id):
+    def get(self, request: Request, slug: str, conversation_id: int):
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         conversation.visible_messages = message_list(conversation)
         return Response(s.ConversationDetailSerializer(conversation).data)
@@ -212,7 +217,7 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         },
         examples=[MESSAGE_REQUEST_EXAMPLE, MESSAGE_RESPONSE_EXAMPLE],
     )
-    def post(self, request, slug, conversation_id):
+    def post(self, request: Request, slug: str, conversation_id: int):
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         stream = validated(s.StreamQuerySerializer, request.query_params)["stream"]
         content = validated(s.MessageCreateSerializer, request.data)["content"]
@@ -221,7 +226,7 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         message = chat.answer(conversation, request.user, content)
         return Response(s.MessageSerializer(message).data, status=status.HTTP_201_CREATED)
 
-    def _stream(self, chat, conversation, user, content):
+    def _stream(self, chat: ModuleType, conversation: Conversation, user: AbstractBaseUser, content: str):
         def events():
             try:
                 for item in chat.stream_answer(conversation, user, content):
@@ -244,7 +249,7 @@ class FeedbackApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["conversations"], summary="Tumme upp/ner på ett svar", request=s.FeedbackInputSerializer,
                    responses=s.FeedbackSerializer)
-    def post(self, request, slug, conversation_id, message_id):
+    def post(self, request: Request, slug: str, conversation_id: int, message_id: int):
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         message = message_get(conversation, message_id)
         data = validated(s.FeedbackInputSerializer, request.data)

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterator
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -45,11 +46,11 @@ class ChatInputError(ApplicationError):
     """A message or rating that cannot be accepted."""
 
 
-def conversation_create(*, workspace: Workspace, user, title: str = "") -> Conversation:
+def conversation_create(*, workspace: Workspace, user: AbstractBaseUser, title: str = "") -> Conversation:
     return Conversation.objects.create(workspace=workspace, user=user, title=title[:200])
 
 
-def feedback_save(*, message: Message, user, rating: int, comment: str = "") -> Feedback:
+def feedback_save(*, message: Message, user: AbstractBaseUser, rating: int, comment: str = "") -> Feedback:
     if rating not in (1, -1):
         raise ChatInputError("invalid", "Betyget måste vara tummen upp eller tummen ner.")
     feedback, _ = Feedback.objects.update_or_create(message=message, user=user,
@@ -57,7 +58,7 @@ def feedback_save(*, message: Message, user, rating: int, comment: str = "") -> 
     return feedback
 
 
-def answer(conversation: Conversation, user, content: str) -> Message:
+def answer(conversation: Conversation, user: AbstractBaseUser, content: str) -> Message:
     final = None
     for event in stream_answer(conversation, user, content):
         if event["event"] == "done":
@@ -65,7 +66,7 @@ def answer(conversation: Conversation, user, content: str) -> Message:
     return Message.objects.get(pk=final)
 
 
-def stream_answer(conversation: Conversation, user, content: str) -> Iterator[dict]:
+def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: str) -> Iterator[dict]:
     content = clean_message(content)
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
@@ -122,7 +123,8 @@ def stream_answer(conversation: Conversation, user, content: str) -> Iterator[di
     yield _finish(conversation, prepared, "".join(parts), citations, mode=Message.AnswerMode.MODEL)
 
 
-def _model_stream(messages: list[dict], citations: list[dict], workspace, user) -> Iterator[str]:
+def _model_stream(messages: list[dict], citations: list[dict], workspace: Workspace,
+                  user: AbstractBaseUser) -> Iterator[str]:
     """Stream the model's answer, running its search tool calls in between (additive sources)."""
     messages = list(messages)
     for _round in range(MAX_TOOL_ROUNDS + 1):
@@ -143,7 +145,7 @@ def _model_stream(messages: list[dict], citations: list[dict], workspace, user) 
                              "content": _run_search_tool(call, citations, workspace, user)})
 
 
-def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user) -> str:
+def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace: Workspace, user: AbstractBaseUser) -> str:
     if call.name != "search_knowledge_base":
         return "Okänt verktyg."
     args = call.arguments
@@ -175,7 +177,8 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace, user)
     return render_tool_sources(numbered) if numbered else "Inga träffar."
 
 
-def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: str, error: str = "") -> dict:
+def _finish(conversation: Conversation, prepared: PreparedContext, text: str, citations: list[dict], *, mode: str,
+            error: str = "") -> dict:
     valid = {c["n"] for c in citations}
     cleaned, removed = check_citations(text, valid) if mode != Message.AnswerMode.DIRECT else (text, [])
     if mode != Message.AnswerMode.DIRECT:
@@ -197,7 +200,7 @@ def _finish(conversation, prepared, text: str, citations: list[dict], *, mode: s
     }}
 
 
-def _proposals(content: str, workspace, user) -> list[dict]:
+def _proposals(content: str, workspace: Workspace, user: AbstractBaseUser) -> list[dict]:
     try:
         return proposals_for(content, workspace, user)
     except Exception:  # a proposal is an offer; failing to make one must not cost the answer
@@ -226,7 +229,7 @@ def _save_user_message(conversation: Conversation, content: str) -> Message:
     return message
 
 
-def clean_message(content) -> str:
+def clean_message(content: object) -> str:
     if not isinstance(content, str) or not content.strip():
         raise ChatInputError("invalid", "Meddelandet är tomt. Skriv en fråga.")
     content = strip_control(content, "").strip()
@@ -236,7 +239,7 @@ def clean_message(content) -> str:
     return content
 
 
-def sse_event(event: str, data) -> str:
+def sse_event(event: str, data: object) -> str:
     """One server-sent event, as the browser chat and the API's `?stream=true` send them."""
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
@@ -245,5 +248,5 @@ def _context_window() -> int | None:
     return settings.CHAT_CONTEXT_WINDOW if llm.model_configured() else None
 
 
-def _json(data) -> str:
+def _json(data: dict) -> str:
     return json.dumps(data, ensure_ascii=False)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cachetools import LRUCache
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import DatabaseError
 from django.http import Http404
 
@@ -31,6 +33,7 @@ from agent.retrieval.hybrid import (
     neighbour_sections,
     retrieve_context,
 )
+from agent.retrieval.query_analysis import QueryAnalysis
 from agent.retrieval.question_scope import label_workspaces, question_scope
 from agent.retrieval.sources import RetrievedChunk
 from chunks.tokens import count_tokens
@@ -85,7 +88,7 @@ class PreparedContext:
     proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
 
 
-def prepare_context(messages: list[dict], workspace: Workspace, user,
+def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBaseUser,
                     options: PrepareOptions | None = None) -> PreparedContext:
     options = options or PrepareOptions()
     timings: dict[str, float] = {}
@@ -154,7 +157,7 @@ _assembly_memo: LRUCache = LRUCache(maxsize=64)
 _assembly_lock = threading.Lock()
 
 
-def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
+def _assemble(chunks: list[RetrievedChunk], assembly: AssemblyOptions) -> AssembledContext:
     if not chunks:
         return assemble_context(chunks, assembly)
     # The date label and the workspace label are part of a chunk's block (the same chunk is
@@ -171,7 +174,7 @@ def _assemble(chunks, assembly: AssemblyOptions) -> AssembledContext:
     return with_fresh_boundary(assembled)
 
 
-def _register_workspaces(workspace: Workspace, user, scope: AccessScope | None) -> tuple[int, ...]:
+def _register_workspaces(workspace: Workspace, user: AbstractBaseUser, scope: AccessScope | None) -> tuple[int, ...]:
     """The workspaces whose laglista the context may quote: the user's access scope in this workspace (not
     the other workspaces a question names), and only when a register there holds a legal document.
 
@@ -200,7 +203,7 @@ def _register_status(assembled: AssembledContext, workspace_ids: tuple[int, ...]
         return RegisterStatus()
 
 
-def _memory(workspace, user) -> Memory:
+def _memory(workspace: Workspace, user: AbstractBaseUser) -> Memory:
     try:
         return memory_cached(workspace, user)
     except Exception:  # the profile refines an answer; failing to read it must not block one
@@ -218,7 +221,7 @@ class Retrieved:
     scope: AccessScope | None = None
 
 
-def _retrieve(question: str, history: list[str], workspace: Workspace, user, options: PrepareOptions,
+def _retrieve(question: str, history: list[str], workspace: Workspace, user: AbstractBaseUser, options: PrepareOptions,
               timings: dict, facts: dict, profile_key: str = "") -> Retrieved:
     t0 = time.perf_counter()
     asked = question_scope(question, history, user, workspace)
@@ -271,7 +274,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user, opt
     return Retrieved(chunks=chunks, notice=result.notice, degraded=result.degraded, scope=scope)
 
 
-def _analysis_facts(analysis) -> dict:
+def _analysis_facts(analysis: QueryAnalysis) -> dict:
     dates = analysis.dates
     return {
         "keywords": list(analysis.keywords)[:50],
@@ -284,7 +287,8 @@ def _analysis_facts(analysis) -> dict:
     }
 
 
-def _build(options, conversation, assembled, intent, *, skipped, timings, profile=(),
+def _build(options: PrepareOptions, conversation: list[dict], assembled: AssembledContext | None, intent: str, *,
+           skipped: bool, timings: dict[str, float], profile: Sequence[str] = (),
            register: RegisterStatus | None = None) -> PreparedContext:
     register = register or RegisterStatus()
     out = [{"role": "system", "content": options.system_prompt}]
@@ -348,8 +352,8 @@ def _conversation(messages: list[dict]) -> list[dict]:
     return kept[-MAX_HISTORY_MESSAGES:]
 
 
-def _save_log(workspace, user, question, prepared: PreparedContext, *, cache_hit: bool, error: str = "",
-              facts: dict):
+def _save_log(workspace: Workspace, user: AbstractBaseUser, question: str, prepared: PreparedContext, *,
+              cache_hit: bool, error: str = "", facts: dict):
     m = prepared.metrics
     observe_turn(intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit, zero_match=m["zero_match"],
                  degraded=prepared.degraded, retrieval_ms=facts.get("retrieval_ms"),

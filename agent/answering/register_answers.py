@@ -11,10 +11,15 @@ and nothing in it is left for a model to paraphrase or invent.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection
+from django.db.models import QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from compliance.clock import swedish_today
@@ -71,7 +76,7 @@ def item_url(workspace: Workspace, item_id: int) -> str:
         return f"/ws/{workspace.slug}/laglista/poster/{item_id}/"
 
 
-def _person(user) -> str:
+def _person(user: User | None) -> str:
     return (user.get_full_name() or user.get_username()) if user is not None else ""
 
 
@@ -107,12 +112,13 @@ def _action_line(workspace: Workspace, action: Action, today: date) -> str:
     return f"- {_md(action.title)}: {', '.join(parts) or action.get_state_display()}"
 
 
-def _section(heading: str, rows: list, render, empty_text: str) -> Section:
+def _section(heading: str, rows: list, render: Callable[[Any], str], empty_text: str) -> Section:
     return Section(heading=heading, lines=[render(r) for r in rows[:MAX_ROWS]], total=len(rows),
                    empty_text=empty_text)
 
 
-def register_answer(workspace: Workspace, user, question: str, *, today: date | None = None) -> RegisterAnswer:
+def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str, *,
+                    today: date | None = None) -> RegisterAnswer:
     """The register's answer to `question` for `user` in `workspace` (Http404 if not a member)."""
     scope = access_scope_for(user, workspace)
     if scope.workspace_id != workspace.pk:  # the scope is the one workspace read below, never another
@@ -129,7 +135,7 @@ def register_answer(workspace: Workspace, user, question: str, *, today: date | 
     user_id = user.pk
     sections: list[Section] = []
 
-    def mine_filter(qs, field_name: str):
+    def mine_filter(qs: QuerySet, field_name: str):
         return qs.filter(**{field_name: user_id}) if mine else qs
 
     if _MISSING_EVIDENCE.search(question):
@@ -224,7 +230,7 @@ def _render(section: Section) -> str:
     return "\n".join([f"**{section.heading} ({section.total}):**", "", *section.lines, *tail])
 
 
-def _overview(workspace: Workspace, user, today: date) -> str:
+def _overview(workspace: Workspace, user: AbstractBaseUser, today: date) -> str:
     summary = register_summary(workspace, user=user, today=today)
     labels = dict(ComplianceStatus.choices)
     counts = ", ".join(f"{labels[value]}: {count}" for value, count in summary.by_status.items() if count)

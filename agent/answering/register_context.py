@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.contrib.auth.models import User
+
 from chunks.tokens import count_tokens
 from compliance.text import neutralise
 from register.models import RegisterItem
@@ -28,7 +30,7 @@ class RegisterStatus:
     by_document: dict[int, str] = field(default_factory=dict)  # legal document id → the card's status text
 
 
-def _person(user) -> str:
+def _person(user: User | None) -> str:
     return (user.get_full_name() or user.get_username()) if user is not None else ""
 
 

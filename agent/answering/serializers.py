@@ -5,10 +5,13 @@ The field types that refuse bad input to the last byte are shared by every app's
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agent.models import Message
 from chunks.models import SourceType
 from compliance.api.serializers import (
     FiniteFloatField,
@@ -39,7 +42,7 @@ class RetrievalOptionsSerializer(serializers.Serializer):
     OPTION_FIELDS = ("source_types", "content_types", "sfs_numbers", "date_from", "date_to", "top_k", "min_score",
                      "mode")
 
-    def validate(self, attrs):
+    def validate(self, attrs: dict[str, Any]):
         if attrs.get("date_from") and attrs.get("date_to") and attrs["date_from"] > attrs["date_to"]:
             raise serializers.ValidationError({"date_to": "Slutdatum får inte vara före startdatum."})
         return attrs
@@ -138,17 +141,17 @@ class MessageSerializer(serializers.Serializer):
         help_text="Uppgifter i frågan som assistenten erbjuder sig att komma ihåg (sparas bara efter samtycke).")
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
-    def get_sources(self, obj):
+    def get_sources(self, obj: Message):
         # Answers saved before sources carried their kind get it here, so every card can show its badge.
         sources = obj.sources if isinstance(obj.sources, list) else []
         return [{**s, "kind": source_kind_label(s)} if isinstance(s, dict) and "kind" not in s else s for s in sources]
 
     @extend_schema_field(serializers.ListField(child=serializers.JSONField()))
-    def get_removed_citations(self, obj):
+    def get_removed_citations(self, obj: Message):
         return obj.removed_citations if isinstance(obj.removed_citations, list) else []
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
-    def get_proposals(self, obj):
+    def get_proposals(self, obj: Message):
         return obj.proposals if isinstance(obj.proposals, list) else []
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from io import TextIOBase
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -81,7 +82,7 @@ def ms_since(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def write_json(stream, data: dict) -> None:
+def write_json(stream: TextIOBase, data: dict) -> None:
     stream.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 

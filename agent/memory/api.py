@@ -4,26 +4,28 @@ the chat made. Validation is the services' (Swedish messages, `details` naming t
 
 from __future__ import annotations
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agent.selectors import conversation_get, message_get
 from compliance import selectors, services
 from compliance.api.views import BaseApi, WorkspaceMixin, validated
-from compliance.models import FactOrigin
+from compliance.models import FactOrigin, PersonalPreference, Workspace, WorkspaceProfile
 
 from . import profile as memory
 from . import serializers as s
 
 
-def _origins(instance) -> dict:
+def _origins(instance: WorkspaceProfile | PersonalPreference) -> dict:
     return {field: {"origin": o.get("origin", ""), "conversation_id": o.get("conversation_id"), "at": o.get("at")}
             for field, o in (instance.origins or {}).items()}
 
 
-def profile_data(workspace) -> dict:
+def profile_data(workspace: Workspace) -> dict:
     profile = selectors.workspace_profile_get(workspace)
     data = s.ProfileFieldsSerializer(profile).data
     facts = list(selectors.profile_fact_list(workspace)) if profile.pk else []
@@ -31,7 +33,7 @@ def profile_data(workspace) -> dict:
             "revision": profile.revision}
 
 
-def preference_data(workspace, user) -> dict:
+def preference_data(workspace: Workspace, user: AbstractBaseUser) -> dict:
     preference = selectors.preference_get(workspace, user)
     return {**s.PreferenceFieldsSerializer(preference).data, "origins": _origins(preference),
             "revision": preference.revision}
@@ -41,14 +43,14 @@ class ProfileApi(WorkspaceMixin, BaseApi):
     parser_classes = [JSONParser]
 
     @extend_schema(tags=["memory"], summary="Arbetsytans företagsprofil", responses=s.ProfileSerializer)
-    def get(self, request, slug):
+    def get(self, request: Request, slug: str):
         return Response(profile_data(self.workspace))
 
     @extend_schema(tags=["memory"], summary="Ändra företagsprofilen (ägare, redaktörer)",
                    request=s.ProfileFieldsSerializer, responses=s.ProfileSerializer,
                    description="Bara de fält som skickas ändras; `null` eller \"\" tar bort ett värde. "
                                "Ogiltiga värden ger 400 och inget sparas.")
-    def patch(self, request, slug):
+    def patch(self, request: Request, slug: str):
         self.require_edit()
         data = validated(s.ProfileFieldsSerializer, request.data)
         services.profile_update(workspace=self.workspace, user=request.user, values=dict(data),
@@ -57,7 +59,7 @@ class ProfileApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["memory"], summary="Rensa hela företagsprofilen (ägare, redaktörer)",
                    responses={204: None})
-    def delete(self, request, slug):
+    def delete(self, request: Request, slug: str):
         self.require_edit()
         services.profile_clear(workspace=self.workspace)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -68,7 +70,7 @@ class ProfileFactListApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["memory"], summary="Lägg till en uppgift i företagsprofilen (ägare, redaktörer)",
                    request=s.ProfileFactSerializer, responses={201: s.ProfileFactSerializer})
-    def post(self, request, slug):
+    def post(self, request: Request, slug: str):
         self.require_edit()
         data = validated(s.ProfileFactSerializer, request.data)
         fact = services.profile_fact_add(workspace=self.workspace, user=request.user, text=data["text"],
@@ -79,7 +81,7 @@ class ProfileFactListApi(WorkspaceMixin, BaseApi):
 class ProfileFactDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["memory"], summary="Ta bort en uppgift ur företagsprofilen (ägare, redaktörer)",
                    responses={204: None})
-    def delete(self, request, slug, fact_id):
+    def delete(self, request: Request, slug: str, fact_id: int):
         fact = selectors.profile_fact_get(self.workspace, fact_id)
         self.require_edit()
         services.profile_fact_delete(fact)
@@ -91,19 +93,19 @@ class PreferenceApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["memory"], summary="Mina personliga inställningar i arbetsytan",
                    responses=s.PreferenceSerializer)
-    def get(self, request, slug):
+    def get(self, request: Request, slug: str):
         return Response(preference_data(self.workspace, request.user))
 
     @extend_schema(tags=["memory"], summary="Ändra mina inställningar", request=s.PreferenceFieldsSerializer,
                    responses=s.PreferenceSerializer)
-    def patch(self, request, slug):
+    def patch(self, request: Request, slug: str):
         data = validated(s.PreferenceFieldsSerializer, request.data)
         services.preference_update(workspace=self.workspace, user=request.user, values=dict(data),
                                    origin=FactOrigin.API)
         return Response(preference_data(self.workspace, request.user))
 
     @extend_schema(tags=["memory"], summary="Rensa mina inställningar", responses={204: None})
-    def delete(self, request, slug):
+    def delete(self, request: Request, slug: str):
         services.preference_clear(workspace=self.workspace, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -115,7 +117,7 @@ class ProposalApi(WorkspaceMixin, BaseApi):
                    request=s.ProposalDecisionSerializer, responses=s.ProposalSerializer,
                    description="`index` är förslagets plats i svarets `proposals`. Ett redan besvarat förslag "
                                "ger 409.")
-    def post(self, request, slug, conversation_id, message_id, index):
+    def post(self, request: Request, slug: str, conversation_id: int, message_id: int, index: int):
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         message = message_get(conversation, message_id)
         decision = validated(s.ProposalDecisionSerializer, request.data)["decision"]

@@ -186,7 +186,7 @@ def detect(text: str) -> list[Proposal]:
     """Proposals for what `text` states about the organisation or the writer; [] for questions."""
     found: dict[tuple[str, str], Proposal] = {}
 
-    def add(kind: str, field: str, value, label: str) -> None:
+    def add(kind: str, field: str, value: object, label: str) -> None:
         found.setdefault((kind, field), Proposal(kind, field, value, label))
 
     for clause in clauses(text or ""):

@@ -19,11 +19,14 @@ import threading
 from dataclasses import dataclass, field
 
 from cachetools import LRUCache, cached
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
+from agent.models import Message
 from chunks.tokens import count_tokens
 from compliance.errors import ApplicationError
-from compliance.models import PREFERENCE_FIELDS, PROFILE_FIELDS, FactOrigin, stated_fields
+from compliance.models import PREFERENCE_FIELDS, PROFILE_FIELDS, FactOrigin, Workspace, WorkspaceProfile, stated_fields
 from compliance.selectors import (
     membership_get,
     preference_get,
@@ -72,7 +75,7 @@ class Memory:
         return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
-def memory_cached(workspace, user) -> Memory:
+def memory_cached(workspace: Workspace, user: AbstractBaseUser | AnonymousUser | None) -> Memory:
     """memory_for, reused while the workspace's memory_version stands: one small query instead of
     three on every turn. The key holds the user, so one member's preferences are never served to
     another."""
@@ -83,7 +86,7 @@ def memory_cached(workspace, user) -> Memory:
 
 @cached(LRUCache(maxsize=512), key=lambda ws_id, version, user_id, *_: (ws_id, version, user_id),
         lock=threading.Lock())
-def _memory_by_version(ws_id: int, version: int, user_id: int, workspace, user) -> Memory:
+def _memory_by_version(ws_id: int, version: int, user_id: int, workspace: Workspace, user: AbstractBaseUser) -> Memory:
     return memory_for(workspace, user)
 
 
@@ -93,7 +96,7 @@ def profile_lines_cached(memory: Memory, budget: int, encoding: str = "o200k_bas
     return tuple(profile_lines(memory, budget, encoding))
 
 
-def memory_for(workspace, user) -> Memory:
+def memory_for(workspace: Workspace, user: AbstractBaseUser | AnonymousUser | None) -> Memory:
     """The workspace's profile and the user's own preferences (never anyone else's)."""
     profile = workspace_profile_get(workspace)
     facts = tuple(f.text for f in profile_fact_list(workspace)) if profile.pk else ()
@@ -106,7 +109,7 @@ def memory_for(workspace, user) -> Memory:
     )
 
 
-def _mentions(profile) -> list[str]:
+def _mentions(profile: WorkspaceProfile) -> list[str]:
     out = []
     if profile.employee_count is not None:
         out.append(f"{profile.employee_count} anställda")
@@ -181,7 +184,7 @@ class ProposalError(ApplicationError):
 PENDING, SAVED, DECLINED = "pending", "saved", "declined"
 
 
-def proposals_for(content: str, workspace, user) -> list[dict]:
+def proposals_for(content: str, workspace: Workspace, user: AbstractBaseUser) -> list[dict]:
     """What `content` states that is worth remembering and not yet remembered, as proposals to show.
 
     Facts about the organisation are proposed only to members who may edit the profile; a value
@@ -217,7 +220,7 @@ def proposals_for(content: str, workspace, user) -> list[dict]:
     return out
 
 
-def proposal_decide(*, message, index: int, user, save: bool) -> dict:
+def proposal_decide(*, message: Message, index: int, user: AbstractBaseUser, save: bool) -> dict:
     """Save (with the conversation as its origin) or decline one proposal of an answer; returns it."""
     with transaction.atomic():
         message = type(message).objects.select_for_update().select_related("conversation").get(pk=message.pk)
@@ -240,7 +243,7 @@ def proposal_decide(*, message, index: int, user, save: bool) -> dict:
     return proposal
 
 
-def _store(proposal: dict, workspace, user, conversation_id: int) -> None:
+def _store(proposal: dict, workspace: Workspace, user: AbstractBaseUser, conversation_id: int) -> None:
     kind, field, value = proposal.get("kind"), proposal.get("field"), proposal.get("value")
     if kind in (PROFILE, FACT):
         membership = membership_get(user, workspace)

@@ -9,8 +9,10 @@ message instead of writing anything. "Nej tack" is remembered like a rejected su
 
 from __future__ import annotations
 
+from django.contrib.auth.base_user import AbstractBaseUser
+
 from compliance.errors import ApplicationError
-from compliance.models import LegalDocument
+from compliance.models import LegalDocument, Workspace
 from compliance.selectors import membership_get
 from register.models import ItemOrigin, LegalRegister, RegisterItem, SuggestionDecision
 from register.services import document_decline, register_group_get_or_create, register_item_add
@@ -27,7 +29,8 @@ class RegisterProposalError(ApplicationError):
     status = 409
 
 
-def register_proposals_for(documents: list[tuple[int, str]], workspace, user) -> list[dict]:
+def register_proposals_for(documents: list[tuple[int, str]], workspace: Workspace,
+                           user: AbstractBaseUser) -> list[dict]:
     """Offers for the cited legal documents (id, number), in citation order."""
     if not documents:
         return []
@@ -55,7 +58,7 @@ def register_proposals_for(documents: list[tuple[int, str]], workspace, user) ->
     return out
 
 
-def register_proposal_store(proposal: dict, workspace, user, *, save: bool) -> dict:
+def register_proposal_store(proposal: dict, workspace: Workspace, user: AbstractBaseUser, *, save: bool) -> dict:
     """Carry out (save) or decline one offer; returns what the proposal records about the outcome."""
     membership = membership_get(user, workspace)
     if membership is None or not membership.can_edit:

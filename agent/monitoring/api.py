@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from compliance.api.views import BaseApi, WorkspaceMixin, validated
@@ -100,7 +101,7 @@ class WorkspaceMetricsApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="Översiktens siffror (ägare)", parameters=[MetricsQuerySerializer],
                    responses=MetricsSerializer,
                    description="Samma siffror som sidan Översikt. Bara arbetsytans ägare; andra får 404.")
-    def get(self, request, slug):
+    def get(self, request: Request, slug: str):
         if not self.membership.can_manage:
             raise Http404("Arbetsytan finns inte.")
         days = validated(MetricsQuerySerializer, request.query_params)["days"]

@@ -18,6 +18,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from django.contrib.postgres.fields import ArrayField
 from django.core.cache import cache
@@ -31,8 +32,10 @@ from django.db.models import (
     IntegerField,
     Max,
     Q,
+    QuerySet,
     Sum,
 )
+from django.db.models.expressions import Combinable
 from django.db.models.functions import Lower, Trim, TruncDate
 from django.utils import timezone
 
@@ -64,7 +67,7 @@ class Percentiles(Aggregate):
     template = "%(function)s(ARRAY[%(fractions)s]::float8[]) WITHIN GROUP (ORDER BY %(expressions)s)"
     output_field = ArrayField(FloatField())
 
-    def __init__(self, expression, fractions=(0.5, 0.95), **extra):
+    def __init__(self, expression: str | Combinable, fractions: Sequence[float] = (0.5, 0.95), **extra: Any):
         super().__init__(expression, fractions=", ".join(str(float(f)) for f in fractions), **extra)
 
 
@@ -81,7 +84,7 @@ def _bucket_value(bucket: int) -> float:
     return LATENCY_MIN_MS * LATENCY_RATIO ** (bucket + 0.5)
 
 
-def sketch_percentiles(histogram: dict[int, int], fractions=(0.5, 0.95)) -> list[float] | None:
+def sketch_percentiles(histogram: dict[int, int], fractions: Sequence[float] = (0.5, 0.95)) -> list[float] | None:
     """percentile_cont's interpolation over a histogram's bucket values (None when it is empty)."""
     n = sum(histogram.values())
     if not n:
@@ -143,13 +146,13 @@ def _shape(row: dict) -> dict:
     """A row of raw aggregates as the dashboard shows it: rates in 0..1, times in ms, rounded."""
     retrieving, questions = row["retrieving"], row["questions"]
 
-    def rate(n, of):
+    def rate(n: int, of: int):
         return round(n / of, 4) if of else None
 
-    def avg(total, digits=1):
+    def avg(total: int, digits: int = 1):
         return round(total / retrieving, digits) if retrieving else None
 
-    def pct(values):
+    def pct(values: list[float | None] | None):
         values = [v for v in (values or []) if v is not None]
         return {"p50": round(values[0], 1), "p95": round(values[1], 1)} if values else {"p50": None, "p95": None}
 
@@ -191,7 +194,7 @@ def _feedback(workspace_ids: Sequence[int] | None, since: datetime) -> dict:
     }
 
 
-def _found_nothing(logs) -> list[dict]:
+def _found_nothing(logs: QuerySet[RetrievalLog]) -> list[dict]:
     """The questions that found nothing, most frequent first; the same words in another case count as one.
 
     Grouped per workspace, so one workspace's question never carries another's link. The links (the
@@ -216,7 +219,7 @@ _DAY_FIELDS = (*_COUNTS, "retrieval_p50", "retrieval_p95", "total_p50", "total_p
                "retrieval_counts", "total_buckets", "total_counts")
 
 
-def _histograms(logs, key_fields: tuple[str, ...]) -> dict[str, dict[tuple, dict[int, int]]]:
+def _histograms(logs: QuerySet[RetrievalLog], key_fields: tuple[str, ...]) -> dict[str, dict[tuple, dict[int, int]]]:
     """Latency histograms of `logs` per key (e.g. workspace and day): {metric: {key: {bucket: count}}}."""
     out: dict[str, dict[tuple, dict[int, int]]] = {}
     for metric in ("retrieval", "total"):
@@ -289,7 +292,7 @@ def rollup_day_again(day: date) -> None:
         _rollup_days(day, day)
 
 
-def rollup_after_workspace_delete(**kwargs) -> None:
+def rollup_after_workspace_delete(**kwargs: Any) -> None:
     """A deleted workspace's logs and rolled-up days go by cascade; every workspace's days counted them.
     Aggregate those again for the longest period the dashboard shows, and drop older ones (never shown)."""
     through = RollupState.objects.filter(name=ROLLUP_NAME).values_list("through", flat=True).first()

@@ -9,6 +9,7 @@ first deletes that workspace's conversations and logs.
 
 from __future__ import annotations
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -63,7 +64,7 @@ WHERE c.workspace_id = %(ws)s AND m.id %% 50 = 0
 
 
 @transaction.atomic
-def seed_dashboard_logs(workspace: Workspace, user, *, rows: int, days: int = 90) -> dict:
+def seed_dashboard_logs(workspace: Workspace, user: AbstractBaseUser, *, rows: int, days: int = 90) -> dict:
     """Replace `workspace`'s chat history with `rows` synthetic turns; returns what was made."""
     Conversation.objects.filter(workspace=workspace).delete()
     RetrievalLog.objects.filter(workspace=workspace).delete()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -13,7 +13,7 @@ from compliance.clock import swedish_date
 from .dashboard import rollup_day_again
 
 
-def retrieval_log_prune(*, days: int | None = None, now=None) -> int:
+def retrieval_log_prune(*, days: int | None = None, now: datetime | None = None) -> int:
     """Delete the logs older than `days` (RETRIEVAL_LOG_RETENTION_DAYS); returns how many went.
 
     Nothing points at a RetrievalLog, so Django deletes them with one DELETE, not row by row.

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from agent.models import Message
 from agent.selectors import conversation_get_in_workspace
+from compliance.models import Membership, Workspace
 from compliance.selectors import workspace_get_for_user
 
 from .dashboard import (
@@ -27,7 +30,7 @@ INTENT_LABELS = {"greeting": "Hälsning", "meta": "Om assistenten", "factual": "
 MODE_LABELS = {"model": "Språkmodell", "extractive": "Utdrag ur källor", "direct": "Direkt svar", "error": "Fel"}
 
 
-def owned_workspace(user, slug: str):
+def owned_workspace(user: AbstractBaseUser, slug: str):
     """The workspace if `user` owns it; members who are not owners get the same 404 as outsiders."""
     workspace, membership = workspace_get_for_user(user, slug)
     if not membership.can_manage:
@@ -35,7 +38,7 @@ def owned_workspace(user, slug: str):
     return workspace, membership
 
 
-def _period(request) -> tuple[int, str]:
+def _period(request: HttpRequest) -> tuple[int, str]:
     raw = request.GET.get("dagar", "")
     if raw == "":
         return DEFAULT_PERIOD, ""
@@ -44,7 +47,8 @@ def _period(request) -> tuple[int, str]:
     return DEFAULT_PERIOD, PERIOD_ERROR
 
 
-def _render(request, *, stats, days, error, workspace=None, membership=None, conversation_url):
+def _render(request: HttpRequest, *, stats: dict, days: int, error: str, workspace: Workspace | None = None,
+            membership: Membership | None = None, conversation_url: Callable[[str, int, int | None], str]):
     for row in stats["feedback"]["latest_bad"]:
         row["url"] = conversation_url(row["workspace_slug"], row["conversation_id"], row["message_id"])
     for row in stats["found_nothing"]:
@@ -63,12 +67,12 @@ def _render(request, *, stats, days, error, workspace=None, membership=None, con
 
 @login_required
 @require_GET
-def workspace_dashboard(request, slug: str):
+def workspace_dashboard(request: HttpRequest, slug: str):
     workspace, membership = owned_workspace(request.user, slug)
     days, error = _period(request)
     stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=days)
 
-    def conversation_url(ws_slug, conversation_id, message_id):
+    def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None):
         url = reverse("dashboard_conversation", args=[ws_slug, conversation_id])
         return f"{url}#msg-{message_id}" if message_id else url
 
@@ -78,13 +82,13 @@ def workspace_dashboard(request, slug: str):
 
 @login_required
 @require_GET
-def staff_dashboard(request):
+def staff_dashboard(request: HttpRequest):
     if not request.user.is_staff:
         raise Http404
     days, error = _period(request)
     stats = retrieval_stats_cached(workspace_ids=None, days=days)
 
-    def conversation_url(ws_slug, conversation_id, message_id):
+    def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None):
         return reverse("admin:agent_conversation_change", args=[conversation_id])
 
     return _render(request, stats=stats, days=days, error=error, conversation_url=conversation_url)
@@ -92,7 +96,7 @@ def staff_dashboard(request):
 
 @login_required
 @require_GET
-def dashboard_conversation(request, slug: str, conversation_id: int):
+def dashboard_conversation(request: HttpRequest, slug: str, conversation_id: int):
     """A read-only transcript of any conversation in the workspace, for its owners (reached from the dashboard)."""
     workspace, membership = owned_workspace(request.user, slug)
     conversation = conversation_get_in_workspace(workspace, conversation_id)

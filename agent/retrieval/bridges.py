@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 
 from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
@@ -116,7 +117,7 @@ STATUTE_CHUNKS_SQL = ("c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMEN
                       "AND NOT c.document_repealed")
 
 
-def _corpus_version(cursor) -> tuple:
+def _corpus_version(cursor: CursorWrapper) -> tuple:
     """The statutes' chunk count and length, kept by triggers: a load or a re-chunking changes them."""
     cursor.execute("SELECT n_docs, total_len FROM chunks_corpusstat WHERE id = 1")
     row = cursor.fetchone()

@@ -21,8 +21,10 @@ from datetime import date
 import numpy as np
 from cachetools import LRUCache
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import caches
 from django.db import transaction
+from django.db.backends.utils import CursorWrapper
 
 from chunks.chunking import ADVICE_LABEL
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
@@ -183,7 +185,7 @@ _query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-em
 
 # --- input hygiene ---
 
-def clean_query(query) -> str:
+def clean_query(query: object) -> str:
     if not isinstance(query, str):
         raise RetrievalInputError("invalid_query", "Frågan måste vara text.")
     text = strip_control(query).strip()
@@ -395,7 +397,7 @@ def _row_to_chunk(row: dict) -> RetrievedChunk:
     )
 
 
-def set_vector_search(cursor, ef_search: int | None = None) -> None:
+def set_vector_search(cursor: CursorWrapper, ef_search: int | None = None) -> None:
     """The HNSW settings of a search's transaction (RETRIEVAL_HNSW_EF_SEARCH unless `ef_search` is given)."""
     # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going.
     cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
@@ -616,7 +618,8 @@ def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: Retri
 
 # --- the entry point ---
 
-def retrieve_context(query: str, workspace: Workspace, *, user, options: RetrievalOptions | None = None,
+def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser | None,
+                     options: RetrievalOptions | None = None,
                      scope: AccessScope | None = None, analysis: QueryAnalysis | None = None) -> RetrievalResult:
     """Search what `user` may see in `workspace`. Raises RetrievalInputError for unusable input.
 

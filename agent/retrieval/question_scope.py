@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.contrib.auth.base_user import AbstractBaseUser
+
 from compliance.models import Membership, Workspace
 from compliance.selectors import AccessScope, access_scope_for
 
@@ -28,7 +30,7 @@ class QuestionScope:
     named: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
-def question_scope(question: str, history: Sequence[str], user, workspace: Workspace, *,
+def question_scope(question: str, history: Sequence[str], user: AbstractBaseUser, workspace: Workspace, *,
                    membership: Membership | None = None) -> QuestionScope:
     """Analyse `question` (after `history`) and decide the scope it reads; raises Http404 for a non-member."""
     scope = access_scope_for(user, workspace, membership=membership)

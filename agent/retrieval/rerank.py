@@ -10,20 +10,24 @@ import json
 import logging
 import urllib.error
 import urllib.request
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from .sources import RetrievedChunk
 
+if TYPE_CHECKING:  # hybrid imports this module
+    from .hybrid import RetrievalOptions
+
 log = logging.getLogger(__name__)
 TIMEOUT_SECONDS = 5.0
 
 
-def enabled(options) -> bool:
+def enabled(options: RetrievalOptions) -> bool:
     return settings.RERANK_BACKEND == "http" and getattr(options, "rerank", True)
 
 
-def _scores(payload) -> dict[int, float]:
+def _scores(payload: dict | list) -> dict[int, float]:
     # Cohere/Jina: {"results": [{"index", "relevance_score"}]}; TEI: [{"index", "score"}]
     items = payload.get("results", payload.get("data", [])) if isinstance(payload, dict) else payload
     scores = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from django.db.models import Count, Max
 
@@ -34,7 +35,7 @@ def statute_directory() -> StatuteDirectory:
         return _cached[1]
 
 
-def statute_directory_invalidate(**_kwargs) -> None:
+def statute_directory_invalidate(**_kwargs: Any) -> None:
     """Forget the directory at once in this process (other processes notice within CHECK_SECONDS)."""
     global _cached
     with _lock:

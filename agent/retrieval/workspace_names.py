@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from cachetools import TTLCache
+from django.contrib.auth.base_user import AbstractBaseUser
 
 from chunks.selectors import statute_vocabulary
+from compliance.models import Workspace
 from compliance.selectors import workspace_mention_candidates
 
 from .query_analysis import single_word_names
@@ -36,7 +39,7 @@ _cache: TTLCache = TTLCache(maxsize=1024, ttl=CHECK_SECONDS)
 _lock = threading.Lock()
 
 
-def workspace_names_for(user, workspace) -> WorkspaceNames:
+def workspace_names_for(user: AbstractBaseUser, workspace: Workspace) -> WorkspaceNames:
     key = (user.pk, workspace.pk)
     with _lock:
         found = _cache.get(key)
@@ -51,7 +54,7 @@ def workspace_names_for(user, workspace) -> WorkspaceNames:
     return found
 
 
-def workspace_names_invalidate(**_kwargs) -> None:
+def workspace_names_invalidate(**_kwargs: Any) -> None:
     """Receiver for saves and deletes of workspaces and memberships."""
     with _lock:
         _cache.clear()

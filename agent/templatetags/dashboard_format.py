@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django import template
 
 register = template.Library()
@@ -14,20 +17,20 @@ def _number(value: float, digits: int) -> str:
 
 
 @register.filter
-def percent(value) -> str:
+def percent(value: float | None) -> str:
     return NO_DATA if value is None else f"{_number(value * 100, 1)} %"
 
 
 @register.filter
-def ms(value) -> str:
+def ms(value: float | None) -> str:
     return NO_DATA if value is None else f"{_number(value, 0 if value >= 100 else 1)} ms"
 
 
 @register.filter
-def decimal(value) -> str:
+def decimal(value: float | None) -> str:
     return NO_DATA if value is None else _number(value, 1)
 
 
 @register.filter
-def get(mapping, key):
+def get(mapping: Mapping[str, Any], key: str):
     return mapping.get(key)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.answering.prepare import prepare_context
 from agent.evaluation.benchmarking import (
@@ -30,6 +32,7 @@ from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
 from chunks.embedding import get_provider
 from chunks.tokens import count_tokens
+from compliance.models import Workspace
 from compliance.services import preference_clear, preference_update, profile_clear, profile_fact_add, profile_update
 
 EXTRA_QUESTIONS = [
@@ -50,7 +53,7 @@ def pick_questions(count: int, seed: int = 5) -> list[str]:
     return list(dict.fromkeys(picked))[:count]
 
 
-def fill_profile(workspace, user) -> None:
+def fill_profile(workspace: Workspace, user: AbstractBaseUser) -> None:
     """Every profile field, ten free-text facts and every preference: the largest usual Användarprofil."""
     profile_clear(workspace=workspace)
     profile_update(workspace=workspace, user=user, values={
@@ -68,13 +71,13 @@ def fill_profile(workspace, user) -> None:
 class Command(BaseCommand):
     help = "p50/p95 of prepare_context on a cache miss and a hit, and context tokens vs. the top 20 chunks."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--questions", type=int, default=40)
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--profile", action="store_true",
                             help="time it with a full company profile and personal preferences (removed afterwards)")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         questions = pick_questions(max(1, opts["questions"]))
         if not questions:
             raise CommandError("no questions")

@@ -12,10 +12,11 @@ Empties the Django cache it runs against, and rebuilds the daily rollup (timed a
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test import Client
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
@@ -31,13 +32,13 @@ STAFF_USERNAME = "bench-staff"
 class Command(BaseCommand):
     help = "Measure the dashboard's render time over many retrieval logs."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--rows", type=int, default=100_000)
         parser.add_argument("--repeat", type=int, default=10)
         parser.add_argument("--workspace", default="bench-dashboard")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, rows, repeat, workspace, **opts):
+    def handle(self, *args: Any, rows: int, repeat: int, workspace: str, **opts: Any):
         user, ws = bench_owner_and_workspace(workspace)
         seeded = None
         if RetrievalLog.objects.filter(workspace=ws).count() != rows:
@@ -54,7 +55,7 @@ class Command(BaseCommand):
         owner_client.force_login(user)
         staff_client.force_login(staff)
 
-        def timed(client, url, *, cold: bool) -> list[float]:
+        def timed(client: Client, url: str, *, cold: bool) -> list[float]:
             client.get(url)  # templates, the connection, and (for warm) the figures
             times = []
             for _ in range(repeat):

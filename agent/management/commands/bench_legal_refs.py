@@ -16,9 +16,10 @@ No database is used: the statute directory comes from data/sfs/index.tsv.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
 from agent.retrieval.legal_refs import StatuteDirectory, analyse_references, find_sfs_numbers
@@ -68,14 +69,14 @@ def _timed(text: str, directory: StatuteDirectory) -> tuple[float, int]:
 class Command(BaseCommand):
     help = "Time the legal reference parser on pathological inputs, the statutes and questions; prints JSON."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--scale", type=float, default=1.0,
                             help="multiplies the size of every adversarial input (default 1: about 100k characters)")
         parser.add_argument("--statutes", type=int, default=0, help="parse only the first N statutes (0: all)")
         parser.add_argument("--rounds", type=int, default=20, help="times each question is parsed")
         parser.add_argument("--json", action="store_true", help="accepted like the other bench commands; JSON is always printed")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         scale = opts["scale"]
         if scale <= 0 or opts["rounds"] < 1 or opts["statutes"] < 0:
             raise CommandError("--scale must be > 0, --rounds >= 1 and --statutes >= 0")

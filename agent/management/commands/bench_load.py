@@ -42,11 +42,12 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, read_jsonl, write_json
@@ -148,7 +149,7 @@ class Results:
             if len(self.error_samples) < 10:
                 self.error_samples.append(f"{kind}: {detail[:300]}")
 
-    def sources(self, slug: str, rows) -> None:
+    def sources(self, slug: str, rows: list[dict] | None) -> None:
         with self._lock:
             for row in rows or []:
                 if row.get("source_type") in ("USER_FILE", "ASSESSMENT"):
@@ -254,7 +255,7 @@ def upload(client: Client, results: Results, n: str) -> None:
 class Command(BaseCommand):
     help = "Drive N concurrent users (chat, search, uploads) against gunicorn + Celery on 127.0.0.1; print latencies."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--users", type=int, default=20)
         parser.add_argument("--seconds", type=float, default=60)
         parser.add_argument("--max-requests", type=int, default=20000)
@@ -267,7 +268,7 @@ class Command(BaseCommand):
                                  "0: closed loop, the capacity run")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         users = max(2, opts["users"])
         if not LegalDocument.objects.filter(chunks__isnull=False).exists():
             raise CommandError("Inga författningar är inlästa: kör först `manage.py load_sfs`.")
@@ -322,7 +323,7 @@ class Command(BaseCommand):
 
     # ----------------------------------------------------------------- processes
 
-    def _env(self, media: Path, opts) -> dict:
+    def _env(self, media: Path, opts: dict) -> dict:
         env = dict(os.environ)
         db = connection.settings_dict
         env.update(
@@ -338,7 +339,7 @@ class Command(BaseCommand):
         )
         return env
 
-    def _start(self, port: int, media: Path, opts) -> list[subprocess.Popen]:
+    def _start(self, port: int, media: Path, opts: dict) -> list[subprocess.Popen]:
         env = self._env(media, opts)
         bin_dir = Path(sys.executable).parent
         log = open(media / "processes.log", "w")
@@ -370,7 +371,7 @@ class Command(BaseCommand):
 
     # ----------------------------------------------------------------- load
 
-    def _drive(self, port: int, setup: dict, users: int, opts) -> dict:
+    def _drive(self, port: int, setup: dict, users: int, opts: dict) -> dict:
         spaces = setup["spaces"]
         pool = QuestionPool(questions())
         chatters = users // 2

@@ -49,17 +49,20 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime
 from datetime import timezone as dt_timezone
+from typing import Any
 
 import numpy as np
 import psycopg
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, connections, transaction
+from django.db.backends.utils import CursorWrapper
 from pgvector.psycopg import register_vector
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, warn, write_json
@@ -311,7 +314,7 @@ def _perturbed(seeds: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def _meta_get(cur) -> dict | None:
+def _meta_get(cur: CursorWrapper) -> dict | None:
     cur.execute("CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, value jsonb NOT NULL)")
     cur.execute("SELECT value FROM bench_meta WHERE key = 'corpus'")
     row = cur.fetchone()
@@ -320,7 +323,7 @@ def _meta_get(cur) -> dict | None:
     return json.loads(row[0]) if isinstance(row[0], str) else row[0]
 
 
-def build_synthetic(n: int, dbname: str, log) -> dict:
+def build_synthetic(n: int, dbname: str, log: Callable[[str], None]) -> dict:
     """Fill `dbname` with n chunks (reused if it already holds them from the same seed). Returns build figures."""
 
     seed_db = connection.settings_dict["NAME"]
@@ -383,7 +386,7 @@ def _vacuum() -> None:
         vacuum_keyword_index(cur)
 
 
-def _vacuum_if_stale(log) -> bool:
+def _vacuum_if_stale(log: Callable[[str], None]) -> bool:
     """Vacuum a reused bench database whose postings are not mostly all-visible (an older build
     that only analysed). True if it vacuumed."""
     with connection.cursor() as cur:
@@ -397,7 +400,7 @@ def _vacuum_if_stale(log) -> bool:
     return True
 
 
-def _same_niceness_for_backend(log) -> None:
+def _same_niceness_for_backend(log: Callable[[str], None]) -> None:
     """Give this session's Postgres backend the niceness of this process.
 
     The build's heavy work (trigger-free COPY, the postings insert, the index builds) runs in
@@ -492,7 +495,7 @@ def _drop_indexes(defs: list[tuple[str, str]]) -> None:
             cur.execute(f'DROP INDEX IF EXISTS "{name}"')
 
 
-def _build_settings(cur) -> None:
+def _build_settings(cur: CursorWrapper) -> None:
     # The server's default_text_search_config ('pg_catalog.swedish' in the dev cluster) is
     # re-sent to parallel workers as 'pg_catalog.pg_catalog.swedish' and fails; set it plainly.
     cur.execute("SET default_text_search_config = 'swedish'")
@@ -502,7 +505,7 @@ def _build_settings(cur) -> None:
     cur.execute("SET work_mem = '256MB'")
 
 
-def _build_postings(defs: list[tuple[str, str]], log) -> dict:
+def _build_postings(defs: list[tuple[str, str]], log: Callable[[str], None]) -> dict:
     """The BM25 postings and statistics of every chunk, in one pass (the COPY ran without triggers),
     then the postings' indexes."""
     out = {}
@@ -522,7 +525,7 @@ def _build_postings(defs: list[tuple[str, str]], log) -> dict:
     return out
 
 
-def _create_indexes(defs: list[tuple[str, str]], log) -> dict:
+def _create_indexes(defs: list[tuple[str, str]], log: Callable[[str], None]) -> dict:
     out = {}
     with connection.cursor() as cur:
         _build_settings(cur)
@@ -549,7 +552,8 @@ COPY_TYPES = ("text", "int8", "int8", "int8", "text", "text", "text", "text", "i
               "int4", "text", "text", "int4", "text", "vector", "text", "timestamptz", "bool")
 
 
-def _copy_chunks(n: int, ids: dict, seed_meta, seed_vectors, pool, log) -> float:
+def _copy_chunks(n: int, ids: dict, seed_meta: list[tuple], seed_vectors: np.ndarray, pool: list[str],
+                 log: Callable[[str], None]) -> float:
     """Binary COPY straight through Django's psycopg connection. Returns ms."""
 
 
@@ -644,7 +648,7 @@ def _timed(queries: list[str], fns: dict, warmup: int) -> dict[str, tuple[dict, 
     return out
 
 
-def time_queries(queries: list[str], scope, workspace, *, warmup: int = 10) -> dict:
+def time_queries(queries: list[str], scope: AccessScope, workspace: Workspace, *, warmup: int = 10) -> dict:
     """Latencies per path ("general", "statute"), plus retrieve_context over all queries.
     Returns the figures and, under "_general_vectors", the general queries' vectors (for recall)."""
     model = active_model_name()
@@ -666,8 +670,8 @@ def time_queries(queries: list[str], scope, workspace, *, warmup: int = 10) -> d
         prepared[text] = {"path": "statute" if named else "general", "terms": keyword_terms(analysis), "kwq": kwq,
                           "options": RetrievalOptions(sfs_numbers=named) if named else RetrievalOptions()}
 
-    def half(mode):
-        def search(text):
+    def half(mode: str):
+        def search(text: str):
             p = prepared[text]
             return hybrid_search(p["terms"], scope, p["options"], limit=limit, qvec=vectors[text], mode=mode,
                                  kwq=p["kwq"])
@@ -706,7 +710,7 @@ def _vector_ids(sql: str, params: dict, ef_search: int | None) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def hnsw_recall(vectors: list, scope, *, k: int = 20, ef_search: int | None = None) -> dict:
+def hnsw_recall(vectors: list, scope: AccessScope, *, k: int = 20, ef_search: int | None = None) -> dict:
     """Mean recall@k of the general vector half (HNSW) against an exact scan of the same scope.
 
     Both run the production vector-only statement (agent.retrieval.hybrid._hybrid_sql, general
@@ -748,7 +752,7 @@ def corpus_size() -> dict:
 class Command(BaseCommand):
     help = "Latency/throughput of the retrieval SQL (embedding excluded), on the loaded or a synthetic corpus."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--chunks", type=int, default=0,
                             help="build/reuse a synthetic corpus of N chunks in --db and time that")
         parser.add_argument("--db", default="lagrum_bench", help="database for the synthetic corpus")
@@ -758,7 +762,7 @@ class Command(BaseCommand):
         parser.add_argument("--build-only", action="store_true")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         log = (lambda msg: None) if opts["json"] else self.stdout.write
         progress = lambda msg: self.stderr.write(msg)  # noqa: E731
         report = {"machine": machine_info(), "target": "synthetic" if opts["chunks"] else "loaded"}
@@ -785,7 +789,7 @@ class Command(BaseCommand):
         else:
             self._print(report, log)
 
-    def _measure(self, scope, workspace, opts) -> dict:
+    def _measure(self, scope: AccessScope, workspace: Workspace, opts: dict) -> dict:
         # The statute names of the database being measured (the process may have cached another's).
         statute_directory_invalidate()
         query_vectors.clear()
@@ -800,12 +804,12 @@ class Command(BaseCommand):
             statute_directory_invalidate()
             query_vectors.clear()
 
-    def _print(self, report: dict, log) -> None:
+    def _print(self, report: dict, log: Callable[[str], None]) -> None:
         log(f"corpus: {report.get('corpus')}")
         if "build" in report:
             log(f"build: {report['build']}")
 
-        def line(label, f):
+        def line(label: str, f: dict):
             log(f"{label:<26} p50 {f['p50_ms']:>8.1f} ms  p95 {f['p95_ms']:>8.1f} ms  p99 {f['p99_ms']:>8.1f} ms"
                 f"  {f['qps']:>7.1f} q/s")
 

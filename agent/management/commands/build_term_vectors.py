@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.retrieval import neighbours
 from chunks.embedding import active_model_name, get_provider
@@ -26,13 +27,13 @@ PAIRS = 200_000
 class Command(BaseCommand):
     help = "Embed the loaded statutes' index terms into data/sfs/terms-<model>.npz (query expansion by neighbours)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--min-df", type=int, default=neighbours.MIN_DF,
                             help="statute chunks a lexeme must be used in to be an index term")
         parser.add_argument("--out", default="", help="the file (default: data/sfs/terms-<model>.npz)")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any):
         started = time.perf_counter()
         terms = neighbours.corpus_terms(options["min_df"])
         if not terms:

@@ -14,23 +14,28 @@ so the cost and the gain are side by side.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.evaluation.benchmarking import eval_user_and_workspace, machine_info, read_jsonl, write_json
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.sources import RetrievedChunk
+from compliance.models import Workspace
 
 DEFAULT_FILE = settings.BASE_DIR / "data" / "eval" / "relevance_questions.jsonl"
 
 
-def gold_kept(chunks, gold: set[tuple[str, str]]) -> bool:
+def gold_kept(chunks: list[RetrievedChunk], gold: set[tuple[str, str]]) -> bool:
     return any((c.document_number, c.citation) in gold for c in chunks)
 
 
 class Command(BaseCommand):
     help = "Relevance threshold: off-topic questions with no sources, on-topic questions keeping their gold source."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--questions", action="append", default=[],
                             help="more JSON lines files (question + gold_refs, all on topic); repeatable")
         parser.add_argument("--set", default=str(DEFAULT_FILE), help="the on/off-topic set")
@@ -38,7 +43,7 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "keyword"])
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         user, workspace = eval_user_and_workspace()
         report = {"machine": machine_info(), "min_relevance": settings.RETRIEVAL_MIN_RELEVANCE,
                   "min_relevance_alone": settings.RETRIEVAL_MIN_RELEVANCE_ALONE,
@@ -62,7 +67,8 @@ class Command(BaseCommand):
             for label, f in figures.items():
                 self.stdout.write(f"  {label:<13} {f}")
 
-    def _measure(self, questions, workspace, user, opts, threshold) -> dict:
+    def _measure(self, questions: list[dict], workspace: Workspace, user: AbstractBaseUser, opts: dict,
+                 threshold: float | None) -> dict:
         off = off_empty = on = on_kept = on_empty = 0
         for q in questions:
             options = RetrievalOptions(mode=opts["mode"], top_k=opts["k"], min_relevance=threshold)

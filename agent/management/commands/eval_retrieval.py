@@ -30,13 +30,16 @@ import math
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.evaluation.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
 from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
-from compliance.models import LegalDocument, ProcessingStatus
+from agent.retrieval.sources import RetrievedChunk
+from compliance.models import LegalDocument, ProcessingStatus, Workspace
 
 KS = (1, 5, 10, 20)
 # With a deep --k (up to 200), how far down the gold section sits: the most a reranker given that many
@@ -45,7 +48,7 @@ DEEP_KS = (50, 100, 200)
 MODES = ("hybrid", "vector", "keyword")
 
 
-def unique_sections(chunks) -> list[tuple[str, str]]:
+def unique_sections(chunks: list[RetrievedChunk]) -> list[tuple[str, str]]:
     seen: set[tuple[str, str]] = set()
     out: list[tuple[str, str]] = []
     for chunk in chunks:
@@ -78,7 +81,8 @@ class ContextBlock:
     tokens: int
 
 
-def context_block(question: str, workspace, user, options: RetrievalOptions) -> ContextBlock:
+def context_block(question: str, workspace: Workspace, user: AbstractBaseUser,
+                  options: RetrievalOptions) -> ContextBlock:
     """What the model would be given for `question` alone: the real pre-model step, uncached."""
     prepared = prepare_context([{"role": "user", "content": question}], workspace, user,
                                PrepareOptions(retrieval=options, use_cache=False))
@@ -89,7 +93,7 @@ def context_block(question: str, workspace, user, options: RetrievalOptions) -> 
 class Command(BaseCommand):
     help = "Evaluate retrieval on a question file (question + gold_refs): recall@k, MRR, nDCG@10, latency."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--questions", required=True, help="JSON lines file, .jsonl or .jsonl.gz")
         parser.add_argument("--k", type=int, default=20, help="chunks retrieved per question (top_k)")
         parser.add_argument("--mode", default="hybrid", choices=[*MODES, "all"])
@@ -101,7 +105,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-context", action="store_true",
                             help="skip the context recall (the pre-model step run for every question)")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         try:
             questions = [q for q in read_jsonl(opts["questions"]) if q.get("question") and q.get("gold_refs")]
         except OSError as exc:

@@ -8,7 +8,9 @@ logs are replaced, so never point it at a real workspace.
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 
 from agent.evaluation.benchmarking import write_json
 from agent.monitoring.dashboard_seed import seed_dashboard_logs
@@ -19,11 +21,11 @@ from ._dashboard import bench_owner_and_workspace
 class Command(BaseCommand):
     help = "Replace a benchmark workspace's chat history with synthetic retrieval logs."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--rows", type=int, default=100_000)
         parser.add_argument("--days", type=int, default=90)
         parser.add_argument("--workspace", default="bench-dashboard")
 
-    def handle(self, *args, rows, days, workspace, **opts):
+    def handle(self, *args: Any, rows: int, days: int, workspace: str, **opts: Any):
         user, ws = bench_owner_and_workspace(workspace)
         write_json(self.stdout, {"workspace": ws.slug, **seed_dashboard_logs(ws, user, rows=rows, days=days)})

@@ -21,11 +21,12 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db.models import Q
 
 from agent.evaluation.benchmarking import machine_info, write_json
@@ -63,14 +64,14 @@ def small_file(nonce: str) -> tuple[str, str]:
 class Command(BaseCommand):
     help = "Time a small upload in one workspace while another workspace's large file embeds."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--chunks", type=int, default=2190, help="sections in A's file (one chunk each)")
         parser.add_argument("--delay", type=float, default=10.0,
                             help="seconds after A's first vector before B uploads")
         parser.add_argument("--timeout", type=float, default=3600.0)
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         user = get_user_model().objects.create_user(f"bench-fair-{uuid.uuid4().hex[:6]}")
         ws_a = workspace_create(name=f"Bench A {uuid.uuid4().hex[:6]}", owner=user)
         ws_b = workspace_create(name=f"Bench B {uuid.uuid4().hex[:6]}", owner=user)

@@ -23,9 +23,10 @@ import random
 import time
 from pathlib import Path
 from queue import Empty
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.evaluation.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
 from chunks.chunking import chunk_statute
@@ -37,7 +38,8 @@ from law.sfs_corpus import CORE_SFS, read_corpus
 TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
 
 
-def run_embedding(texts: list[str], configs, threads: int) -> tuple[list[dict], list[int]]:
+def run_embedding(texts: list[str], configs: list[tuple[str, int, bool]],
+                  threads: int) -> tuple[list[dict], list[int]]:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=measure_embedding, args=(texts, configs, threads, queue))
@@ -56,7 +58,7 @@ def run_embedding(texts: list[str], configs, threads: int) -> tuple[list[dict], 
 class Command(BaseCommand):
     help = "Chunking and embedding throughput, with projections for the core statutes and the whole corpus."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--sfs", default="", help="comma-separated SFS numbers (default: the 18 core statutes)")
         parser.add_argument("--sample", type=int, default=300, help="chunks to embed per configuration")
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
@@ -66,7 +68,7 @@ class Command(BaseCommand):
                             help="statutes to run through chunk_document + embed_chunk_batch ('' to skip)")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         wanted = [s.strip() for s in opts["sfs"].split(",") if s.strip()] or list(CORE_SFS)
         records = list(read_corpus(Path(opts["corpus"])))
         by_sfs = {r["sfs"]: r for r in records}
@@ -74,7 +76,7 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"not in the corpus: {', '.join(missing)}")
 
-        def chunk_all(recs):
+        def chunk_all(recs: list[dict]):
             t0 = time.perf_counter()
             drafts = {r["sfs"]: chunk_statute(r["title"], r["sfs"], r["text"]) for r in recs}
             seconds = ms_since(t0) / 1000

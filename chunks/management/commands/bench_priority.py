@@ -27,11 +27,12 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q, QuerySet
 
 from agent.evaluation.benchmarking import machine_info, write_json
@@ -81,7 +82,7 @@ def policy_markdown(nonce: str, pages: int = 20) -> str:
 class Command(BaseCommand):
     help = "Time until an uploaded policy is searchable while a bulk re-embed of the statutes runs."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--layouts", default="priority,split", help=f"comma-separated: {', '.join(LAYOUTS)}")
         parser.add_argument("--warmup", type=float, default=10.0,
                             help="seconds of bulk work before the upload (the models load, the queue is busy)")
@@ -90,7 +91,7 @@ class Command(BaseCommand):
         parser.add_argument("--restore", action="store_true",
                             help="only write back the vectors a killed run left in its snapshot, then exit")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         # A run killed outright left its snapshot: the statutes get their vectors back before anything else.
         if bench_isolation.snapshot_pending():
             restored = bench_isolation.restore_statute_vectors()

@@ -9,8 +9,10 @@ crosses databases.
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, transaction
 
 from chunks.embedding import active_model_name
@@ -21,10 +23,10 @@ from chunks.services import source_progress_refresh
 class Command(BaseCommand):
     help = "Copy statute vectors from another database (matched on sfs number, path and text)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--from-database", required=True, help="postgres:// URL of the database to read")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         model = active_model_name()
         try:
             source = psycopg.connect(opts["from_database"])

@@ -1,4 +1,8 @@
-from django.core.management.base import BaseCommand
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 from django.db.models import Q
 
 from chunks.embedding import active_model_name
@@ -10,10 +14,10 @@ from chunks.tasks import enqueue_embedding
 class Command(BaseCommand):
     help = "Re-embed chunks whose vectors were made by another model than the active one."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--all", action="store_true", help="re-embed every chunk, even current ones")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         model = active_model_name()
         qs = ContentChunk.objects.all() if opts["all"] else ContentChunk.objects.filter(
             Q(embedding__isnull=True) | ~Q(embedding_model=model))

@@ -9,8 +9,9 @@ mythes-sv`). Same input, byte-identical output (law.thesaurus).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from law.thesaurus import default_path, parse_mythes, write_synonyms
 
@@ -20,11 +21,11 @@ MYTHES_SV = Path("/usr/share/mythes/th_sv_SE_v2.dat")
 class Command(BaseCommand):
     help = "Skriv projektets kompakta kopia av den svenska synonymordlistan (mythes-sv)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--source", default=str(MYTHES_SV))
         parser.add_argument("--out", default=str(default_path()))
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         source = Path(opts["source"])
         try:
             raw = source.read_bytes()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from compliance.services import legal_document_upsert
@@ -22,14 +23,14 @@ from ._loading import ingest_loaded, vacuum_after_load
 class Command(BaseCommand):
     help = "Load the agency regulations (data/foreskrifter) and the GDPR (data/eu) as legal documents."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         parser.add_argument("--file", action="append", dest="files",
                             help="a .jsonl.gz file of records (repeatable; default: both shipped files)")
         parser.add_argument("--sync", action="store_true",
                             help="chunk in this process instead of on the Celery worker (embedding still queued)")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         started = time.monotonic()
         paths = [Path(p) for p in opts["files"] or [FORESKRIFTER_PATH, GDPR_PATH]]
         missing = [str(p) for p in paths if not p.exists()]

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, transaction
 from tqdm import tqdm
 
@@ -33,7 +34,7 @@ class Command(BaseCommand):
     help = ("Load statutes from the bundled SFS corpus (default: the compliance core set; --all: the 177 curated "
             "statutes; --book: the whole statute book in force, 4,610).")
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser):
         group = parser.add_mutually_exclusive_group()
         group.add_argument("--only", help="comma-separated SFS numbers, e.g. 1977:1160,1982:80")
         group.add_argument("--all", action="store_true", help="all statutes in the corpus file")
@@ -47,7 +48,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any):
         started = time.perf_counter()
         wanted = self._wanted(opts)
         paths = [Path(opts["corpus"])] + ([Path(opts["book_file"])] if opts["book"] else [])
@@ -110,7 +111,7 @@ class Command(BaseCommand):
             return str(exc) or type(exc).__name__
 
     @staticmethod
-    def _wanted(opts) -> set[str] | None:
+    def _wanted(opts: dict) -> set[str] | None:
         if opts["all"] or opts.get("book"):
             return None
         if opts["only"]:

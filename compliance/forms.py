@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.db.models import Model
 
 from .models import Assessment, LegalDocument, PersonalPreference, Workspace, WorkspaceProfile
@@ -29,7 +29,7 @@ class LegalDocumentChoiceField(forms.ModelChoiceField):
 
 
 class MemberChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: AbstractUser) -> str:
+    def label_from_instance(self, obj: User) -> str:
         full = obj.get_full_name()
         return f"{full} ({obj.get_username()})" if full else obj.get_username()
 

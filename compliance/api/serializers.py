@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -82,7 +82,7 @@ class UserRefSerializer(serializers.Serializer):
     username = StrictCharField()
     full_name = serializers.SerializerMethodField()
 
-    def get_full_name(self, user: AbstractUser) -> str:
+    def get_full_name(self, user: User) -> str:
         return user.get_full_name()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .comparison import Pair, pair_own_with_law
 from .prompts import (
@@ -15,8 +16,14 @@ from .prompts import (
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 
 
-def check_citations(text: str, valid: set[int]) -> tuple[str, list[int]]:
-    """Drop every [n] that names no given source. Returns (text, removed numbers)."""
+@dataclass(frozen=True)
+class CheckedCitations:
+    text: str  # the answer without the citations that name no source
+    removed: list[int]  # the numbers dropped, sorted
+
+
+def check_citations(text: str, valid: set[int]) -> CheckedCitations:
+    """Drop every [n] that names no given source."""
     removed: list[int] = []
 
     def fix(match: re.Match) -> str:
@@ -27,7 +34,7 @@ def check_citations(text: str, valid: set[int]) -> tuple[str, list[int]]:
 
     cleaned = CITATION_RE.sub(fix, text)
     cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned) if removed else cleaned
-    return cleaned, sorted(set(removed))
+    return CheckedCitations(text=cleaned, removed=sorted(set(removed)))
 
 
 def cited_numbers(text: str) -> list[int]:

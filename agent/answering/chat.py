@@ -30,7 +30,7 @@ from compliance.models import LegalDocument, Workspace
 from compliance.text import strip_control
 
 from . import llm
-from .answer import check_citations, cited_numbers, extractive_answer
+from .answer import CheckedCitations, check_citations, cited_numbers, extractive_answer
 from .change_answers import change_answer
 from .context_assembly import render_tool_sources
 from .prepare import PreparedContext, PrepareOptions, prepare_context
@@ -180,7 +180,8 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace: Works
 def _finish(conversation: Conversation, prepared: PreparedContext, text: str, citations: list[dict], *, mode: str,
             error: str = "") -> dict:
     valid = {c["n"] for c in citations}
-    cleaned, removed = check_citations(text, valid) if mode != Message.AnswerMode.DIRECT else (text, [])
+    checked = check_citations(text, valid) if mode != Message.AnswerMode.DIRECT else CheckedCitations(text, [])
+    cleaned, removed = checked.text, checked.removed
     if mode != Message.AnswerMode.DIRECT:
         prepared.proposals = prepared.proposals + _register_offers(cleaned, citations, conversation)
     with transaction.atomic():

@@ -61,7 +61,13 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def _lexemes(texts: list[str]) -> tuple[list[set[str]], dict[str, float]]:
+@dataclass(frozen=True)
+class _Lexemes:
+    per_text: list[set[str]]  # each text's content lexemes, in the texts' order
+    idf: dict[str, float]  # every such lexeme's idf over the statutes
+
+
+def _lexemes(texts: list[str]) -> _Lexemes:
     """Each text's content lexemes, and every lexeme's idf over the statutes (one query)."""
     with dict_cursor() as cursor:
         cursor.execute("""
@@ -80,7 +86,7 @@ def _lexemes(texts: list[str]) -> tuple[list[set[str]], dict[str, float]]:
         n = max(row["n_docs"] or 0, df)
         # A lexeme no statute uses cannot be shared with a statute sentence; give it no weight anyway.
         idf[lexeme] = math.log(1 + (n - df + 0.5) / (df + 0.5)) if df else 0.0
-    return sets, idf
+    return _Lexemes(per_text=sets, idf=idf)
 
 
 def pair_own_with_law(citations: list[dict], *, max_pairs: int = MAX_PAIRS) -> list[Pair]:
@@ -99,7 +105,8 @@ def pair_own_with_law(citations: list[dict], *, max_pairs: int = MAX_PAIRS) -> l
     law = [(row, s) for row in law_rows for s in _sentences(row.get("passage") or row.get("text") or "")]
     if not own or not law:
         return []
-    sets, idf = _lexemes([s for _, s in own] + [s for _, s in law])
+    vocabulary = _lexemes([s for _, s in own] + [s for _, s in law])
+    sets, idf = vocabulary.per_text, vocabulary.idf
     own_sets, law_sets = sets[:len(own)], sets[len(own):]
     norm = [sum(idf.get(lexeme, 0.0) for lexeme in lexemes) for lexemes in sets]
     candidates = []

@@ -397,8 +397,8 @@ class _Candidate:
     also: list[RetrievedChunk] = field(default_factory=list)  # other documents with the very same text
 
 
-def _unique_by_relevance(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Candidate], int]:
-    """Relevance-ordered candidates without duplicates or empty chunks, and how many were dropped.
+def _unique_by_relevance(chunks: Sequence[RetrievedChunk]) -> list[_Candidate]:
+    """Relevance-ordered candidates without duplicates or empty chunks.
 
     The same text from another document (a policy pasted into an assessment, a statute quoted
     in a file) takes no slot of its own: it joins the first candidate's `also`, so the block is
@@ -425,7 +425,7 @@ def _unique_by_relevance(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Candid
         cand = _Candidate(chunk, len(result), _label(chunk), _clean_text(chunk))
         by_text[normalised] = cand
         result.append(cand)
-    return result, len(chunks) - len(result)
+    return result
 
 
 def _label_with_also(chunk: RetrievedChunk, also: list[RetrievedChunk]) -> str:
@@ -487,7 +487,7 @@ def _build(presented: list[_Candidate], total: int, boundary: str) -> str:
 def assemble_context(chunks: list[RetrievedChunk], options: AssemblyOptions | None = None) -> AssembledContext:
     options = options or AssemblyOptions()
     budget = budget_for(options)
-    candidates, discarded = _unique_by_relevance(chunks)
+    candidates = _unique_by_relevance(chunks)
     boundary = new_boundary((), folded=[c.text for c in candidates] + [c.label for c in candidates])
     selected = _select(candidates, budget, options.encoding)
 
@@ -513,7 +513,7 @@ def assemble_context(chunks: list[RetrievedChunk], options: AssemblyOptions | No
         excluded_by_budget=len(candidates) - len(presented),
         truncated=[n for n, c in enumerate(presented, start=1) if c.truncated],
         documents=len({c.chunk.document_key for c in presented}),
-        discarded=discarded,
+        discarded=len(chunks) - len(candidates),
         shown_texts={n: c.shown for n, c in enumerate(presented, start=1)},
         boundary=boundary if text else "",
         also={n: list(c.also) for n, c in enumerate(presented, start=1) if c.also},

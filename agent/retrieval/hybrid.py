@@ -95,6 +95,12 @@ class RetrievalResult:
 
 # --- the query embedding cache: identical queries are embedded once ---
 
+@dataclass(frozen=True)
+class QueryVector:
+    vector: np.ndarray
+    cached: bool  # found in this process's or the shared cache, not embedded now
+
+
 class _QueryVectorCache:
     """An in-process LRU in front of Django's cache (Redis in production), so every
     gunicorn worker and thread reuses a vector any of them embedded.
@@ -111,12 +117,12 @@ class _QueryVectorCache:
         self._alias, self._prefix = alias, prefix
         self._generation: int | None = None
 
-    def get_or_embed(self, model: str, text: str) -> tuple[np.ndarray, bool]:
+    def get_or_embed(self, model: str, text: str) -> QueryVector:
         key = (model, text)
         with self._lock:
             found = self._data.get(key)
         if found is not None:
-            return found, True
+            return QueryVector(found, cached=True)
         vector = self._shared_get(model, text)
         cached = vector is not None
         if vector is None:
@@ -124,7 +130,7 @@ class _QueryVectorCache:
             self._shared_set(model, text, vector)
         with self._lock:
             self._data[key] = vector
-        return vector, cached
+        return QueryVector(vector, cached=cached)
 
     def clear_local(self) -> None:
         """Forget this process's vectors only (as a freshly started worker would have none)."""
@@ -652,7 +658,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
                  if options.mode in ("hybrid", "vector") else None)
 
     t0 = time.perf_counter()
-    refs, named_sfs = _references(analysis.references) if options.use_references else ([], [])
+    cited = _references(analysis.references if options.use_references else [])
+    refs, named_sfs = cited.units, cited.named
     result.references = [unit.label for unit in refs]
     exact = exact_reference_search(refs, scope, options, named=True)
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
@@ -694,9 +701,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
 
     if reranking:
         t0 = time.perf_counter()
-        chunks, rerank_error = rerank_module.rerank(text, chunks, keep_first=len(exact))
+        reranked = rerank_module.rerank(text, chunks, keep_first=len(exact))
+        chunks = reranked.chunks
         timings["rerank"] = _ms(t0)
-        if rerank_error:
+        if reranked.error:
             result.notice = result.notice or "Omrankningen misslyckades; resultatet visas i ursprunglig ordning."
     result.chunks = chunks[:top_k]
     result.reserve = chunks[top_k:top_k + reserve]
@@ -716,9 +724,9 @@ def is_everyday_question(analysis: QueryAnalysis) -> bool:
 def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarray | None:
     t0 = time.perf_counter()
     try:
-        qvec, cached = query_vectors.get_or_embed(active_model_name(), text[:MAX_EMBED_CHARS])
-        timings["embed_cached"] = cached
-        return qvec
+        embedded = query_vectors.get_or_embed(active_model_name(), text[:MAX_EMBED_CHARS])
+        timings["embed_cached"] = embedded.cached
+        return embedded.vector
     except (EmbeddingError, OSError, RuntimeError, ValueError) as exc:
         log.warning("query embedding failed, falling back to full text: %s", exc)
         result.mode = "keyword"
@@ -729,7 +737,13 @@ def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarra
         timings["embed"] = _ms(t0)
 
 
-def _references(refs: list[LegalReference]) -> tuple[list[CitedUnit], list[str]]:
+@dataclass(frozen=True)
+class QuestionReferences:
+    units: list[CitedUnit]  # the units the question cites
+    named: list[str]  # every statute, regulation or EU act it cites or names, by number
+
+
+def _references(refs: list[LegalReference]) -> QuestionReferences:
     """The units the question cites, and every statute, regulation or EU act it cites or names."""
     directory = statute_directory()
     units: list[CitedUnit] = []
@@ -743,7 +757,7 @@ def _references(refs: list[LegalReference]) -> tuple[list[CitedUnit], list[str]]
         unit = CitedUnit(ref.sfs, citations, ref.led)
         if citations and unit not in units:
             units.append(unit)
-    return units, named
+    return QuestionReferences(units=units, named=named)
 
 
 def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk],

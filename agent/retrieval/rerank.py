@@ -10,6 +10,7 @@ import json
 import logging
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -38,11 +39,17 @@ def _scores(payload: dict | list) -> dict[int, float]:
     return scores
 
 
-def rerank(query: str, chunks: list[RetrievedChunk], *, keep_first: int = 0) -> tuple[list[RetrievedChunk], str]:
-    """Returns (chunks, error). The first `keep_first` (exact citations) keep their place."""
+@dataclass(frozen=True)
+class Reranked:
+    chunks: list[RetrievedChunk]  # in the reranker's order, or the fused order when it failed
+    error: str = ""  # why the fused order stands ("" when the reranker answered)
+
+
+def rerank(query: str, chunks: list[RetrievedChunk], *, keep_first: int = 0) -> Reranked:
+    """The chunks in the reranker's order; the first `keep_first` (exact citations) keep their place."""
     head, tail = chunks[:keep_first], chunks[keep_first:]
     if not tail:
-        return chunks, ""
+        return Reranked(chunks)
     body = {"query": query, "documents": [f"{c.header}\n{c.text}" for c in tail], "texts": None,
             "top_n": len(tail), "return_documents": False}
     body["texts"] = body["documents"]  # TEI names the field "texts"
@@ -56,10 +63,10 @@ def rerank(query: str, chunks: list[RetrievedChunk], *, keep_first: int = 0) -> 
             scores = _scores(json.loads(response.read()))
     except (urllib.error.URLError, OSError, ValueError) as exc:
         log.warning("reranker failed, keeping fused order: %s", exc)
-        return chunks, str(exc)
+        return Reranked(chunks, error=str(exc))
     if not scores:
-        return chunks, "empty rerank response"
+        return Reranked(chunks, error="empty rerank response")
     order = sorted(range(len(tail)), key=lambda i: (-scores.get(i, float("-inf")), i))
     for i in order:
         tail[i].extra["rerank_score"] = scores.get(i)
-    return head + [tail[i] for i in order], ""
+    return Reranked(head + [tail[i] for i in order])

@@ -191,8 +191,7 @@ def strip_statute_names(question: str, directory: StatuteDirectory) -> str:
 
 def query_path(question: str, directory: StatuteDirectory) -> str:
     """"statute" when retrieve_context runs a statute-limited search for the question, else "general"."""
-    _, named = _references(analyse_query(question, directory=directory).references)
-    return "statute" if named else "general"
+    return "statute" if _references(analyse_query(question, directory=directory).references).named else "general"
 
 
 def build_queries(count: int, directory: StatuteDirectory, *, seed: int = 7,
@@ -656,14 +655,14 @@ def time_queries(queries: list[str], scope: AccessScope, workspace: Workspace, *
     t0 = time.perf_counter()
     vectors = {}
     for text in dict.fromkeys(queries):
-        vectors[text], _ = query_vectors.get_or_embed(model, clean_query(text)[:MAX_EMBED_CHARS])
+        vectors[text] = query_vectors.get_or_embed(model, clean_query(text)[:MAX_EMBED_CHARS]).vector
     embed_ms = ms_since(t0)
     limit = settings.RETRIEVAL_TOP_K + SLACK
     workspace_ids = list(scope.workspace_ids)
     prepared, kwq_ms = {}, []
     for text in vectors:
         analysis = analyse_query(clean_query(text), directory=directory)
-        _, named = _references(analysis.references)
+        named = _references(analysis.references).named
         t = time.perf_counter()
         kwq = keyword_query(analysis.text or text, workspace_ids)
         kwq_ms.append(ms_since(t))

@@ -93,13 +93,19 @@ def source_get(source_type: str, source_id: int):
     return model.objects.filter(pk=source_id).first()
 
 
-def _drafts_for(source_type: str, source: LegalDocument | UserFile | Assessment) -> tuple[list[ChunkDraft], dict]:
-    """Chunk drafts plus extra fields every chunk of this source gets."""
+@dataclass(frozen=True)
+class _SourceDrafts:
+    drafts: list[ChunkDraft]
+    fields: dict  # ContentChunk fields every chunk of the source gets (its document's number and title, workspace)
+
+
+def _drafts_for(source_type: str, source: LegalDocument | UserFile | Assessment) -> _SourceDrafts:
+    """The source's chunk drafts, and the fields every chunk of it gets."""
     if source_type == SourceType.LEGAL_DOCUMENT:
         # A regulation's structure comes from its loader (LegalDocument.structure), not from its text.
         drafts = (chunk_regulation(source.title, source.sfs_number, source.structure) if source.structure
                   else chunk_statute(source.title, source.sfs_number, source.full_text))
-        return drafts, {"document_number": source.sfs_number, "document_title": source.title}
+        return _SourceDrafts(drafts, {"document_number": source.sfs_number, "document_title": source.title})
     if source_type == SourceType.USER_FILE:
         try:
             with source.file.open("rb") as fh:
@@ -114,7 +120,8 @@ def _drafts_for(source_type: str, source: LegalDocument | UserFile | Assessment)
         if extracted.page_count:
             UserFile.objects.filter(pk=source.pk).update(page_count=extracted.page_count)
         drafts = chunk_extracted(source.title or source.original_name, extracted)
-        return drafts, {"document_title": source.title or source.original_name, "workspace_id": source.workspace_id}
+        return _SourceDrafts(drafts, {"document_title": source.title or source.original_name,
+                                      "workspace_id": source.workspace_id})
     if source_type == SourceType.ASSESSMENT:
         doc = source.legal_document
         drafts = chunk_assessment(
@@ -126,11 +133,11 @@ def _drafts_for(source_type: str, source: LegalDocument | UserFile | Assessment)
             owner=(source.owner.get_full_name() or source.owner.get_username()) if source.owner else None,
             due_date=source.due_date.isoformat() if source.due_date else None,
         )
-        return drafts, {
+        return _SourceDrafts(drafts, {
             "document_title": f"Bedömning: {source.title}",
             "document_number": doc.sfs_number if doc else "",
             "workspace_id": source.workspace_id,
-        }
+        })
     raise ValueError(source_type)
 
 
@@ -160,7 +167,8 @@ def chunk_document(source_type: str, source_id: int, *, force: bool = False) -> 
         return result
     model.objects.filter(pk=source_id).update(status=ProcessingStatus.PROCESSING, error_message="")
     try:
-        drafts, extra = _drafts_for(source_type, source)
+        prepared = _drafts_for(source_type, source)
+        drafts, extra = prepared.drafts, prepared.fields
     except SourceFailed as exc:
         _mark_failed(source_type, source, exc.message)
         result.failed = True

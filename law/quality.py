@@ -47,8 +47,14 @@ class FileQuality:
     problems: list[str] = field(default_factory=list)
 
 
-def coverage(regulation: ParsedRegulation, pages: list[list[str]]) -> tuple[float, list[str]]:
-    """(share of the PDF's kept words found in the parse, a sample of words not found)."""
+@dataclass(frozen=True)
+class Coverage:
+    share: float  # of the PDF's kept words, found in the parse
+    missing: list[str]  # a sample (up to 20) of the words not found
+
+
+def coverage(regulation: ParsedRegulation, pages: list[list[str]]) -> Coverage:
+    """How much of the PDF's text (its furniture and front matter aside) the parse holds."""
     dropped = Counter((line.page, line.text) for line in [*regulation.dropped, *regulation.front_matter])
     source: list[str] = []
     for number, page in enumerate(pages, 1):
@@ -71,7 +77,7 @@ def coverage(regulation: ParsedRegulation, pages: list[list[str]]) -> tuple[floa
     for note in regulation.footnotes:
         parsed.update(words(note.number + " " + note.text))
     if not source:
-        return 1.0, []
+        return Coverage(share=1.0, missing=[])
     found = 0
     missing: list[str] = []
     i = 0
@@ -87,7 +93,7 @@ def coverage(regulation: ParsedRegulation, pages: list[list[str]]) -> tuple[floa
         else:
             missing.append(word)
         i += 1
-    return found / len(source), missing[:20]
+    return Coverage(share=found / len(source), missing=missing[:20])
 
 
 def order_exceptions(regulation: ParsedRegulation) -> list[str]:
@@ -125,7 +131,7 @@ def check_file(path: Path, regulation: ParsedRegulation | None = None) -> FileQu
     """Check one PDF; pass its parse when it is already at hand (the extraction does)."""
     regulation = regulation or parse_regulation(path)
     pages = read_pages(path)
-    share, missing = coverage(regulation, pages)
+    covered = coverage(regulation, pages)
     kept_bilagor = {u.citation.removeprefix("Bilaga ").split()[0] for u in regulation.units_of("bilaga")}
     referenced = referenced_bilagor(regulation)
     quality = FileQuality(
@@ -136,13 +142,13 @@ def check_file(path: Path, regulation: ParsedRegulation | None = None) -> FileQu
         advice=len(regulation.units_of("allmänt råd")),
         bilagor=len(kept_bilagor),
         bilagor_referenced=referenced,
-        coverage=round(share, 4),
-        missing_words=missing,
+        coverage=round(covered.share, 4),
+        missing_words=covered.missing,
         order_exceptions=order_exceptions(regulation),
         dropped_by_reason=dict(Counter(line.reason for line in regulation.dropped + regulation.front_matter)),
     )
-    if share < COVERAGE_TARGET:
-        quality.problems.append(f"täckning {share:.2%} < {COVERAGE_TARGET:.0%}")
+    if covered.share < COVERAGE_TARGET:
+        quality.problems.append(f"täckning {covered.share:.2%} < {COVERAGE_TARGET:.0%}")
     if quality.order_exceptions:
         quality.problems.append("paragrafordning: " + "; ".join(quality.order_exceptions))
     # Every bilaga the text refers to must have been kept (references to another

@@ -439,9 +439,17 @@ def numbered_continuously(sections: list[ParsedSection]) -> bool:
     return continues > restarts
 
 
-def _parse_tail(paragraphs: list[str], first_ordinal: int, pending: list[str]) -> tuple[
-    list[TransitionalBlock], list[Appendix], list[str]
-]:
+@dataclass
+class _Tail:
+    """What follows a statute's last §: its transitional blocks and appendices, and the structural lines left
+    after the last of them."""
+
+    transitional: list[TransitionalBlock]
+    appendices: list[Appendix]
+    trailing: list[str]
+
+
+def _parse_tail(paragraphs: list[str], first_ordinal: int, pending: list[str]) -> _Tail:
     transitional: list[TransitionalBlock] = []
     appendices: list[Appendix] = []
     current: TransitionalBlock | Appendix | None = None
@@ -488,9 +496,7 @@ def _appendix_heading(text: str) -> tuple[str, bool] | None:
     return (f"Bilaga {match['num']}" if match["num"] else "Bilaga"), bool(rest)
 
 
-def _merge_empty(
-    transitional: list[TransitionalBlock], appendices: list[Appendix], pending: list[str]
-) -> tuple[list[TransitionalBlock], list[Appendix], list[str]]:
+def _merge_empty(transitional: list[TransitionalBlock], appendices: list[Appendix], pending: list[str]) -> _Tail:
     units: list[TransitionalBlock | Appendix] = sorted([*transitional, *appendices], key=lambda u: u.ordinal)
     carry: list[str] = []
     kept: list[TransitionalBlock | Appendix] = []
@@ -501,11 +507,10 @@ def _merge_empty(
             carry = []
         else:
             carry = unit.prelude
-    trailing = carry + pending
-    return (
-        [u for u in kept if isinstance(u, TransitionalBlock)],
-        [u for u in kept if isinstance(u, Appendix)],
-        trailing,
+    return _Tail(
+        transitional=[u for u in kept if isinstance(u, TransitionalBlock)],
+        appendices=[u for u in kept if isinstance(u, Appendix)],
+        trailing=carry + pending,
     )
 
 
@@ -519,9 +524,8 @@ def parse_statute(text: str, sfs: str) -> ParsedStatute:
         body.feed(paragraphs[index], labels[index], len(body.units))
     continuous = numbered_continuously(body.units)
     _finish_sections(body.units, continuous)
-    transitional, appendices, trailing = _parse_tail(
-        paragraphs[body_end:], len(body.units), body.pending
-    )
+    tail = _parse_tail(paragraphs[body_end:], len(body.units), body.pending)
+    transitional, appendices, trailing = tail.transitional, tail.appendices, tail.trailing
     _renumber([*body.units, *transitional, *appendices])
     return ParsedStatute(
         sfs=sfs,

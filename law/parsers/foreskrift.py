@@ -255,8 +255,9 @@ def parse_regulation(path: Path | str) -> ParsedRegulation:
     pages = read_pages(path)
     lines, dropped = strip_furniture(pages, designation)
     lines, footnotes = _take_footnotes(lines)
-    lines, metadata, published = _take_metadata(lines, designation)
-    dropped += metadata
+    without_metadata = _take_metadata(lines, designation)
+    lines, published = without_metadata.lines, without_metadata.published
+    dropped += without_metadata.dropped
     start, title_lines = _find_title(lines, genitive)
     front = [DroppedLine(line.page, line.text, "försättsblad/innehåll") for line in lines[:start]]
     body = lines[start + len(title_lines):]
@@ -331,7 +332,14 @@ def _take_footnotes(lines: list[Line]) -> tuple[list[Line], list[Footnote]]:
     return kept, notes
 
 
-def _take_metadata(lines: list[Line], designation: str) -> tuple[list[Line], list[DroppedLine], str | None]:
+@dataclass(frozen=True)
+class _WithoutMetadata:
+    lines: list[Line]  # the lines left
+    dropped: list[DroppedLine]  # the metadata lines taken out, each with why
+    published: str | None  # the publication date (ISO), when a line gave it
+
+
+def _take_metadata(lines: list[Line], designation: str) -> _WithoutMetadata:
     """Remove the title block's metadata lines: the designation on its own line, and
     "Utkom från trycket den <date>" (the publication date, which may sit anywhere on the
     first page, even below the text in NFS)."""
@@ -361,7 +369,7 @@ def _take_metadata(lines: list[Line], designation: str) -> tuple[list[Line], lis
             dropped.append(DroppedLine(line.page, text, "beteckning"))
             continue
         kept.append(line)
-    return kept, dropped, published
+    return _WithoutMetadata(lines=kept, dropped=dropped, published=published)
 
 
 def _find_title(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:

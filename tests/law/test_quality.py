@@ -23,12 +23,12 @@ def test_coverage_notices_a_lost_unit() -> None:
     path = FIXTURES / "AFS-2023-1.pdf"
     regulation = parse_regulation(path)
     pages = read_pages(path)
-    share, missing = coverage(regulation, pages)
-    assert share >= COVERAGE_TARGET and missing == []
+    covered = coverage(regulation, pages)
+    assert covered.share >= COVERAGE_TARGET and covered.missing == []
     damaged = copy.deepcopy(regulation)
     damaged.units = [u for u in damaged.units if u.citation != "11 § allmänna råd"]
-    share, missing = coverage(damaged, pages)
-    assert share < 0.95 and "varningssignaler" in missing
+    covered = coverage(damaged, pages)
+    assert covered.share < 0.95 and "varningssignaler" in covered.missing
 
 
 def test_order_exceptions_are_reported() -> None:

@@ -20,6 +20,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
@@ -318,10 +319,7 @@ def notice_answer(*, notice: ChangeNotice, user: AbstractBaseUser, affects_us: s
             if existing is None:
                 assessment = ImpactAssessment.objects.create(notice=notice, workspace=workspace, **values)
             else:
-                for field, value in values.items():
-                    setattr(existing, field, value)
-                existing.save()
-                assessment = existing
+                assessment = model_update(existing, fields=list(values), data=values).instance
             if added is not None and notice.item_id is None:
                 notice.item = added
             notice.answered_at = now

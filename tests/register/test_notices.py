@@ -139,6 +139,23 @@ def test_a_member_answers_in_the_browser_and_the_answer_is_in_the_items_history(
         reverse("notice_list", args=[ws.slug]) + "?status=obesvarade").content.decode()
 
 
+def test_answering_again_updates_the_one_answer_and_the_trail_says_what_changed(bygg, tmp_path):
+    ws, owner, item = bygg
+    sync_records(tmp_path, [official_record(PBL)])
+    notice = ChangeNotice.objects.get()
+    notice_answer(notice=notice, user=owner, affects_us="unknown", comment="Vi läser in oss.")
+    notice_answer(notice=notice, user=owner, affects_us="yes", what_to_do="Se över bygglovsrutinen.",
+                  comment="Vi läser in oss.")
+
+    impact = ImpactAssessment.objects.get(notice=notice)
+    assert (impact.affects_us, impact.what_to_do, impact.comment) == ("yes", "Se över bygglovsrutinen.",
+                                                                       "Vi läser in oss.")
+    updates = [entry for entry in audit_trail(ws, item=item)
+               if entry.content_type.model == "impactassessment" and entry.action == entry.Action.UPDATE]
+    assert len(updates) == 1
+    assert updates[0].changes_dict["affects_us"] == ["unknown", "yes"] and "comment" not in updates[0].changes_dict
+
+
 def test_bad_answers_get_a_swedish_error(bygg, client, tmp_path):
     ws, owner, _ = bygg
     sync_records(tmp_path, [official_record(PBL)])

@@ -27,13 +27,18 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.test.utils import override_settings
 
 from agent.evaluation.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
 from chunks.chunking import chunk_statute
-from chunks.embedding import passage_text
+from chunks.embedding import get_provider, passage_text
 from chunks.embedding_throughput import measure_embedding
+from chunks.models import ContentChunk
+from chunks.services import batches_by_length, chunk_document, embed_chunk_batch
 from chunks.tokens import count_tokens
-from law.sfs_corpus import CORE_SFS, read_corpus
+from compliance.models import LegalDocument
+from compliance.services import LegalDocumentData, legal_document_upsert
+from law.sfs_corpus import CORE_SFS, content_type_for, read_corpus
 
 TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
 
@@ -176,14 +181,6 @@ class Command(BaseCommand):
         """chunk_document + embed_chunk_batch, with their transactions, timed on the real database."""
         if not numbers:
             return None
-        from django.test.utils import override_settings
-
-        from chunks.models import ContentChunk
-        from chunks.services import batches_by_length, chunk_document, embed_chunk_batch
-        from compliance.models import LegalDocument
-        from compliance.services import LegalDocumentData, legal_document_upsert
-        from law.sfs_corpus import content_type_for
-
         missing = [s for s in numbers if s not in by_sfs]
         if missing:
             raise CommandError(f"not in the corpus: {', '.join(missing)}")
@@ -197,8 +194,6 @@ class Command(BaseCommand):
                 docs.append(doc)
             ContentChunk.objects.filter(legal_document__in=docs).delete()  # no vector to keep: embed them all
             LegalDocument.objects.filter(pk__in=[d.pk for d in docs]).update(chunked_hash="")
-            from chunks.embedding import get_provider
-
             get_provider().embed_passages(["uppvärmning"])  # load the model outside the timing
             t0 = time.perf_counter()
             to_embed = []

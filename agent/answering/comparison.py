@@ -71,7 +71,8 @@ def _lexemes(texts: list[str]) -> _Lexemes:
     """Each text's content lexemes, and every lexeme's idf over the statutes (one query)."""
     with dict_cursor() as cursor:
         cursor.execute("""
-            SELECT t.i, v.lexeme, coalesce(ts.df, 0) AS df, (SELECT n_docs FROM chunks_corpusstat WHERE id = 1) AS n_docs
+            SELECT t.i, v.lexeme, coalesce(ts.df, 0) AS df,
+                   (SELECT n_docs FROM chunks_corpusstat WHERE id = 1) AS n_docs
             FROM unnest(%s::text[]) WITH ORDINALITY AS t(txt, i)
             CROSS JOIN LATERAL unnest(to_tsvector('swedish', t.txt)) AS v
             LEFT JOIN chunks_termstat ts ON ts.lexeme = v.lexeme""", [texts])

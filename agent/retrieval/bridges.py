@@ -182,7 +182,7 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
                 SELECT DISTINCT c.legal_document_id, c.citation FROM chunks_contentchunk c
                 WHERE {STATUTE_CHUNKS_SQL} AND c.citation <> ''
                   AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}})')
-            SELECT c.legal_document_id, c.citation, string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
+            SELECT string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
             FROM chunks_contentchunk c JOIN hit h ON h.legal_document_id = c.legal_document_id AND h.citation = c.citation
             WHERE {STATUTE_CHUNKS_SQL}
             GROUP BY c.legal_document_id, c.citation""")
@@ -190,7 +190,7 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
     terms: list[str] = []
     bodies: list[str] = []
     spelled: dict[str, str] = {}
-    for _, _, text in sections:
+    for (text,) in sections:
         for definition in definitions_in(text):
             terms.append(definition.term)
             bodies.append(definition.body)

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 from cachetools import LRUCache
 from django.conf import settings
-from django.db import connection
 
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
+from compliance.sql import dict_cursor
 
 from .bridges import STATUTE_CHUNKS_SQL
 
@@ -93,18 +93,20 @@ def corpus_terms(min_df: int = MIN_DF) -> list[CorpusTerm]:
     "uppsägningstid", "arbetsgivare" -> "arbetsgivar"); a stem is no word to embed, so the form embedded is
     the most frequent word of the statutes' text that stems to it."""
     counts: Counter[str] = Counter()
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT c.header || ' ' || c.text FROM chunks_contentchunk c WHERE {STATUTE_CHUNKS_SQL}")
-        for (text,) in cursor:
-            counts.update(w for w in _WORD.findall(text.lower()) if len(w) >= MIN_WORD_CHARS)
+    with dict_cursor() as cursor:
+        cursor.execute(f"SELECT c.header || ' ' || c.text AS text FROM chunks_contentchunk c "
+                       f"WHERE {STATUTE_CHUNKS_SQL}")
+        for row in cursor:
+            counts.update(w for w in _WORD.findall(row["text"].lower()) if len(w) >= MIN_WORD_CHARS)
         forms = sorted(counts)
         cursor.execute("""
-            SELECT w, v.lexeme, ts.df
+            SELECT w AS word, v.lexeme, ts.df
             FROM unnest(%s::text[]) AS w, unnest(to_tsvector('swedish', w)) AS v
             JOIN chunks_termstat ts ON ts.lexeme = v.lexeme AND ts.df >= %s""", [forms, min_df])
         rows = cursor.fetchall()
     best: dict[str, tuple[int, str, int]] = {}
-    for word, lexeme, df in rows:
+    for row in rows:
+        word, lexeme, df = row["word"], row["lexeme"], row["df"]
         if lexeme not in best or counts[word] > best[lexeme][0] or (
                 counts[word] == best[lexeme][0] and word < best[lexeme][1]):
             best[lexeme] = (counts[word], word, df)
@@ -179,12 +181,12 @@ def question_words(text: str) -> list[QuestionWord]:
     words = sorted({w for w in _WORD.findall(text.lower()) if len(w) >= MIN_WORD_CHARS})
     if not words:
         return []
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("""
-            SELECT w, v.lexeme, coalesce(ts.df, 0)
+            SELECT w AS word, v.lexeme, coalesce(ts.df, 0) AS df
             FROM unnest(%s::text[]) AS w, unnest(to_tsvector('swedish', w)) AS v
             LEFT JOIN chunks_termstat ts ON ts.lexeme = v.lexeme""", [words])
-        return [QuestionWord(word, lexeme, df) for word, lexeme, df in cursor.fetchall()]
+        return [QuestionWord(row["word"], row["lexeme"], row["df"]) for row in cursor.fetchall()]
 
 
 def _vectors_of(words: list[QuestionWord], vocab: TermVectors, out: Neighboured) -> np.ndarray | None:

@@ -13,13 +13,11 @@ import base64
 import json
 import logging
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery import Celery, Task, current_app, shared_task
 from django.conf import settings
 from django.db import transaction
-from kombu.transport.redis import Channel
-from redis import Redis
 
 from compliance.models import Assessment, ProcessingStatus, UserFile, Workspace
 
@@ -27,6 +25,10 @@ from . import services
 from .embedding import EmbeddingError
 from .models import ContentChunk, SourceType
 from .selectors import stale_sources, workspace_backlog, workspace_chunk_ids
+
+if TYPE_CHECKING:  # for annotations only: every process imports this module, and kombu loads its transport itself
+    from kombu.transport.redis import Channel
+    from redis import Redis
 
 log = logging.getLogger(__name__)
 

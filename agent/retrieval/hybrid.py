@@ -658,7 +658,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
                  if options.mode in ("hybrid", "vector") else None)
 
     t0 = time.perf_counter()
-    cited = _references(analysis.references if options.use_references else [])
+    cited = _references(analysis.references) if options.use_references else QuestionReferences(units=[], named=[])
     refs, named_sfs = cited.units, cited.named
     result.references = [unit.label for unit in refs]
     exact = exact_reference_search(refs, scope, options, named=True)

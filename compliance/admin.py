@@ -129,7 +129,7 @@ class LegalDocumentAdmin(ProcessedSourceAdmin):
     list_filter = ("content_type", "series", "agency", "status", "category")
     search_fields = ("sfs_number", "title", "short_names", "abbreviations", "agency", "addressee")
     # Derived from the corpus at every load (law.citations, law.addressees), never typed in.
-    readonly_fields = (*PROCESSING_READONLY, "cited_by", "addressee")
+    readonly_fields = (*PROCESSING_READONLY, "cited_by", "addressee", "details_sfs")
     reprocess_service = services.legal_document_reprocess
     reembed_kwarg = "legal_document_ids"
 

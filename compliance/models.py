@@ -174,6 +174,10 @@ class LegalDocument(ProcessedSource):
     # loaded after the regulation is linked too.
     legal_basis_sfs = ArrayField(models.CharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH), default=list, blank=True,
                                  verbose_name="bemyndigande (SFS)")
+    # An agency regulation's legal basis and the statutes its text cites most (law.citations.DetailedStatutes):
+    # the acts it fills in, searched beside it for the context block. Derived from the corpus, like cited_by.
+    details_sfs = ArrayField(models.CharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH), default=list, blank=True,
+                             verbose_name="preciserar (SFS)")
     # The parsed units of a regulation (law.regulations): what its chunks and its page are built from.
     # Empty for statutes, whose structure is parsed from the text itself.
     structure = models.JSONField("struktur", default=list, blank=True)

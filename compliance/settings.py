@@ -420,6 +420,12 @@ RETRIEVAL_NEIGHBOURS_FROM = env_choice("RETRIEVAL_NEIGHBOURS_FROM", "words", ("w
 # budget drops them first: many questions are answered by a chapter (docs/retrieval.md, "Chapters"). 0: off.
 RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, maximum=10)
 RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
+# When an agency regulation is among this many best hits, the context block also gets the RETRIEVAL_ACT_SECTIONS
+# §§ of the statutes it details (its legal basis, the acts it cites most) that answer the question best, after
+# the chapters: the regulation fills in the act, and the act is the binding rule (docs/retrieval.md, "The acts
+# behind the regulations"). 0 turns either off.
+RETRIEVAL_ACT_ANCHORS = env_int("RETRIEVAL_ACT_ANCHORS", 5, minimum=0, maximum=20)
+RETRIEVAL_ACT_SECTIONS = env_int("RETRIEVAL_ACT_SECTIONS", 3, minimum=0, maximum=10)
 # Ranked sources past RETRIEVAL_TOP_K that the context block may still take, last and in rank order, into the
 # budget the hits, their neighbours and chapters leave unused (docs/retrieval.md, "The reserve"). 0 turns it off.
 RETRIEVAL_CONTEXT_RESERVE = env_int("RETRIEVAL_CONTEXT_RESERVE", 40, minimum=0, maximum=100)

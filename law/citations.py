@@ -18,6 +18,7 @@ our own and run over whatever corpus is loaded.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,11 @@ _SFS_RE = re.compile(r"(?<![\d/])(1[6-9]\d\d|20\d\d):(\d{1,4})(?![\d/])")
 _WORD_RE = re.compile(r"[a-zåäöéü]+(?:-[a-zåäöéü]+)*")
 # A one-word short name shorter than this is a head word ("lagen"), not a name.
 MIN_NAME_LENGTH = 6
+# The statutes a regulation details: the most it keeps, and in how many of its sentences each must be cited
+# (a statute cited once is mentioned in passing: a definition borrowed, a neighbouring duty).
+DETAILED_MOST = 2
+DETAILED_MIN_SENTENCES = 2
+_SENTENCE_BREAK_RE = re.compile(r"(?<=[.;:])\s+|\n")
 
 
 @dataclass(frozen=True)
@@ -105,3 +111,28 @@ class CitationCounter:
         cited.discard(number)
         for other in cited:
             self.counts[other] += 1
+
+
+class DetailedStatutes:
+    """The statutes each agency regulation details: its legal basis and the statutes its text cites in the most
+    sentences (Arbetsmiljöverket's föreskrifter cite arbetsmiljölagen throughout; Boverket's, plan- och
+    bygglagen). A regulation fills in an act's duties, so a question answered from the regulation is also one
+    about the act, which is the binding rule (agent/retrieval/hybrid.py, docs/retrieval.md "The acts behind the
+    regulations"). `documents` is every loaded document, so that a regulation's number ("AFS 2023:12") is not
+    read as a statute's; only those whose number is in `statutes` (the SFS statutes) can be detailed."""
+
+    def __init__(self, documents: Iterable[CorpusDocument], statutes: Collection[str]) -> None:
+        documents = list(documents)
+        self._known = {citation_key(doc.number): doc.number for doc in documents}
+        self._numbers = set(statutes)
+        self._names = _name_index([doc for doc in documents if doc.number in self._numbers])
+
+    def of(self, number: str, text: str, legal_basis: Iterable[str] = ()) -> list[str]:
+        sentences: Counter[str] = Counter()
+        for sentence in _SENTENCE_BREAK_RE.split(text):
+            cited = {self._known[key] for key in numbers_cited(sentence, self._known) if key in self._known}
+            cited |= _names_cited(sentence, self._names)
+            sentences.update(other for other in cited if other in self._numbers and other != number)
+        most = [other for other, n in sentences.most_common(DETAILED_MOST) if n >= DETAILED_MIN_SENTENCES]
+        basis = [other for other in legal_basis if other in self._numbers]
+        return list(dict.fromkeys([*most, *basis]))

@@ -21,7 +21,7 @@ from compliance.clock import swedish_today
 from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.addressees import AddresseeFinder, authority_names
-from law.citations import CitationCounter, CorpusDocument
+from law.citations import CitationCounter, CorpusDocument, DetailedStatutes
 from law.diff import diff_statute
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_corpus import content_type_for
@@ -227,6 +227,22 @@ def legal_document_addressee_refresh(model: type[LegalDocument] = LegalDocument)
         for row in rows))
 
 
+def legal_document_details_refresh(model: type[LegalDocument] = LegalDocument) -> int:
+    """Find again the statutes each agency regulation details (law.citations.DetailedStatutes), after a load or
+    a sync changed the corpus; returns how many changed. Only the regulations' texts are read. `model`: the
+    historical model when a migration fills a database loaded before (law 0005)."""
+    kinds = LegalDocument.ContentType
+    statutes = model.objects.filter(content_type__in=[kinds.SFS_LAW, kinds.SFS_ORDINANCE])
+    finder = DetailedStatutes(
+        (CorpusDocument(number=number, short_names=names)
+         for number, names in model.objects.values_list("sfs_number", "short_names")),
+        set(statutes.values_list("sfs_number", flat=True)))
+    regulations = model.objects.filter(content_type=kinds.AGENCY_REGULATION)
+    return _derived_field_write(model, "details_sfs", (
+        (row["id"], row["details_sfs"], finder.of(row["sfs_number"], row["full_text"], row["legal_basis_sfs"]))
+        for row in regulations.values("id", "sfs_number", "full_text", "legal_basis_sfs", "details_sfs")))
+
+
 def _derived_field_write(model: type[LegalDocument], field: str, values: Iterable[tuple[int, Any, Any]]) -> int:
     """Write a corpus-derived `field` where it changed: `values` holds (pk, stored, derived) per document.
     Returns how many documents changed; an unchanged corpus writes nothing."""
@@ -237,6 +253,8 @@ def _derived_field_write(model: type[LegalDocument], field: str, values: Iterabl
 
 def legal_document_priors_refresh() -> None:
     """The corpus-derived inputs of retrieval's document priors, after a load or a sync changed the corpus:
-    who cites whom (the citation prior) and whose own work a statute governs (the addressee prior)."""
+    who cites whom (the citation prior), whose own work a statute governs (the addressee prior) and which
+    statutes each regulation details (the acts searched beside it)."""
     legal_document_cited_by_refresh()
     legal_document_addressee_refresh()
+    legal_document_details_refresh()

@@ -265,6 +265,8 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
         except DatabaseError:  # as the neighbours: context only
             log.exception("could not read the chapters' core sections; the block goes without them")
         timings["chapters"] = _ms(t0)
+        # The statutes that the regulations among the hits detail: scored like the neighbours, after the chapters.
+        chunks = chunks + result.acts
         # Scored below the hits (their own fused scores), so the budget drops them before anything above.
         chunks = chunks + result.reserve
         facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included

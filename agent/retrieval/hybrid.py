@@ -91,6 +91,9 @@ class RetrievalResult:
     # The ranked sources after the top k (RETRIEVAL_CONTEXT_RESERVE of them): the context block takes them last,
     # in rank order, into what its budget has left after the hits, their neighbours and their chapters.
     reserve: list[RetrievedChunk] = field(default_factory=list)
+    # The §§ of the statutes that the regulations among the best hits detail, best first (detailed_act_sections):
+    # the context block takes them after the chapters, before the reserve.
+    acts: list[RetrievedChunk] = field(default_factory=list)
 
 
 # --- the query embedding cache: identical queries are embedded once ---
@@ -577,6 +580,50 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
     return out
 
 
+# --- the statutes that the regulations among the best hits detail ---
+
+def detailed_act_sections(result: RetrievalResult, terms: list[str], scope: AccessScope, options: RetrievalOptions, *,
+                          qvec: np.ndarray | None, kwq: KeywordQuery | None) -> list[RetrievedChunk]:
+    """The RETRIEVAL_ACT_SECTIONS §§ that answer the question best within the statutes that the agency
+    regulations among the RETRIEVAL_ACT_ANCHORS best hits detail (LegalDocument.details_sfs), not already
+    ranked, in force today, under the same scope. A question answered by a föreskrift is one about the act it
+    fills in, and the act's words are often not the question's ("byggherre" in the föreskrift, the duty in
+    arbetsmiljölagen): searched within the act, its § is found. Each is scored just below the weakest hit, like
+    the neighbouring §§, so the block takes them after every direct hit."""
+    anchors, wanted = settings.RETRIEVAL_ACT_ANCHORS, settings.RETRIEVAL_ACT_SECTIONS
+    regulations = list(dict.fromkeys(c.document_number for c in result.chunks[:anchors]
+                                     if c.content_type == LegalDocument.ContentType.AGENCY_REGULATION))
+    if not regulations or not wanted:
+        return []
+    details = dict(LegalDocument.objects.filter(sfs_number__in=regulations).values_list("sfs_number", "details_sfs"))
+    detailed_by: dict[str, str] = {}  # act -> the best-ranked regulation detailing it
+    for regulation in regulations:
+        for act in details.get(regulation, []):
+            if not options.sfs_numbers or act in options.sfs_numbers:  # a limited search stays within its statutes
+                detailed_by.setdefault(act, regulation)
+    if not detailed_by:
+        return []
+    within = RetrievalOptions(**{**options.__dict__, "sfs_numbers": list(detailed_by)})
+    found = hybrid_search(terms, scope, within, limit=wanted + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
+    taken = {(c.source_id, c.citation) for c in [*result.chunks, *result.reserve]}
+    today = swedish_today()
+    floor = min(c.score for c in result.chunks) - 1e-6
+    sections: list[tuple[int, str]] = []
+    out: list[RetrievedChunk] = []
+    for chunk in _one_version_per_section(found):
+        key = (chunk.source_id, chunk.citation)
+        if not chunk.citation or key in taken or not chunk_in_force_on(chunk, today):
+            continue
+        if key not in sections:
+            if len(sections) >= wanted:
+                break
+            sections.append(key)
+        chunk.score = floor
+        chunk.extra["act_of"] = detailed_by[chunk.document_number]
+        out.append(chunk)
+    return out
+
+
 # --- units of regulations and EU acts that the best hits cite ---
 
 # A hit citing more units than this in one chain ("Artiklarna 5–30 och 35–50 i EU:s dataskyddsförordning") names
@@ -710,6 +757,9 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     result.reserve = chunks[top_k:top_k + reserve]
     for chunk in result.reserve:
         chunk.extra["reserve"] = True
+    t0 = time.perf_counter()
+    result.acts = detailed_act_sections(result, terms, scope, options, qvec=qvec, kwq=kwq)
+    timings["acts"] = _ms(t0)
     _log_timings(text, result, started)
     return result
 

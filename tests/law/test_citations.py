@@ -6,8 +6,8 @@ import pytest
 
 from compliance.models import LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.citations import CitationCounter, CorpusDocument, citation_key, numbers_cited
-from law.services import legal_document_cited_by_refresh
+from law.citations import CitationCounter, CorpusDocument, DetailedStatutes, citation_key, numbers_cited
+from law.services import legal_document_cited_by_refresh, legal_document_details_refresh
 
 CORPUS = [
     CorpusDocument("2090:1", ["hundlagen"]),
@@ -75,3 +75,45 @@ def test_the_refresh_writes_the_counts_and_only_changed_ones():
     assert dict(LegalDocument.objects.values_list("sfs_number", "cited_by")) == {
         "2090:1": 2, "2090:2": 1, "2090:3": 0}
     assert legal_document_cited_by_refresh() == 0  # idempotent
+
+
+STATUTES = {"2090:1", "2090:2", "2090:3", "2090:4", "2090:5"}
+
+
+def test_a_regulation_details_the_statutes_it_cites_in_most_sentences_and_its_legal_basis():
+    finder = DetailedStatutes(CORPUS, STATUTES)
+    text = ("1 § Dessa föreskrifter gäller hundar som avses i hundlagen (2090:1). "
+            "2 § Den som håller hund ska uppfylla kraven i 3 § hundlagen. "
+            "3 § Hundens ägare ska föra anteckningar enligt 4 § hundlagen; se också lagen (2090:3).")
+    # 2090:1 cited in three sentences (by number and by name), 2090:3 in one: a mention in passing.
+    assert finder.of("AFS 2090:9", text) == ["2090:1"]
+    # The legal basis is detailed too, whatever the text says; a basis outside the statutes is not.
+    assert finder.of("AFS 2090:9", text, legal_basis=["2090:2", "AFS 2090:3"]) == ["2090:1", "2090:2"]
+
+
+def test_another_regulation_is_never_read_as_the_statute_whose_number_it_contains():
+    finder = DetailedStatutes(CORPUS, STATUTES)
+    text = "1 § Se AFS 2090:3. 2 § Kraven i AFS 2090:3 gäller också. 3 § Se även AFS 2090:3 bilaga 1."
+    assert finder.of("AFS 2090:9", text) == []  # AFS 2090:3 is a regulation, not SFS 2090:3
+
+
+def test_at_most_two_statutes_by_their_sentence_counts():
+    finder = DetailedStatutes(CORPUS, STATUTES)
+    text = " ".join([*["Se lagen (2090:2)."] * 4, *["Se lagen (2090:3)."] * 3, *["Se lagen (2090:1)."] * 2])
+    assert finder.of("AFS 2090:9", text) == ["2090:2", "2090:3"]
+
+
+@pytest.mark.django_db
+def test_the_details_refresh_writes_the_regulations_and_only_changed_ones():
+    for number, text in (("2090:1", "1 § Hundar ska hållas under tillsyn."),
+                         ("2090:2", "1 § Se lagen (2090:1). 2 § Se lagen (2090:1).")):
+        legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om hundar",
+                                                full_text=text), process=False)
+    legal_document_upsert(LegalDocumentData(
+        sfs_number="AFS 2090:9", title="Arbetsmiljöverkets föreskrifter om hundar", series="AFS",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION, legal_basis_sfs=["2090:2"],
+        full_text="1 § Kraven i lagen (2090:1) gäller. 2 § Se 2 § lagen (2090:1)."), process=False)
+    assert legal_document_details_refresh() == 1
+    assert dict(LegalDocument.objects.values_list("sfs_number", "details_sfs")) == {
+        "2090:1": [], "2090:2": [], "AFS 2090:9": ["2090:1", "2090:2"]}  # a statute details nothing
+    assert legal_document_details_refresh() == 0  # idempotent

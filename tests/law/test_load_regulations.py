@@ -187,3 +187,13 @@ def test_a_regulation_named_by_its_number_is_ranked_first(small_corpus):
     refs = analyse_query("Gäller MSBFS 2020:1, ELSÄK-FS 2022:1 och förordning (EU) 2016/679 oss? SFS 1977:1160?")
     assert [r.sfs for r in refs.references if not r.sfs[0].isdigit()] == ["MSBFS 2020:1", "ELSÄK-FS 2022:1",
                                                                           "(EU) 2016/679"]
+
+
+def test_a_load_finds_the_statutes_a_regulation_details_in_either_order(small_corpus):
+    # AFS 2023:1 rests on arbetsmiljöförordningen and cites arbetsmiljölagen throughout.
+    load(small_corpus)
+    assert LegalDocument.objects.get(sfs_number="AFS 2023:1").details_sfs == []  # neither statute loaded yet
+    call_command("load_sfs", "--only", "1977:1160,1977:1166", "--sync", stdout=io.StringIO(), stderr=io.StringIO())
+    details = dict(LegalDocument.objects.values_list("sfs_number", "details_sfs"))
+    assert details["AFS 2023:1"] == ["1977:1160", "1977:1166"]
+    assert details["1977:1160"] == details["(EU) 2016/679"] == []  # only agency regulations detail statutes

@@ -587,8 +587,8 @@ def detailed_act_sections(result: RetrievalResult, terms: list[str], scope: Acce
     """The RETRIEVAL_ACT_SECTIONS §§ that answer the question best within the statutes that the agency
     regulations among the RETRIEVAL_ACT_ANCHORS best hits detail (LegalDocument.details_sfs), not already
     ranked, in force today, under the same scope. A question answered by a föreskrift is one about the act it
-    fills in, and the act's words are often not the question's ("byggherre" in the föreskrift, the duty in
-    arbetsmiljölagen): searched within the act, its § is found. Each is scored just below the weakest hit, like
+    fills in, and the act's words are often not the question's (the föreskrift names the trade's roles and tools,
+    the act states the duty): searched within the act, its § is found. Each is scored just below the weakest hit, like
     the neighbouring §§, so the block takes them after every direct hit."""
     anchors, wanted = settings.RETRIEVAL_ACT_ANCHORS, settings.RETRIEVAL_ACT_SECTIONS
     regulations = list(dict.fromkeys(c.document_number for c in result.chunks[:anchors]

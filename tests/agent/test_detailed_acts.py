@@ -15,16 +15,16 @@ from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 pytestmark = pytest.mark.django_db
 
-# The act states the duty in its own words; the regulation details it in the words of the building site and
-# cites the act throughout, as an agency's föreskrifter cite the act they fill in.
+# The act states the duty in its own words; the regulation details it in the words of practice and cites the act
+# throughout, as an agency's föreskrifter cite the act they fill in.
 ACT = "\n\n".join([
-    "1 § Denna lag gäller arbete där byggnader uppförs eller rivs.",
-    "2 § Den som låter uppföra en byggnad ska samordna skyddet mot ohälsa och olycksfall.",
+    "1 § Denna lag gäller byggnader där människor bor.",
+    "2 § Ägaren ska se till att det finns utrustning för att upptäcka och släcka brand.",
     "3 § Den som bedriver fiske ska ha fiskekort.",
 ])
-REGULATION = ("1 § Byggherren ska på bygget utse en samordnare enligt 2 § lagen (2099:5) om byggnadsarbete. "
-              "Samordnaren ska föra en dagbok över bygget enligt lagen (2099:5).")
-QUESTION = "Vem ska byggherren utse för att samordna skyddet på bygget?"
+REGULATION = ("1 § I varje bostad ska det finnas en brandvarnare enligt 2 § lagen (2099:5) om brandskydd. "
+              "Brandvarnaren ska provas varje månad enligt lagen (2099:5).")
+QUESTION = "Hur ofta ska brandvarnaren i bostaden provas, och vilken utrustning krävs?"
 OPTIONS = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0)
 
 
@@ -36,10 +36,10 @@ def corpus(settings):
     settings.RETRIEVAL_ACT_SECTIONS = 1
     settings.RETRIEVAL_REGULATION_PRIOR = 1.0  # the priors are tested in tests/chunks/test_statute_book_search.py
     settings.RETRIEVAL_CITATION_PRIOR = 0.0
-    chunked_statute("2099:5", "Lag (2099:5) om byggnadsarbete", ACT)
+    chunked_statute("2099:5", "Lag (2099:5) om brandskydd", ACT)
     regulation, _ = legal_document_upsert(LegalDocumentData(
-        sfs_number="BYFS 2099:1", title="Byggverkets föreskrifter (BYFS 2099:1) om byggarbetsplatser",
-        content_type=LegalDocument.ContentType.AGENCY_REGULATION, series="BYFS", agency="Byggverket",
+        sfs_number="RVFS 2099:1", title="Räddningsverkets föreskrifter (RVFS 2099:1) om brandvarnare",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION, series="RVFS", agency="Räddningsverket",
         full_text=REGULATION), process=False)
     chunk_document("LEGAL_DOCUMENT", regulation.pk)
     legal_document_details_refresh()
@@ -47,22 +47,22 @@ def corpus(settings):
 
 
 def test_the_regulation_details_the_act_it_cites():
-    chunked_statute("2099:5", "Lag (2099:5) om byggnadsarbete", ACT)
+    chunked_statute("2099:5", "Lag (2099:5) om brandskydd", ACT)
     legal_document_upsert(LegalDocumentData(
-        sfs_number="BYFS 2099:1", title="Byggverkets föreskrifter (BYFS 2099:1) om byggarbetsplatser",
-        content_type=LegalDocument.ContentType.AGENCY_REGULATION, series="BYFS", full_text=REGULATION),
+        sfs_number="RVFS 2099:1", title="Räddningsverkets föreskrifter (RVFS 2099:1) om brandvarnare",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION, series="RVFS", full_text=REGULATION),
         process=False)
     legal_document_details_refresh()
-    assert LegalDocument.objects.get(sfs_number="BYFS 2099:1").details_sfs == ["2099:5"]
+    assert LegalDocument.objects.get(sfs_number="RVFS 2099:1").details_sfs == ["2099:5"]
 
 
 def test_a_regulation_hit_brings_the_acts_best_section(corpus, settings):
     user, ws = corpus
     result = retrieve_context(QUESTION, ws, user=user, options=OPTIONS)
-    assert [(c.document_number, c.citation) for c in result.chunks] == [("BYFS 2099:1", "1 §")]
+    assert [(c.document_number, c.citation) for c in result.chunks] == [("RVFS 2099:1", "1 §")]
     # Searched within the act, the question's best § there: the duty the regulation details.
     assert [(c.document_number, c.citation) for c in result.acts] == [("2099:5", "2 §")]
-    assert result.acts[0].extra["act_of"] == "BYFS 2099:1"
+    assert result.acts[0].extra["act_of"] == "RVFS 2099:1"
     assert result.acts[0].score < result.chunks[0].score  # after every direct hit
     settings.RETRIEVAL_ACT_SECTIONS = 0
     assert retrieve_context(QUESTION, ws, user=user, options=OPTIONS).acts == []
@@ -76,9 +76,9 @@ def test_the_block_takes_the_acts_section_after_the_hit(corpus, settings):
                                    PrepareOptions(retrieval=OPTIONS, use_cache=False))
         return [(row["document_number"], row["citation"]) for row in prepared.citations]
 
-    assert sorted(block()) == [("2099:5", "2 §"), ("BYFS 2099:1", "1 §")]
+    assert sorted(block()) == [("2099:5", "2 §"), ("RVFS 2099:1", "1 §")]
     settings.RETRIEVAL_ACT_ANCHORS = 0
-    assert block() == [("BYFS 2099:1", "1 §")]
+    assert block() == [("RVFS 2099:1", "1 §")]
 
 
 def test_an_act_hit_alone_brings_nothing_more(corpus):
@@ -90,7 +90,7 @@ def test_an_act_hit_alone_brings_nothing_more(corpus):
 
 def test_a_search_limited_to_some_statutes_stays_within_them(corpus):
     user, ws = corpus
-    limited = RetrievalOptions(**{**OPTIONS.__dict__, "sfs_numbers": ["BYFS 2099:1"]})
+    limited = RetrievalOptions(**{**OPTIONS.__dict__, "sfs_numbers": ["RVFS 2099:1"]})
     result = retrieve_context(QUESTION, ws, user=user, options=limited)
     assert result.chunks and result.acts == []
 
@@ -99,5 +99,5 @@ def test_a_section_already_ranked_is_not_added_again(corpus):
     user, ws = corpus
     two = RetrievalOptions(**{**OPTIONS.__dict__, "top_k": 2})
     result = retrieve_context(QUESTION, ws, user=user, options=two)
-    assert [(c.document_number, c.citation) for c in result.chunks] == [("BYFS 2099:1", "1 §"), ("2099:5", "2 §")]
+    assert [(c.document_number, c.citation) for c in result.chunks] == [("RVFS 2099:1", "1 §"), ("2099:5", "2 §")]
     assert len(result.acts) == 1 and result.acts[0].citation != "2 §"

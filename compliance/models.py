@@ -176,8 +176,9 @@ class LegalDocument(ProcessedSource):
                                  verbose_name="bemyndigande (SFS)")
     # An agency regulation's legal basis and the statutes its text cites most (law.citations.DetailedStatutes):
     # the acts it fills in, searched beside it for the context block. Derived from the corpus, like cited_by.
-    details_sfs = ArrayField(models.CharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH), default=list, blank=True,
-                             verbose_name="preciserar (SFS)")
+    # The database default too, as for cited_by: a migration's historical model knows no such column.
+    details_sfs = ArrayField(models.CharField(max_length=DOCUMENT_NUMBER_MAX_LENGTH), default=list, db_default=[],
+                             blank=True, verbose_name="preciserar (SFS)")
     # The parsed units of a regulation (law.regulations): what its chunks and its page are built from.
     # Empty for statutes, whose structure is parsed from the text itself.
     structure = models.JSONField("struktur", default=list, blank=True)

@@ -14,6 +14,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='legaldocument',
             name='details_sfs',
-            field=django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=40), blank=True, default=list, size=None, verbose_name='preciserar (SFS)'),
+            field=django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=40), blank=True, db_default=[], default=list, size=None, verbose_name='preciserar (SFS)'),
         ),
     ]

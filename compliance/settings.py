@@ -421,8 +421,8 @@ RETRIEVAL_NEIGHBOURS_FROM = env_choice("RETRIEVAL_NEIGHBOURS_FROM", "words", ("w
 RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, maximum=10)
 RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
 # When an agency regulation is among this many best hits, the context block also gets the RETRIEVAL_ACT_SECTIONS
-# §§ of the statutes it details (its legal basis, the acts it cites most) that answer the question best, after
-# the chapters: the regulation fills in the act, and the act is the binding rule (docs/retrieval.md, "The acts
+# §§ of the statutes it details (its legal basis, the acts it cites most) that answer the question best, scored
+# like the neighbouring §§ (before the chapters' core §§): the regulation fills in the act, and the act is the binding rule (docs/retrieval.md, "The acts
 # behind the regulations"). 0 turns either off.
 RETRIEVAL_ACT_ANCHORS = env_int("RETRIEVAL_ACT_ANCHORS", 5, minimum=0, maximum=20)
 RETRIEVAL_ACT_SECTIONS = env_int("RETRIEVAL_ACT_SECTIONS", 3, minimum=0, maximum=10)

@@ -30,6 +30,7 @@ from agent.retrieval.hybrid import (
     RetrievalInputError,
     RetrievalOptions,
     cited_units,
+    detailed_act_sections,
     neighbour_sections,
     retrieve_context,
 )
@@ -265,8 +266,13 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
         except DatabaseError:  # as the neighbours: context only
             log.exception("could not read the chapters' core sections; the block goes without them")
         timings["chapters"] = _ms(t0)
-        # The statutes that the regulations among the hits detail: scored like the neighbours, after the chapters.
-        chunks = chunks + result.acts
+        t0 = time.perf_counter()
+        try:
+            # The statutes that the regulations among the hits detail: scored like the neighbouring §§.
+            chunks = chunks + detailed_act_sections(result, scope, options.retrieval)
+        except DatabaseError:  # as the neighbours: context only
+            log.exception("could not search the acts behind the regulations; the block goes without them")
+        timings["acts"] = _ms(t0)
         # Scored below the hits (their own fused scores), so the budget drops them before anything above.
         chunks = chunks + result.reserve
         facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included

@@ -91,9 +91,15 @@ class RetrievalResult:
     # The ranked sources after the top k (RETRIEVAL_CONTEXT_RESERVE of them): the context block takes them last,
     # in rank order, into what its budget has left after the hits, their neighbours and their chapters.
     reserve: list[RetrievedChunk] = field(default_factory=list)
-    # The §§ of the statutes that the regulations among the best hits detail, best first (detailed_act_sections):
-    # the context block takes them after the chapters, before the reserve.
-    acts: list[RetrievedChunk] = field(default_factory=list)
+    # What the question was searched with: detailed_act_sections searches the same question within other statutes.
+    search: SearchInputs | None = None
+
+
+@dataclass(frozen=True)
+class SearchInputs:
+    terms: list[str]  # the question's keyword_terms
+    qvec: np.ndarray | None  # its embedding (None in keyword mode or with the embedder down)
+    kwq: KeywordQuery | None  # its BM25 query (None in vector mode)
 
 
 # --- the query embedding cache: identical queries are embedded once ---
@@ -582,15 +588,17 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
 
 # --- the statutes that the regulations among the best hits detail ---
 
-def detailed_act_sections(result: RetrievalResult, terms: list[str], scope: AccessScope, options: RetrievalOptions, *,
-                          qvec: np.ndarray | None, kwq: KeywordQuery | None) -> list[RetrievedChunk]:
+def detailed_act_sections(result: RetrievalResult, scope: AccessScope, options: RetrievalOptions) -> list[RetrievedChunk]:
     """The RETRIEVAL_ACT_SECTIONS §§ that answer the question best within the statutes that the agency
     regulations among the RETRIEVAL_ACT_ANCHORS best hits detail (LegalDocument.details_sfs), not already
     ranked, in force today, under the same scope. A question answered by a föreskrift is one about the act it
     fills in, and the act's words are often not the question's (the föreskrift names the trade's roles and tools,
     the act states the duty): searched within the act, its § is found. Each is scored just below the weakest hit, like
-    the neighbouring §§, so the block takes them after every direct hit."""
+    the neighbouring §§, so the block takes them after every direct hit. Block-only work, like the neighbours:
+    the pre-model step calls it, a plain search does not pay for it."""
     anchors, wanted = settings.RETRIEVAL_ACT_ANCHORS, settings.RETRIEVAL_ACT_SECTIONS
+    if result.search is None:
+        return []
     regulations = list(dict.fromkeys(c.document_number for c in result.chunks[:anchors]
                                      if c.content_type == LegalDocument.ContentType.AGENCY_REGULATION))
     if not regulations or not wanted:
@@ -604,7 +612,8 @@ def detailed_act_sections(result: RetrievalResult, terms: list[str], scope: Acce
     if not detailed_by:
         return []
     within = RetrievalOptions(**{**options.__dict__, "sfs_numbers": list(detailed_by)})
-    found = hybrid_search(terms, scope, within, limit=wanted + SLACK, qvec=qvec, mode=result.mode, kwq=kwq)
+    found = hybrid_search(result.search.terms, scope, within, limit=wanted + SLACK, qvec=result.search.qvec,
+                          mode=result.mode, kwq=result.search.kwq)
     taken = {(c.source_id, c.citation) for c in [*result.chunks, *result.reserve]}
     today = swedish_today()
     floor = min(c.score for c in result.chunks) - 1e-6
@@ -757,9 +766,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     result.reserve = chunks[top_k:top_k + reserve]
     for chunk in result.reserve:
         chunk.extra["reserve"] = True
-    t0 = time.perf_counter()
-    result.acts = detailed_act_sections(result, terms, scope, options, qvec=qvec, kwq=kwq)
-    timings["acts"] = _ms(t0)
+    result.search = SearchInputs(terms=terms, qvec=qvec, kwq=kwq)
     _log_timings(text, result, started)
     return result
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, detailed_act_sections, retrieve_context
 from chunks.services import chunk_document
 from compliance.models import LegalDocument
+from compliance.selectors import access_scope_for
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.services import legal_document_details_refresh
 from tests.helpers import alice_owning_a_workspace, chunked_statute
@@ -26,6 +27,11 @@ REGULATION = ("1 § I varje bostad ska det finnas en brandvarnare enligt 2 § la
               "Brandvarnaren ska provas varje månad enligt lagen (2099:5).")
 QUESTION = "Hur ofta ska brandvarnaren i bostaden provas, och vilken utrustning krävs?"
 OPTIONS = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0)
+
+
+def acts(result: RetrievalResult, ws, user, options: RetrievalOptions = OPTIONS) -> list:
+    """What the pre-model step adds for `result`: the acts behind its regulations."""
+    return detailed_act_sections(result, access_scope_for(user, ws), options)
 
 
 @pytest.fixture
@@ -61,11 +67,12 @@ def test_a_regulation_hit_brings_the_acts_best_section(corpus, settings):
     result = retrieve_context(QUESTION, ws, user=user, options=OPTIONS)
     assert [(c.document_number, c.citation) for c in result.chunks] == [("RVFS 2099:1", "1 §")]
     # Searched within the act, the question's best § there: the duty the regulation details.
-    assert [(c.document_number, c.citation) for c in result.acts] == [("2099:5", "2 §")]
-    assert result.acts[0].extra["act_of"] == "RVFS 2099:1"
-    assert result.acts[0].score < result.chunks[0].score  # after every direct hit
+    added = acts(result, ws, user)
+    assert [(c.document_number, c.citation) for c in added] == [("2099:5", "2 §")]
+    assert added[0].extra["act_of"] == "RVFS 2099:1"
+    assert added[0].score < result.chunks[0].score  # after every direct hit
     settings.RETRIEVAL_ACT_SECTIONS = 0
-    assert retrieve_context(QUESTION, ws, user=user, options=OPTIONS).acts == []
+    assert acts(retrieve_context(QUESTION, ws, user=user, options=OPTIONS), ws, user) == []
 
 
 def test_the_block_takes_the_acts_section_after_the_hit(corpus, settings):
@@ -85,14 +92,14 @@ def test_an_act_hit_alone_brings_nothing_more(corpus):
     user, ws = corpus
     result = retrieve_context("Vem ska ha fiskekort?", ws, user=user, options=OPTIONS)
     assert [(c.document_number, c.citation) for c in result.chunks] == [("2099:5", "3 §")]
-    assert result.acts == []
+    assert acts(result, ws, user) == []
 
 
 def test_a_search_limited_to_some_statutes_stays_within_them(corpus):
     user, ws = corpus
     limited = RetrievalOptions(**{**OPTIONS.__dict__, "sfs_numbers": ["RVFS 2099:1"]})
     result = retrieve_context(QUESTION, ws, user=user, options=limited)
-    assert result.chunks and result.acts == []
+    assert result.chunks and acts(result, ws, user, limited) == []
 
 
 def test_a_section_already_ranked_is_not_added_again(corpus):
@@ -100,4 +107,5 @@ def test_a_section_already_ranked_is_not_added_again(corpus):
     two = RetrievalOptions(**{**OPTIONS.__dict__, "top_k": 2})
     result = retrieve_context(QUESTION, ws, user=user, options=two)
     assert [(c.document_number, c.citation) for c in result.chunks] == [("RVFS 2099:1", "1 §"), ("2099:5", "2 §")]
-    assert len(result.acts) == 1 and result.acts[0].citation != "2 §"
+    added = acts(result, ws, user, two)
+    assert len(added) == 1 and added[0].citation != "2 §"

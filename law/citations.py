@@ -132,7 +132,9 @@ class DetailedStatutes:
         for sentence in _SENTENCE_BREAK_RE.split(text):
             cited = {self._known[key] for key in numbers_cited(sentence, self._known) if key in self._known}
             cited |= _names_cited(sentence, self._names)
-            sentences.update(other for other in cited if other in self._numbers and other != number)
+            # Sorted: most_common keeps first-counted order among equal counts, so a tie goes to the statute cited
+            # first in the text, the same in every process (a set's order is not), and a reload rewrites nothing.
+            sentences.update(sorted(other for other in cited if other in self._numbers and other != number))
         most = [other for other, n in sentences.most_common(DETAILED_MOST) if n >= DETAILED_MIN_SENTENCES]
         basis = [other for other in legal_basis if other in self._numbers]
         return list(dict.fromkeys([*most, *basis]))

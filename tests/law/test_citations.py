@@ -103,6 +103,14 @@ def test_at_most_two_statutes_by_their_sentence_counts():
     assert finder.of("AFS 2090:9", text) == ["2090:2", "2090:3"]
 
 
+def test_a_tie_goes_to_the_statute_cited_first_whatever_the_process():
+    finder = DetailedStatutes(CORPUS, STATUTES)
+    text = "Se lagen (2090:3) och lagen (2090:2). Se lagen (2090:2) och lagen (2090:3). Se lagen (2090:1) två gånger."
+    assert finder.of("AFS 2090:9", text) == ["2090:2", "2090:3"]  # 2 each; the one sentence citing both is sorted
+    text = "Se lagen (2090:3). Se lagen (2090:2). Se lagen (2090:3). Se lagen (2090:2). Se lagen (2090:1)."
+    assert finder.of("AFS 2090:9", text) == ["2090:3", "2090:2"]
+
+
 @pytest.mark.django_db
 def test_the_details_refresh_writes_the_regulations_and_only_changed_ones():
     for number, text in (("2090:1", "1 § Hundar ska hållas under tillsyn."),

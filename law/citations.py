@@ -84,6 +84,12 @@ def _name_index(documents: list[CorpusDocument]) -> dict[str, str]:
     return {name: next(iter(numbers)) for name, numbers in owners.items() if len(numbers) == 1}
 
 
+def _documents_cited(text: str, by_key: dict[str, str], names: dict[str, str]) -> set[str]:
+    """The documents a text cites, by number (`by_key`: `citation_key` -> number) or by short name."""
+    cited = {by_key[key] for key in numbers_cited(text, by_key) if key in by_key}
+    return cited | _names_cited(text, names)
+
+
 def _names_cited(text: str, names: dict[str, str]) -> set[str]:
     cited = set()
     for word in set(_WORD_RE.findall(text.lower())):
@@ -106,8 +112,7 @@ class CitationCounter:
 
     def read(self, number: str, text: str) -> None:
         """Count the documents that `number`'s text cites."""
-        cited = {self._by_key[key] for key in numbers_cited(text, self._by_key) if key in self._by_key}
-        cited |= _names_cited(text, self._names)
+        cited = _documents_cited(text, self._by_key, self._names)
         cited.discard(number)
         for other in cited:
             self.counts[other] += 1
@@ -130,8 +135,7 @@ class DetailedStatutes:
     def of(self, number: str, text: str, legal_basis: Iterable[str] = ()) -> list[str]:
         sentences: Counter[str] = Counter()
         for sentence in _SENTENCE_BREAK_RE.split(text):
-            cited = {self._known[key] for key in numbers_cited(sentence, self._known) if key in self._known}
-            cited |= _names_cited(sentence, self._names)
+            cited = _documents_cited(sentence, self._known, self._names)
             # Sorted: most_common keeps first-counted order among equal counts, so a tie goes to the statute cited
             # first in the text, the same in every process (a set's order is not), and a reload rewrites nothing.
             sentences.update(sorted(other for other in cited if other in self._numbers and other != number))

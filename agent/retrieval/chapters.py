@@ -18,7 +18,8 @@ from compliance.sql import dict_cursor
 from law.definitions import definitions_in
 
 from .dating import in_force_on
-from .hybrid import _NO_RANKS, _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk
+from .hybrid import (_NO_RANKS, _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk,
+                     score_after_hits)
 from .sources import RetrievedChunk
 
 # A rubrik that announces the chapter's scope or its words.
@@ -84,7 +85,7 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
                 if row["whole"]:
                     whole.add((chunk.source_id, _chapter_of(chunk)))
     taken = {(c.source_id, c.citation) for c in chunks}
-    floor = min(c.score for c in chunks) - 2e-6  # below the neighbouring §§ (agent.retrieval.hybrid)
+    floor = score_after_hits(chunks, tier=2)  # after the neighbouring §§
     out: list[RetrievedChunk] = []
     for doc, chapter in chapters:
         parts = [c for c in rows if c.source_id == doc and _chapter_of(c) == chapter]

@@ -534,6 +534,13 @@ def _holds(cited: str, chunk_citation: str) -> bool:
 NEIGHBOUR_WINDOW = 8
 
 
+def score_after_hits(chunks: list[RetrievedChunk], *, tier: int = 1) -> float:
+    """The score of a source the context block adds for the hits' sake (a neighbouring §, a cited unit, the
+    act a regulation details, a chapter's core §): just below the weakest of `chunks`, so the block takes it
+    after every direct hit. Tier 2 (the chapters' core §§) comes after tier 1 (everything else)."""
+    return min(c.score for c in chunks) - tier * 1e-6
+
+
 def _neighbours_sql(where: str) -> str:
     return f"""
     SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS}
@@ -566,7 +573,7 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
     window = _run(_neighbours_sql(_filter_sql(options, params, named=True)), params)
     today = swedish_today()
     taken = {(c.source_id, c.citation) for c in chunks}
-    floor = min(c.score for c in chunks) - 1e-6
+    floor = score_after_hits(chunks)
     out: list[RetrievedChunk] = []
     for anchor in best:
         around = [c for c in window if c.source_id == anchor.source_id and c.citation
@@ -616,7 +623,7 @@ def detailed_act_sections(result: RetrievalResult, scope: AccessScope, options: 
                           mode=result.mode, kwq=result.search.kwq)
     taken = {(c.source_id, c.citation) for c in [*result.chunks, *result.reserve]}
     today = swedish_today()
-    floor = min(c.score for c in result.chunks) - 1e-6
+    floor = score_after_hits(result.chunks)
     sections: list[tuple[int, str]] = []
     out: list[RetrievedChunk] = []
     for chunk in _one_version_per_section(found):
@@ -663,7 +670,7 @@ def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: Retri
                     cited_by[unit] = anchor.chunk_id
                     units.append(unit)
     taken = {c.chunk_id for c in chunks}
-    floor = min(c.score for c in chunks) - 1e-6
+    floor = score_after_hits(chunks)
     out = []
     for chunk in exact_reference_search(units, scope, options):
         if chunk.chunk_id in taken:

@@ -396,7 +396,7 @@ RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", Fa
 # use join its keyword query at half the bridge weight (docs/retrieval.md, "Synonyms").
 RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
-# Query expansion from the vocabulary's embedding neighbours (agent/retrieval/neighbours.py, docs/retrieval.md
+# Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py, docs/retrieval.md
 # "Neighbours in the vocabulary"): a question word the statutes use in at most RETRIEVAL_NEIGHBOURS_MAX_DF chunks
 # (a practice word: 0) adds the statute index terms closest to it by cosine, at RETRIEVAL_BRIDGE_WEIGHT. The
 # vectors come from `manage.py build_term_vectors` (data/sfs/terms-<model>.npz, or RETRIEVAL_NEIGHBOURS_PATH).

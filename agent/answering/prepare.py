@@ -24,16 +24,10 @@ from agent.memory.profile import Memory, memory_cached, profile_lines_cached
 from agent.models import RetrievalLog
 from agent.monitoring.metrics import observe_turn
 from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
-from agent.retrieval.dating import date_sources
 from agent.retrieval.chapters import chapter_sections
-from agent.retrieval.hybrid import (
-    RetrievalInputError,
-    RetrievalOptions,
-    cited_units,
-    detailed_act_sections,
-    neighbour_sections,
-    retrieve_context,
-)
+from agent.retrieval.context_additions import cited_units, detailed_act_sections, neighbour_sections
+from agent.retrieval.dating import date_sources
+from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
 from agent.retrieval.query_analysis import QueryAnalysis
 from agent.retrieval.question_scope import label_workspaces, question_scope
 from agent.retrieval.sources import RetrievedChunk

@@ -17,9 +17,9 @@ from compliance.selectors import AccessScope
 from compliance.sql import dict_cursor
 from law.definitions import definitions_in
 
+from .context_additions import score_after_hits
 from .dating import in_force_on
-from .hybrid import (_NO_RANKS, _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk,
-                     score_after_hits)
+from .hybrid import _NO_RANKS, _SELECT_COLUMNS, RetrievalOptions, _base_params, _filter_sql, _row_to_chunk
 from .sources import RetrievedChunk
 
 # A rubrik that announces the chapter's scope or its words.
@@ -85,7 +85,7 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
                 if row["whole"]:
                     whole.add((chunk.source_id, _chapter_of(chunk)))
     taken = {(c.source_id, c.citation) for c in chunks}
-    floor = score_after_hits(chunks, tier=2)  # after the neighbouring §§
+    floor = score_after_hits(chunks, tier=2)  # after the neighbouring §§ and the acts
     out: list[RetrievedChunk] = []
     for doc, chapter in chapters:
         parts = [c for c in rows if c.source_id == doc and _chapter_of(c) == chapter]

@@ -31,7 +31,7 @@ from chunks.keyword_index import K1
 from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.sql import dict_cursor
 
-from . import bridges, neighbours
+from . import bridges, vocabulary_neighbours
 
 MAX_TERMS = 48
 # Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.
@@ -223,7 +223,7 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
                 added[candidate] = settings.RETRIEVAL_BRIDGE_WEIGHT
     present = {row.term for row in rows}
     if settings.RETRIEVAL_NEIGHBOURS:
-        near = neighbours.neighbours(text, present | set(added) | bridged.dropped)
+        near = vocabulary_neighbours.neighbours(text, present | set(added) | bridged.dropped)
         for term, factor in near.added.items():
             added[term] = max(added.get(term, 0.0), factor)
     added = {term: factor for term, factor in added.items() if term not in present and factor > 0}

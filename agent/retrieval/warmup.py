@@ -16,7 +16,7 @@ from django.conf import settings
 from chunks.embedding import get_provider
 from chunks.tokens import get_encoding
 
-from . import bridges, neighbours
+from . import bridges, vocabulary_neighbours
 from .statute_directory import statute_directory
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ def warm_up() -> list[str]:
     """Load what can be loaded; returns the names of what was."""
     steps = [("tokens", get_encoding), ("statutes", statute_directory), ("bridges", bridges.vocabulary)]
     if settings.RETRIEVAL_NEIGHBOURS:
-        steps.append(("term vectors", neighbours.term_vectors))  # the int8 file read into float32 rows
+        steps.append(("term vectors", vocabulary_neighbours.term_vectors))  # the int8 file read into float32 rows
     if settings.EMBEDDING_BACKEND == "local":
         # Only the local model: a remote embedder would be a network call at start-up.
         steps.append(("embedding", lambda: get_provider().embed_query("uppvärmning")))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, detailed_act_sections, retrieve_context
+from agent.retrieval.context_additions import detailed_act_sections
+from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
 from chunks.services import chunk_document
 from compliance.models import LegalDocument
 from compliance.selectors import access_scope_for

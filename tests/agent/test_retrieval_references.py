@@ -12,7 +12,8 @@ import pytest
 from django.urls import reverse
 
 from agent.answering import chat
-from agent.retrieval.hybrid import RetrievalOptions, cited_units, retrieve_context
+from agent.retrieval.context_additions import cited_units
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.anchors import celex_number, eur_lex_url, formal_citation
 from compliance.models import Membership, Workspace

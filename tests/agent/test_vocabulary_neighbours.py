@@ -1,4 +1,4 @@
-"""Query expansion from the statutes' vocabulary and its embedding neighbours (agent.retrieval.neighbours).
+"""Query expansion from the statutes' vocabulary and its embedding neighbours (agent.retrieval.vocabulary_neighbours).
 
 The vocabulary is built by the real command from arbetsmiljölagen and LAS with the real model; the examples are
 our own, from LAS's words ("särskild visstidsanställning", 5 §), never from an evaluation set.
@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from agent.retrieval import neighbours
+from agent.retrieval import vocabulary_neighbours
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.warmup import warm_up
@@ -36,9 +36,9 @@ def term_file(statutes, django_db_blocker, tmp_path_factory):
 def expanding(loaded, term_file, settings):
     settings.RETRIEVAL_NEIGHBOURS = True
     settings.RETRIEVAL_NEIGHBOURS_PATH = str(term_file)
-    neighbours.forget()
+    vocabulary_neighbours.forget()
     yield
-    neighbours.forget()
+    vocabulary_neighbours.forget()
 
 
 def _lexeme(word: str) -> str:
@@ -48,29 +48,29 @@ def _lexeme(word: str) -> str:
 
 
 def test_the_vocabulary_is_the_statutes_words_in_their_most_used_form(loaded, term_file):
-    vocab = neighbours.load(term_file)
+    vocab = vocabulary_neighbours.load(term_file)
     row = vocab.row_of[_lexeme("arbetstagare")]
     assert vocab.words[row] in ("arbetstagare", "arbetstagaren")  # a word the statutes write, not the stem
     assert _lexeme(vocab.words[row]) == vocab.lexemes[row]
     assert "visstidsanställd" not in vocab.words  # no statute uses it
-    terms = {t.lexeme: t.df for t in neighbours.corpus_terms(MIN_DF)}
+    terms = {t.lexeme: t.df for t in vocabulary_neighbours.corpus_terms(MIN_DF)}
     assert set(vocab.lexemes) == set(terms) and min(terms.values()) >= MIN_DF
     assert abs(float((vocab.vectors[row] ** 2).sum()) - 1.0) < 1e-3  # unit rows after the int8 round trip
 
 
 def test_a_practice_word_brings_the_statute_word_next_to_it(expanding, settings):
-    found = neighbours.neighbours(QUESTION, set())
+    found = vocabulary_neighbours.neighbours(QUESTION, set())
     assert _lexeme("visstidsanställning") in found.added
     assert found.embedded == 1  # the one word the vocabulary lacks; "gäller" is the statutes' own
     assert _lexeme("arbetstagare") not in found.added  # a related word, but not close enough to be the same thing
     assert len(found.added) <= settings.RETRIEVAL_NEIGHBOURS_MAX_TERMS
     settings.RETRIEVAL_NEIGHBOURS_MIN_COSINE = 0.995
-    assert neighbours.neighbours(QUESTION, set()).added == {}
+    assert vocabulary_neighbours.neighbours(QUESTION, set()).added == {}
 
 
 def test_a_word_the_statutes_use_often_is_not_expanded(expanding):
     # "arbetstagaren" is in more than a hundred of the two statutes' chunks: it finds its own sections.
-    assert neighbours.neighbours("Vad gäller för arbetstagaren?", set()).added == {}
+    assert vocabulary_neighbours.neighbours("Vad gäller för arbetstagaren?", set()).added == {}
 
 
 def test_the_keyword_half_finds_the_section_through_the_neighbour(expanding, settings):
@@ -94,13 +94,13 @@ def test_the_keyword_half_finds_the_section_through_the_neighbour(expanding, set
 
 def test_a_process_reads_the_file_before_its_first_question_when_on(expanding, term_file):
     assert "term vectors" in warm_up()
-    assert neighbours._loaded[str(term_file)] is not None
+    assert vocabulary_neighbours._loaded[str(term_file)] is not None
 
 
 def test_the_question_vector_way_adds_terms_as_close_as_its_own(expanding, settings):
     settings.RETRIEVAL_NEIGHBOURS_FROM = "question"
     present = {_lexeme("gäller")}
-    found = neighbours.neighbours(QUESTION, present)
+    found = vocabulary_neighbours.neighbours(QUESTION, present)
     assert _lexeme("visstidsanställning") in found.added
     assert len(found.added) <= settings.RETRIEVAL_NEIGHBOURS_MAX_TERMS and not present & set(found.added)
-    assert neighbours.neighbours(QUESTION, set()).added == {}  # no own term to measure closeness by
+    assert vocabulary_neighbours.neighbours(QUESTION, set()).added == {}  # no own term to measure closeness by

@@ -1,4 +1,4 @@
-"""Embed the statutes' index terms for query expansion (agent/retrieval/neighbours.py).
+"""Embed the statutes' index terms for query expansion (agent/retrieval/vocabulary_neighbours.py).
 
 Reads the loaded statutes' chunks, keeps every lexeme at least `--min-df` chunks use (with the word form the
 statutes use most for it), embeds each word with the active model (the passage prefix, as at question time)
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agent.retrieval import neighbours
+from agent.retrieval import vocabulary_neighbours
 from chunks.embedding import active_model_name, get_provider
 
 BATCH = 256
@@ -28,14 +28,14 @@ class Command(BaseCommand):
     help = "Embed the loaded statutes' index terms into data/sfs/terms-<model>.npz (query expansion by neighbours)."
 
     def add_arguments(self, parser: CommandParser):
-        parser.add_argument("--min-df", type=int, default=neighbours.MIN_DF,
+        parser.add_argument("--min-df", type=int, default=vocabulary_neighbours.MIN_DF,
                             help="statute chunks a lexeme must be used in to be an index term")
         parser.add_argument("--out", default="", help="the file (default: data/sfs/terms-<model>.npz)")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any):
         started = time.perf_counter()
-        terms = neighbours.corpus_terms(options["min_df"])
+        terms = vocabulary_neighbours.corpus_terms(options["min_df"])
         if not terms:
             raise CommandError("no statute chunks loaded: run load_sfs first")
         read_s = time.perf_counter() - started
@@ -49,13 +49,13 @@ class Command(BaseCommand):
         vectors = np.vstack(parts).astype(np.float32)
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         embed_s = time.perf_counter() - t0
-        path = Path(options["out"]) if options["out"] else neighbours.default_path()
-        neighbours.save(path, terms, vectors, model=active_model_name())
+        path = Path(options["out"]) if options["out"] else vocabulary_neighbours.default_path()
+        vocabulary_neighbours.save(path, terms, vectors, model=active_model_name())
         report = {
             "terms": len(terms), "min_df": options["min_df"], "model": active_model_name(), "file": str(path),
             "file_bytes": path.stat().st_size, "read_s": round(read_s, 1), "embed_s": round(embed_s, 1),
             "terms_per_s": round(len(terms) / max(embed_s, 1e-9), 1),
-            **_base_rates(neighbours.load(path).vectors),
+            **_base_rates(vocabulary_neighbours.load(path).vectors),
         }
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.retrieval.hybrid import RetrievalOptions, neighbour_sections, retrieve_context
+from agent.retrieval.context_additions import neighbour_sections
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from compliance.models import Membership, Workspace
 from compliance.selectors import access_scope_for
 from tests.helpers import make_user

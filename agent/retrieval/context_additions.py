@@ -1,0 +1,198 @@
+"""What the context block adds for the best hits' sake, beyond the ranked sources themselves.
+
+The model answers from the block, not from the top 10, and a hit often needs company to be answered from:
+- the § before and after a strong statute hit (on legal prose the miss is mostly "right statute, neighbouring §");
+- the units of agency regulations and EU acts that a hit cites ("artikel 9.1 i EU:s dataskyddsförordning");
+- the best §§ of the act that a regulation among the hits details (the act states the binding duty).
+
+The chapters' introductory and defining §§ are in agent/retrieval/chapters.py. None of these change the ranking:
+the pre-model step (agent/answering/prepare.py) calls them, a plain search does not pay for them, and each added
+source scores just below the weakest hit (`score_after_hits`), so the block takes it after every direct hit.
+docs/retrieval.md: "Context recall and the neighbouring §§", "The acts behind the regulations".
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from compliance.clock import swedish_today
+from compliance.models import LegalDocument
+from compliance.selectors import AccessScope
+
+from .dating import in_force_on as chunk_in_force_on
+from .hybrid import (
+    _NO_RANKS,
+    _SELECT_COLUMNS,
+    SLACK,
+    CitedUnit,
+    RetrievalOptions,
+    RetrievalResult,
+    _base_params,
+    _filter_sql,
+    _holds,
+    _one_version_per_section,
+    _run,
+    exact_reference_search,
+    hybrid_search,
+)
+from .legal_refs import document_links
+from .sources import RetrievedChunk
+from .statute_directory import statute_directory
+
+
+# --- neighbouring sections for the context block ---
+
+# Ordinals around an anchor read to find the § before and after it (a § split in parts, headings and
+# temporal versions sit between two §§).
+NEIGHBOUR_WINDOW = 8
+
+
+def score_after_hits(chunks: list[RetrievedChunk], *, tier: int = 1) -> float:
+    """The score of a source the context block adds for the hits' sake (a neighbouring §, a cited unit, the
+    act a regulation details, a chapter's core §): just below the weakest of `chunks`, so the block takes it
+    after every direct hit. Tier 2 (the chapters' core §§) comes after tier 1 (everything else)."""
+    return min(c.score for c in chunks) - tier * 1e-6
+
+
+def _neighbours_sql(where: str) -> str:
+    return f"""
+    SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS}
+    FROM chunks_contentchunk c
+    JOIN unnest(%(nb_doc)s::bigint[], %(nb_ord)s::int[]) AS a(doc, ord)
+      ON c.legal_document_id = a.doc AND c.ordinal BETWEEN a.ord - %(nb_window)s AND a.ord + %(nb_window)s
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    WHERE {where}
+    ORDER BY c.legal_document_id, c.ordinal, c.id
+    """
+
+
+def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
+                       anchors: int | None = None) -> list[RetrievedChunk]:
+    """The § before and the § after each of the `anchors` best statute sections among `chunks` (in rank
+    order), not already among them, in force today, under the same scope and filters. Each is scored just
+    below the weakest of `chunks`, so a context block takes them only after every direct hit."""
+    anchors = settings.RETRIEVAL_NEIGHBOUR_ANCHORS if anchors is None else anchors
+    best: list[RetrievedChunk] = []
+    for chunk in chunks:
+        if len(best) >= anchors:
+            break
+        if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation and \
+                all((b.source_id, b.citation) != (chunk.source_id, chunk.citation) for b in best):
+            best.append(chunk)
+    if not best:
+        return []
+    params = _base_params(scope, 0)
+    params.update(nb_doc=[c.source_id for c in best], nb_ord=[c.ordinal for c in best], nb_window=NEIGHBOUR_WINDOW)
+    window = _run(_neighbours_sql(_filter_sql(options, params, named=True)), params)
+    today = swedish_today()
+    taken = {(c.source_id, c.citation) for c in chunks}
+    floor = score_after_hits(chunks)
+    out: list[RetrievedChunk] = []
+    for anchor in best:
+        around = [c for c in window if c.source_id == anchor.source_id and c.citation
+                  and abs(c.ordinal - anchor.ordinal) <= NEIGHBOUR_WINDOW and chunk_in_force_on(c, today)]
+        sections = list(dict.fromkeys(c.citation for c in around))  # in document order
+        if anchor.citation not in sections:
+            continue
+        at = sections.index(anchor.citation)
+        for citation in (sections[at - 1] if at > 0 else None, sections[at + 1] if at + 1 < len(sections) else None):
+            if citation is None or (anchor.source_id, citation) in taken:
+                continue
+            taken.add((anchor.source_id, citation))
+            for part in (c for c in around if c.citation == citation):
+                part.score = floor
+                part.extra["neighbour_of"] = anchor.chunk_id
+                out.append(part)
+    return out
+
+
+# --- the statutes that the regulations among the best hits detail ---
+
+def detailed_act_sections(result: RetrievalResult, scope: AccessScope, options: RetrievalOptions) -> list[RetrievedChunk]:
+    """The RETRIEVAL_ACT_SECTIONS §§ that answer the question best within the statutes that the agency
+    regulations among the RETRIEVAL_ACT_ANCHORS best hits detail (LegalDocument.details_sfs), not already
+    ranked, in force today, under the same scope. A question answered by a föreskrift is one about the act it
+    fills in, and the act's words are often not the question's (the föreskrift names the trade's roles and tools,
+    the act states the duty): searched within the act, its § is found. Each is scored just below the weakest hit, like
+    the neighbouring §§, so the block takes them after every direct hit. Block-only work, like the neighbours:
+    the pre-model step calls it, a plain search does not pay for it."""
+    anchors, wanted = settings.RETRIEVAL_ACT_ANCHORS, settings.RETRIEVAL_ACT_SECTIONS
+    if result.search is None:
+        return []
+    regulations = list(dict.fromkeys(c.document_number for c in result.chunks[:anchors]
+                                     if c.content_type == LegalDocument.ContentType.AGENCY_REGULATION))
+    if not regulations or not wanted:
+        return []
+    details = dict(LegalDocument.objects.filter(sfs_number__in=regulations).values_list("sfs_number", "details_sfs"))
+    detailed_by: dict[str, str] = {}  # act -> the best-ranked regulation detailing it
+    for regulation in regulations:
+        for act in details.get(regulation, []):
+            if not options.sfs_numbers or act in options.sfs_numbers:  # a limited search stays within its statutes
+                detailed_by.setdefault(act, regulation)
+    if not detailed_by:
+        return []
+    within = RetrievalOptions(**{**options.__dict__, "sfs_numbers": list(detailed_by)})
+    found = hybrid_search(result.search.terms, scope, within, limit=wanted + SLACK, qvec=result.search.qvec,
+                          mode=result.mode, kwq=result.search.kwq)
+    taken = {(c.source_id, c.citation) for c in [*result.chunks, *result.reserve]}
+    today = swedish_today()
+    floor = score_after_hits(result.chunks)
+    sections: list[tuple[int, str]] = []
+    out: list[RetrievedChunk] = []
+    for chunk in _one_version_per_section(found):
+        key = (chunk.source_id, chunk.citation)
+        if not chunk.citation or key in taken or not chunk_in_force_on(chunk, today):
+            continue
+        if key not in sections:
+            if len(sections) >= wanted:
+                break
+            sections.append(key)
+        chunk.score = floor
+        chunk.extra["act_of"] = detailed_by[chunk.document_number]
+        out.append(chunk)
+    return out
+
+
+# --- units of regulations and EU acts that the best hits cite ---
+
+# A hit citing more units than this in one chain ("Artiklarna 5–30 och 35–50 i EU:s dataskyddsförordning") names
+# a scope, not a rule to read.
+MAX_CITED_UNITS = 3
+
+
+def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
+                anchors: int | None = None) -> list[RetrievedChunk]:
+    """The units of agency regulations and EU acts that the `anchors` best statute sections among `chunks` cite
+    (dataskyddslagen's "sådana uppgifter som avses i artikel 9.1 i EU:s dataskyddsförordning" brings article
+    9.1), not already among them. Scored just below the weakest of `chunks`, like the neighbouring §§: a
+    context block takes them after every direct hit."""
+    anchors = settings.RETRIEVAL_NEIGHBOUR_ANCHORS if anchors is None else anchors
+    best = [c for c in chunks if c.source_type == "LEGAL_DOCUMENT" and c.citation][:anchors]
+    if not best:
+        return []
+    directory = statute_directory()
+    units: list[CitedUnit] = []
+    cited_by: dict[CitedUnit, int] = {}
+    for anchor in best:
+        for link in document_links(anchor.text, directory, self_sfs=anchor.document_number):
+            if link.number == anchor.document_number or not 0 < len(link.units) <= MAX_CITED_UNITS:
+                continue
+            for citations in link.units:
+                unit = CitedUnit(link.number, citations)
+                if unit not in cited_by:
+                    cited_by[unit] = anchor.chunk_id
+                    units.append(unit)
+    taken = {c.chunk_id for c in chunks}
+    floor = score_after_hits(chunks)
+    out = []
+    for chunk in exact_reference_search(units, scope, options):
+        if chunk.chunk_id in taken:
+            continue
+        chunk.reference_match = False  # cited by a source, not by the question
+        chunk.score = floor
+        chunk.extra["cited_by"] = next(
+            (anchor for unit, anchor in cited_by.items()
+             if unit.number == chunk.document_number and any(_holds(c, chunk.citation) for c in unit.citations)),
+            None)
+        out.append(chunk)
+    return out

@@ -24,8 +24,7 @@ from agent.memory.profile import Memory, memory_cached, profile_lines_cached
 from agent.models import RetrievalLog
 from agent.monitoring.metrics import observe_turn
 from agent.retrieval.cache import get_retrieval_cache, retrieval_cache_key
-from agent.retrieval.chapters import chapter_sections
-from agent.retrieval.context_additions import cited_units, detailed_act_sections, neighbour_sections
+from agent.retrieval.context_additions import block_sources
 from agent.retrieval.dating import date_sources
 from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
 from agent.retrieval.query_analysis import QueryAnalysis
@@ -243,33 +242,11 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value
+    chunks = block_sources(result, scope, options.retrieval, timings)
+    if chunks:
+        facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included
     # Cached labelled and dated: the key holds everything they depend on (the scope with its named
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
-    chunks = result.chunks
-    if chunks:
-        t0 = time.perf_counter()
-        try:
-            chunks = chunks + neighbour_sections(chunks, scope, options.retrieval)
-            chunks = chunks + cited_units(chunks, scope, options.retrieval)
-        except DatabaseError:  # the neighbours and cited units only add context: the hits stand without them
-            log.exception("could not read the neighbouring sections or cited units; the block has the hits alone")
-        timings["neighbours"] = _ms(t0)
-        t0 = time.perf_counter()
-        try:
-            chunks = chunks + chapter_sections(result.chunks, scope, options.retrieval)
-        except DatabaseError:  # as the neighbours: context only
-            log.exception("could not read the chapters' core sections; the block goes without them")
-        timings["chapters"] = _ms(t0)
-        t0 = time.perf_counter()
-        try:
-            # The statutes that the regulations among the hits detail: scored like the neighbouring §§.
-            chunks = chunks + detailed_act_sections(result, scope, options.retrieval)
-        except DatabaseError:  # as the neighbours: context only
-            log.exception("could not search the acts behind the regulations; the block goes without them")
-        timings["acts"] = _ms(t0)
-        # Scored below the hits (their own fused scores), so the budget drops them before anything above.
-        chunks = chunks + result.reserve
-        facts["chunks_matched"] = len(chunks)  # as on a cache hit: the sources found, neighbours included
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
         cache.set(key, chunks)

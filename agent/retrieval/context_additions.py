@@ -1,23 +1,34 @@
 """What the context block adds for the best hits' sake, beyond the ranked sources themselves.
 
-The model answers from the block, not from the top 10, and a hit often needs company to be answered from:
+The model answers from the block, not from the top 10, and a hit often needs company to be answered from
+(issue #30, failure classes 3 and 4):
 - the § before and after a strong statute hit (on legal prose the miss is mostly "right statute, neighbouring §");
 - the units of agency regulations and EU acts that a hit cites ("artikel 9.1 i EU:s dataskyddsförordning");
+- the introductory and defining §§ of the best hits' chapters (the whole chapter when it is short): many
+  questions are answered by a chapter, not one § ("what counts as household work", "who may deduct it");
 - the best §§ of the act that a regulation among the hits details (the act states the binding duty).
 
-The chapters' introductory and defining §§ are in agent/retrieval/chapters.py. None of these change the ranking:
-the pre-model step (agent/answering/prepare.py) calls them, a plain search does not pay for them, and each added
-source scores just below the weakest hit (`score_after_hits`), so the block takes it after every direct hit.
-docs/retrieval.md: "Context recall and the neighbouring §§", "The acts behind the regulations".
+None of these change the ranking: the pre-model step (agent/answering/prepare.py) calls `block_sources`, a plain
+search does not pay for them. Each added source scores just below the weakest hit (`score_after_hits`), so the
+block takes it after every direct hit and the token budget drops it first. docs/retrieval.md: "Context recall and
+the neighbouring §§", "Chapters in the context block", "The acts behind the regulations".
 """
 
 from __future__ import annotations
 
+import logging
+import re
+import time
+from collections.abc import Callable
+
 from django.conf import settings
+from django.db import DatabaseError
 
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument
 from compliance.selectors import AccessScope
+from compliance.sql import dict_cursor
+from law.definitions import definitions_in
 
 from .dating import in_force_on as chunk_in_force_on
 from .hybrid import (
@@ -30,6 +41,7 @@ from .hybrid import (
     _base_params,
     _filter_sql,
     _holds,
+    _row_to_chunk,
     _one_version_per_section,
     _run,
     exact_reference_search,
@@ -40,11 +52,34 @@ from .sources import RetrievedChunk
 from .statute_directory import statute_directory
 
 
-# --- neighbouring sections for the context block ---
+log = logging.getLogger(__name__)
 
-# Ordinals around an anchor read to find the § before and after it (a § split in parts, headings and
-# temporal versions sit between two §§).
-NEIGHBOUR_WINDOW = 8
+
+def block_sources(result: RetrievalResult, scope: AccessScope, options: RetrievalOptions,
+                  timings: dict[str, float]) -> list[RetrievedChunk]:
+    """The hits, what the block adds for their sake, then the reserve (the ranked sources after the top k),
+    each step timed into `timings`. A step that cannot read the database is left out: it only adds context,
+    and the hits stand without it."""
+    hits = result.chunks
+    if not hits:
+        return hits
+    added: list[RetrievedChunk] = []
+    steps: list[tuple[str, str, Callable[[], list[RetrievedChunk]]]] = [
+        ("neighbours", "the neighbouring sections", lambda: neighbour_sections(hits, scope, options)),
+        # The neighbours' citations count too: a § next to a hit may name the article that answers.
+        ("cited", "the units the hits cite", lambda: cited_units([*hits, *added], scope, options)),
+        ("chapters", "the chapters' core sections", lambda: chapter_sections(hits, scope, options)),
+        ("acts", "the acts behind the regulations", lambda: detailed_act_sections(result, scope, options)),
+    ]
+    for stage, what, find in steps:
+        t0 = time.perf_counter()
+        try:
+            added.extend(find())
+        except DatabaseError:
+            log.exception("could not read %s; the block goes without them", what)
+        timings[stage] = round((time.perf_counter() - t0) * 1000, 2)
+    # The reserve is scored by its own fused scores, below the hits, so the budget drops it before anything above.
+    return [*hits, *added, *result.reserve]
 
 
 def score_after_hits(chunks: list[RetrievedChunk], *, tier: int = 1) -> float:
@@ -52,6 +87,13 @@ def score_after_hits(chunks: list[RetrievedChunk], *, tier: int = 1) -> float:
     act a regulation details, a chapter's core §): just below the weakest of `chunks`, so the block takes it
     after every direct hit. Tier 2 (the chapters' core §§) comes after tier 1 (everything else)."""
     return min(c.score for c in chunks) - tier * 1e-6
+
+
+# --- neighbouring sections ---
+
+# Ordinals around an anchor read to find the § before and after it (a § split in parts, headings and
+# temporal versions sit between two §§).
+NEIGHBOUR_WINDOW = 8
 
 
 def _neighbours_sql(where: str) -> str:
@@ -195,4 +237,93 @@ def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: Retri
              if unit.number == chunk.document_number and any(_holds(c, chunk.citation) for c in unit.citations)),
             None)
         out.append(chunk)
+    return out
+
+
+# --- the core sections of the best hits' chapters ---
+
+# A rubrik that announces the chapter's scope or its words.
+_CORE_RUBRIK = re.compile(r"definition|ordförklaring|betydelse|tillämpningsområde|innehåll|inledande", re.IGNORECASE)
+
+
+def _chapter_sql(where: str) -> str:
+    """The chunks of the chapters that may be core: all of a short chapter, else its first § and the §§ that
+    may define a word or sit under a core rubrik (checked again in Python). Reading only those keeps a long
+    chapter's hundreds of §§ out of the pre-model step."""
+    return f"""
+    WITH ch AS (
+      SELECT c.id, c.ordinal, c.header, c.text ~ '(avses|betyder)' AS defines,
+             sum(c.token_count) OVER w AS total, min(c.ordinal) OVER w AS first_ordinal
+      FROM chunks_contentchunk c
+      JOIN unnest(%(ch_doc)s::bigint[], %(ch_chapter)s::text[]) AS a(doc, chapter)
+        ON c.legal_document_id = a.doc AND c.chapter = a.chapter
+      WHERE {where}
+      WINDOW w AS (PARTITION BY c.legal_document_id, c.chapter))
+    SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS},
+           ch.total <= %(ch_full)s AS whole
+    FROM ch
+    JOIN chunks_contentchunk c ON c.id = ch.id
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    WHERE ch.total <= %(ch_full)s OR ch.ordinal = ch.first_ordinal OR ch.defines OR ch.header ~* %(ch_rubrik)s
+    ORDER BY c.legal_document_id, c.ordinal, c.id
+    """
+
+
+def _chapter_of(chunk: RetrievedChunk) -> str:
+    match = re.match(r"(\d+ ?[a-z]?) kap\.", chunk.citation or "")
+    return match.group(1).replace(" ", "") if match else ""
+
+
+def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
+                     anchors: int | None = None, full_tokens: int | None = None) -> list[RetrievedChunk]:
+    """The introductory and defining §§ of the chapters of the `anchors` best statute hits among `chunks`
+    (every § of a chapter of at most `full_tokens` tokens), not already among `chunks`, in force today,
+    in document order, each scored just below the weakest of `chunks`."""
+    anchors = settings.RETRIEVAL_CHAPTER_ANCHORS if anchors is None else anchors
+    full_tokens = settings.RETRIEVAL_CHAPTER_FULL_TOKENS if full_tokens is None else full_tokens
+    chapters: list[tuple[int, str]] = []
+    for chunk in chunks:
+        if len(chapters) >= anchors:
+            break
+        chapter = _chapter_of(chunk) if chunk.source_type == "LEGAL_DOCUMENT" else ""
+        if chapter and (chunk.source_id, chapter) not in chapters:
+            chapters.append((chunk.source_id, chapter))
+    if not chapters:
+        return []
+    params = _base_params(scope, 0)
+    params.update(ch_doc=[doc for doc, _ in chapters], ch_chapter=[chapter for _, chapter in chapters],
+                  ch_full=full_tokens, ch_rubrik=_CORE_RUBRIK.pattern)
+    today = swedish_today()
+    whole: set[tuple[int, str]] = set()
+    rows: list[RetrievedChunk] = []
+    with dict_cursor() as cursor:
+        cursor.execute(_chapter_sql(_filter_sql(options, params, named=True)), params)
+        for row in cursor.fetchall():
+            chunk = _row_to_chunk(row)
+            if chunk.citation and chunk_in_force_on(chunk, today):
+                rows.append(chunk)
+                if row["whole"]:
+                    whole.add((chunk.source_id, _chapter_of(chunk)))
+    taken = {(c.source_id, c.citation) for c in chunks}
+    floor = score_after_hits(chunks, tier=2)  # after the neighbouring §§, cited units and acts
+    out: list[RetrievedChunk] = []
+    for doc, chapter in chapters:
+        parts = [c for c in rows if c.source_id == doc and _chapter_of(c) == chapter]
+        sections = list(dict.fromkeys(c.citation for c in parts))  # document order
+        if not sections:
+            continue
+        if (doc, chapter) in whole:
+            core = set(sections)
+        else:
+            core = {sections[0]}
+            for c in parts:
+                rubrik = c.header.split(" > ")[-2] if c.header.count(" > ") >= 2 else ""
+                if _CORE_RUBRIK.search(rubrik) or definitions_in(c.text):
+                    core.add(c.citation)
+        for part in parts:
+            if part.citation in core and (doc, part.citation) not in taken:
+                part.score = floor
+                part.extra["chapter_of"] = f"{part.document_number} {chapter} kap."
+                out.append(part)
+        taken.update((doc, citation) for citation in core)
     return out

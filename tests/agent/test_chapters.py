@@ -1,11 +1,11 @@
-"""The chapter's core sections join the context block (agent.retrieval.chapters): a statute of our own
+"""The chapter's core sections join the context block (agent.retrieval.context_additions): a statute of our own
 from real statutes' sentences."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent.retrieval.chapters import chapter_sections
+from agent.retrieval.context_additions import chapter_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from compliance.selectors import access_scope_for
 from tests.helpers import alice_owning_a_workspace, chunked_statute

@@ -3,10 +3,12 @@ fail mostly on "right statute, neighbouring §"). Real arbetsmiljölagen and LAS
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.retrieval.context_additions import neighbour_sections
+from agent.retrieval.context_additions import block_sources, neighbour_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from compliance.models import Membership, Workspace
 from compliance.selectors import access_scope_for
@@ -58,3 +60,21 @@ def test_the_context_block_carries_the_neighbours_within_its_budget(asker, setti
     settings.RETRIEVAL_NEIGHBOUR_ANCHORS = 0
     without = prepare_context([{"role": "user", "content": QUESTION}], ws, user, options)
     assert without.metrics["chunks_included"] < with_neighbours.metrics["chunks_included"]
+
+
+def test_block_sources_puts_the_hits_first_then_what_they_bring_then_the_reserve(asker, settings):
+    settings.RETRIEVAL_CONTEXT_RESERVE = 10
+    user, ws = asker
+    options = RetrievalOptions(top_k=5)
+    result = retrieve_context(QUESTION, ws, user=user, options=options)
+    assert result.reserve  # the ranked sources after the top 5
+    timings: dict[str, float] = {}
+    sources = block_sources(result, access_scope_for(user, ws), options, timings)
+    hits, reserve = len(result.chunks), len(result.reserve)
+    assert sources[:hits] == result.chunks
+    assert sources[len(sources) - reserve:] == result.reserve
+    added = sources[hits:len(sources) - reserve]
+    assert ("1977:1160", "3 kap. 2 §") in {(c.document_number, c.citation) for c in added}  # the § before the hit
+    assert all(c.score < min(h.score for h in result.chunks) for c in added)
+    assert set(timings) == {"neighbours", "cited", "chapters", "acts"}
+    assert block_sources(replace(result, chunks=[], reserve=[]), access_scope_for(user, ws), options, {}) == []

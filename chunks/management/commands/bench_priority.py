@@ -26,6 +26,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,14 @@ def policy_markdown(nonce: str, pages: int = 20) -> str:
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class BenchWorkspace:
+    workspace: Workspace
+    user: AbstractBaseUser
+    workspace_created: bool  # by this run, which then deletes it
+    user_created: bool
+
+
 class Command(BaseCommand):
     help = "Time until an uploaded policy is searchable while a bulk re-embed of the statutes runs."
 
@@ -104,15 +113,15 @@ class Command(BaseCommand):
             raise CommandError(f"unknown layout(s): {', '.join(unknown)}")
         if not ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT).exists():
             raise CommandError("no statutes loaded: run `manage.py load_sfs --all --sync` first")
-        workspace, user, workspace_created, user_created = self._workspace()
+        bench = self._workspace()
         try:
-            runs = [self._run(layout, workspace, user, opts) for layout in layouts]
+            runs = [self._run(layout, bench.workspace, bench.user, opts) for layout in layouts]
         finally:
-            self._delete_uploads(workspace)
-            if workspace_created:
-                workspace.delete()
-            if user_created:
-                user.delete()
+            self._delete_uploads(bench.workspace)
+            if bench.workspace_created:
+                bench.workspace.delete()
+            if bench.user_created:
+                bench.user.delete()
         report = {
             "machine": machine_info(),
             "statute_chunks": ContentChunk.objects.filter(source_type=SourceType.LEGAL_DOCUMENT).count(),
@@ -126,7 +135,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{run['layout']}: keyword {run['keyword_s']} s, vector {run['vector_s']} s, "
                               f"bulk chunks embedded meanwhile {run['bulk_chunks_embedded_during']}")
 
-    def _workspace(self) -> tuple[Workspace, AbstractBaseUser, bool, bool]:
+    def _workspace(self) -> BenchWorkspace:
         """The benchmark's workspace and user, and whether this run created each (then it deletes it)."""
         user, user_created = get_user_model().objects.get_or_create(username="bench")
         workspace = Workspace.objects.filter(slug=BENCH_SLUG).first()
@@ -134,7 +143,7 @@ class Command(BaseCommand):
         if created:
             workspace = workspace_create(name="Benchmark", owner=user, slug=BENCH_SLUG)
         Membership.objects.get_or_create(workspace=workspace, user=user, defaults={"role": Membership.Role.OWNER})
-        return workspace, user, created, user_created
+        return BenchWorkspace(workspace, user, workspace_created=created, user_created=user_created)
 
     def _run(self, layout: str, workspace: Workspace, user: AbstractBaseUser, opts: dict) -> dict:
         prefix = bench_isolation.new_keyprefix(f"bench-priority-{layout}")

@@ -76,6 +76,7 @@ import csv
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from compliance.numbers import EU_NUMBER_RE, is_sfs_number
@@ -306,6 +307,7 @@ _TAIL_BAD_START = frozenset({
 })
 # Lettered punkter: "5 § c". Not "i" (a preposition) and no later letters, which are words.
 _LETTER_PUNKTS = frozenset("abcdefgh")
+_VOWELS = frozenset("aeiouyåäöéü")
 # Words before an ambiguous abbreviation that mark it as a citation.
 _CITING_WORDS = frozenset({"enligt", "jfr", "se", "säger", "i", "av", "till", "mot", "under", "strider", "om"})
 
@@ -450,6 +452,22 @@ class _Lexer:
         }
         if directory is not None:
             self.abbreviations.update(directory.abbreviations)
+
+    @cached_property
+    def lower_abbreviations(self) -> dict[str, str]:
+        """Typed in lower case at the head of a compound ("gdpr-incidenten", "pbl-ärendet"), an abbreviation still
+        names its statute when it cannot be a word: it has no vowel. One with a vowel may be ("las" is a verb) and
+        counts only as written. Alone, even a vowelless one may be a word's short form ("mfl": med flera)."""
+        folded: dict[str, set[str]] = {}
+        for abbreviation, sfs in self.abbreviations.items():
+            if sfs and not is_ambiguous_abbreviation(abbreviation) and not _VOWELS & set(abbreviation.casefold()):
+                folded.setdefault(abbreviation.casefold(), set()).add(sfs)
+        return {word: next(iter(found)) for word, found in folded.items() if len(found) == 1}
+
+    def _compound_head(self, word: str) -> str | None:
+        """The statute that `word`, the head of a hyphenated compound, abbreviates: as written ("LAS", "SemL"), or
+        in lower case when it has no vowel."""
+        return self.abbreviations.get(word) or (self.lower_abbreviations.get(word) if word.islower() else None)
 
     def _word(self, i: int) -> str | None:
         if 0 <= i < len(self.raw) and self.raw[i].kind == "word":
@@ -734,6 +752,12 @@ class _Lexer:
             out.append(_Tok("statute", tok.start, end, self.text[tok.start : end],
                             _Statute(word, paren or sfs, ambiguous=ambiguous)))
             return used
+        # "LAS-listan", "GDPR-incidenten": Swedish joins an abbreviation to a word with a hyphen, and the compound
+        # is about the abbreviated statute. Not an ambiguous abbreviation ("AML-rutiner" is as often money laundering).
+        head, hyphen, rest = word.partition("-")
+        if hyphen and rest[:1].islower() and not is_ambiguous_abbreviation(head) and (sfs := self._compound_head(head)):
+            out.append(_Tok("statute", tok.start, tok.end, word, _Statute(head, sfs)))
+            return 1
         # "offentlighets- och sekretesslagen": hyphenated first part + och/eller.
         start_i = i
         if word.endswith("-") and nxt and nxt.lower() in ("och", "eller"):

@@ -408,6 +408,21 @@ def test_ambiguous_abbreviation_after_citing_word(directory: StatuteDirectory) -
     assert [r.sfs for r in refs] == ["2017:900", "1974:152"]
 
 
+def test_an_abbreviation_opening_a_hyphenated_compound_names_its_statute(directory: StatuteDirectory) -> None:
+    refs = analyse_references("Hur långt har PBL-ärendet kommit, och vad innebär MBL-förhandlingen för oss?", directory)
+    assert [(r.sfs, r.section) for r in refs] == [("2010:900", None), ("1976:580", None)]
+    assert [(r.sfs, r.section) for r in analyse_references("Enligt LAS-reglerna 22 § gäller det", directory)] == [
+        ("1982:80", "22")]
+    # An ambiguous abbreviation ("AML" is also money laundering), a capitalised tail and a word that is no
+    # abbreviation name nothing; the abbreviation alone is read as before.
+    assert analyse_references("Vi ser över AML-rutinerna och MBL-Nytt.", directory) == []
+    assert analyse_references("EU-förordningen och ROT-avdraget", directory) == []
+    # In lower case a head names its statute only when it cannot be a word (no vowel): "las" is a verb.
+    assert [r.sfs for r in analyse_references("pbl-ärendet och mbl-förhandlingen", directory)] == ["2010:900", "1976:580"]
+    assert analyse_references("las-reglerna", directory) == []
+    assert [r.sfs for r in analyse_references("Vad säger LAS om det?", directory)] == ["1982:80"]
+
+
 # ------------------------------------------------------------ directory
 
 

@@ -448,6 +448,9 @@ RETRIEVAL_CITATION_SATURATION = env_int("RETRIEVAL_CITATION_SATURATION", 100, mi
 # The addressee prior: a statute governing one authority's own work (its instruction, its registers) has its
 # fused score multiplied by this unless the question names the authority (1 turns it off; docs/retrieval.md).
 RETRIEVAL_ADDRESSEE_PRIOR = env_float("RETRIEVAL_ADDRESSEE_PRIOR", 0.8, minimum=0.0, maximum=1.0)
+# An EU regulation's recitals (skäl) weighed after its articles: agent/retrieval/hybrid.py, docs/retrieval.md
+# "The recital prior". 1 turns it off.
+RETRIEVAL_RECITAL_PRIOR = env_float("RETRIEVAL_RECITAL_PRIOR", 0.8, minimum=0.0, maximum=1.0)
 # The regulation prior: an agency regulation's fused score is multiplied by this, so the statute whose duties it
 # details comes first unless the question names the regulation (1 turns it off; docs/retrieval.md).
 RETRIEVAL_REGULATION_PRIOR = env_float("RETRIEVAL_REGULATION_PRIOR", 0.8, minimum=0.0, maximum=1.0)

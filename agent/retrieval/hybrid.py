@@ -256,7 +256,12 @@ _CITATION_FACTOR = ("(CASE WHEN ld.id IS NULL THEN 1.0 ELSE 1.0 - %(citation_pri
 # sections of one (docs/retrieval.md, "The addressee prior").
 _ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)s, lower(ld.addressee)) = 0 "
                      "THEN %(addressee_prior)s ELSE 1.0 END)")
-_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR}"
+# The recital prior: an EU regulation's recitals (skäl) explain its articles and bind no one, so a recital's fused
+# score is multiplied by RETRIEVAL_RECITAL_PRIOR and the article that lays down the duty ranks first, with the
+# recitals behind it ("Måste vi anmäla en personuppgiftsincident?" is answered by article 33, explained by recitals
+# 85–88). Like the regulation prior it weighs a unit that details or explains a rule after the rule itself.
+_RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0 END)"
+_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_RECITAL_FACTOR}"
 
 
 def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
@@ -444,6 +449,7 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
         "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
         "citation_saturation": float(settings.RETRIEVAL_CITATION_SATURATION),
         "addressee_prior": float(settings.RETRIEVAL_ADDRESSEE_PRIOR),
+        "recital_prior": float(settings.RETRIEVAL_RECITAL_PRIOR),
         "question_words": "",
     }
 

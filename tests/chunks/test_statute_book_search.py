@@ -247,3 +247,51 @@ def test_a_question_naming_the_regulation_still_gets_it_first(member, settings):
     add_statute(*REGULATION, embed=True, agency="Hundverket")
     settings.RETRIEVAL_REGULATION_PRIOR = 0.8
     assert ranked_numbers("Vad säger HVFS 2090:1 om tillsyn över hundar?", member, "hybrid")[0] == "HVFS 2090:1"
+
+
+# Our own EU act: a recital that explains an article in the question's words, and the article that lays down
+# the duty in its own.
+EU_ACT = ("(EU) 2090/1", "Förordning om märkning av hundar")
+EU_UNITS = [
+    {"kind": "skäl", "citation": "skäl 1", "text": "Hundar bör märkas och registreras så att en hund som kommit bort "
+     "kan återföras till sin ägare; hundägare bör därför registrera sina hundar."},
+    {"kind": "artikel", "citation": "artikel 1", "section": "1", "chapter": "I", "chapter_title": "Märkning",
+     "title": "Skyldighet att märka", "text": "1. Den som äger en hund ska låta märka den med ett chip och anmäla "
+     "märkningen till det nationella registret inom fyra månader från förvärvet."},
+]
+
+
+def add_eu_act() -> LegalDocument:
+    number, title = EU_ACT
+    doc, _ = legal_document_upsert(LegalDocumentData(
+        sfs_number=number, title=title, full_text="\n\n".join(u["text"] for u in EU_UNITS),
+        content_type=LegalDocument.ContentType.EU_REGULATION, structure=EU_UNITS), process=False)
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    embed_all(ContentChunk.objects.filter(legal_document=doc))
+    return doc
+
+
+def ranked_units(question: str, member, mode: str) -> dict[str, float]:
+    """{citation of the EU act's unit: its score}, in rank order."""
+    user, ws = member
+    result = retrieve_context(question, ws, user=user, options=RetrievalOptions(mode=mode, min_relevance=0))
+    return {c.citation: c.score for c in result.chunks if c.document_number == EU_ACT[0]}
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_the_recital_prior_puts_the_article_before_the_recital_that_explains_it(member, settings, mode):
+    for number, title, content_type, text in OTHERS:
+        add_statute(number, title, content_type, text, embed=True)
+    add_eu_act()
+    assert set(ContentChunk.objects.filter(document_number=EU_ACT[0]).values_list("kind", flat=True)) == {
+        "recital", "article"}
+    question = "Måste hundägare registrera sina hundar?"
+
+    settings.RETRIEVAL_RECITAL_PRIOR = 1.0
+    plain = ranked_units(question, member, mode)
+    assert list(plain)[0] == "skäl 1"  # the recital repeats the question's words
+    settings.RETRIEVAL_RECITAL_PRIOR = 0.5
+    primed = ranked_units(question, member, mode)
+    assert primed["skäl 1"] == pytest.approx(0.5 * plain["skäl 1"])  # only the recital moves
+    assert primed["artikel 1"] == pytest.approx(plain["artikel 1"])
+    assert list(primed) == ["artikel 1", "skäl 1"]  # the binding article first, its recital still there

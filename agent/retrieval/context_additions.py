@@ -41,8 +41,8 @@ from .hybrid import (
     _base_params,
     _filter_sql,
     _holds,
-    _row_to_chunk,
     _one_version_per_section,
+    _row_to_chunk,
     _run,
     exact_reference_search,
     hybrid_search,
@@ -77,7 +77,7 @@ def block_sources(result: RetrievalResult, scope: AccessScope, options: Retrieva
             added.extend(find())
         except DatabaseError:
             log.exception("could not read %s; the block goes without them", what)
-        timings[stage] = round((time.perf_counter() - t0) * 1000, 2)
+        timings[stage] = round((time.perf_counter() - t0) * 1000, 3)
     # The reserve is scored by its own fused scores, below the hits, so the budget drops it before anything above.
     return [*hits, *added, *result.reserve]
 

@@ -261,7 +261,8 @@ _ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)
 # recitals behind it ("Måste vi anmäla en personuppgiftsincident?" is answered by article 33, explained by recitals
 # 85–88). Like the regulation prior it weighs a unit that details or explains a rule after the rule itself.
 _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0 END)"
-_DOCUMENT_PRIOR = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_RECITAL_FACTOR}"
+# Every prior on a source's fused score: the document's (kind, citations, addressee) and the unit's (a recital).
+_SOURCE_PRIORS = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_RECITAL_FACTOR}"
 
 
 def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
@@ -321,12 +322,12 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
-    SELECT {_SELECT_COLUMNS}, f.score * {_DOCUMENT_PRIOR} AS score, {sim} AS sim, f.rank,
+    SELECT {_SELECT_COLUMNS}, f.score * {_SOURCE_PRIORS} AS score, {sim} AS sim, f.rank,
            f.vrnk AS vector_rank, f.krnk AS keyword_rank
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    ORDER BY f.score * {_DOCUMENT_PRIOR} DESC, c.id
+    ORDER BY f.score * {_SOURCE_PRIORS} DESC, c.id
     LIMIT %(limit)s
     """
 
@@ -369,12 +370,12 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
              vs * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
              + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
       FROM shared)
-    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} AS score, f.sim, f.rank,
+    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_SOURCE_PRIORS} AS score, f.sim, f.rank,
            f.vrnk AS vector_rank, f.krnk AS keyword_rank
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    ORDER BY 1 / (1 + exp(-f.mix)) * {_DOCUMENT_PRIOR} DESC, c.id
+    ORDER BY 1 / (1 + exp(-f.mix)) * {_SOURCE_PRIORS} DESC, c.id
     LIMIT %(limit)s
     """
 

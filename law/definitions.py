@@ -32,7 +32,8 @@ _AVSES_MED = re.compile(r"\b(?:denna|detta|dessa|tillämpning(?:en)?\b[^.]{0,80}
 _LIST_ITEM = re.compile(r"^(?:\d+\.\s+)?([a-zåäö][\wåäö -]{1,60}?):\s+(\S.{3,})$", re.DOTALL)
 _LIST_INTRO = re.compile(r"\bbetyder\b|\bföljande betydelse|\bmed följande innebörd|\bföljande (?:ord|beteckningar|"
                          r"uttryck|begrepp)\b|\bavses med\s*$|\bavses med följande\b", re.IGNORECASE)
-_ABBREVIATION = re.compile(r" \(([A-ZÅÄÖ][A-ZÅÄÖa-zåäö-]{1,7})\)")
+# In parentheses, "samarbetsområdet (EES)", or in capitals between commas, "ventilationskontroll, OVK, enligt".
+_ABBREVIATION = re.compile(r" \(([A-ZÅÄÖ][A-ZÅÄÖa-zåäö-]{1,7})\)|, ([A-ZÅÄÖ]{2,8}),")
 _WORDS_BEFORE = re.compile(r"[\wåäöÅÄÖ-]+")
 _ACRONYM = re.compile(r"\b[A-ZÅÄÖ]{2,8}\b")
 _ITEMS_FOLLOW = re.compile(r"(?:följande|:)\s*[.:]?\s*(?:\d+\. .*)?$", re.DOTALL)
@@ -93,12 +94,14 @@ def definitions_in(text: str) -> list[Definition]:
 
 
 def abbreviations_in(text: str) -> list[Abbreviation]:
-    """"… Europeiska ekonomiska samarbetsområdet (EES) …": the abbreviation and the shortest run of words before
-    it whose first word starts with the abbreviation's first letter and that holds as many words or word
-    starts as it has capitals (a compound counts once: "ventilationskontroll" stands for V and K)."""
+    """"… Europeiska ekonomiska samarbetsområdet (EES) …", "… obligatorisk ventilationskontroll, OVK, …": the
+    abbreviation and the shortest run of words before it whose first word starts with the abbreviation's first
+    letter and that holds as many words or word starts as it has capitals (a compound counts once:
+    "ventilationskontroll" stands for V and K). Between commas capitals are as often a list or a table's heading
+    ("MINERAL, OLJA, TORV"), so there the run must be at least two words in lower case."""
     found: list[Abbreviation] = []
     for match in _ABBREVIATION.finditer(text):
-        short = match.group(1)
+        short = match.group(1) or match.group(2)
         capitals = sum(ch.isupper() for ch in short)
         if capitals < 2:
             continue
@@ -109,6 +112,8 @@ def abbreviations_in(text: str) -> list[Abbreviation]:
         for start in range(len(words)):
             run = words[start:]
             if run[0][0].lower() == short[0].lower() and not _NOT_A_TERM_WORD.search(run[0]):
+                if match.group(2) and (len(run) < 2 or any(sum(ch.isupper() for ch in word) > 1 for word in run)):
+                    break
                 found.append(Abbreviation(short, " ".join(run)))
                 break
     return found

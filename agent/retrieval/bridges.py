@@ -61,7 +61,7 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v6:"
+_CACHE_KEY = "bridges:vocabulary:v7:"
 # A synonym stands in for the question's word only in part: it is the thesaurus's sense, maybe not the question's.
 SYNONYM_SHARE = 0.5
 
@@ -181,7 +181,7 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
             WITH hit AS (
                 SELECT DISTINCT c.legal_document_id, c.citation FROM chunks_contentchunk c
                 WHERE {STATUTE_CHUNKS_SQL} AND c.citation <> ''
-                  AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}})')
+                  AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}}|, [A-ZÅÄÖ]{{2,8}},)')
             SELECT string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
             FROM chunks_contentchunk c JOIN hit h ON h.legal_document_id = c.legal_document_id AND h.citation = c.citation
             WHERE {STATUTE_CHUNKS_SQL}

@@ -46,6 +46,11 @@ def test_abbreviations_and_acronyms_the_text_writes():
     text = "en stat inom Europeiska ekonomiska samarbetsområdet (EES) eller Schweiz"
     assert [(a.short, a.phrase) for a in abbreviations_in(text)] == [("EES", "Europeiska ekonomiska samarbetsområdet")]
     assert acronyms_in(text) == {"EES"}
+    between_commas = ("Den som bedriver systematiskt brandskyddsarbete, SBA, ska dokumentera det. Avtal, t.ex. ABC, "
+                      "gäller. Rör av stål, SS, och MALM, MINERAL, TORV.")
+    # "ABC" abbreviates no run of words before it; "SS" would stand for one word, "MINERAL" for capitals.
+    assert [(a.short, a.phrase) for a in abbreviations_in(between_commas)] == [
+        ("SBA", "systematiskt brandskyddsarbete")]
     assert bridges.acronym_tokens("VAD GÄLLER INOM EES?") == []  # a question in capitals is shouting
 
 

@@ -97,6 +97,9 @@ OWN_STATUTE = "\n\n".join([
     "1 § Uppgifterna får inte lagras längre än vad som är nödvändigt.",
     "2 § Den som lagrar uppgifterna ska skydda dem.",
     "3 § Uppgifter som lagras i ett register ska gallras efter tre år.",
+    "6 kap. Brandskydd",
+    "1 § Den som äger en bro ska bedriva ett systematiskt brandskyddsarbete, SBA, och dokumentera det.",
+    "2 § Det systematiska brandskyddsarbetet ska följas upp varje år.",
 ])
 
 pytestmark = pytest.mark.django_db
@@ -118,7 +121,16 @@ def test_the_vocabulary_is_mined_from_the_statutes(own_statute):
     vocab = bridges.vocabulary()
     assert "EES" in vocab.acronyms and "LAS" not in vocab.acronyms
     assert vocab.expansions["EES"] == ["ekonomisk", "europeisk", "samarbetsområdet"]
+    assert "SBA" in vocab.expansions  # written between commas
     assert any(term == ("personalvårdsförmån",) for term, _ in vocab.definitions)
+
+
+def test_an_abbreviation_written_between_commas_finds_the_sections_that_spell_it_out(own_statute):
+    user, ws = own_statute
+    # 2 § never writes "SBA": its spelled-out words bring it right after 1 § (without them it is fifth, under
+    # statutes that share "följa upp").
+    assert _keyword("Hur ofta ska SBA följas upp?", user, ws, top_k=2) == [("2099:1", "6 kap. 1 §"),
+                                                                           ("2099:1", "6 kap. 2 §")]
 
 
 def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statute, settings):

@@ -8,7 +8,9 @@ content hash so a reload does not embed again.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from django.conf import settings
+from django.db import connection
 
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
@@ -30,9 +32,23 @@ def corpus_record(sfs: str) -> dict:
     return _records[sfs]
 
 
+def require_test_database() -> None:
+    """Stop before a fixture that commits outside a test's transaction touches a developer's database.
+
+    pytest-django creates the test database only when a collected test is marked django_db. A run of unmarked
+    tests that still reaches a loading fixture (a fixture failing on blocked access, a probe) leaves the
+    connection on the configured database, where the agent package's corpus fixture would load arbetsmiljölagen
+    and LAS and, at teardown, delete them."""
+    test_name = connection.settings_dict.get("TEST", {}).get("NAME")
+    if connection.settings_dict["NAME"] != test_name:
+        pytest.fail(f"not the test database ({connection.settings_dict['NAME']!r}): mark the test django_db",
+                    pytrace=False)
+
+
 def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
     from law.statute_names import names_for
 
+    require_test_database()
     docs = []
     for sfs in numbers:
         doc = LegalDocument.objects.filter(sfs_number=sfs).first()

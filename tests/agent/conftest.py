@@ -14,12 +14,13 @@ def statutes(django_db_setup, django_db_blocker):
     deleted again when the package is done, so later TestCases start clean.
     """
     from compliance.models import LegalDocument
-    from tests.corpus import load_statutes
+    from tests.corpus import load_statutes, require_test_database
 
     with django_db_blocker.unblock():
         docs = load_statutes(*CORPUS)
     yield docs
     with django_db_blocker.unblock():
+        require_test_database()  # the delete below must never reach a developer's database
         LegalDocument.objects.filter(sfs_number__in=CORPUS).delete()
 
 

@@ -206,6 +206,18 @@ class StatuteDirectory:
     def abbreviations(self) -> dict[str, str]:
         return dict(self._abbreviations)
 
+    @cached_property
+    def vowelless_abbreviations(self) -> dict[str, str]:
+        """Typed in lower case at the head of a compound ("gdpr-incidenten", "pbl-ärendet"), an abbreviation still
+        names its statute when it cannot be a word: it has no vowel. One with a vowel may be ("las" is a verb) and
+        counts only as written. Alone, even a vowelless one may be a word's short form ("mfl": med flera). Read
+        once per directory, not per parsed text."""
+        folded: dict[str, set[str]] = {}
+        for abbreviation, sfs in self._abbreviations.items():
+            if not is_ambiguous_abbreviation(abbreviation) and not _VOWELS & set(abbreviation.casefold()):
+                folded.setdefault(abbreviation.casefold(), set()).add(sfs)
+        return {word: next(iter(found)) for word, found in folded.items() if len(found) == 1}
+
     def title(self, sfs: str) -> str | None:
         return self._titles.get(sfs)
 
@@ -453,21 +465,14 @@ class _Lexer:
         if directory is not None:
             self.abbreviations.update(directory.abbreviations)
 
-    @cached_property
-    def lower_abbreviations(self) -> dict[str, str]:
-        """Typed in lower case at the head of a compound ("gdpr-incidenten", "pbl-ärendet"), an abbreviation still
-        names its statute when it cannot be a word: it has no vowel. One with a vowel may be ("las" is a verb) and
-        counts only as written. Alone, even a vowelless one may be a word's short form ("mfl": med flera)."""
-        folded: dict[str, set[str]] = {}
-        for abbreviation, sfs in self.abbreviations.items():
-            if sfs and not is_ambiguous_abbreviation(abbreviation) and not _VOWELS & set(abbreviation.casefold()):
-                folded.setdefault(abbreviation.casefold(), set()).add(sfs)
-        return {word: next(iter(found)) for word, found in folded.items() if len(found) == 1}
-
     def _compound_head(self, word: str) -> str | None:
         """The statute that `word`, the head of a hyphenated compound, abbreviates: as written ("LAS", "SemL"), or
-        in lower case when it has no vowel."""
-        return self.abbreviations.get(word) or (self.lower_abbreviations.get(word) if word.islower() else None)
+        in lower case when it has no vowel (StatuteDirectory.vowelless_abbreviations)."""
+        if word in self.abbreviations:
+            return self.abbreviations[word]
+        if word.islower() and self.directory is not None:
+            return self.directory.vowelless_abbreviations.get(word)
+        return None
 
     def _word(self, i: int) -> str | None:
         if 0 <= i < len(self.raw) and self.raw[i].kind == "word":

@@ -396,10 +396,10 @@ RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", Fa
 # use join its keyword query at half the bridge weight (docs/retrieval.md, "Synonyms").
 RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
-# Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py, docs/retrieval.md
-# "Neighbours in the vocabulary"): a question word the statutes use in at most RETRIEVAL_NEIGHBOURS_MAX_DF chunks
-# (a practice word: 0) adds the statute index terms closest to it by cosine, at RETRIEVAL_BRIDGE_WEIGHT. The
-# vectors come from `manage.py build_term_vectors` (data/sfs/terms-<model>.npz, or RETRIEVAL_NEIGHBOURS_PATH).
+# Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py,
+# docs/retrieval.md "Neighbours in the vocabulary"): a question word the statutes use in at most
+# RETRIEVAL_NEIGHBOURS_MAX_DF chunks (a practice word: 0) adds the statute index terms closest to it by cosine, at
+# RETRIEVAL_BRIDGE_WEIGHT. The vectors come from `manage.py build_term_vectors` (data/sfs/terms-<model>.npz, or RETRIEVAL_NEIGHBOURS_PATH).
 RETRIEVAL_NEIGHBOURS = env_bool("RETRIEVAL_NEIGHBOURS", False)
 RETRIEVAL_NEIGHBOURS_PATH = env_str("RETRIEVAL_NEIGHBOURS_PATH")
 # e5 puts two unrelated words close: random pairs of the 21,088 statute terms have median cosine 0.886, 1 in 1,000
@@ -422,8 +422,8 @@ RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, m
 RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
 # When an agency regulation is among this many best hits, the context block also gets the RETRIEVAL_ACT_SECTIONS
 # §§ of the statutes it details (its legal basis, the acts it cites most) that answer the question best, scored
-# like the neighbouring §§ (before the chapters' core §§): the regulation fills in the act, and the act is the binding rule (docs/retrieval.md, "The acts
-# behind the regulations"). 0 turns either off.
+# like the neighbouring §§ (before the chapters' core §§): the regulation fills in the act, and the act is the
+# binding rule (docs/retrieval.md, "The acts behind the regulations"). 0 turns either off.
 RETRIEVAL_ACT_ANCHORS = env_int("RETRIEVAL_ACT_ANCHORS", 5, minimum=0, maximum=20)
 RETRIEVAL_ACT_SECTIONS = env_int("RETRIEVAL_ACT_SECTIONS", 3, minimum=0, maximum=10)
 # Ranked sources past RETRIEVAL_TOP_K that the context block may still take, last and in rank order, into the

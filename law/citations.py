@@ -3,7 +3,7 @@
 Over the whole statute book 4,610 statutes compete, most of them narrow förordningar and old special laws
 that few companies ever meet. The ones a company lives by are the ones the rest of the law keeps pointing
 to: arbetsmiljölagen, förvaltningslagen, the GDPR, brottsbalken. Retrieval uses the count as a mild prior
-(agent/retrieval/context_additions.py, docs/retrieval.md "The citation prior"), derived from the corpus alone.
+(agent/retrieval/hybrid.py, docs/retrieval.md "The citation prior"), derived from the corpus alone.
 
 A document cites another when its text names it:
 
@@ -122,8 +122,8 @@ class DetailedStatutes:
     """The statutes each agency regulation details: its legal basis and the statutes its text cites in the most
     sentences (Arbetsmiljöverket's föreskrifter cite arbetsmiljölagen throughout; Boverket's, plan- och
     bygglagen). A regulation fills in an act's duties, so a question answered from the regulation is also one
-    about the act, which is the binding rule (agent/retrieval/context_additions.py, docs/retrieval.md "The acts behind the
-    regulations"). `documents` is every loaded document, so that a regulation's number ("AFS 2023:12") is not
+    about the act, which is the binding rule (agent/retrieval/context_additions.py, docs/retrieval.md "The acts
+    behind the regulations"). `documents` is every loaded document, so that a regulation's number ("AFS 2023:12") is not
     read as a statute's; only those whose number is in `statutes` (the SFS statutes) can be detailed."""
 
     def __init__(self, documents: Iterable[CorpusDocument], statutes: Collection[str]) -> None:

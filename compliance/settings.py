@@ -399,7 +399,8 @@ RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0,
 # Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py,
 # docs/retrieval.md "Neighbours in the vocabulary"): a question word the statutes use in at most
 # RETRIEVAL_NEIGHBOURS_MAX_DF chunks (a practice word: 0) adds the statute index terms closest to it by cosine, at
-# RETRIEVAL_BRIDGE_WEIGHT. The vectors come from `manage.py build_term_vectors` (data/sfs/terms-<model>.npz, or RETRIEVAL_NEIGHBOURS_PATH).
+# RETRIEVAL_BRIDGE_WEIGHT. The vectors come from `manage.py build_term_vectors` (data/sfs/terms-<model>.npz, or
+# RETRIEVAL_NEIGHBOURS_PATH).
 RETRIEVAL_NEIGHBOURS = env_bool("RETRIEVAL_NEIGHBOURS", False)
 RETRIEVAL_NEIGHBOURS_PATH = env_str("RETRIEVAL_NEIGHBOURS_PATH")
 # e5 puts two unrelated words close: random pairs of the 21,088 statute terms have median cosine 0.886, 1 in 1,000

@@ -150,7 +150,8 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
 
 # --- the statutes that the regulations among the best hits detail ---
 
-def detailed_act_sections(result: RetrievalResult, scope: AccessScope, options: RetrievalOptions) -> list[RetrievedChunk]:
+def detailed_act_sections(result: RetrievalResult, scope: AccessScope,
+                          options: RetrievalOptions) -> list[RetrievedChunk]:
     """The RETRIEVAL_ACT_SECTIONS §§ that answer the question best within the statutes that the agency
     regulations among the RETRIEVAL_ACT_ANCHORS best hits detail (LegalDocument.details_sfs), not already
     ranked, in force today, under the same scope. A question answered by a föreskrift is one about the act it
@@ -243,7 +244,8 @@ def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: Retri
 # --- the core sections of the best hits' chapters ---
 
 # A rubrik that announces the chapter's scope or its words.
-_CORE_RUBRIK = re.compile(r"definition|ordförklaring|betydelse|tillämpningsområde|innehåll|inledande", re.IGNORECASE)
+_CORE_RUBRIK = re.compile(r"definition|ordförklaring|betydelse|tillämpningsområde|innehåll|inledande",
+                          re.IGNORECASE)
 
 
 def _chapter_sql(where: str) -> str:

@@ -10,9 +10,8 @@ import pytest
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.context_additions import block_sources, neighbour_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
-from compliance.models import Membership, Workspace
 from compliance.selectors import access_scope_for
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -21,10 +20,7 @@ QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
 
 @pytest.fixture
 def asker(loaded):
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
+    return alice_owning_a_workspace()
 
 
 def test_the_sections_before_and_after_the_best_hit_come_after_every_hit(asker):

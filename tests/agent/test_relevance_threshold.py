@@ -14,8 +14,7 @@ from agent.retrieval.hybrid import RetrievalOptions, _relevant, retrieve_context
 from agent.retrieval.keyword_search import KeywordQuery
 from agent.retrieval.sources import RetrievedChunk
 from chunks.keyword_index import K1
-from compliance.models import Membership, Workspace
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -42,10 +41,7 @@ def statute_source(*, vector_similarity: float | None = None, keyword_rank: floa
 
 @pytest.fixture
 def member(loaded):
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
+    return alice_owning_a_workspace()
 
 
 @pytest.mark.parametrize("question", UNRELATED)

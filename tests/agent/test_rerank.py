@@ -9,8 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
-from compliance.models import Membership, Workspace
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -56,10 +55,7 @@ class RerankServer:
 
 @pytest.fixture
 def alice_ws(loaded):
-    alice = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
-    return alice, ws
+    return alice_owning_a_workspace()
 
 
 QUESTION = "Vilka skyldigheter har arbetsgivaren när det gäller arbetsmiljön?"

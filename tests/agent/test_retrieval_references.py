@@ -16,10 +16,9 @@ from agent.retrieval.context_additions import cited_units
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.anchors import celex_number, eur_lex_url, formal_citation
-from compliance.models import Membership, Workspace
 from compliance.selectors import access_scope_for
 from tests.corpus import load_statutes
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 from tests.law.test_load_regulations import load, shipped_record, write_records
 
 pytestmark = pytest.mark.django_db
@@ -27,10 +26,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def member(loaded):
-    alice = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=alice, workspace=ws, role="owner")
-    return alice, ws
+    return alice_owning_a_workspace()
 
 
 def first(result) -> tuple[str, str]:

@@ -292,11 +292,18 @@ def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False)
     return " AND ".join(f"({c.strip()})" for c in clauses)
 
 
+# A keyword half read ahead (KeywordHalf): its rows as they came, in the shape of keyword_cte's `kw`.
+_KEYWORD_HALF_READ = """
+      kw AS (
+        SELECT * FROM unnest(%(kw_ids)s::bigint[], %(kw_scores)s::float8[], %(kw_ranks)s::bigint[]) AS k(id, rank, rnk))"""
+
+
 def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False,
-                filtered: bool = False) -> str:
+                filtered: bool = False, keyword_read: bool = False) -> str:
     # exact_vector: the filter keeps a handful of statutes (hybrid_search), so both halves go chunk by chunk.
     # Within a few statutes an exact scan is faster and better than walking the whole HNSW
     # graph for the few nodes that pass the filter; "+ 0" keeps the planner off the index.
+    # keyword_read: the keyword half was read ahead (keyword_half) and comes in as parameters.
     order = "(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector else "c.embedding <=> %(qvec)s::vector"
     vec = f"""
       vec AS (
@@ -307,8 +314,11 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
           ORDER BY {order}
           LIMIT %(candidates)s) v)""" if use_vector else """
       vec AS (SELECT NULL::bigint AS id, NULL::float AS sim, NULL::bigint AS rnk WHERE false)"""
-    kw = keyword_cte(where, filtered=filtered, few_chunks=exact_vector) if use_keyword else """
+    if not use_keyword:
+        kw = """
       kw AS (SELECT NULL::bigint AS id, NULL::float AS rank, NULL::bigint AS rnk WHERE false)"""
+    else:
+        kw = _KEYWORD_HALF_READ if keyword_read else keyword_cte(where, filtered=filtered, few_chunks=exact_vector)
     if use_vector and use_keyword and settings.RETRIEVAL_FUSION == "score":
         return _score_fusion_sql(vec, kw)
     # Every result's similarity, not only the vector half's: the relevance threshold needs it for
@@ -455,33 +465,84 @@ def _base_params(scope: AccessScope, limit: int) -> dict:
     }
 
 
-def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int,
-                  qvec: np.ndarray | None, mode: str, kwq: KeywordQuery | None = None,
-                  everyday: bool = False) -> list[RetrievedChunk]:
-    """One SQL statement: the vector and keyword halves, fused. `kwq` is the query's BM25
-    query (built from `terms`, the query's `keyword_terms`, when not given); `qvec` its
-    embedding (None in keyword mode). `everyday`: a short question that names no statute
-    (is_everyday_question), whose vector share grows as its words miss the statutes' words."""
+@dataclass(frozen=True)
+class KeywordHalf:
+    """A search's keyword half read on its own (keyword_half), before the question's vector is there: its
+    candidates' chunk ids, BM25 scores and ranks, best first."""
+
+    ids: list[int]
+    scores: list[float]
+    ranks: list[int]
+
+
+@dataclass(frozen=True)
+class _Search:
+    """What hybrid_search and keyword_half share: the parameters, the filter and the keyword query."""
+
+    params: dict
+    where: str
+    kwq: KeywordQuery | None  # None or empty: no keyword half
+    exact_vector: bool  # a handful of statutes: both halves chunk by chunk (_hybrid_sql)
+    filtered: bool
+
+
+def _search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int, mode: str,
+            kwq: KeywordQuery | None) -> _Search:
     params = _base_params(scope, limit)
     params["question_words"] = " ".join(terms).lower()
     where = _filter_sql(options, params)
-    use_vector = mode in ("hybrid", "vector") and qvec is not None
-    use_keyword = mode in ("hybrid", "keyword")
-    if use_vector:
-        params["qvec"] = _vector_literal(qvec)
-    if use_keyword:
+    if mode in ("hybrid", "keyword"):
         kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
         params.update(keyword_params(kwq))
-        use_keyword = bool(kwq)
-        if everyday and kwq:
-            params["everyday_share"] = float(settings.RETRIEVAL_EVERYDAY_VECTOR_SHARE)
-            params["full_match"] = kwq.full_match
+    else:
+        kwq = None
+    return _Search(params=params, where=where, kwq=kwq,
+                   exact_vector=bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5,
+                   filtered=bool(options.sfs_numbers or options.source_types or options.content_types
+                                 or options.date_from or options.date_to))
+
+
+def keyword_half(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int,
+                 kwq: KeywordQuery | None = None) -> KeywordHalf | None:
+    """The keyword half of hybrid_search with the same arguments, read on its own (None when the question has no
+    keyword to search). retrieve_context reads it while the question is embedded, so a miss waits for the
+    vector half's SQL only, not for both halves in turn."""
+    search = _search(terms, scope, options, limit=limit, mode="keyword", kwq=kwq)
+    if not search.kwq:
+        return None
+    sql = (f"WITH {keyword_cte(search.where, filtered=search.filtered, few_chunks=search.exact_vector)} "
+           "SELECT id, rank, rnk FROM kw ORDER BY rnk")
+    with dict_cursor() as cursor:
+        cursor.execute(sql, search.params)
+        rows = cursor.fetchall()
+    return KeywordHalf(ids=[row["id"] for row in rows], scores=[float(row["rank"]) for row in rows],
+                       ranks=[row["rnk"] for row in rows])
+
+
+def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int,
+                  qvec: np.ndarray | None, mode: str, kwq: KeywordQuery | None = None,
+                  everyday: bool = False, keyword: KeywordHalf | None = None) -> list[RetrievedChunk]:
+    """One SQL statement: the vector and keyword halves, fused. `kwq` is the query's BM25
+    query (built from `terms`, the query's `keyword_terms`, when not given); `qvec` its
+    embedding (None in keyword mode). `everyday`: a short question that names no statute
+    (is_everyday_question), whose vector share grows as its words miss the statutes' words.
+    `keyword`: the keyword half as keyword_half read it for the same arguments; the statement then fuses it
+    with the vector half instead of reading it again."""
+    search = _search(terms, scope, options, limit=limit, mode=mode, kwq=kwq)
+    params, kwq = search.params, search.kwq
+    use_vector = mode in ("hybrid", "vector") and qvec is not None
+    use_keyword = bool(kwq)
+    if use_vector:
+        params["qvec"] = _vector_literal(qvec)
+    if everyday and kwq:
+        params["everyday_share"] = float(settings.RETRIEVAL_EVERYDAY_VECTOR_SHARE)
+        params["full_match"] = kwq.full_match
+    if keyword is not None:
+        params.update(kw_ids=keyword.ids, kw_scores=keyword.scores, kw_ranks=keyword.ranks)
     if not (use_vector or use_keyword):
         return []
-    exact_vector = bool(options.sfs_numbers) and len(options.sfs_numbers) <= 5
-    filtered = bool(options.sfs_numbers or options.source_types or options.content_types
-                    or options.date_from or options.date_to)
-    return _run(_hybrid_sql(where, use_vector, use_keyword, exact_vector=exact_vector, filtered=filtered), params)
+    return _run(_hybrid_sql(search.where, use_vector, use_keyword, exact_vector=search.exact_vector,
+                            filtered=search.filtered, keyword_read=keyword is not None), params)
 
 
 @dataclass(frozen=True)
@@ -576,23 +637,29 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
     kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
            if options.mode in ("hybrid", "keyword") else None)
-    before_vector = _ms(t0)
-    qvec = embedding.result() if embedding is not None else None
-    t0 = time.perf_counter()
-    statute_hits: list[RetrievedChunk] = []
-    if named_sfs and not options.sfs_numbers:
-        limited = RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
-        statute_hits = hybrid_search(terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
-                                     kwq=kwq)
+    # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
+    limited = (RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
+               if named_sfs and not options.sfs_numbers else None)
     reranking = rerank_module.enabled(options)
     reserve = settings.RETRIEVAL_CONTEXT_RESERVE
-    # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
     # The reserve is what the fused candidate lists hold anyway: it never widens them, so the ranking of the
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
+    # The keyword halves need no vector either: read now, each search then runs only its vector half and the
+    # fusion once the vector is there (docs/retrieval.md, "Speed").
+    limited_keywords = (keyword_half(terms, scope, limited, limit=top_k + SLACK, kwq=kwq)
+                        if limited is not None and kwq else None)
+    general_keywords = keyword_half(terms, scope, options, limit=limit + SLACK, kwq=kwq) if kwq else None
+    before_vector = _ms(t0)
+    qvec = embedding.result() if embedding is not None else None
+    t0 = time.perf_counter()
+    statute_hits: list[RetrievedChunk] = []
+    if limited is not None:
+        statute_hits = hybrid_search(terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
+                                     kwq=kwq, keyword=limited_keywords)
     general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq,
-                            everyday=is_everyday_question(analysis))
+                            everyday=is_everyday_question(analysis), keyword=general_keywords)
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()

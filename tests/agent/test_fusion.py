@@ -16,8 +16,12 @@ from agent.retrieval.hybrid import (
     _run,
     _score_fusion_sql,
     _vector_literal,
+    hybrid_search,
+    keyword_half,
+    keyword_terms,
     retrieve_context,
 )
+from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from chunks.embedding import get_provider
 from chunks.models import ContentChunk
@@ -92,6 +96,31 @@ def test_a_close_vector_only_hit_is_not_pushed_below_weak_keyword_only_hits(memb
     assert all(order.index(rule) < order.index(w) for w in weak)
     # The fusion is still a mix: the sections both halves found stay ahead of the weak ones.
     assert all(order.index(b) < order.index(w) for b in both for w in weak)
+
+
+def test_the_keyword_half_read_ahead_fuses_to_the_same_ranking_as_one_statement(member):
+    """retrieve_context reads each search's keyword half while the question is embedded; fused with the vector
+    half afterwards it must rank exactly as the statement that reads both halves, in every form of the keyword
+    half: the whole corpus, a few named statutes, and a filter by source type."""
+    user, ws = member
+    for number, text in enumerate((RULE, *WEAK, *BOTH), start=1):
+        add_section(f"2091:{number}", text)
+    scope = access_scope_for(user, ws)
+    analysis = analyse_query(QUESTION)
+    terms = keyword_terms(analysis)
+    qvec = get_provider().embed_query(QUESTION)
+    for options in (RetrievalOptions(), RetrievalOptions(sfs_numbers=["2091:2", "2091:5", "2091:6"]),
+                    RetrievalOptions(source_types=["LEGAL_DOCUMENT"])):
+        for mode in ("hybrid", "keyword"):
+            read = keyword_half(terms, scope, options, limit=4)
+            assert read is not None and read.ids  # "spara", "kvitton", "företaget" are in the corpus
+            one = hybrid_search(terms, scope, options, limit=4, qvec=qvec, mode=mode)
+            two = hybrid_search(terms, scope, options, limit=4, qvec=qvec, mode=mode, keyword=read)
+            assert [(c.chunk_id, c.keyword_rank, c.vector_similarity) for c in two] == \
+                [(c.chunk_id, c.keyword_rank, c.vector_similarity) for c in one]
+            # The fusion's averages add the same rows in another order: equal to the last bits or so.
+            assert [c.score for c in two] == pytest.approx([c.score for c in one], rel=1e-12)
+            assert {c.chunk_id for c in one if c.keyword_rank is not None} <= set(read.ids)
 
 
 @pytest.fixture

@@ -437,7 +437,9 @@ def _select(candidates: list[_Candidate], budget: int, encoding: str) -> list[_C
     total = len(candidates)
     # Reserve the header line at its widest (N = M); numbers use the widest too.
     remaining = budget - count_tokens(_header_line(total, total) + "\n", encoding)
-    widest = total
+    # Any number of one to three digits is one token, so below 1,000 sources a block's count does not depend on
+    # how many there are, and a section's count is reused by every question that finds it.
+    widest = max(total, 999)
     # Block overhead without text; "\n\n" joins blocks, counted once per block.
     overhead = _block_tokens(widest, "", "", encoding)
     selected: list[_Candidate] = []
@@ -450,8 +452,10 @@ def _select(candidates: list[_Candidate], budget: int, encoding: str) -> list[_C
             selected.append(cand)
             remaining -= full
             continue
-        label_cost = _block_tokens(widest, cand.label, "", encoding)
-        cut = truncate_at_sentence(cand.text, remaining - label_cost, encoding)
+        room = remaining - _block_tokens(widest, cand.label, "", encoding)
+        if room < MIN_USEFUL_TOKENS:
+            continue  # no cut of it would be long enough to keep
+        cut = truncate_at_sentence(cand.text, room, encoding)
         if cut is None:
             continue
         cand.shown, cand.truncated = cut, True

@@ -118,7 +118,16 @@ ORDER BY v.id
 """
 
 
-def _relevant_units(workspace_id: int, document_id: int, version_id: int) -> tuple[list[str], int]:
+@dataclass(frozen=True)
+class _VersionUnits:
+    """What a new version changed, seen from one workspace: the changed units touching its kravpunkter on the
+    document, and how many units changed in all."""
+
+    relevant: list[str]
+    changed: int
+
+
+def _relevant_units(workspace_id: int, document_id: int, version_id: int) -> _VersionUnits:
     """The changed units touching the workspace's kravpunkter on this document, and how many units changed."""
     refs = [ref for ref in Requirement.objects.filter(workspace_id=workspace_id, item__legal_document_id=document_id)
             .exclude(section_ref="").values_list("section_ref", flat=True)]
@@ -128,7 +137,7 @@ def _relevant_units(workspace_id: int, document_id: int, version_id: int) -> tup
     for citation, chapter, section in units:
         if refs and touches(refs, chapter, section) and citation not in relevant:
             relevant.append(citation)
-    return relevant, len(units)
+    return _VersionUnits(relevant=relevant, changed=len(units))
 
 
 def _flag_items(workspace_id: int, document_id: int) -> None:
@@ -189,12 +198,12 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
 
     where, params = _document_filter("v", ids)
     for row in _rows(_AMENDED_SQL.format(documents=where), [origins, *params]):
-        relevant, count = _relevant_units(row["workspace_id"], row["document_id"], row["version_id"])
+        units = _relevant_units(row["workspace_id"], row["document_id"], row["version_id"])
         amended += _notice_create(
             {"workspace_id": row["workspace_id"], "legal_document_id": row["document_id"],
              "version_id": row["version_id"]},
-            {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": relevant,
-             "change_count": count}, flag=True)
+            {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": units.relevant,
+             "change_count": units.changed}, flag=True)
 
     where, params = _document_filter("r", ids)
     for row in _rows(_REPEALED_SQL.format(documents=where), params):

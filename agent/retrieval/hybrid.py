@@ -646,11 +646,13 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
-    # The keyword halves need no vector either: read now, each search then runs only its vector half and the
-    # fusion once the vector is there (docs/retrieval.md, "Speed").
+    # While the question is being embedded, the keyword halves (which need no vector) are read, and each search
+    # then runs its vector half and the fusion once the vector is there (docs/retrieval.md, "Speed"). A vector
+    # that is there already (cached) gets the one statement: a second round trip would buy nothing.
+    ahead = bool(kwq) and embedding is not None and not embedding.done()
     limited_keywords = (keyword_half(terms, scope, limited, limit=top_k + SLACK, kwq=kwq)
-                        if limited is not None and kwq else None)
-    general_keywords = keyword_half(terms, scope, options, limit=limit + SLACK, kwq=kwq) if kwq else None
+                        if ahead and limited is not None else None)
+    general_keywords = keyword_half(terms, scope, options, limit=limit + SLACK, kwq=kwq) if ahead else None
     before_vector = _ms(t0)
     qvec = embedding.result() if embedding is not None else None
     t0 = time.perf_counter()

@@ -299,6 +299,9 @@ def _label(chunk: RetrievedChunk) -> str:
     if chunk.workspace_name:
         # Another workspace's source says whose it is, so it is never taken for the company's own.
         raw = f"Arbetsytan {chunk.workspace_name} > {raw}"
+    if chunk.extra.get("mentions"):
+        # The question cites a document the knowledge base does not have: this source only mentions it.
+        raw = f"{raw} (nämner {chunk.extra['mentions']}, som inte finns i kunskapsbasen)"
     if chunk.extra.get("change_note"):
         # A statute changed lately (agent.retrieval.dating): "(ändrad genom SFS 2025:974, i kraft 2026-01-01)".
         raw = f"{raw} ({chunk.extra['change_note']})"

@@ -60,9 +60,9 @@ def block_sources(result: RetrievalResult, scope: AccessScope, options: Retrieva
     """The hits, what the block adds for their sake, then the reserve (the ranked sources after the top k),
     each step timed into `timings`. A step that cannot read the database is left out: it only adds context,
     and the hits stand without it."""
-    hits = result.chunks
-    if not hits:
-        return hits
+    if not result.chunks:
+        return result.chunks
+    hits = anchoring(result.chunks)
     added: list[RetrievedChunk] = []
     steps: list[tuple[str, str, Callable[[], list[RetrievedChunk]]]] = [
         ("neighbours", "the neighbouring sections", lambda: neighbour_sections(hits, scope, options)),
@@ -79,7 +79,14 @@ def block_sources(result: RetrievalResult, scope: AccessScope, options: Retrieva
             log.exception("could not read %s; the block goes without them", what)
         timings[stage] = round((time.perf_counter() - t0) * 1000, 3)
     # The reserve is scored by its own fused scores, below the hits, so the budget drops it before anything above.
-    return [*hits, *added, *result.reserve]
+    return [*result.chunks, *added, *result.reserve]
+
+
+def anchoring(hits: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """The hits the block adds sources for: not a source that only mentions a document the question cites and the
+    knowledge base does not hold (hybrid.mention_search). Its neighbours, chapter and act are about something
+    else (a repealing provision sits in the last chapter of a regulation on another subject)."""
+    return [c for c in hits if not c.extra.get("mentions")]
 
 
 def score_after_hits(chunks: list[RetrievedChunk], *, tier: int = 1) -> float:
@@ -162,7 +169,7 @@ def detailed_act_sections(result: RetrievalResult, scope: AccessScope,
     anchors, wanted = settings.RETRIEVAL_ACT_ANCHORS, settings.RETRIEVAL_ACT_SECTIONS
     if result.search is None:
         return []
-    regulations = list(dict.fromkeys(c.document_number for c in result.chunks[:anchors]
+    regulations = list(dict.fromkeys(c.document_number for c in anchoring(result.chunks)[:anchors]
                                      if c.content_type == LegalDocument.ContentType.AGENCY_REGULATION))
     if not regulations or not wanted:
         return []

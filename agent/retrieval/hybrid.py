@@ -594,6 +594,53 @@ def _holds(cited: str, chunk_citation: str) -> bool:
             or (cited.startswith("artikel ") and chunk_citation.startswith(f"{cited}.")))
 
 
+# The most chunks a document the knowledge base does not hold brings: its mentions are evidence about it, not
+# its text, and an amending act is written under every § it changed.
+MENTIONS_MAX = 6
+_REPEAL_WORDS = re.compile(r"upphäv|upphör|ersätt", re.IGNORECASE)
+
+
+def _mention_sql(where: str) -> str:
+    # The number as a phrase of the text search (phraseto_tsquery parses it as the index did: "AFS 1999:3" is
+    # 'afs' <-> '1999' <-> '3'), so the GIN index finds the few chunks that write it.
+    return f"""
+    SELECT {_SELECT_COLUMNS}, 1.0 AS score, {_NO_RANKS}
+    FROM chunks_contentchunk c
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    WHERE c.search_vector @@ phraseto_tsquery('swedish', %(mentioned)s) AND {where}
+    ORDER BY c.document_number, c.path
+    LIMIT 200
+    """
+
+
+def mention_search(numbers: list[str], scope: AccessScope, options: RetrievalOptions) -> list[RetrievedChunk]:
+    """The chunks that write a document number the question cites and the knowledge base has no document for
+    ("Vad gäller enligt AFS 1999:3?", an agency regulation since repealed; an amending act; an EU directive).
+    What the sources say of it is all there is to say: the transitional provision that repealed it comes first
+    (a sentence with the number that repeals or replaces), then the others in document order, at most
+    MENTIONS_MAX. Each is marked `extra["mentions"]` with the number, which the context block's label
+    states, and is kept whatever its similarity to the question (_relevant)."""
+    found: list[RetrievedChunk] = []
+    for number in numbers:
+        params = _base_params(scope, MENTIONS_MAX)
+        params["mentioned"] = number
+        written = re.compile(rf"(?<![\w/:]){re.escape(number)}(?![\d/])")
+        seen = {c.chunk_id for c in found}
+        rows = [c for c in _run(_mention_sql(_filter_sql(options, params, named=True)), params)
+                if written.search(c.text) and c.chunk_id not in seen]
+        rows.sort(key=lambda c: not _repeals(c.text, written))  # stable: document order within each group
+        for chunk in rows[:MENTIONS_MAX]:
+            chunk.extra["mentions"] = number
+            found.append(chunk)
+    return found
+
+
+def _repeals(text: str, written: re.Pattern) -> bool:
+    """Whether a sentence of `text` writes the number and repeals or replaces ("upphävs", "ersätter")."""
+    return any(written.search(sentence) and _REPEAL_WORDS.search(sentence)
+               for sentence in re.split(r"(?<=[.;])\s+", text))
+
+
 # --- the entry point ---
 
 def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser | None,
@@ -634,6 +681,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     refs, named_sfs = cited.units, cited.named
     result.references = [unit.label for unit in refs]
     exact = exact_reference_search(refs, scope, options, named=True)
+    mentioned = mention_search(cited.unheld, scope, options) if cited.unheld else []
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
     kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
            if options.mode in ("hybrid", "keyword") else None)
@@ -666,7 +714,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
 
     t0 = time.perf_counter()
     ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
-    merged = _merge(exact, ranked)
+    merged = _merge(exact, mentioned, ranked)
     if analysis.dates is not None:
         # A period in the question picks the version of a § in force then (today if it includes today).
         merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
@@ -722,6 +770,9 @@ def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarra
 class QuestionReferences:
     units: list[CitedUnit]  # the units the question cites
     named: list[str]  # every statute, regulation or EU act it cites or names, by number
+    # The numbers it cites that no document of the knowledge base has (an old AFS, an amending act, an EU
+    # directive): mention_search finds what the sources say of them.
+    unheld: list[str] = field(default_factory=list)
 
 
 def _references(refs: list[LegalReference]) -> QuestionReferences:
@@ -729,8 +780,13 @@ def _references(refs: list[LegalReference]) -> QuestionReferences:
     directory = statute_directory()
     units: list[CitedUnit] = []
     named: list[str] = []
+    unheld: list[str] = []
     for ref in refs:
-        if not ref.sfs or ref.sfs not in directory:
+        if not ref.sfs:
+            continue
+        if ref.sfs not in directory:
+            if ref.sfs not in unheld:
+                unheld.append(ref.sfs)
             continue
         if ref.sfs not in named:
             named.append(ref.sfs)
@@ -738,7 +794,7 @@ def _references(refs: list[LegalReference]) -> QuestionReferences:
         unit = CitedUnit(ref.sfs, citations, ref.led)
         if citations and unit not in units:
             units.append(unit)
-    return QuestionReferences(units=units, named=named)
+    return QuestionReferences(units=units, named=named, unheld=unheld)
 
 
 def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk],
@@ -766,7 +822,8 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
               kwq: KeywordQuery | None, *, beside_vectors: bool = False) -> list[RetrievedChunk]:
     """The sources close enough to the question to be worth showing (docs/retrieval.md, "Relevance threshold").
 
-    A source the question cites is always kept. Otherwise the question-to-source cosine
+    A source the question cites is always kept, and so is one that mentions a document it cites that the
+    knowledge base does not hold (mention_search; it opens no gate). Otherwise the question-to-source cosine
     similarity decides; a source with no vector (keyword mode, the embedder down, a file
     still being embedded) is judged by the share of the question's BM25 weight it matches.
     When nothing passes, the question gets no sources and the answer says so. With the
@@ -800,6 +857,8 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     for chunk in chunks:
         if chunk.reference_match:
             kept.append(chunk)
+        elif chunk.extra.get("mentions"):
+            continue  # kept below whatever its similarity; a mention says nothing of the other sources
         elif chunk.vector_similarity is not None:
             # Just over the floor, meaning alone is weak evidence: an everyday question about something else
             # (cooking, travel) sits that close to some practical rule without sharing its words.
@@ -813,7 +872,8 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
         # the ranking decides the rest. Short everyday questions sit far from a §'s wording, and cutting
         # each source at the floor dropped their gold sections (docs/retrieval.md, "Relevance threshold").
         return chunks
-    return kept
+    keep = {c.chunk_id for c in kept}
+    return [c for c in chunks if c.chunk_id in keep or c.extra.get("mentions")]
 
 
 def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -41,8 +41,13 @@ _cache: dict[tuple, ShippedVectors | None] = {}
 
 
 class ShippedVectors:
-    def __init__(self, keys: np.ndarray, vectors: np.ndarray, model: str, scales: np.ndarray | None = None):
+    """A shipped file's vectors by content hash (and those of the files added to it), with the model and
+    dimensions the file records: vectors of another model or size are not used."""
+
+    def __init__(self, keys: np.ndarray, vectors: np.ndarray, model: str, dimensions: int,
+                 scales: np.ndarray | None = None):
         self.model = model
+        self.dimensions = dimensions
         self.vectors = vectors
         self.scales = scales
         self._index = {key.decode("ascii"): i for i, key in enumerate(keys.tolist())}
@@ -120,11 +125,10 @@ def quantize_int8(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scales.astype(np.float32)
 
 
-def load(path: Path) -> tuple[ShippedVectors, int]:
+def load(path: Path) -> ShippedVectors:
     with np.load(path, allow_pickle=False) as data:
         scales = data["scales"][:, None] if "scales" in data.files else None
-        return (ShippedVectors(data["keys"], data["vectors"], str(data["model"]), scales),
-                int(data["dimensions"]))
+        return ShippedVectors(data["keys"], data["vectors"], str(data["model"]), int(data["dimensions"]), scales)
 
 
 def shipped_vectors() -> ShippedVectors | None:
@@ -147,8 +151,8 @@ def shipped_vectors() -> ShippedVectors | None:
             _cache.clear()
             merged = None
             for path, _mtime in stamps:
-                shipped, dims = load(Path(path))
-                if shipped.model != model or dims != settings.EMBEDDING_DIMENSIONS:
+                shipped = load(Path(path))
+                if shipped.model != model or shipped.dimensions != settings.EMBEDDING_DIMENSIONS:
                     continue
                 if merged is None:
                     merged = shipped

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -319,8 +320,17 @@ def _merge(rows: list[dict], metric: str) -> dict[int, int]:
     return hist
 
 
-def _rolled_days(workspace_ids: Sequence[int] | None, first: date, last: date) -> tuple[dict, list[dict]]:
-    """The rolled-up days first..last of the scope: ({day: raw figures}, the stored rows)."""
+@dataclass(frozen=True)
+class _RolledDays:
+    """The rolled-up days of a scope: each day's raw figures (its workspaces' rows added up), and the stored
+    rows themselves, whose latency histograms a large period's percentiles are merged from."""
+
+    by_day: dict[date, dict]
+    rows: list[dict]
+
+
+def _rolled_days(workspace_ids: Sequence[int] | None, first: date, last: date) -> _RolledDays:
+    """The rolled-up days first..last of the scope."""
     days = RetrievalLogDay.objects.filter(day__gte=first, day__lte=last)
     days = days.filter(workspace__isnull=True) if workspace_ids is None else \
         days.filter(workspace_id__in=list(workspace_ids))
@@ -339,7 +349,7 @@ def _rolled_days(workspace_ids: Sequence[int] | None, first: date, last: date) -
             combined["retrieval"] = sketch_percentiles(_merge(rows, "retrieval"))
             combined["total"] = sketch_percentiles(_merge(rows, "total"))
         out[day] = combined
-    return out, stored
+    return _RolledDays(by_day=out, rows=stored)
 
 
 def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: datetime | None = None,
@@ -354,11 +364,12 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
     since = period_start(days, now=now)
     first = since.date()
     through = rollup_through(now=now) if rollup else None
-    rolled, stored = {}, None
+    rolled: _RolledDays | None = None  # None: every day of the period is read from the logs
     live_since = since
     if through is not None and through >= first:
-        rolled, stored = _rolled_days(workspace_ids, first, through)
+        rolled = _rolled_days(workspace_ids, first, through)
         live_since = swedish_midnight(through + timedelta(days=1))
+    rolled_by_day = rolled.by_day if rolled is not None else {}
     logs = _logs(workspace_ids, since).order_by()
     live = _logs(workspace_ids, live_since).order_by()
     with transaction.atomic():
@@ -367,18 +378,18 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
             cursor.execute("SET LOCAL work_mem = '32MB'")
         rows = list(live.annotate(day=TruncDate("created_at", tzinfo=STOCKHOLM)).values("day").annotate(**_day_figures())
                     .order_by("day"))
-        questions = sum(r["questions"] for r in rows) + sum(r["questions"] for r in rolled.values())
-        if stored is None or questions <= EXACT_PERCENTILE_ROWS:
+        questions = sum(r["questions"] for r in rows) + sum(r["questions"] for r in rolled_by_day.values())
+        if rolled is None or questions <= EXACT_PERCENTILE_ROWS:
             period = logs.aggregate(retrieval=Percentiles("retrieval_ms"), total=Percentiles("total_ms"))
         else:
             live_hist = _histograms(live, ())
             period = {}
             for metric in ("retrieval", "total"):
-                merged = _merge(stored, metric)
+                merged = _merge(rolled.rows, metric)
                 for bucket, count in live_hist[metric].get((), {}).items():
                     merged[bucket] += count
                 period[metric] = sketch_percentiles(merged)
-    by_day = {**rolled, **{row["day"]: row for row in rows}}
+    by_day = {**rolled_by_day, **{row["day"]: row for row in rows}}
     totals = {key: sum(row[key] for row in by_day.values()) for key in _COUNTS}
     empty = _shape(dict.fromkeys(_COUNTS, 0))
     shaped = {day: _shape(row) for day, row in by_day.items()}

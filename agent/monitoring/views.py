@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
@@ -38,16 +39,25 @@ def owned_workspace(user: AbstractBaseUser, slug: str):
     return workspace, membership
 
 
-def _period(request: HttpRequest) -> tuple[int, str]:
+@dataclass(frozen=True)
+class _Period:
+    """The number of days the page shows, and the message to show when the asked period was not one of
+    PERIODS (the default period is shown then, with status 400)."""
+
+    days: int
+    error: str = ""
+
+
+def _period(request: HttpRequest) -> _Period:
     raw = request.GET.get("dagar", "")
     if raw == "":
-        return DEFAULT_PERIOD, ""
+        return _Period(DEFAULT_PERIOD)
     if raw.isdigit() and int(raw) in PERIODS:
-        return int(raw), ""
-    return DEFAULT_PERIOD, PERIOD_ERROR
+        return _Period(int(raw))
+    return _Period(DEFAULT_PERIOD, error=PERIOD_ERROR)
 
 
-def _render(request: HttpRequest, *, stats: dict, days: int, error: str, workspace: Workspace | None = None,
+def _render(request: HttpRequest, *, stats: dict, period: _Period, workspace: Workspace | None = None,
             membership: Membership | None = None, conversation_url: Callable[[str, int, int | None], str]):
     for row in stats["feedback"]["latest_bad"]:
         row["url"] = conversation_url(row["workspace_slug"], row["conversation_id"], row["message_id"])
@@ -59,24 +69,24 @@ def _render(request: HttpRequest, *, stats: dict, days: int, error: str, workspa
         "daily": stats["daily"],
     }
     return render(request, "agent/dashboard.html", {
-        "workspace": workspace, "membership": membership, "nav": "dashboard", "stats": stats, "days": days,
-        "periods": PERIODS, "period_error": error, "chart_json": json.dumps(chart_data),
+        "workspace": workspace, "membership": membership, "nav": "dashboard", "stats": stats, "days": period.days,
+        "periods": PERIODS, "period_error": period.error, "chart_json": json.dumps(chart_data),
         "intent_labels": INTENT_LABELS, "mode_labels": MODE_LABELS, "intents": INTENTS, "modes": ANSWER_MODES,
-    }, status=400 if error else 200)
+    }, status=400 if period.error else 200)
 
 
 @login_required
 @require_GET
 def workspace_dashboard(request: HttpRequest, slug: str):
     workspace, membership = owned_workspace(request.user, slug)
-    days, error = _period(request)
-    stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=days)
+    period = _period(request)
+    stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=period.days)
 
     def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None):
         url = reverse("dashboard_conversation", args=[ws_slug, conversation_id])
         return f"{url}#msg-{message_id}" if message_id else url
 
-    return _render(request, stats=stats, days=days, error=error, workspace=workspace, membership=membership,
+    return _render(request, stats=stats, period=period, workspace=workspace, membership=membership,
                    conversation_url=conversation_url)
 
 
@@ -85,13 +95,13 @@ def workspace_dashboard(request: HttpRequest, slug: str):
 def staff_dashboard(request: HttpRequest):
     if not request.user.is_staff:
         raise Http404
-    days, error = _period(request)
-    stats = retrieval_stats_cached(workspace_ids=None, days=days)
+    period = _period(request)
+    stats = retrieval_stats_cached(workspace_ids=None, days=period.days)
 
     def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None):
         return reverse("admin:agent_conversation_change", args=[conversation_id])
 
-    return _render(request, stats=stats, days=days, error=error, conversation_url=conversation_url)
+    return _render(request, stats=stats, period=period, conversation_url=conversation_url)
 
 
 @login_required

@@ -8,6 +8,7 @@ the header's last part ("7 § (träder i kraft 2024-07-01)", "7 § (upphör att 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from compliance.selectors import source_dates
@@ -24,8 +25,17 @@ RECENT_CHANGE_DAYS = 365
 _MARKER_RE = re.compile(r"\((träder i kraft|upphör att gälla) (\d{4}-\d{2}-\d{2}|[^)]*)\)\s*$", re.IGNORECASE)
 
 
-def temporal_marker(chunk: RetrievedChunk) -> tuple[str, date | None] | None:
-    """("in_force" | "expires", day or None when the government decides), or None for a plain §."""
+@dataclass(frozen=True)
+class TemporalMarker:
+    """What a § version's header says about its time: it enters into force ("in_force") or expires
+    ("expires") on `day`, or on a day the government decides (None)."""
+
+    kind: str
+    day: date | None
+
+
+def temporal_marker(chunk: RetrievedChunk) -> TemporalMarker | None:
+    """The § version's marker, or None for a plain §."""
     if chunk.source_type != "LEGAL_DOCUMENT":
         return None
     m = _MARKER_RE.search(chunk.header or "")
@@ -36,15 +46,15 @@ def temporal_marker(chunk: RetrievedChunk) -> tuple[str, date | None] | None:
         day = date.fromisoformat(m[2])
     except ValueError:
         day = None
-    return kind, day
+    return TemporalMarker(kind, day)
 
 
 def in_force_on(chunk: RetrievedChunk, day: date) -> bool:
     marker = temporal_marker(chunk)
     if marker is None:
         return True
-    kind, since = marker
-    if kind == "in_force":
+    since = marker.day
+    if marker.kind == "in_force":
         return since is not None and since <= day
     return since is None or day < since
 
@@ -54,8 +64,8 @@ def statute_status(chunk: RetrievedChunk, today: date) -> str:
     marker = temporal_marker(chunk)
     if marker is None:
         return "i kraft"
-    kind, day = marker
-    if kind == "in_force":
+    day = marker.day
+    if marker.kind == "in_force":
         if day is not None and day <= today:
             return f"i kraft sedan {day.isoformat()}"
         return f"träder i kraft {day.isoformat()}" if day else "träder i kraft den dag regeringen bestämmer"

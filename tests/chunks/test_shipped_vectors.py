@@ -141,8 +141,8 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
     report = json.loads(out.getvalue())
     assert (report["statutes"], report["chunks"], report["reused"], report["computed"]) == (1, 9, 0, 9)
 
-    computed, dims = load(computed_path)
-    assert (computed.model, dims, len(computed)) == (active_model_name(), 384, 9)
+    computed = load(computed_path)
+    assert (computed.model, computed.dimensions, len(computed)) == (active_model_name(), 384, 9)
     shipped = shipped_vectors()
     record = corpus_record(SMALL_SFS)
     for draft in chunk_statute(record["title"], SMALL_SFS, record["text"]):
@@ -163,7 +163,7 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
     call_command("build_sfs_vectors", "--only", SMALL_SFS, "--output", str(tmp_path / "reused.npz"),
                  "--no-progress", stdout=out)
     assert json.loads(out.getvalue())["reused"] == 9 and json.loads(out.getvalue())["computed"] == 0
-    reused, _ = load(tmp_path / "reused.npz")
+    reused = load(tmp_path / "reused.npz")
     assert all(np.allclose(reused.get(k), computed.get(k), atol=1e-7, rtol=0) for k in computed._index)
 
 

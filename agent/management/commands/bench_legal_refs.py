@@ -16,6 +16,7 @@ No database is used: the statute directory comes from data/sfs/index.tsv.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -59,11 +60,19 @@ QUESTIONS = [
 ]
 
 
-def _timed(text: str, directory: StatuteDirectory) -> tuple[float, int]:
+@dataclass(frozen=True)
+class _Timing:
+    """One parse of an input: how long it took (ms) and how many references it found."""
+
+    ms: float
+    references: int
+
+
+def _timed(text: str, directory: StatuteDirectory) -> _Timing:
     t0 = time.perf_counter()
     refs = analyse_references(text, directory)
     find_sfs_numbers(text)
-    return ms_since(t0), len(refs)
+    return _Timing(ms=ms_since(t0), references=len(refs))
 
 
 class Command(BaseCommand):
@@ -86,11 +95,12 @@ class Command(BaseCommand):
         for name, unit, reps in ADVERSARIAL:
             n = max(1, int(reps * scale))
             text = unit * n
-            ms, count = _timed(text, directory)
-            ms_doubled, _ = _timed(unit * (2 * n), directory)
+            single = _timed(text, directory)
+            doubled = _timed(unit * (2 * n), directory)
             adversarial.append({
-                "name": name, "chars": len(text), "ms": round(ms, 2), "references": count,
-                "ms_doubled": round(ms_doubled, 2), "ratio": round(ms_doubled / ms, 2) if ms > 0 else None,
+                "name": name, "chars": len(text), "ms": round(single.ms, 2), "references": single.references,
+                "ms_doubled": round(doubled.ms, 2),
+                "ratio": round(doubled.ms / single.ms, 2) if single.ms > 0 else None,
             })
 
         statutes = chars = found = 0

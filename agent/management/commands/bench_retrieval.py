@@ -51,6 +51,7 @@ import re
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from typing import Any
@@ -278,7 +279,16 @@ def _sentence_pool(records: list[dict], limit: int = 200_000) -> list[str]:
     return pool[:limit]
 
 
-def _seed_rows() -> tuple[list[tuple], np.ndarray]:
+@dataclass(frozen=True)
+class _Seeds:
+    """The embedded statute chunks the synthetic corpus is made from: each chunk's fields (document number
+    first, embedding left out) and, row for row, its vector."""
+
+    meta: list[tuple]
+    vectors: np.ndarray
+
+
+def _seed_rows() -> _Seeds:
     """Embedded chunks of the current (dev) database: read only."""
 
     rows = list(ContentChunk.objects.filter(legal_document__isnull=False, embedding__isnull=False,
@@ -289,7 +299,7 @@ def _seed_rows() -> tuple[list[tuple], np.ndarray]:
     if not rows:
         raise CommandError("the current database has no embedded statute chunks to seed the synthetic corpus")
     vectors = np.asarray([np.asarray(r[-1], dtype=np.float32) for r in rows], dtype=np.float32)
-    return [r[:-1] for r in rows], vectors
+    return _Seeds(meta=[r[:-1] for r in rows], vectors=vectors)
 
 
 # What a seeded regulation or EU act needs to be searched and cited like the original (read from the dev
@@ -335,30 +345,30 @@ def build_synthetic(n: int, dbname: str, log: Callable[[str], None]) -> dict:
             have = cur.fetchone()[0]
     # Read the seeds from the dev database before touching the bench one.
     t_all = time.perf_counter()
-    seed_meta, seed_vectors = _seed_rows()
+    seeds = _seed_rows()
     if (meta and meta.get("chunks") == n and have == n and meta.get("seed_database") == seed_db
-            and meta.get("seed_chunks") == len(seed_meta)):
+            and meta.get("seed_chunks") == len(seeds.meta)):
         log(f"reusing {dbname}: {have} chunks")
         with use_database(dbname):
             vacuumed = _vacuum_if_stale(log)
         return {**meta, "reused": True, "vacuumed_on_reuse": vacuumed}
     records = list(read_corpus(settings.SFS_CORPUS_PATH))
-    seed_documents = _seed_documents({record["sfs"] for record in records}, seed_meta)  # still the dev database
+    seed_documents = _seed_documents({record["sfs"] for record in records}, seeds.meta)  # still the dev database
     pool = _sentence_pool(records)
-    log(f"seeds: {len(seed_meta)} real chunks from {seed_db}, {len(pool)} sentences")
+    log(f"seeds: {len(seeds.meta)} real chunks from {seed_db}, {len(pool)} sentences")
     figures = {"chunks": n, "database": dbname, "database_created": created, "seed_database": seed_db,
-               "seed_chunks": len(seed_meta)}
+               "seed_chunks": len(seeds.meta)}
     with use_database(dbname):
         _same_niceness_for_backend(log)
-        index_defs, posting_index_defs = _saved_index_defs()
+        index_defs = _saved_index_defs()
         t0 = time.perf_counter()
-        ids = _create_sources(records, n, seed_meta, seed_documents)
+        ids = _create_sources(records, n, seeds.meta, seed_documents)
         figures["sources_s"] = round(ms_since(t0) / 1000, 2)
-        _drop_indexes(index_defs + posting_index_defs)
-        figures["copy_s"] = round(_copy_chunks(n, ids, seed_meta, seed_vectors, pool, log) / 1000, 2)
+        _drop_indexes(index_defs.chunks + index_defs.postings)
+        figures["copy_s"] = round(_copy_chunks(n, ids, seeds.meta, seeds.vectors, pool, log) / 1000, 2)
         log(f"copied {n} chunks in {figures['copy_s']} s")
-        figures.update(_build_postings(posting_index_defs, log))
-        figures.update(_create_indexes(index_defs, log))
+        figures.update(_build_postings(index_defs.postings, log))
+        figures.update(_create_indexes(index_defs.chunks, log))
         t0 = time.perf_counter()
         _vacuum()
         figures["vacuum_s"] = round(ms_since(t0) / 1000, 2)
@@ -474,7 +484,16 @@ def _index_defs(table: str) -> list[tuple[str, str]]:
         return cur.fetchall()
 
 
-def _saved_index_defs() -> tuple[list, list]:
+@dataclass(frozen=True)
+class _IndexDefs:
+    """The secondary indexes (name, CREATE INDEX statement) of the chunk table and of the postings table,
+    which a build drops before its COPY and creates again after it."""
+
+    chunks: list[tuple[str, str]]
+    postings: list[tuple[str, str]]
+
+
+def _saved_index_defs() -> _IndexDefs:
     """The secondary indexes of the chunk and postings tables, remembered in bench_meta before
     the first build drops them, so that an interrupted build does not lose any."""
     with connection.cursor() as cur:
@@ -482,10 +501,11 @@ def _saved_index_defs() -> tuple[list, list]:
         row = cur.fetchone()
         if row:
             saved = json.loads(row[0]) if isinstance(row[0], str) else row[0]
-            return [tuple(d) for d in saved["chunks"]], [tuple(d) for d in saved["postings"]]
+            return _IndexDefs(chunks=[tuple(d) for d in saved["chunks"]],
+                              postings=[tuple(d) for d in saved["postings"]])
         defs = {"chunks": _index_defs("chunks_contentchunk"), "postings": _index_defs("chunks_posting")}
         cur.execute("INSERT INTO bench_meta VALUES ('index_defs', %s)", [json.dumps(defs)])
-        return defs["chunks"], defs["postings"]
+        return _IndexDefs(chunks=defs["chunks"], postings=defs["postings"])
 
 
 def _drop_indexes(defs: list[tuple[str, str]]) -> None:

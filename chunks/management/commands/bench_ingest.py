@@ -21,6 +21,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 from typing import Any
@@ -30,7 +31,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test.utils import override_settings
 
 from agent.evaluation.benchmarking import machine_info, ms_since, peak_rss_mb, write_json
-from chunks.chunking import chunk_statute
+from chunks.chunking import ChunkDraft, chunk_statute
 from chunks.embedding import get_provider, passage_text
 from chunks.embedding_throughput import measure_embedding
 from chunks.models import ContentChunk
@@ -43,8 +44,24 @@ from law.sfs_corpus import CORE_SFS, content_type_for, read_corpus
 TARGETS_S = {"core": 5 * 60, "corpus": 30 * 60}
 
 
-def run_embedding(texts: list[str], configs: list[tuple[str, int, bool]],
-                  threads: int) -> tuple[list[dict], list[int]]:
+@dataclass(frozen=True)
+class _Chunked:
+    """Statutes chunked for the benchmark: their drafts by SFS number, and the figures reported for them."""
+
+    drafts: dict[str, list[ChunkDraft]]
+    figures: dict
+
+
+@dataclass(frozen=True)
+class _EmbeddingRun:
+    """What one spawned embedding process measured: a row of figures per configuration, and each sample
+    text's length in model tokens."""
+
+    results: list[dict]
+    model_tokens: list[int]
+
+
+def run_embedding(texts: list[str], configs: list[tuple[str, int, bool]], threads: int) -> _EmbeddingRun:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=measure_embedding, args=(texts, configs, threads, queue))
@@ -57,7 +74,7 @@ def run_embedding(texts: list[str], configs: list[tuple[str, int, bool]],
             if not proc.is_alive():  # a child that died must not leave the benchmark waiting for ever
                 raise CommandError(f"the embedding process exited with code {proc.exitcode}") from None
     proc.join()
-    return data["results"], data["model_tokens"]
+    return _EmbeddingRun(results=data["results"], model_tokens=data["model_tokens"])
 
 
 class Command(BaseCommand):
@@ -81,22 +98,24 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"not in the corpus: {', '.join(missing)}")
 
-        def chunk_all(recs: list[dict]):
+        def chunk_all(recs: list[dict]) -> _Chunked:
             t0 = time.perf_counter()
             drafts = {r["sfs"]: chunk_statute(r["title"], r["sfs"], r["text"]) for r in recs}
             seconds = ms_since(t0) / 1000
             chunks = sum(len(d) for d in drafts.values())
             sections = sum(len({(x.citation, x.path.split(".")[0]) for x in d}) for d in drafts.values())
             tokens = sum(x.token_count for d in drafts.values() for x in d)
-            return drafts, {"statutes": len(recs), "sections": sections, "chunks": chunks, "tokens": tokens,
-                            "seconds": round(seconds, 3), "sections_per_s": round(sections / seconds, 1),
-                            "chunks_per_s": round(chunks / seconds, 1), "tokens_per_s": round(tokens / seconds)}
+            return _Chunked(drafts=drafts, figures={
+                "statutes": len(recs), "sections": sections, "chunks": chunks, "tokens": tokens,
+                "seconds": round(seconds, 3), "sections_per_s": round(sections / seconds, 1),
+                "chunks_per_s": round(chunks / seconds, 1), "tokens_per_s": round(tokens / seconds)})
 
-        selected, chunking = chunk_all([by_sfs[s] for s in wanted])
-        core = chunking if set(wanted) == set(CORE_SFS) else chunk_all([by_sfs[s] for s in CORE_SFS])[1]
-        corpus = None if opts["no_corpus"] else chunk_all(records)[1]
+        selected = chunk_all([by_sfs[s] for s in wanted])
+        chunking = selected.figures
+        core = chunking if set(wanted) == set(CORE_SFS) else chunk_all([by_sfs[s] for s in CORE_SFS]).figures
+        corpus = None if opts["no_corpus"] else chunk_all(records).figures
 
-        all_drafts = [d for s in wanted for d in selected[s]]
+        all_drafts = [d for s in wanted for d in selected.drafts[s]]
         rng = random.Random(13)
         picked = sorted(rng.sample(range(len(all_drafts)), min(opts["sample"], len(all_drafts))))
         sample = [all_drafts[i] for i in picked]  # document order, as a worker fed in order sees them
@@ -113,10 +132,12 @@ class Command(BaseCommand):
                     ("length_sorted_b64", 64, True)],
                 1: [("naive_doc_order_b32", 32, False), ("length_sorted_b32", 32, True)],
             }
-        results, model_tokens = [], []
+        results: list[dict] = []
+        model_tokens: list[int] = []
         for threads, configs in plans.items():
-            res, model_tokens = run_embedding(texts, configs, threads)
-            results.extend(res)
+            run = run_embedding(texts, configs, threads)
+            results.extend(run.results)
+            model_tokens = run.model_tokens  # the same texts in every run: any run's lengths will do
         n_sections = len({(d.header, d.citation) for d in sample})
         header_tokens = [count_tokens(d.header) for d in sample]
         for r in results:

@@ -163,8 +163,8 @@ class Command(BaseCommand):
         if not opts["no_reuse"]:
             for current in (default_path(model), book_path(model), regulations_path(model)):
                 if current.exists():
-                    shipped, dims = load(current)
-                    if shipped.model == model and dims == settings.EMBEDDING_DIMENSIONS:
+                    shipped = load(current)
+                    if shipped.model == model and shipped.dimensions == settings.EMBEDDING_DIMENSIONS:
                         vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
             for url in [None, *opts["reuse_from"]]:
                 missing = [h for h in passages if h not in vectors]

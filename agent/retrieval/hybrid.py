@@ -299,12 +299,15 @@ _KEYWORD_HALF_READ = """
 
 
 def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector: bool = False,
-                filtered: bool = False, keyword_read: bool = False) -> str:
+                filtered: bool = False, keyword_read: bool = False, exact_scan: bool = False) -> str:
     # exact_vector: the filter keeps a handful of statutes (hybrid_search), so both halves go chunk by chunk.
     # Within a few statutes an exact scan is faster and better than walking the whole HNSW
     # graph for the few nodes that pass the filter; "+ 0" keeps the planner off the index.
     # keyword_read: the keyword half was read ahead (keyword_half) and comes in as parameters.
-    order = "(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector else "c.embedding <=> %(qvec)s::vector"
+    # exact_scan: the vector half alone scans exactly (hybrid_search, when the index scan came back short).
+    # Every row carries vector_found, the vector half's count, so the caller can tell a short half.
+    order = ("(c.embedding <=> %(qvec)s::vector) + 0" if exact_vector or exact_scan
+             else "c.embedding <=> %(qvec)s::vector")
     vec = f"""
       vec AS (
         SELECT id, sim, row_number() OVER (ORDER BY dist) AS rnk FROM (
@@ -333,7 +336,7 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
     SELECT {_SELECT_COLUMNS}, f.score * {_SOURCE_PRIORS} AS score, {sim} AS sim, f.rank,
-           f.vrnk AS vector_rank, f.krnk AS keyword_rank
+           f.vrnk AS vector_rank, f.krnk AS keyword_rank, (SELECT count(*) FROM vec) AS vector_found
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
@@ -381,7 +384,7 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
              + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
       FROM shared)
     SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_SOURCE_PRIORS} AS score, f.sim, f.rank,
-           f.vrnk AS vector_rank, f.krnk AS keyword_rank
+           f.vrnk AS vector_rank, f.krnk AS keyword_rank, (SELECT count(*) FROM vec) AS vector_found
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
@@ -434,11 +437,15 @@ def set_vector_search(cursor: CursorWrapper, ef_search: int | None = None) -> No
     cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH)}")
 
 
-def _run(sql: str, params: dict) -> list[RetrievedChunk]:
+def _fetch(sql: str, params: dict) -> list[dict]:
     with transaction.atomic(), dict_cursor() as cursor:
         set_vector_search(cursor)
         cursor.execute(sql, params)
-        return [_row_to_chunk(row) for row in cursor.fetchall()]
+        return cursor.fetchall()
+
+
+def _run(sql: str, params: dict) -> list[RetrievedChunk]:
+    return [_row_to_chunk(row) for row in _fetch(sql, params)]
 
 
 def _base_params(scope: AccessScope, limit: int) -> dict:
@@ -541,8 +548,17 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         params.update(kw_ids=keyword.ids, kw_scores=keyword.scores, kw_ranks=keyword.ranks)
     if not (use_vector or use_keyword):
         return []
-    return _run(_hybrid_sql(search.where, use_vector, use_keyword, exact_vector=search.exact_vector,
-                            filtered=search.filtered, keyword_read=keyword is not None), params)
+    shape = {"exact_vector": search.exact_vector, "filtered": search.filtered, "keyword_read": keyword is not None}
+    rows = _fetch(_hybrid_sql(search.where, use_vector, use_keyword, **shape), params)
+    if use_vector and not search.exact_vector and (not rows or rows[0]["vector_found"] < params["candidates"]):
+        # The HNSW scan is bounded (hnsw.max_scan_tuples index entries, a memory limit), and entries no row of
+        # the search passes count against it: other workspaces' chunks, another model's vectors, and the dead
+        # rows a deletion, a re-embedding or a rolled-back load leaves in the graph until VACUUM. Crowded by
+        # them the scan comes back short or empty: a question loses its meaning-based candidates, and an
+        # unrelated one finds no candidate for the relevance threshold to exclude. Short means the scope has
+        # fewer vectors than asked for, or the index starved: an exact scan answers either way.
+        rows = _fetch(_hybrid_sql(search.where, use_vector, use_keyword, exact_scan=True, **shape), params)
+    return [_row_to_chunk(row) for row in rows]
 
 
 @dataclass(frozen=True)

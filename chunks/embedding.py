@@ -114,6 +114,10 @@ def _cached_provider(backend: str, model: str, base_url: str) -> EmbeddingProvid
 
 def get_provider() -> EmbeddingProvider:
     """The active provider (one per process: the local model loads once)."""
+    if settings.EMBEDDING_BACKEND == "local":
+        # The local model reads neither setting: a changed OpenAI address (the chat model's stand-in) must not
+        # load a second copy of it (some 260 MB).
+        return _cached_provider("local", "", "")
     return _cached_provider(settings.EMBEDDING_BACKEND, settings.EMBEDDING_MODEL,
                             settings.EMBEDDING_BASE_URL or settings.OPENAI_BASE_URL)
 

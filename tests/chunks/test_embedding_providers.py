@@ -248,3 +248,15 @@ def test_vector_search_only_compares_vectors_of_the_active_model():
     after = retrieve_context(target.text, workspace, user=alice, options=options)
 
     assert {c.chunk_id for c in after.chunks} == {c.pk for c in chunks} - {target.pk}
+
+
+def test_the_local_model_is_loaded_once_whatever_the_openai_address(settings):
+    """The chat model's stand-in moves OPENAI_BASE_URL in many tests; the local embedder reads it not, so the
+    process keeps its one copy of the model."""
+    settings.EMBEDDING_BACKEND = "local"
+    first = get_provider()
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    settings.EMBEDDING_MODEL = "text-embedding-3-small"
+    assert get_provider() is first
+    settings.EMBEDDING_BACKEND = "openai"
+    assert get_provider() is not first

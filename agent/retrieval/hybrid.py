@@ -39,9 +39,9 @@ from compliance.text import strip_control
 from . import rerank as rerank_module
 from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
-from .legal_refs import LegalReference, unit_citations
+from .legal_refs import LegalReference, analyse_references, unit_citations
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
-from .sources import RetrievedChunk
+from .sources import NOT_BINDING_KINDS, RetrievedChunk
 from .statute_directory import statute_directory
 
 log = logging.getLogger(__name__)
@@ -613,7 +613,10 @@ def _holds(cited: str, chunk_citation: str) -> bool:
 # The most chunks a document the knowledge base does not hold brings: its mentions are evidence about it, not
 # its text, and an amending act is written under every § it changed.
 MENTIONS_MAX = 6
-_REPEAL_WORDS = re.compile(r"upphäv|upphör|ersätt", re.IGNORECASE)
+# "Genom denna lag upphävs …", "… upphör att gälla": the formulas of a repeal. Not the noun ("om upphävande av
+# direktiv 95/46/EG" is the title of the act cited), and not "ersätter", which as often says what a rule does
+# instead of another.
+_REPEAL_WORDS = re.compile(r"\bupphäv(?:s|es|des|ts|as)\b|\bupphör att gälla", re.IGNORECASE)
 
 
 def _mention_sql(where: str) -> str:
@@ -629,14 +632,29 @@ def _mention_sql(where: str) -> str:
     """
 
 
-def mention_search(numbers: list[str], scope: AccessScope, options: RetrievalOptions) -> list[RetrievedChunk]:
+@dataclass(frozen=True)
+class Mentions:
+    """What the sources say of the documents a question cites that the knowledge base does not hold."""
+
+    chunks: list[RetrievedChunk]  # the chunks that write their numbers, a repealing provision first
+    # The held documents that repealed or replaced them, by number: the question is about those now.
+    replacements: list[str] = field(default_factory=list)
+
+
+def mention_search(numbers: list[str], scope: AccessScope, options: RetrievalOptions) -> Mentions:
     """The chunks that write a document number the question cites and the knowledge base has no document for
     ("Vad gäller enligt AFS 1999:3?", an agency regulation since repealed; an amending act; an EU directive).
     What the sources say of it is all there is to say: the transitional provision that repealed it comes first
-    (a sentence with the number that repeals or replaces), then the others in document order, at most
+    (a sentence with the number that repeals it), then the others in document order, at most
     MENTIONS_MAX. Each is marked `extra["mentions"]` with the number, which the context block's label
-    states, and is kept whatever its similarity to the question (_relevant)."""
+    states, and is kept whatever its similarity to the question (_relevant).
+
+    The replacements are the held documents a repealing sentence names ("Genom AFS 2023:12 och AFS 2023:13
+    upphävs … (AFS 1999:3)"), or, when it names none ("Genom denna författning upphävs …"), the statute or
+    regulation it stands in. A workspace's own file replaces nothing."""
     found: list[RetrievedChunk] = []
+    replacements: list[str] = []
+    directory = statute_directory()
     for number in numbers:
         params = _base_params(scope, MENTIONS_MAX)
         params["mentioned"] = number
@@ -644,17 +662,26 @@ def mention_search(numbers: list[str], scope: AccessScope, options: RetrievalOpt
         seen = {c.chunk_id for c in found}
         rows = [c for c in _run(_mention_sql(_filter_sql(options, params, named=True)), params)
                 if written.search(c.text) and c.chunk_id not in seen]
-        rows.sort(key=lambda c: not _repeals(c.text, written))  # stable: document order within each group
+        repealing = {c.chunk_id: _repealing_sentences(c.text, written) for c in rows}
+        rows.sort(key=lambda c: not repealing[c.chunk_id])  # stable: document order within each group
         for chunk in rows[:MENTIONS_MAX]:
             chunk.extra["mentions"] = number
             found.append(chunk)
-    return found
+            if chunk.source_type != "LEGAL_DOCUMENT" or chunk.kind in NOT_BINDING_KINDS:
+                continue  # a file of the workspace, an allmänt råd or a recital repeals nothing
+            for sentence in repealing[chunk.chunk_id]:
+                named = [r.sfs for r in analyse_references(sentence, directory)
+                         if r.sfs and r.sfs in directory and r.sfs != number]
+                for replacement in named or [chunk.document_number]:
+                    if replacement not in replacements:
+                        replacements.append(replacement)
+    return Mentions(chunks=found, replacements=replacements)
 
 
-def _repeals(text: str, written: re.Pattern) -> bool:
-    """Whether a sentence of `text` writes the number and repeals or replaces ("upphävs", "ersätter")."""
-    return any(written.search(sentence) and _REPEAL_WORDS.search(sentence)
-               for sentence in re.split(r"(?<=[.;])\s+", text))
+def _repealing_sentences(text: str, written: re.Pattern) -> list[str]:
+    """The sentences of `text` that write the number and repeal it ("upphävs", "upphör att gälla")."""
+    return [sentence for sentence in re.split(r"(?<=[.;])\s+", text)
+            if written.search(sentence) and _REPEAL_WORDS.search(sentence)]
 
 
 # --- the entry point ---
@@ -697,7 +724,9 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     refs, named_sfs = cited.units, cited.named
     result.references = [unit.label for unit in refs]
     exact = exact_reference_search(refs, scope, options, named=True)
-    mentioned = mention_search(cited.unheld, scope, options) if cited.unheld else []
+    mentions = mention_search(cited.unheld, scope, options) if cited.unheld else Mentions(chunks=[])
+    # A question about a document that was repealed is a question about what replaced it: those are named.
+    named_sfs = [*named_sfs, *(n for n in mentions.replacements if n not in named_sfs)]
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
     kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
            if options.mode in ("hybrid", "keyword") else None)
@@ -730,7 +759,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
 
     t0 = time.perf_counter()
     ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
-    merged = _merge(exact, mentioned, ranked)
+    merged = _merge(exact, mentions.chunks, ranked)
     if analysis.dates is not None:
         # A period in the question picks the version of a § in force then (today if it includes today).
         merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
@@ -739,7 +768,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # Sources judged by meaning beside it: the question has a vector and some candidate has one too (a corpus
     # with no vector yet, the worker not having run, is judged by keywords alone, as in keyword mode).
     beside_vectors = qvec is not None and any(c.vector_similarity is not None for c in chunks)
-    chunks = _relevant(chunks, options, kwq, beside_vectors=beside_vectors)
+    chunks = _relevant(chunks, options, kwq, beside_vectors=beside_vectors,
+                       about=frozenset(mentions.replacements))
     result.excluded_by_threshold = len(merged) - len(chunks)
     timings["fuse"] = _ms(t0)
 
@@ -835,11 +865,14 @@ def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk
 
 
 def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
-              kwq: KeywordQuery | None, *, beside_vectors: bool = False) -> list[RetrievedChunk]:
+              kwq: KeywordQuery | None, *, beside_vectors: bool = False,
+              about: frozenset[str] = frozenset()) -> list[RetrievedChunk]:
     """The sources close enough to the question to be worth showing (docs/retrieval.md, "Relevance threshold").
 
     A source the question cites is always kept, and so is one that mentions a document it cites that the
-    knowledge base does not hold (mention_search; it opens no gate). Otherwise the question-to-source cosine
+    knowledge base does not hold (mention_search), and one of a document the question is `about` by
+    construction: what repealed such a document (Mentions.replacements); neither opens the gate for the
+    other sources. Otherwise the question-to-source cosine
     similarity decides; a source with no vector (keyword mode, the embedder down, a file
     still being embedded) is judged by the share of the question's BM25 weight it matches.
     When nothing passes, the question gets no sources and the answer says so. With the
@@ -873,8 +906,8 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     for chunk in chunks:
         if chunk.reference_match:
             kept.append(chunk)
-        elif chunk.extra.get("mentions"):
-            continue  # kept below whatever its similarity; a mention says nothing of the other sources
+        elif chunk.extra.get("mentions") or chunk.document_number in about:
+            continue  # kept below whatever its similarity; it says nothing of the other sources
         elif chunk.vector_similarity is not None:
             # Just over the floor, meaning alone is weak evidence: an everyday question about something else
             # (cooking, travel) sits that close to some practical rule without sharing its words.
@@ -889,7 +922,7 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
         # each source at the floor dropped their gold sections (docs/retrieval.md, "Relevance threshold").
         return chunks
     keep = {c.chunk_id for c in kept}
-    return [c for c in chunks if c.chunk_id in keep or c.extra.get("mentions")]
+    return [c for c in chunks if c.chunk_id in keep or c.extra.get("mentions") or c.document_number in about]
 
 
 def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -1,9 +1,12 @@
-"""Workspace-scoped hybrid retrieval: pgvector cosine + Swedish full text, fused by RRF.
+"""Workspace-scoped hybrid retrieval: pgvector cosine + Swedish full text, fused.
 
 One SQL statement runs both searches over the chunks the user may see
-(chunks.selectors.CHUNK_SCOPE_SQL) and fuses them with reciprocal rank
-fusion. A question that cites a section gets that section first; one that
-cites or names a statute gets a search limited to that statute next.
+(chunks.selectors.CHUNK_SCOPE_SQL) and fuses them by their standardised scores
+(RETRIEVAL_FUSION "score"; "rrf" by reciprocal rank). On a cache miss the keyword
+half is read while the question is embedded (keyword_half). A question that cites a section gets that section first; one that
+cites or names a statute gets a search limited to that statute next; one that
+cites a document the knowledge base does not hold gets the sources that write
+its number, and what repealed it is searched as if named (mention_search).
 If the embedder fails, the keyword half still answers and the result says so.
 """
 

@@ -3,10 +3,11 @@
 One SQL statement runs both searches over the chunks the user may see
 (chunks.selectors.CHUNK_SCOPE_SQL) and fuses them by their standardised scores
 (RETRIEVAL_FUSION "score"; "rrf" by reciprocal rank). On a cache miss the keyword
-half is read while the question is embedded (keyword_half). A question that cites a section gets that section first; one that
-cites or names a statute gets a search limited to that statute next; one that
-cites a document the knowledge base does not hold gets the sources that write
-its number, and what repealed it is searched as if named (mention_search).
+half is read while the question is embedded (keyword_half). A question that
+cites a section gets that section first; one that cites or names a statute gets
+a search limited to that statute next; one that cites a document the knowledge
+base does not hold gets the sources that write its number, and what repealed it
+is searched as if named (mention_search).
 If the embedder fails, the keyword half still answers and the result says so.
 """
 
@@ -905,12 +906,17 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     def share(chunk: RetrievedChunk) -> float:
         return chunk.keyword_rank / full_match if chunk.keyword_rank is not None and full_match else 0.0
 
+    def kept_regardless(chunk: RetrievedChunk) -> bool:
+        # A mention of a document the knowledge base does not hold, or a source of what repealed it: kept whatever
+        # its similarity, but it says nothing of the other sources, so it opens no gate.
+        return bool(chunk.extra.get("mentions")) or chunk.document_number in about
+
     kept = []
     for chunk in chunks:
         if chunk.reference_match:
             kept.append(chunk)
-        elif chunk.extra.get("mentions") or chunk.document_number in about:
-            continue  # kept below whatever its similarity; it says nothing of the other sources
+        elif kept_regardless(chunk):
+            continue
         elif chunk.vector_similarity is not None:
             # Just over the floor, meaning alone is weak evidence: an everyday question about something else
             # (cooking, travel) sits that close to some practical rule without sharing its words.
@@ -925,7 +931,7 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
         # each source at the floor dropped their gold sections (docs/retrieval.md, "Relevance threshold").
         return chunks
     keep = {c.chunk_id for c in kept}
-    return [c for c in chunks if c.chunk_id in keep or c.extra.get("mentions") or c.document_number in about]
+    return [c for c in chunks if c.chunk_id in keep or kept_regardless(c)]
 
 
 def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.core.cache import cache
-from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
 from compliance.models import (
@@ -24,6 +23,7 @@ from compliance.models import (
     Workspace,
 )
 from compliance.selectors import assessment_list, user_file_list
+from compliance.sql import dict_cursor
 from law.selectors import statute_book_progress
 
 from .embedding import active_model_name
@@ -65,11 +65,11 @@ def statute_vocabulary(words: Sequence[str]) -> set[str]:
     The statutes' own words, so no workspace's text decides what counts as a name."""
     if not words:
         return set()
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("""
-            SELECT DISTINCT w FROM unnest(%s::text[]) AS w, unnest(to_tsvector('swedish', w)) AS v
+            SELECT DISTINCT w AS word FROM unnest(%s::text[]) AS w, unnest(to_tsvector('swedish', w)) AS v
             JOIN chunks_termstat ts ON ts.lexeme = v.lexeme WHERE ts.df > 0""", [list(words)])
-        return {row[0] for row in cursor.fetchall()}
+        return {row["word"] for row in cursor.fetchall()}
 
 
 def user_file_chunks(user_file: UserFile) -> QuerySet[ContentChunk]:
@@ -149,13 +149,13 @@ def knowledge_stats(workspace: Workspace, figures: dict | None = None) -> dict:
 def chunk_index_size() -> dict:
     """Bytes used by the chunks table: its rows (with TOAST) and its indexes (catalog look-ups)."""
     table = ContentChunk._meta.db_table
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute(
-            "SELECT pg_table_size(%s::regclass), pg_indexes_size(%s::regclass), pg_total_relation_size(%s::regclass)",
+            "SELECT pg_table_size(%s::regclass) AS table_bytes, pg_indexes_size(%s::regclass) AS index_bytes, "
+            "pg_total_relation_size(%s::regclass) AS total_bytes",
             [table, table, table],
         )
-        table_bytes, index_bytes, total_bytes = cursor.fetchone()
-    return {"table_bytes": table_bytes, "index_bytes": index_bytes, "total_bytes": total_bytes}
+        return dict(cursor.fetchone())
 
 
 def embedding_state(workspace: Workspace, stats: dict | None = None) -> dict:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
@@ -35,6 +34,7 @@ from .models import (
     Workspace,
     WorkspaceProfile,
 )
+from .sql import dict_cursor
 
 
 @dataclass(frozen=True)
@@ -115,20 +115,20 @@ def access_scope_for(user: AbstractBaseUser | AnonymousUser, workspace: Workspac
 def _member_role(user: AbstractBaseUser, workspace_id: int) -> str | None:
     # Every turn asks this: one row by the (user, workspace) unique index, in plain SQL (the ORM's
     # query building costs three times the round trip here).
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("SELECT role FROM compliance_membership WHERE user_id = %s AND workspace_id = %s",
                        [user.pk, workspace_id])
         row = cursor.fetchone()
-    return row[0] if row else None
+    return row["role"] if row else None
 
 
 def workspace_memory_version(workspace: Workspace) -> int:
     """The workspace's memory_version as stored now (a caller's instance may be older than a change).
     Read on every turn, so in plain SQL like _member_role."""
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("SELECT memory_version FROM compliance_workspace WHERE id = %s", [workspace.pk])
         row = cursor.fetchone()
-    return row[0] if row else 0
+    return row["memory_version"] if row else 0
 
 
 def workspace_versions(workspace_ids: Iterable[int]) -> tuple[tuple[int, int], ...]:

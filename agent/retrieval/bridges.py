@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.db.backends.utils import CursorWrapper
 
+from compliance.sql import dict_cursor
 from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
 
@@ -121,7 +121,7 @@ def _corpus_version(cursor: CursorWrapper) -> tuple:
     """The statutes' chunk count and length, kept by triggers: a load or a re-chunking changes them."""
     cursor.execute("SELECT n_docs, total_len FROM chunks_corpusstat WHERE id = 1")
     row = cursor.fetchone()
-    return tuple(row) if row else (0, 0)
+    return (row["n_docs"], row["total_len"]) if row else (0, 0)
 
 
 def vocabulary() -> Vocabulary:
@@ -131,7 +131,7 @@ def vocabulary() -> Vocabulary:
     found = _local
     if found is not None and time.monotonic() - _checked_at < VERSION_CHECK_SECONDS:
         return found
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         version = _corpus_version(cursor)
     _checked_at = time.monotonic()
     if found is not None and found.version == version:
@@ -161,7 +161,7 @@ def forget() -> None:
     with _lock:
         _local = None
         _checked_at = 0.0
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         version = _corpus_version(cursor)
     try:
         cache.delete(_CACHE_KEY + ":".join(map(str, version)))
@@ -171,18 +171,18 @@ def forget() -> None:
 
 def mine_vocabulary(version: tuple) -> Vocabulary:
     """Read the acronyms, abbreviations and definitions of every statute chunk (one § at a time)."""
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute(f"""
-            SELECT c.header || ' ' || c.text FROM chunks_contentchunk c
+            SELECT c.header || ' ' || c.text AS text FROM chunks_contentchunk c
             WHERE {STATUTE_CHUNKS_SQL} AND c.header || ' ' || c.text ~ '[A-ZÅÄÖ]{{2}}'""")
-        acronyms = frozenset(a for (text,) in cursor.fetchall() for a in acronyms_in(text))
+        acronyms = frozenset(a for row in cursor.fetchall() for a in acronyms_in(row["text"]))
         # The parts of a split § in order; only §§ that may define something or spell out an abbreviation.
         cursor.execute(f"""
             WITH hit AS (
                 SELECT DISTINCT c.legal_document_id, c.citation FROM chunks_contentchunk c
                 WHERE {STATUTE_CHUNKS_SQL} AND c.citation <> ''
                   AND c.text ~ '(avses|betyder|följande betydelse|med följande innebörd|\\([A-ZÅÄÖ]{{2}}|, [A-ZÅÄÖ]{{2,8}},)')
-            SELECT string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal)
+            SELECT string_agg(c.text, E'\\n\\n' ORDER BY c.ordinal) AS text
             FROM chunks_contentchunk c JOIN hit h ON h.legal_document_id = c.legal_document_id AND h.citation = c.citation
             WHERE {STATUTE_CHUNKS_SQL}
             GROUP BY c.legal_document_id, c.citation""")
@@ -190,7 +190,8 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
     terms: list[str] = []
     bodies: list[str] = []
     spelled: dict[str, str] = {}
-    for (text,) in sections:
+    for section in sections:
+        text = section["text"]
         for definition in definitions_in(text):
             terms.append(definition.term)
             bodies.append(definition.body)
@@ -212,9 +213,9 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
             by_body[lexeme].append(index)
     by_body_lexeme = {lexeme: ids for lexeme, ids in by_body.items() if len(ids) <= DEFINITION_MAX_BODY_DF}
     expansions = {short: lexemes for short, lexemes in zip(spelled, phrase_lexemes) if lexemes}
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("SELECT lexeme FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
-        words = frozenset(row[0] for row in cursor.fetchall())
+        words = frozenset(row["lexeme"] for row in cursor.fetchall())
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
                       by_body_lexeme=by_body_lexeme, words=words)
 
@@ -241,9 +242,9 @@ def _synonym_lexemes(words: frozenset[str]) -> dict[str, tuple[str, ...]]:
 def _compound_index() -> dict[str, list[str]]:
     """Each statute word of two known parts (modifier, optional linking s, head), split once where the parts
     are most balanced, listed under both parts: the index-side twin of the question's compound split."""
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("SELECT lexeme, df FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
-        df = dict(cursor.fetchall())
+        df = {row["lexeme"]: row["df"] for row in cursor.fetchall()}
     known = {lx for lx in df if lx.isalpha()}
     by_part: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for word in known:
@@ -267,11 +268,12 @@ def _lexemes(texts: list[str]) -> list[list[str]]:
     """Each text's Swedish lexemes (stop words out), in one statement."""
     if not texts:
         return []
-    with connection.cursor() as cursor:
+    with dict_cursor() as cursor:
         cursor.execute("""
             SELECT x.i, coalesce(array(SELECT lexeme FROM unnest(to_tsvector('swedish', x.t)) ORDER BY lexeme), '{}')
+                   AS lexemes
             FROM unnest(%s::text[]) WITH ORDINALITY AS x(t, i)""", [texts])
-        by_index = {i: list(lexemes) for i, lexemes in cursor.fetchall()}
+        by_index = {row["i"]: list(row["lexemes"]) for row in cursor.fetchall()}
     return [[lx for lx in by_index.get(i + 1, []) if not _NUMERIC.match(lx)] for i in range(len(texts))]
 
 

@@ -32,20 +32,20 @@ from law.definitions import definitions_in
 
 from .dating import in_force_on as chunk_in_force_on
 from .hybrid import (
-    _NO_RANKS,
-    _SELECT_COLUMNS,
+    CHUNK_COLUMNS,
+    NO_RANKS,
     SLACK,
     CitedUnit,
     RetrievalOptions,
     RetrievalResult,
-    _base_params,
-    _filter_sql,
-    _holds,
-    _one_version_per_section,
-    _row_to_chunk,
-    _run,
     exact_reference_search,
+    filter_sql,
     hybrid_search,
+    one_version_per_section,
+    row_to_chunk,
+    run_chunk_query,
+    search_params,
+    unit_holds,
 )
 from .legal_refs import document_links
 from .sources import RetrievedChunk
@@ -105,7 +105,7 @@ NEIGHBOUR_WINDOW = 8
 
 def _neighbours_sql(where: str) -> str:
     return f"""
-    SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS}
+    SELECT {CHUNK_COLUMNS}, 0.0 AS score, {NO_RANKS}
     FROM chunks_contentchunk c
     JOIN unnest(%(nb_doc)s::bigint[], %(nb_ord)s::int[]) AS a(doc, ord)
       ON c.legal_document_id = a.doc AND c.ordinal BETWEEN a.ord - %(nb_window)s AND a.ord + %(nb_window)s
@@ -130,9 +130,9 @@ def neighbour_sections(chunks: list[RetrievedChunk], scope: AccessScope, options
             best.append(chunk)
     if not best:
         return []
-    params = _base_params(scope, 0)
+    params = search_params(scope, 0)
     params.update(nb_doc=[c.source_id for c in best], nb_ord=[c.ordinal for c in best], nb_window=NEIGHBOUR_WINDOW)
-    window = _run(_neighbours_sql(_filter_sql(options, params, named=True)), params)
+    window = run_chunk_query(_neighbours_sql(filter_sql(options, params, named=True)), params)
     today = swedish_today()
     taken = {(c.source_id, c.citation) for c in chunks}
     floor = score_after_hits(chunks)
@@ -189,7 +189,7 @@ def detailed_act_sections(result: RetrievalResult, scope: AccessScope,
     floor = score_after_hits(result.chunks)
     sections: list[tuple[int, str]] = []
     out: list[RetrievedChunk] = []
-    for chunk in _one_version_per_section(found):
+    for chunk in one_version_per_section(found):
         key = (chunk.source_id, chunk.citation)
         if not chunk.citation or key in taken or not chunk_in_force_on(chunk, today):
             continue
@@ -242,7 +242,7 @@ def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: Retri
         chunk.score = floor
         chunk.extra["cited_by"] = next(
             (anchor for unit, anchor in cited_by.items()
-             if unit.number == chunk.document_number and any(_holds(c, chunk.citation) for c in unit.citations)),
+             if unit.number == chunk.document_number and any(unit_holds(c, chunk.citation) for c in unit.citations)),
             None)
         out.append(chunk)
     return out
@@ -268,7 +268,7 @@ def _chapter_sql(where: str) -> str:
         ON c.legal_document_id = a.doc AND c.chapter = a.chapter
       WHERE {where}
       WINDOW w AS (PARTITION BY c.legal_document_id, c.chapter))
-    SELECT {_SELECT_COLUMNS}, 0.0 AS score, {_NO_RANKS},
+    SELECT {CHUNK_COLUMNS}, 0.0 AS score, {NO_RANKS},
            ch.total <= %(ch_full)s AS whole
     FROM ch
     JOIN chunks_contentchunk c ON c.id = ch.id
@@ -299,16 +299,16 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
             chapters.append((chunk.source_id, chapter))
     if not chapters:
         return []
-    params = _base_params(scope, 0)
+    params = search_params(scope, 0)
     params.update(ch_doc=[doc for doc, _ in chapters], ch_chapter=[chapter for _, chapter in chapters],
                   ch_full=full_tokens, ch_rubrik=_CORE_RUBRIK.pattern)
     today = swedish_today()
     whole: set[tuple[int, str]] = set()
     rows: list[RetrievedChunk] = []
     with dict_cursor() as cursor:
-        cursor.execute(_chapter_sql(_filter_sql(options, params, named=True)), params)
+        cursor.execute(_chapter_sql(filter_sql(options, params, named=True)), params)
         for row in cursor.fetchall():
-            chunk = _row_to_chunk(row)
+            chunk = row_to_chunk(row)
             if chunk.citation and chunk_in_force_on(chunk, today):
                 rows.append(chunk)
                 if row["whole"]:

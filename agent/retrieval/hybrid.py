@@ -224,14 +224,14 @@ def keyword_terms(analysis: QueryAnalysis) -> list[str]:
 
 # --- SQL ---
 
-_SELECT_COLUMNS = """
+CHUNK_COLUMNS = """
 c.id, c.source_type, COALESCE(c.legal_document_id, c.user_file_id, c.assessment_id) AS source_id,
 c.document_number, c.document_title, c.header, c.path, c.ordinal, c.citation, c.text, c.token_count,
 c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
 """
-# The ranking columns every chunk query ends with (read by name in _row_to_chunk); a query that does not rank
+# The ranking columns every chunk query ends with (read by name in row_to_chunk); a query that does not rank
 # (a cited unit, a neighbouring §) gives its own score and no ranks.
-_NO_RANKS = "NULL::float AS sim, NULL::float AS rank, NULL::bigint AS vector_rank, NULL::bigint AS keyword_rank"
+NO_RANKS = "NULL::float AS sim, NULL::float AS rank, NULL::bigint AS vector_rank, NULL::bigint AS keyword_rank"
 
 
 # The kind prior: a secondary kind of statute (compliance.models.SECONDARY_CONTENT_TYPES: tillkännagivanden,
@@ -269,7 +269,7 @@ _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0
 _SOURCE_PRIORS = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_RECITAL_FACTOR}"
 
 
-def _filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
+def filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
     # Stubs (repealed, renumbered, empty headings) stay on statute pages, out of retrieval.
     clauses = [CHUNK_SCOPE_SQL, "c.retrievable"]
     # A repealed statute only when the search is limited to named statutes (the question names it, or the
@@ -339,7 +339,7 @@ def _hybrid_sql(where: str, use_vector: bool, use_keyword: bool, *, exact_vector
       SELECT COALESCE(vec.id, kw.id) AS id, vec.sim, kw.rank, vec.rnk AS vrnk, kw.rnk AS krnk,
              COALESCE(%(wv)s / (%(rrf_k)s + vec.rnk), 0) + COALESCE(%(wk)s / (%(rrf_k)s + kw.rnk), 0) AS score
       FROM vec FULL OUTER JOIN kw ON vec.id = kw.id)
-    SELECT {_SELECT_COLUMNS}, f.score * {_SOURCE_PRIORS} AS score, {sim} AS sim, f.rank,
+    SELECT {CHUNK_COLUMNS}, f.score * {_SOURCE_PRIORS} AS score, {sim} AS sim, f.rank,
            f.vrnk AS vector_rank, f.krnk AS keyword_rank, (SELECT count(*) FROM vec) AS vector_found
     FROM fused f
     JOIN chunks_contentchunk c ON c.id = f.id
@@ -387,7 +387,7 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
              vs * COALESCE((s - avg(s) OVER ()) / NULLIF(stddev_pop(s) OVER (), 0), 0)
              + (1 - vs) * COALESCE((b - avg(b) OVER ()) / NULLIF(stddev_pop(b) OVER (), 0), 0) AS mix
       FROM shared)
-    SELECT {_SELECT_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_SOURCE_PRIORS} AS score, f.sim, f.rank,
+    SELECT {CHUNK_COLUMNS}, 1 / (1 + exp(-f.mix)) * {_SOURCE_PRIORS} AS score, f.sim, f.rank,
            f.vrnk AS vector_rank, f.krnk AS keyword_rank, (SELECT count(*) FROM vec) AS vector_found
     FROM scored f
     JOIN chunks_contentchunk c ON c.id = f.id
@@ -401,7 +401,7 @@ def _exact_sql(where: str) -> str:
     # A cited unit's chunks: the citation itself, a regulation §'s allmänt råd ("3 § allmänt råd (inte
     # bindande)"), and an EU article's punkter when it is chunked by punkt ("artikel 13" -> "artikel 13.1", …).
     return f"""
-    SELECT {_SELECT_COLUMNS}, 1.0 AS score, {_NO_RANKS}
+    SELECT {CHUNK_COLUMNS}, 1.0 AS score, {NO_RANKS}
     FROM chunks_contentchunk c
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
     WHERE c.legal_document_id IS NOT NULL AND c.document_number = ANY(%(ref_sfs)s) AND EXISTS (
@@ -420,8 +420,8 @@ def _vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32).tolist()) + "]"
 
 
-def _row_to_chunk(row: dict) -> RetrievedChunk:
-    """A chunk query's row (_SELECT_COLUMNS, then score, sim, rank, vector_rank, keyword_rank) by column name."""
+def row_to_chunk(row: dict) -> RetrievedChunk:
+    """A chunk query's row (CHUNK_COLUMNS, then score, sim, rank, vector_rank, keyword_rank) by column name."""
     sim, rank = row["sim"], row["rank"]
     return RetrievedChunk(
         chunk_id=row["id"], source_type=row["source_type"], source_id=row["source_id"],
@@ -448,11 +448,11 @@ def _fetch(sql: str, params: dict) -> list[dict]:
         return cursor.fetchall()
 
 
-def _run(sql: str, params: dict) -> list[RetrievedChunk]:
-    return [_row_to_chunk(row) for row in _fetch(sql, params)]
+def run_chunk_query(sql: str, params: dict) -> list[RetrievedChunk]:
+    return [row_to_chunk(row) for row in _fetch(sql, params)]
 
 
-def _base_params(scope: AccessScope, limit: int) -> dict:
+def search_params(scope: AccessScope, limit: int) -> dict:
     return {
         "workspace_ids": list(scope.workspace_ids),
         "model": active_model_name(),
@@ -499,9 +499,9 @@ class _Search:
 
 def _search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, limit: int, mode: str,
             kwq: KeywordQuery | None) -> _Search:
-    params = _base_params(scope, limit)
+    params = search_params(scope, limit)
     params["question_words"] = " ".join(terms).lower()
-    where = _filter_sql(options, params)
+    where = filter_sql(options, params)
     if mode in ("hybrid", "keyword"):
         kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
         params.update(keyword_params(kwq))
@@ -562,7 +562,7 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         # unrelated one finds no candidate for the relevance threshold to exclude. Short means the scope has
         # fewer vectors than asked for, or the index starved: an exact scan answers either way.
         rows = _fetch(_hybrid_sql(search.where, use_vector, use_keyword, exact_scan=True, **shape), params)
-    return [_row_to_chunk(row) for row in rows]
+    return [row_to_chunk(row) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -587,16 +587,16 @@ def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
     units are found too (units a source cites are not)."""
     if not units:
         return []
-    params = _base_params(scope, 50)
+    params = search_params(scope, 50)
     pairs = [(unit.number, cit) for unit in units for cit in unit.citations]
     params["ref_sfs"] = [sfs for sfs, _ in pairs]
     params["ref_cit"] = [cit for _, cit in pairs]
     params["ref_advice"] = ADVICE_LABEL
-    found = _run(_exact_sql(_filter_sql(options, params, named=named)), params)
+    found = run_chunk_query(_exact_sql(filter_sql(options, params, named=named)), params)
     kept: dict[int, int] = {}  # chunk id -> 0 if it holds a cited led, else 1
     for unit in units:
         for cit in unit.citations:
-            held = [c for c in found if c.document_number == unit.number and _holds(cit, c.citation)]
+            held = [c for c in found if c.document_number == unit.number and unit_holds(cit, c.citation)]
             if held:
                 for chunk in held:
                     has_led = bool(unit.led) and re.search(rf"(?m)^{re.escape(unit.led or '')}\) ", chunk.text)
@@ -608,7 +608,7 @@ def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
     return found
 
 
-def _holds(cited: str, chunk_citation: str) -> bool:
+def unit_holds(cited: str, chunk_citation: str) -> bool:
     """Whether a chunk cited `chunk_citation` is (part of) the unit cited `cited`; the SQL's test in Python."""
     return (chunk_citation in (cited, f"{cited} {ADVICE_LABEL}")
             or (cited.startswith("artikel ") and chunk_citation.startswith(f"{cited}.")))
@@ -627,7 +627,7 @@ def _mention_sql(where: str) -> str:
     # The number as a phrase of the text search (phraseto_tsquery parses it as the index did: "AFS 1999:3" is
     # 'afs' <-> '1999' <-> '3'), so the GIN index finds the few chunks that write it.
     return f"""
-    SELECT {_SELECT_COLUMNS}, 1.0 AS score, {_NO_RANKS}
+    SELECT {CHUNK_COLUMNS}, 1.0 AS score, {NO_RANKS}
     FROM chunks_contentchunk c
     LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
     WHERE c.search_vector @@ phraseto_tsquery('swedish', %(mentioned)s) AND {where}
@@ -660,11 +660,11 @@ def mention_search(numbers: list[str], scope: AccessScope, options: RetrievalOpt
     replacements: list[str] = []
     directory = statute_directory()
     for number in numbers:
-        params = _base_params(scope, MENTIONS_MAX)
+        params = search_params(scope, MENTIONS_MAX)
         params["mentioned"] = number
         written = re.compile(rf"(?<![\w/:]){re.escape(number)}(?![\d/])")
         seen = {c.chunk_id for c in found}
-        rows = [c for c in _run(_mention_sql(_filter_sql(options, params, named=True)), params)
+        rows = [c for c in run_chunk_query(_mention_sql(filter_sql(options, params, named=True)), params)
                 if written.search(c.text) and c.chunk_id not in seen]
         repealing = {c.chunk_id: _repealing_sentences(c.text, written) for c in rows}
         rows.sort(key=lambda c: not repealing[c.chunk_id])  # stable: document order within each group
@@ -767,7 +767,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     if analysis.dates is not None:
         # A period in the question picks the version of a § in force then (today if it includes today).
         merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
-    merged = _one_version_per_section(merged)
+    merged = one_version_per_section(merged)
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
     # Sources judged by meaning beside it: the question has a vector and some candidate has one too (a corpus
     # with no vector yet, the worker not having run, is judged by keywords alone, as in keyword mode).
@@ -934,7 +934,7 @@ def _relevant(chunks: list[RetrievedChunk], options: RetrievalOptions,
     return [c for c in chunks if c.chunk_id in keep or kept_regardless(c)]
 
 
-def _one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+def one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
     """Two temporal versions of one § ("/Träder i kraft I:…/") are two units with one citation:
     keep the better-ranked version's parts only, so the other does not take a second slot."""
     unit_of: dict[tuple, str] = {}

@@ -12,14 +12,14 @@ import pytest
 
 from agent.retrieval.hybrid import (
     RetrievalOptions,
-    _base_params,
-    _run,
     _score_fusion_sql,
     _vector_literal,
     hybrid_search,
     keyword_half,
     keyword_terms,
     retrieve_context,
+    run_chunk_query,
+    search_params,
 )
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory_invalidate
@@ -80,11 +80,11 @@ def test_a_close_vector_only_hit_is_not_pushed_below_weak_keyword_only_hits(memb
            "AS v(id, rnk))")
     kw = ("kw AS (SELECT id, rank, rnk FROM unnest(%(t_kw)s::bigint[], %(t_bm25)s::float[]) WITH ORDINALITY "
           "AS k(id, rank, rnk))")
-    params = _base_params(access_scope_for(user, ws), 10)
+    params = search_params(access_scope_for(user, ws), 10)
     # Each half was asked for 5 candidates: the keyword half's list was cut there, other sections match too.
     params.update(qvec=_vector_literal(get_provider().embed_query(QUESTION)), t_vec=[rule, *both],
                   t_kw=[*both, *weak], t_bm25=[13.2, 12.6, 9.8, 9.6, 9.5], candidates=5)
-    ranked = _run(_score_fusion_sql(vec, kw), params)
+    ranked = run_chunk_query(_score_fusion_sql(vec, kw), params)
 
     order = [c.chunk_id for c in ranked]
     similarity = {c.chunk_id: c.vector_similarity for c in ranked}

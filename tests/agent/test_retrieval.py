@@ -11,10 +11,10 @@ from agent.retrieval import keyword_search
 from agent.retrieval.hybrid import (
     RetrievalInputError,
     RetrievalOptions,
-    _base_params,
-    _filter_sql,
+    filter_sql,
     query_vectors,
     retrieve_context,
+    search_params,
 )
 from agent.retrieval.keyword_search import compound_parts, keyword_cte, keyword_params, keyword_query
 from chunks.embedding import active_model_name
@@ -371,7 +371,7 @@ def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
 
 
 def test_two_temporal_versions_of_a_section_take_one_slot():
-    from agent.retrieval.hybrid import _one_version_per_section
+    from agent.retrieval.hybrid import one_version_per_section
     from agent.retrieval.sources import RetrievedChunk
 
     def chunk(cid, path, citation, header):
@@ -385,12 +385,12 @@ def test_two_temporal_versions_of_a_section_take_one_slot():
         chunk(3, "00120.00001", "5 kap. 9 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 9 § (upphör att gälla 2025-01-01)"),
         chunk(4, "00122.00000", "5 kap. 10 §", "Socialförsäkringsbalk (2010:110) > 5 kap. > 10 §"),
     ]
-    assert [c.chunk_id for c in _one_version_per_section(ranked)] == [1, 3, 4]  # a split section keeps its parts
+    assert [c.chunk_id for c in one_version_per_section(ranked)] == [1, 3, 4]  # a split section keeps its parts
 
 
 def _keyword_top(query, ws, options, *, few_chunks):
-    params = _base_params(AccessScope(workspace_id=ws.pk, user_id=0, role="owner"), 20)
-    where = _filter_sql(options, params)
+    params = search_params(AccessScope(workspace_id=ws.pk, user_id=0, role="owner"), 20)
+    where = filter_sql(options, params)
     params.update(keyword_params(keyword_query(query, [ws.pk])))
     with connection.cursor() as cursor:
         cursor.execute(f"WITH {keyword_cte(where, filtered=True, few_chunks=few_chunks)} "

@@ -72,16 +72,16 @@ from agent.retrieval.hybrid import (
     MAX_EMBED_CHARS,
     SLACK,
     RetrievalOptions,
-    _base_params,
-    _filter_sql,
     _hybrid_sql,
     _references,
     _vector_literal,
     clean_query,
+    filter_sql,
     hybrid_search,
     keyword_terms,
     query_vectors,
     retrieve_context,
+    search_params,
     set_vector_search,
 )
 from agent.retrieval.keyword_search import keyword_query
@@ -736,8 +736,8 @@ def hnsw_recall(vectors: list, scope: AccessScope, *, k: int = 20, ef_search: in
     filters, `CANDIDATES` fetched, the top k kept); the exact one orders by distance + 0,
     which keeps the planner off the index. `ef_search` None: the production setting."""
     options = RetrievalOptions()
-    params = _base_params(scope, k)
-    where = _filter_sql(options, params)
+    params = search_params(scope, k)
+    where = filter_sql(options, params)
     approximate = _hybrid_sql(where, True, False)
     exact = _hybrid_sql(where, True, False, exact_vector=True)
     recalls, hnsw_ms, exact_ms = [], [], []

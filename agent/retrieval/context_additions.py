@@ -31,20 +31,22 @@ from compliance.sql import dict_cursor
 from law.definitions import definitions_in
 
 from .dating import in_force_on as chunk_in_force_on
-from .hybrid import (
+from .chunk_queries import (
     CHUNK_COLUMNS,
     NO_RANKS,
-    SLACK,
-    CitedUnit,
     RetrievalOptions,
-    RetrievalResult,
-    exact_reference_search,
     filter_sql,
-    hybrid_search,
-    one_version_per_section,
     row_to_chunk,
     run_chunk_query,
     search_params,
+)
+from .hybrid import (
+    SLACK,
+    CitedUnit,
+    RetrievalResult,
+    exact_reference_search,
+    hybrid_search,
+    one_version_per_section,
     unit_holds,
 )
 from .legal_refs import document_links
@@ -84,7 +86,7 @@ def block_sources(result: RetrievalResult, scope: AccessScope, options: Retrieva
 
 def anchoring(hits: list[RetrievedChunk]) -> list[RetrievedChunk]:
     """The hits the block adds sources for: not a source that only mentions a document the question cites and the
-    knowledge base does not hold (hybrid.mention_search). Its neighbours, chapter and act are about something
+    knowledge base does not hold (mentions.mention_search). Its neighbours, chapter and act are about something
     else (a repealing provision sits in the last chapter of a regulation on another subject)."""
     return [c for c in hits if not c.extra.get("mentions")]
 

@@ -20,32 +20,40 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date
 
 import numpy as np
 from cachetools import LRUCache
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import caches
-from django.db import transaction
-from django.db.backends.utils import CursorWrapper
 
 from chunks.chunking import ADVICE_LABEL
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
-from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
-from compliance.models import SECONDARY_CONTENT_TYPES, LegalDocument, Workspace
+from compliance.models import Workspace
 from compliance.selectors import AccessScope, access_scope_for
 from compliance.sql import dict_cursor
 from compliance.text import strip_control
 
 from . import rerank as rerank_module
+from .chunk_queries import (
+    CANDIDATES,
+    CHUNK_COLUMNS,
+    NO_RANKS,
+    RetrievalOptions,
+    fetch_rows,
+    filter_sql,
+    row_to_chunk,
+    run_chunk_query,
+    search_params,
+)
 from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
-from .legal_refs import LegalReference, analyse_references, unit_citations
+from .legal_refs import LegalReference, unit_citations
+from .mentions import Mentions, mention_search
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
-from .sources import NOT_BINDING_KINDS, RetrievedChunk
+from .sources import RetrievedChunk
 from .statute_directory import statute_directory
 
 log = logging.getLogger(__name__)
@@ -53,7 +61,6 @@ log = logging.getLogger(__name__)
 MODES = ("hybrid", "vector", "keyword")
 # A question's meaning is in its first few sentences; embedding cost grows with length.
 MAX_EMBED_CHARS = 512
-CANDIDATES = 60  # per search, before fusion
 # Extra results fetched so that dropping a second temporal version of a § still fills top_k.
 SLACK = 10
 # Weight of the rank within a statute the question names, against 1 for the rank among all sources.
@@ -62,22 +69,6 @@ STATUTE_PRIOR_WEIGHT = 1.0  # measured: 1.0 and 1.5 equal overall; above 1 it fe
 
 class RetrievalInputError(ApplicationError):
     """The query cannot be searched."""
-
-
-@dataclass
-class RetrievalOptions:
-    source_types: list[str] = field(default_factory=list)
-    content_types: list[str] = field(default_factory=list)
-    sfs_numbers: list[str] = field(default_factory=list)
-    date_from: date | None = None
-    date_to: date | None = None
-    min_score: float = 0.0
-    # The relevance threshold (see _relevant): None uses RETRIEVAL_MIN_RELEVANCE, 0 turns it off.
-    min_relevance: float | None = None
-    top_k: int = 0  # 0: settings.RETRIEVAL_TOP_K
-    mode: str = "hybrid"
-    rerank: bool = True  # applies only when a reranker is configured
-    use_references: bool = True
 
 
 @dataclass
@@ -224,15 +215,6 @@ def keyword_terms(analysis: QueryAnalysis) -> list[str]:
 
 # --- SQL ---
 
-CHUNK_COLUMNS = """
-c.id, c.source_type, COALESCE(c.legal_document_id, c.user_file_id, c.assessment_id) AS source_id,
-c.document_number, c.document_title, c.header, c.path, c.ordinal, c.citation, c.text, c.token_count,
-c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
-"""
-# The ranking columns every chunk query ends with (read by name in row_to_chunk); a query that does not rank
-# (a cited unit, a neighbouring §) gives its own score and no ranks.
-NO_RANKS = "NULL::float AS sim, NULL::float AS rank, NULL::bigint AS vector_rank, NULL::bigint AS keyword_rank"
-
 
 # The kind prior: a secondary kind of statute (compliance.models.SECONDARY_CONTENT_TYPES: tillkännagivanden,
 # kungörelser, old resolutions and stadgar) has its fused score multiplied by RETRIEVAL_KIND_PRIOR, so the
@@ -267,33 +249,6 @@ _ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)
 _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0 END)"
 # Every prior on a source's fused score: the document's (kind, citations, addressee) and the unit's (a recital).
 _SOURCE_PRIORS = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_RECITAL_FACTOR}"
-
-
-def filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) -> str:
-    # Stubs (repealed, renumbered, empty headings) stay on statute pages, out of retrieval.
-    clauses = [CHUNK_SCOPE_SQL, "c.retrievable"]
-    # A repealed statute only when the search is limited to named statutes (the question names it, or the
-    # caller's filter does) or to the documents of hits already found (`named`); its card says it is repealed.
-    if not (named or options.sfs_numbers):
-        clauses.append("NOT c.document_repealed")
-    if options.source_types:
-        params["source_types"] = list(options.source_types)
-        clauses.append("c.source_type = ANY(%(source_types)s)")
-    if options.content_types:
-        params["content_types"] = list(options.content_types)
-        # Content types are kinds of statute: asking for laws means statutes of that kind only.
-        clauses.append("EXISTS (SELECT 1 FROM compliance_legaldocument d "
-                       "WHERE d.id = c.legal_document_id AND d.content_type = ANY(%(content_types)s))")
-    if options.sfs_numbers:
-        params["sfs_numbers"] = list(options.sfs_numbers)
-        clauses.append("c.document_number = ANY(%(sfs_numbers)s)")
-    if options.date_from or options.date_to:
-        params["date_from"] = options.date_from or date(1, 1, 1)
-        params["date_to"] = options.date_to or date(9999, 12, 31)
-        # Statutes are dated by issue, workspace sources by when they were added.
-        clauses.append("COALESCE((SELECT d.issued FROM compliance_legaldocument d WHERE d.id = c.legal_document_id), "
-                       "c.created_at::date) BETWEEN %(date_from)s AND %(date_to)s")
-    return " AND ".join(f"({c.strip()})" for c in clauses)
 
 
 # A keyword half read ahead (KeywordHalf): its rows as they came, in the shape of keyword_cte's `kw`.
@@ -420,62 +375,6 @@ def _vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32).tolist()) + "]"
 
 
-def row_to_chunk(row: dict) -> RetrievedChunk:
-    """A chunk query's row (CHUNK_COLUMNS, then score, sim, rank, vector_rank, keyword_rank) by column name."""
-    sim, rank = row["sim"], row["rank"]
-    return RetrievedChunk(
-        chunk_id=row["id"], source_type=row["source_type"], source_id=row["source_id"],
-        document_number=row["document_number"], document_title=row["document_title"], header=row["header"],
-        path=row["path"], ordinal=row["ordinal"], citation=row["citation"], text=row["text"],
-        token_count=row["token_count"], workspace_id=row["workspace_id"], page=row["page"],
-        content_type=row["content_type"], score=float(row["score"]),
-        vector_similarity=None if sim is None else float(sim), keyword_rank=None if rank is None else float(rank),
-        extra={"vector_rank": row["vector_rank"], "keyword_rank": row["keyword_rank"]},
-    )
-
-
-def set_vector_search(cursor: CursorWrapper, ef_search: int | None = None) -> None:
-    """The HNSW settings of a search's transaction (RETRIEVAL_HNSW_EF_SEARCH unless `ef_search` is given)."""
-    # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going.
-    cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-    cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH)}")
-
-
-def _fetch(sql: str, params: dict) -> list[dict]:
-    with transaction.atomic(), dict_cursor() as cursor:
-        set_vector_search(cursor)
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
-def run_chunk_query(sql: str, params: dict) -> list[RetrievedChunk]:
-    return [row_to_chunk(row) for row in _fetch(sql, params)]
-
-
-def search_params(scope: AccessScope, limit: int) -> dict:
-    return {
-        "workspace_ids": list(scope.workspace_ids),
-        "model": active_model_name(),
-        "candidates": max(CANDIDATES, limit),
-        "limit": limit,
-        "rrf_k": float(settings.RETRIEVAL_RRF_K),
-        "wv": float(settings.RETRIEVAL_VECTOR_WEIGHT),
-        "wk": float(settings.RETRIEVAL_KEYWORD_WEIGHT),
-        "vector_share": float(settings.RETRIEVAL_VECTOR_SHARE),
-        "everyday_share": 0.0,
-        "full_match": 0.0,
-        "secondary_kinds": [str(kind) for kind in SECONDARY_CONTENT_TYPES],
-        "kind_prior": float(settings.RETRIEVAL_KIND_PRIOR),
-        "regulation_kind": str(LegalDocument.ContentType.AGENCY_REGULATION),
-        "regulation_prior": float(settings.RETRIEVAL_REGULATION_PRIOR),
-        "citation_prior": float(settings.RETRIEVAL_CITATION_PRIOR),
-        "citation_saturation": float(settings.RETRIEVAL_CITATION_SATURATION),
-        "addressee_prior": float(settings.RETRIEVAL_ADDRESSEE_PRIOR),
-        "recital_prior": float(settings.RETRIEVAL_RECITAL_PRIOR),
-        "question_words": "",
-    }
-
-
 @dataclass(frozen=True)
 class KeywordHalf:
     """A search's keyword half read on its own (keyword_half), before the question's vector is there: its
@@ -553,7 +452,7 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
     if not (use_vector or use_keyword):
         return []
     shape = {"exact_vector": search.exact_vector, "filtered": search.filtered, "keyword_read": keyword is not None}
-    rows = _fetch(_hybrid_sql(search.where, use_vector, use_keyword, **shape), params)
+    rows = fetch_rows(_hybrid_sql(search.where, use_vector, use_keyword, **shape), params)
     if use_vector and not search.exact_vector and (not rows or rows[0]["vector_found"] < params["candidates"]):
         # The HNSW scan is bounded (hnsw.max_scan_tuples index entries, a memory limit), and entries no row of
         # the search passes count against it: other workspaces' chunks, another model's vectors, and the dead
@@ -561,7 +460,7 @@ def hybrid_search(terms: list[str], scope: AccessScope, options: RetrievalOption
         # them the scan comes back short or empty: a question loses its meaning-based candidates, and an
         # unrelated one finds no candidate for the relevance threshold to exclude. Short means the scope has
         # fewer vectors than asked for, or the index starved: an exact scan answers either way.
-        rows = _fetch(_hybrid_sql(search.where, use_vector, use_keyword, exact_scan=True, **shape), params)
+        rows = fetch_rows(_hybrid_sql(search.where, use_vector, use_keyword, exact_scan=True, **shape), params)
     return [row_to_chunk(row) for row in rows]
 
 
@@ -612,80 +511,6 @@ def unit_holds(cited: str, chunk_citation: str) -> bool:
     """Whether a chunk cited `chunk_citation` is (part of) the unit cited `cited`; the SQL's test in Python."""
     return (chunk_citation in (cited, f"{cited} {ADVICE_LABEL}")
             or (cited.startswith("artikel ") and chunk_citation.startswith(f"{cited}.")))
-
-
-# The most chunks a document the knowledge base does not hold brings: its mentions are evidence about it, not
-# its text, and an amending act is written under every § it changed.
-MENTIONS_MAX = 6
-# "Genom denna lag upphävs …", "… upphör att gälla": the formulas of a repeal. Not the noun ("om upphävande av
-# direktiv 95/46/EG" is the title of the act cited), and not "ersätter", which as often says what a rule does
-# instead of another.
-_REPEAL_WORDS = re.compile(r"\bupphäv(?:s|es|des|ts|as)\b|\bupphör att gälla", re.IGNORECASE)
-
-
-def _mention_sql(where: str) -> str:
-    # The number as a phrase of the text search (phraseto_tsquery parses it as the index did: "AFS 1999:3" is
-    # 'afs' <-> '1999' <-> '3'), so the GIN index finds the few chunks that write it.
-    return f"""
-    SELECT {CHUNK_COLUMNS}, 1.0 AS score, {NO_RANKS}
-    FROM chunks_contentchunk c
-    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    WHERE c.search_vector @@ phraseto_tsquery('swedish', %(mentioned)s) AND {where}
-    ORDER BY c.document_number, c.path
-    LIMIT 200
-    """
-
-
-@dataclass(frozen=True)
-class Mentions:
-    """What the sources say of the documents a question cites that the knowledge base does not hold."""
-
-    chunks: list[RetrievedChunk]  # the chunks that write their numbers, a repealing provision first
-    # The held documents that repealed or replaced them, by number: the question is about those now.
-    replacements: list[str] = field(default_factory=list)
-
-
-def mention_search(numbers: list[str], scope: AccessScope, options: RetrievalOptions) -> Mentions:
-    """The chunks that write a document number the question cites and the knowledge base has no document for
-    ("Vad gäller enligt AFS 1999:3?", an agency regulation since repealed; an amending act; an EU directive).
-    What the sources say of it is all there is to say: the transitional provision that repealed it comes first
-    (a sentence with the number that repeals it), then the others in document order, at most
-    MENTIONS_MAX. Each is marked `extra["mentions"]` with the number, which the context block's label
-    states, and is kept whatever its similarity to the question (_relevant).
-
-    The replacements are the held documents a repealing sentence names ("Genom AFS 2023:12 och AFS 2023:13
-    upphävs … (AFS 1999:3)"), or, when it names none ("Genom denna författning upphävs …"), the statute or
-    regulation it stands in. A workspace's own file replaces nothing."""
-    found: list[RetrievedChunk] = []
-    replacements: list[str] = []
-    directory = statute_directory()
-    for number in numbers:
-        params = search_params(scope, MENTIONS_MAX)
-        params["mentioned"] = number
-        written = re.compile(rf"(?<![\w/:]){re.escape(number)}(?![\d/])")
-        seen = {c.chunk_id for c in found}
-        rows = [c for c in run_chunk_query(_mention_sql(filter_sql(options, params, named=True)), params)
-                if written.search(c.text) and c.chunk_id not in seen]
-        repealing = {c.chunk_id: _repealing_sentences(c.text, written) for c in rows}
-        rows.sort(key=lambda c: not repealing[c.chunk_id])  # stable: document order within each group
-        for chunk in rows[:MENTIONS_MAX]:
-            chunk.extra["mentions"] = number
-            found.append(chunk)
-            if chunk.source_type != "LEGAL_DOCUMENT" or chunk.kind in NOT_BINDING_KINDS:
-                continue  # a file of the workspace, an allmänt råd or a recital repeals nothing
-            for sentence in repealing[chunk.chunk_id]:
-                named = [r.sfs for r in analyse_references(sentence, directory)
-                         if r.sfs and r.sfs in directory and r.sfs != number]
-                for replacement in named or [chunk.document_number]:
-                    if replacement not in replacements:
-                        replacements.append(replacement)
-    return Mentions(chunks=found, replacements=replacements)
-
-
-def _repealing_sentences(text: str, written: re.Pattern) -> list[str]:
-    """The sentences of `text` that write the number and repeal it ("upphävs", "upphör att gälla")."""
-    return [sentence for sentence in re.split(r"(?<=[.;])\s+", text)
-            if written.search(sentence) and _REPEAL_WORDS.search(sentence)]
 
 
 # --- the entry point ---

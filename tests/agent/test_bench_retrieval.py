@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 
 from agent.management.commands.bench_retrieval import build_queries, hnsw_recall, query_path, strip_statute_names
-from agent.retrieval.hybrid import set_vector_search
+from agent.retrieval.chunk_queries import set_vector_search
 from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.models import ContentChunk
 from compliance.selectors import AccessScope

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.retrieval.chunk_queries import run_chunk_query, search_params
 from agent.retrieval.hybrid import (
     RetrievalOptions,
     _score_fusion_sql,
@@ -18,8 +19,6 @@ from agent.retrieval.hybrid import (
     keyword_half,
     keyword_terms,
     retrieve_context,
-    run_chunk_query,
-    search_params,
 )
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory_invalidate

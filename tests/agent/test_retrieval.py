@@ -8,14 +8,8 @@ from django.core.cache import caches
 from django.db import connection
 
 from agent.retrieval import keyword_search
-from agent.retrieval.hybrid import (
-    RetrievalInputError,
-    RetrievalOptions,
-    filter_sql,
-    query_vectors,
-    retrieve_context,
-    search_params,
-)
+from agent.retrieval.chunk_queries import filter_sql, search_params
+from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, query_vectors, retrieve_context
 from agent.retrieval.keyword_search import compound_parts, keyword_cte, keyword_params, keyword_query
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.retrieval.hybrid import RetrievalOptions, mention_search, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.mentions import mention_search
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from chunks.models import ContentChunk
 from compliance.selectors import access_scope_for

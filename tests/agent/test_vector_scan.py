@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from agent.retrieval.hybrid import CANDIDATES, RetrievalOptions, _vector_literal, retrieve_context, set_vector_search
+from agent.retrieval.chunk_queries import CANDIDATES, set_vector_search
+from agent.retrieval.hybrid import RetrievalOptions, _vector_literal, retrieve_context
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from compliance.models import UserFile, Workspace, content_hash

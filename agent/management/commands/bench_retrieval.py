@@ -31,7 +31,7 @@ are general: paraphrased and short questions of our own plus dev heading
 questions with the statute's name taken out.
 
 HNSW recall@20: the general vector half's top 20 as production runs it (HNSW,
-`agent.retrieval.hybrid.set_vector_search`) against an exact scan of the same
+`agent.retrieval.chunk_queries.set_vector_search`) against an exact scan of the same
 scope, for the general queries' vectors.
 
 Everything runs as a member of one workspace, so the workspace scope filter is
@@ -67,8 +67,8 @@ from django.db.backends.utils import CursorWrapper
 from pgvector.psycopg import register_vector
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, warn, write_json
+from agent.retrieval.chunk_queries import CANDIDATES, filter_sql, search_params, set_vector_search
 from agent.retrieval.hybrid import (
-    CANDIDATES,
     MAX_EMBED_CHARS,
     SLACK,
     RetrievalOptions,
@@ -76,13 +76,10 @@ from agent.retrieval.hybrid import (
     _references,
     _vector_literal,
     clean_query,
-    filter_sql,
     hybrid_search,
     keyword_terms,
     query_vectors,
     retrieve_context,
-    search_params,
-    set_vector_search,
 )
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.legal_refs import StatuteDirectory

@@ -19,7 +19,7 @@ Selection and presentation are two separate steps:
    a statute reads like a statute. Citation numbers follow this order.
 
 The budget covers every token of the final string (header line and delimiters
-included), counted with tiktoken on the real rendered text.
+included), counted with tiktoken: the blocks' counts add up to the rendered text's (`_rendered_tokens`).
 
 Injection safety: every delimiter carries a boundary token, random per request
 and checked not to occur in any source text even after look-alike folding
@@ -66,6 +66,9 @@ KINDS_PREFIX = "Källornas slag: "
 # Digits only: every group of one to three digits is a single token in the tokenizers we count
 # with, so any two boundaries tokenise alike and a reused block keeps its exact token count.
 BOUNDARY_DIGITS = 15
+# The widest number that is one token: blocks and the header line are counted with it, so a count does not
+# depend on a source's number or on how many there are.
+WIDEST_ONE_TOKEN_NUMBER = 999
 NO_SOURCES_MESSAGE = "Inga relevanta källor hittades för frågan."
 
 
@@ -442,7 +445,7 @@ def _select(candidates: list[_Candidate], budget: int, encoding: str) -> list[_C
     remaining = budget - count_tokens(_header_line(total, total) + "\n", encoding)
     # Any number of one to three digits is one token, so below 1,000 sources a block's count does not depend on
     # how many there are, and a section's count is reused by every question that finds it.
-    widest = max(total, 999)
+    widest = max(total, WIDEST_ONE_TOKEN_NUMBER)
     # Block overhead without text; "\n\n" joins blocks, counted once per block.
     overhead = _block_tokens(widest, "", "", encoding)
     selected: list[_Candidate] = []
@@ -476,7 +479,7 @@ def _block_tokens(n: int, label: str, text: str, encoding: str) -> int:
 
 def _rendered_tokens(presented: list[_Candidate], total: int, text: str, encoding: str) -> int:
     """The tokens of `text` (the rendered block) from the counts _select made, without encoding the
-    whole block again: that second pass was half of an assembly's time on a cache miss.
+    whole block again: that second pass was about half of an assembly's tokenizer time on a cache miss.
 
     The parts add up exactly because every join falls between our own delimiter characters: the
     header line's final "." and a block's closing "---" each take the line breaks after them into
@@ -487,9 +490,9 @@ def _rendered_tokens(presented: list[_Candidate], total: int, text: str, encodin
     """
     if not presented:
         return 0
-    if total > 999:  # a four-digit number is two tokens: the blocks were not counted at their real width
+    if total > WIDEST_ONE_TOKEN_NUMBER:  # the blocks were counted with a wider number than they show
         return count_tokens(text, encoding)
-    blocks = sum(_block_tokens(999, c.label, c.shown, encoding) for c in presented)
+    blocks = sum(_block_tokens(WIDEST_ONE_TOKEN_NUMBER, c.label, c.shown, encoding) for c in presented)
     return (count_tokens(_header_line(len(presented), total) + "\n", encoding) + blocks
             - _join_tokens(encoding))
 

@@ -9,8 +9,9 @@ from django.db import connection
 
 from agent.retrieval import keyword_search
 from agent.retrieval.chunk_queries import filter_sql, search_params
-from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, query_vectors, retrieve_context
+from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import compound_parts, keyword_cte, keyword_params, keyword_query
+from agent.retrieval.query_vector_cache import query_vectors
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import Membership, UserFile, Workspace, content_hash

@@ -29,7 +29,8 @@ from agent.evaluation.benchmarking import (
 )
 from agent.models import RetrievalLog
 from agent.retrieval.cache import get_retrieval_cache
-from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.query_vector_cache import query_vectors
 from chunks.embedding import get_provider
 from chunks.tokens import count_tokens
 from compliance.models import Workspace

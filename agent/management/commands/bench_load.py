@@ -51,7 +51,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, read_jsonl, write_json
-from agent.retrieval.hybrid import query_vectors
+from agent.retrieval.query_vector_cache import query_vectors
 from chunks.services import chunk_document
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create, user_file_upload

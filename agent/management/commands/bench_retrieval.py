@@ -78,12 +78,12 @@ from agent.retrieval.hybrid import (
     clean_query,
     hybrid_search,
     keyword_terms,
-    query_vectors,
     retrieve_context,
 )
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.legal_refs import StatuteDirectory
 from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.query_vector_cache import query_vectors
 from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.chunking import is_stub
 from chunks.embedding import active_model_name

@@ -37,7 +37,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.evaluation.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
-from agent.retrieval.hybrid import RetrievalOptions, query_vectors, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.query_vector_cache import query_vectors
 from agent.retrieval.sources import RetrievedChunk
 from compliance.models import LegalDocument, ProcessingStatus, Workspace
 

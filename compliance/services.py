@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from .errors import ApplicationError
+from .model_update import model_update
 from .models import (
     PREFERENCE_FIELDS,
     PROFILE_FIELDS,
@@ -143,17 +144,12 @@ def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> t
             doc.save()
             changed = True
         else:
-            meta_changed = any(getattr(doc, k) != v for k, v in fields.items() if k != "full_text")
             changed = doc.content_hash != digest
-            if not (changed or meta_changed):
-                return doc, False
-            for key, value in fields.items():
-                setattr(doc, key, value)
-            doc.content_hash = digest
+            values = {**fields, "content_hash": digest}
             if changed:
-                doc.status = ProcessingStatus.PENDING
-            doc.full_clean()
-            doc.save()
+                values["status"] = ProcessingStatus.PENDING
+            if not model_update(doc, fields=list(values), data=values).has_updated:
+                return doc, False
         if process and (changed or doc.chunked_hash != digest):
             request_processing("LEGAL_DOCUMENT", doc.pk)
     return doc, changed

@@ -126,9 +126,19 @@ class AssembledContext:
     shown_texts: dict[int, str] = field(default_factory=dict)  # text as presented, per citation
     boundary: str = ""  # the token in every delimiter line of `text`
     also: dict[int, list[RetrievedChunk]] = field(default_factory=dict)  # per citation: same text, other documents
+    # The citation map's rows, built on first use. with_fresh_boundary's copies of a memoised block share this
+    # holder, so a cache hit reuses the rows its miss built instead of building them for every turn.
+    _rows: dict = field(default_factory=dict, repr=False, compare=False)
 
     def citation_map(self) -> list[dict]:
-        """One row per citation for the UI/API; `n` matches the [n] labels in `text`."""
+        """One row per citation for the UI/API; `n` matches the [n] labels in `text`. Each call gets rows of its
+        own: callers add to them (the pre-model step adds the register status and the score)."""
+        rows = self._rows.get("rows")
+        if rows is None:
+            rows = self._rows["rows"] = self._citation_rows()
+        return [{**row, "also_sources": [dict(also) for also in row["also_sources"]]} for row in rows]
+
+    def _citation_rows(self) -> list[dict]:
         rows = []
         for n, chunk in sorted(self.citations.items()):
             shown = " ".join(self.shown_texts.get(n, chunk.text).split())

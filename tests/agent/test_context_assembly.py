@@ -452,3 +452,15 @@ def test_every_assembly_and_every_reuse_gets_a_new_boundary():
     assert reused.text == first.text.replace(first.boundary, reused.boundary)
     assert reused.citations == first.citations and reused.tokens_used <= reused.budget
     assert new_boundary([]) != new_boundary([])
+
+
+def test_a_reused_block_reuses_its_citation_rows_and_every_caller_gets_rows_of_its_own():
+    first = assemble_context([chunk(1, SENTENCE * 3), chunk(2, "Text två.", source_id=2, number="1982:80")])
+    rows = first.citation_map()
+    rows[0]["score"] = 0.9  # what the pre-model step adds to its rows
+    rows[0]["also_sources"].append({"chunk_id": 99})
+    reused = with_fresh_boundary(first)
+    again = reused.citation_map()
+    assert [row["chunk_id"] for row in again] == [1, 2] and "score" not in again[0]
+    assert again[0]["also_sources"] == [] and again == first.citation_map()
+    assert reused._rows["rows"] is first._rows["rows"]  # built once, for the block and its reuses

@@ -7,8 +7,10 @@ half is read while the question is embedded (keyword_half). A question that
 cites a section gets that section first; one that cites or names a statute gets
 a search limited to that statute next; one that cites a document the knowledge
 base does not hold gets the sources that write its number, and what repealed it
-is searched as if named (mention_search).
+is searched as if named (mentions.mention_search).
 If the embedder fails, the keyword half still answers and the result says so.
+What every chunk query shares (the options, the columns, the filter, reading rows)
+is in chunk_queries; the question vectors already embedded, in query_vector_cache.
 """
 
 from __future__ import annotations

@@ -11,7 +11,10 @@ has two methods rather than one.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Protocol
 
@@ -41,10 +44,27 @@ class LocalE5Provider:
         self.dimensions = dimensions
         self._threads = threads
         self._model = None
-        # The C engine keeps per-model scratch state: one call at a time.
-        self._lock = threading.Lock()
+        self._engine: ThreadPoolExecutor | None = None
+        self._engine_pid = 0
+        self._engine_lock = threading.Lock()
 
-    def _get_model(self):
+    def _call(self, work: Callable[[E5], np.ndarray]) -> np.ndarray:
+        """Run `work` on the model in the one thread that ever calls the C engine.
+
+        The engine's OpenMP team belongs to the thread that calls it: each calling thread (the question
+        embedder's pool, the main thread warming the model up) gets a team of its own, and an idle team's
+        threads keep spinning on the cores the working one needs, so a question took 37-40 ms to embed
+        instead of 16 (docs/retrieval.md, "One thread calls the embedding engine"). One thread also runs
+        the calls one at a time, which the engine's per-model scratch state requires."""
+        with self._engine_lock:
+            if self._engine is None or self._engine_pid != os.getpid():
+                # A forked worker inherits the executor but not its thread: it starts its own.
+                self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e5-engine")
+                self._engine_pid = os.getpid()
+            engine = self._engine
+        return engine.submit(lambda: work(self._get_model())).result()
+
+    def _get_model(self) -> E5:
         if self._model is None:
             self._model = E5(num_threads=self._threads)
             if self._model.dim != self.dimensions:
@@ -56,12 +76,11 @@ class LocalE5Provider:
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.empty((0, self.dimensions), dtype=np.float32)
-        with self._lock:
-            return np.asarray(self._get_model().passage(list(texts)), dtype=np.float32)
+        batch = list(texts)
+        return np.asarray(self._call(lambda model: model.passage(batch)), dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._get_model().query(text or " "), dtype=np.float32)
+        return np.asarray(self._call(lambda model: model.query(text or " ")), dtype=np.float32)
 
 
 class OpenAIProvider:

@@ -9,9 +9,11 @@ so the vectors must agree). Model names select the E5 mode: "e5-passage" and
 from __future__ import annotations
 
 import io
+import os
 import socket
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -260,3 +262,35 @@ def test_the_local_model_is_loaded_once_whatever_the_openai_address(settings):
     assert get_provider() is first
     settings.EMBEDDING_BACKEND = "openai"
     assert get_provider() is not first
+
+
+def test_callers_in_many_threads_share_one_engine_thread(settings):
+    """The engine's OpenMP team belongs to the thread that calls it. The question embedder's pool and the
+    main thread both call the model; were each to call the engine itself, each live caller would keep a team
+    of its own spinning on the cores. One thread makes every call, so callers add no thread but themselves."""
+    settings.EMBEDDING_BACKEND = "local"
+    provider = get_provider()
+    alone = provider.embed_query("buller på arbetsplatsen")
+    threads_before = set(os.listdir("/proc/self/task"))
+
+    vectors: list[np.ndarray] = []
+    done, release = threading.Barrier(5), threading.Event()
+
+    def ask() -> None:
+        vectors.append(provider.embed_query("buller på arbetsplatsen"))
+        done.wait(timeout=60)
+        release.wait(timeout=60)  # alive, like a pool's worker between requests
+
+    callers = [threading.Thread(target=ask) for _ in range(4)]
+    for caller in callers:
+        caller.start()
+    done.wait(timeout=60)
+    threads_while_callers_live = set(os.listdir("/proc/self/task"))
+    release.set()
+    for caller in callers:
+        caller.join()
+
+    assert threads_while_callers_live <= threads_before | {str(caller.native_id) for caller in callers}
+    assert len(vectors) == 4
+    assert all(np.array_equal(vector, alone) for vector in vectors)
+    assert provider.embed_passages(["Arbetsgivaren ska undersöka risker."]).shape == (1, provider.dimensions)

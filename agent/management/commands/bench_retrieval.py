@@ -51,7 +51,7 @@ import re
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from typing import Any
@@ -91,6 +91,7 @@ from chunks.keyword_index import REBUILD_SQL, vacuum_keyword_index
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.selectors import AccessScope
+from compliance.sql import dict_cursor
 from law.sfs_corpus import content_type_for, parse_date, read_corpus
 from law.statute_names import names_for
 
@@ -233,9 +234,10 @@ def use_database(name: str):
     conn.close()
     conn.settings_dict["NAME"] = name
     try:
-        with conn.cursor() as cur:
-            cur.execute("SELECT current_database()")
-            actual = cur.fetchone()[0]
+        # dict_cursor opens `django.db.connection`, which is this same default connection.
+        with dict_cursor() as cur:
+            cur.execute("SELECT current_database() AS name")
+            actual = cur.fetchone()["name"]
         if actual != name:
             raise CommandError(f"expected database {name}, connected to {actual}")
         yield
@@ -276,12 +278,34 @@ def _sentence_pool(records: list[dict], limit: int = 200_000) -> list[str]:
     return pool[:limit]
 
 
+@dataclass(frozen=True, slots=True)
+class _SeedChunk:
+    """The fields of a real statute chunk that a seeded copy keeps (ContentChunk's names; the vector is
+    kept apart, in _Seeds.vectors)."""
+
+    document_number: str
+    document_title: str
+    header: str
+    path: str
+    ordinal: int
+    citation: str
+    chapter: str
+    section: str
+    kind: str
+    text: str
+    token_count: int
+    content_hash: str
+
+
+_SEED_CHUNK_FIELDS = tuple(field.name for field in fields(_SeedChunk))
+
+
 @dataclass(frozen=True)
 class _Seeds:
-    """The embedded statute chunks the synthetic corpus is made from: each chunk's fields (document number
-    first, embedding left out) and, row for row, its vector."""
+    """The embedded statute chunks the synthetic corpus is made from: each chunk's fields and, row for row,
+    its vector."""
 
-    meta: list[tuple]
+    meta: list[_SeedChunk]
     vectors: np.ndarray
 
 
@@ -290,13 +314,12 @@ def _seed_rows() -> _Seeds:
 
     rows = list(ContentChunk.objects.filter(legal_document__isnull=False, embedding__isnull=False,
                                             embedding_model=active_model_name())
-                .order_by("id").values_list("document_number", "document_title", "header", "path", "ordinal",
-                                            "citation", "chapter", "section", "kind", "text", "token_count",
-                                            "content_hash", "embedding"))
+                .order_by("id").values(*_SEED_CHUNK_FIELDS, "embedding"))
     if not rows:
         raise CommandError("the current database has no embedded statute chunks to seed the synthetic corpus")
-    vectors = np.asarray([np.asarray(r[-1], dtype=np.float32) for r in rows], dtype=np.float32)
-    return _Seeds(meta=[r[:-1] for r in rows], vectors=vectors)
+    vectors = np.asarray([np.asarray(r["embedding"], dtype=np.float32) for r in rows], dtype=np.float32)
+    return _Seeds(meta=[_SeedChunk(**{name: r[name] for name in _SEED_CHUNK_FIELDS}) for r in rows],
+                  vectors=vectors)
 
 
 # What a seeded regulation or EU act needs to be searched and cited like the original (read from the dev
@@ -305,9 +328,9 @@ _SEED_DOCUMENT_FIELDS = ("sfs_number", "title", "content_type", "short_names", "
                          "agency", "series", "cited_by")
 
 
-def _seed_documents(known: set[str], seed_meta: list[tuple]) -> list[dict]:
+def _seed_documents(known: set[str], seed_meta: list[_SeedChunk]) -> list[dict]:
     """The seeded chunks' documents that are not SFS records (agency regulations, EU acts): read only."""
-    wanted = {row[0] for row in seed_meta} - known
+    wanted = {chunk.document_number for chunk in seed_meta} - known
     return list(LegalDocument.objects.filter(sfs_number__in=wanted).values(*_SEED_DOCUMENT_FIELDS))
 
 
@@ -320,13 +343,17 @@ def _perturbed(seeds: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def _meta_get(cur: CursorWrapper) -> dict | None:
-    cur.execute("CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, value jsonb NOT NULL)")
-    cur.execute("SELECT value FROM bench_meta WHERE key = 'corpus'")
-    row = cur.fetchone()
-    if not row:
-        return None
-    return json.loads(row[0]) if isinstance(row[0], str) else row[0]
+def _json_value(value: str | dict) -> dict:
+    # Django's psycopg backend may hand jsonb back as text (it decodes JSONField values itself).
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _meta_get() -> dict | None:
+    with dict_cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, value jsonb NOT NULL)")
+        cur.execute("SELECT value FROM bench_meta WHERE key = 'corpus'")
+        row = cur.fetchone()
+    return _json_value(row["value"]) if row else None
 
 
 def build_synthetic(n: int, dbname: str, log: Callable[[str], None]) -> dict:
@@ -336,10 +363,10 @@ def build_synthetic(n: int, dbname: str, log: Callable[[str], None]) -> dict:
     created = ensure_database(dbname)
     with use_database(dbname):
         call_command("migrate", verbosity=0, interactive=False)
-        with connection.cursor() as cur:
-            meta = _meta_get(cur)
-            cur.execute("SELECT count(*) FROM chunks_contentchunk")
-            have = cur.fetchone()[0]
+        meta = _meta_get()
+        with dict_cursor() as cur:
+            cur.execute("SELECT count(*) AS chunks FROM chunks_contentchunk")
+            have = cur.fetchone()["chunks"]
     # Read the seeds from the dev database before touching the bench one.
     t_all = time.perf_counter()
     seeds = _seed_rows()
@@ -369,13 +396,14 @@ def build_synthetic(n: int, dbname: str, log: Callable[[str], None]) -> dict:
         t0 = time.perf_counter()
         _vacuum()
         figures["vacuum_s"] = round(ms_since(t0) / 1000, 2)
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_total_relation_size('chunks_contentchunk'), "
-                        "pg_relation_size('chunk_embedding_hnsw'), pg_total_relation_size('chunks_posting')")
-            total, hnsw, postings = cur.fetchone()
-            figures["table_total_mb"] = round(total / 2**20)
-            figures["hnsw_mb"] = round(hnsw / 2**20)
-            figures["postings_total_mb"] = round(postings / 2**20)
+        with dict_cursor() as cur:
+            cur.execute("SELECT pg_total_relation_size('chunks_contentchunk') AS table_total, "
+                        "pg_relation_size('chunk_embedding_hnsw') AS hnsw, "
+                        "pg_total_relation_size('chunks_posting') AS postings_total")
+            sizes = cur.fetchone()
+            figures["table_total_mb"] = round(sizes["table_total"] / 2**20)
+            figures["hnsw_mb"] = round(sizes["hnsw"] / 2**20)
+            figures["postings_total_mb"] = round(sizes["postings_total"] / 2**20)
             figures["build_total_s"] = round(ms_since(t_all) / 1000, 2)
             figures["built_at"] = datetime.now(dt_timezone.utc).isoformat()
             figures["bench_user_id"] = ids["user_id"]
@@ -395,10 +423,10 @@ def _vacuum() -> None:
 def _vacuum_if_stale(log: Callable[[str], None]) -> bool:
     """Vacuum a reused bench database whose postings are not mostly all-visible (an older build
     that only analysed). True if it vacuumed."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT relallvisible::float8 / greatest(relpages, 1) FROM pg_class "
+    with dict_cursor() as cur:
+        cur.execute("SELECT relallvisible::float8 / greatest(relpages, 1) AS visible FROM pg_class "
                     "WHERE oid = 'chunks_posting'::regclass")
-        visible = cur.fetchone()[0]
+        visible = cur.fetchone()["visible"]
     if visible >= 0.9:
         return False
     log(f"postings {visible:.0%} all-visible: VACUUM (ANALYZE)")
@@ -412,9 +440,9 @@ def _same_niceness_for_backend(log: Callable[[str], None]) -> None:
     The build's heavy work (trigger-free COPY, the postings insert, the index builds) runs in
     the backend, so `nice -n 19 manage.py bench_retrieval` alone would not yield the CPU.
     Best effort: the server may be on another host or run as a user we may not renice."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_backend_pid()")
-        pid = cur.fetchone()[0]
+    with dict_cursor() as cur:
+        cur.execute("SELECT pg_backend_pid() AS pid")
+        pid = cur.fetchone()["pid"]
     try:
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         if os.getpriority(os.PRIO_PROCESS, pid) < niceness:
@@ -423,7 +451,7 @@ def _same_niceness_for_backend(log: Callable[[str], None]) -> None:
         log(f"could not renice the backend {pid}: {exc}")
 
 
-def _create_sources(records: list[dict], n: int, seed_meta: list[tuple], seed_documents: list[dict]) -> dict:
+def _create_sources(records: list[dict], n: int, seed_meta: list[_SeedChunk], seed_documents: list[dict]) -> dict:
 
 
     with connection.cursor() as cur:
@@ -445,7 +473,7 @@ def _create_sources(records: list[dict], n: int, seed_meta: list[tuple], seed_do
                                   deleted_at=datetime.now(dt_timezone.utc) if deleted else None))
     files = UserFile.objects.bulk_create(files)
     docs = []
-    seeded = {row[0] for row in seed_meta}
+    seeded = {chunk.document_number for chunk in seed_meta}
     for record in records:  # every real statute, so references and names resolve
         names = names_for(record["sfs"], record["title"])
         docs.append(LegalDocument(sfs_number=record["sfs"], title=record["title"], full_text="",
@@ -473,42 +501,53 @@ def _create_sources(records: list[dict], n: int, seed_meta: list[tuple], seed_do
     }
 
 
-def _index_defs(table: str) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class _IndexDef:
+    """A secondary index: its name and the statement that creates it (pg_indexes' indexname, indexdef)."""
+
+    name: str
+    sql: str
+
+
+def _index_defs(table: str) -> list[_IndexDef]:
     """Secondary indexes of `table` in the current (bench, freshly migrated) database."""
-    with connection.cursor() as cur:
+    with dict_cursor() as cur:
         cur.execute("""SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s
                        AND indexname NOT IN (SELECT conname FROM pg_constraint)""", [table])
-        return cur.fetchall()
+        return [_IndexDef(name=row["indexname"], sql=row["indexdef"]) for row in cur.fetchall()]
 
 
 @dataclass(frozen=True)
 class _IndexDefs:
-    """The secondary indexes (name, CREATE INDEX statement) of the chunk table and of the postings table,
-    which a build drops before its COPY and creates again after it."""
+    """The secondary indexes of the chunk table and of the postings table, which a build drops before its
+    COPY and creates again after it."""
 
-    chunks: list[tuple[str, str]]
-    postings: list[tuple[str, str]]
+    chunks: list[_IndexDef]
+    postings: list[_IndexDef]
 
 
 def _saved_index_defs() -> _IndexDefs:
     """The secondary indexes of the chunk and postings tables, remembered in bench_meta before
     the first build drops them, so that an interrupted build does not lose any."""
-    with connection.cursor() as cur:
+    # Saved as [name, statement] pairs: the format the bench databases already built hold.
+    with dict_cursor() as cur:
         cur.execute("SELECT value FROM bench_meta WHERE key = 'index_defs'")
         row = cur.fetchone()
         if row:
-            saved = json.loads(row[0]) if isinstance(row[0], str) else row[0]
-            return _IndexDefs(chunks=[tuple(d) for d in saved["chunks"]],
-                              postings=[tuple(d) for d in saved["postings"]])
-        defs = {"chunks": _index_defs("chunks_contentchunk"), "postings": _index_defs("chunks_posting")}
-        cur.execute("INSERT INTO bench_meta VALUES ('index_defs', %s)", [json.dumps(defs)])
-        return _IndexDefs(chunks=defs["chunks"], postings=defs["postings"])
+            saved = _json_value(row["value"])
+            return _IndexDefs(chunks=[_IndexDef(name=name, sql=sql) for name, sql in saved["chunks"]],
+                              postings=[_IndexDef(name=name, sql=sql) for name, sql in saved["postings"]])
+        defs = _IndexDefs(chunks=_index_defs("chunks_contentchunk"), postings=_index_defs("chunks_posting"))
+        pairs = {"chunks": [[d.name, d.sql] for d in defs.chunks],
+                 "postings": [[d.name, d.sql] for d in defs.postings]}
+        cur.execute("INSERT INTO bench_meta VALUES ('index_defs', %s)", [json.dumps(pairs)])
+        return defs
 
 
-def _drop_indexes(defs: list[tuple[str, str]]) -> None:
+def _drop_indexes(defs: list[_IndexDef]) -> None:
     with connection.cursor() as cur:
-        for name, _ in defs:
-            cur.execute(f'DROP INDEX IF EXISTS "{name}"')
+        for index in defs:
+            cur.execute(f'DROP INDEX IF EXISTS "{index.name}"')
 
 
 def _build_settings(cur: CursorWrapper) -> None:
@@ -521,41 +560,41 @@ def _build_settings(cur: CursorWrapper) -> None:
     cur.execute("SET work_mem = '256MB'")
 
 
-def _build_postings(defs: list[tuple[str, str]], log: Callable[[str], None]) -> dict:
+def _build_postings(defs: list[_IndexDef], log: Callable[[str], None]) -> dict:
     """The BM25 postings and statistics of every chunk, in one pass (the COPY ran without triggers),
     then the postings' indexes."""
     out = {}
-    with connection.cursor() as cur:
+    with dict_cursor() as cur:
         _build_settings(cur)
         t0 = time.perf_counter()
         cur.execute(REBUILD_SQL)
         out["postings_s"] = round(ms_since(t0) / 1000, 2)
-        cur.execute("SELECT count(*) FROM chunks_posting")
-        out["postings"] = cur.fetchone()[0]
+        cur.execute("SELECT count(*) AS postings FROM chunks_posting")
+        out["postings"] = cur.fetchone()["postings"]
         log(f"{out['postings']} postings in {out['postings_s']} s")
         t0 = time.perf_counter()
-        for _, sql in defs:
-            cur.execute(sql)
+        for index in defs:
+            cur.execute(index.sql)
         out["postings_index_s"] = round(ms_since(t0) / 1000, 2)
         log(f"postings indexes in {out['postings_index_s']} s")
     return out
 
 
-def _create_indexes(defs: list[tuple[str, str]], log: Callable[[str], None]) -> dict:
+def _create_indexes(defs: list[_IndexDef], log: Callable[[str], None]) -> dict:
     out = {}
     with connection.cursor() as cur:
         _build_settings(cur)
         t0 = time.perf_counter()
-        for name, sql in defs:
-            if "hnsw" in sql:
+        for index in defs:
+            if "hnsw" in index.sql:
                 continue
-            cur.execute(sql)
+            cur.execute(index.sql)
         out["btree_gin_index_s"] = round(ms_since(t0) / 1000, 2)
         log(f"btree/GIN indexes in {out['btree_gin_index_s']} s")
         t0 = time.perf_counter()
-        for name, sql in defs:
-            if "hnsw" in sql:
-                cur.execute(sql)
+        for index in defs:
+            if "hnsw" in index.sql:
+                cur.execute(index.sql)
         out["hnsw_index_s"] = round(ms_since(t0) / 1000, 2)
         log(f"HNSW index in {out['hnsw_index_s']} s")
     return out
@@ -568,7 +607,7 @@ COPY_TYPES = ("text", "int8", "int8", "int8", "text", "text", "text", "text", "i
               "int4", "text", "text", "int4", "text", "vector", "text", "timestamptz", "bool")
 
 
-def _copy_chunks(n: int, ids: dict, seed_meta: list[tuple], seed_vectors: np.ndarray, pool: list[str],
+def _copy_chunks(n: int, ids: dict, seed_meta: list[_SeedChunk], seed_vectors: np.ndarray, pool: list[str],
                  log: Callable[[str], None]) -> float:
     """Binary COPY straight through Django's psycopg connection. Returns ms."""
 
@@ -592,11 +631,11 @@ def _copy_chunks(n: int, ids: dict, seed_meta: list[tuple], seed_vectors: np.nda
         return hashlib.sha256(text.encode()).hexdigest()
 
     def rows():
-        for i, meta in enumerate(seed_meta[:n_seed]):
-            (number, title, header, path, ordinal, citation, chapter, section, kind, text, tokens, chash) = meta
-            yield ("LEGAL_DOCUMENT", ids["seeded_docs"][number], None, None, number, title, header, path, ordinal,
-                   citation, chapter, section, None, kind, text, tokens, chash, seed_vectors[i], model, now,
-                   not is_stub(text))
+        for i, chunk in enumerate(seed_meta[:n_seed]):
+            yield ("LEGAL_DOCUMENT", ids["seeded_docs"][chunk.document_number], None, None, chunk.document_number,
+                   chunk.document_title, chunk.header, chunk.path, chunk.ordinal, chunk.citation, chunk.chapter,
+                   chunk.section, None, chunk.kind, chunk.text, chunk.token_count, chunk.content_hash,
+                   seed_vectors[i], model, now, not is_stub(chunk.text))
         docs = ids["synthetic_docs"]
         block = 20_000
         for start in range(0, n_synth, block):
@@ -720,10 +759,10 @@ def time_queries(queries: list[str], scope: AccessScope, workspace: Workspace, *
 
 def _vector_ids(sql: str, params: dict, ef_search: int | None) -> list[int]:
     # The session settings production searches with (ef_search None: RETRIEVAL_HNSW_EF_SEARCH).
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic(), dict_cursor() as cursor:
         set_vector_search(cursor, ef_search)
         cursor.execute(sql, params)
-        return [row[0] for row in cursor.fetchall()]
+        return [row["id"] for row in cursor.fetchall()]
 
 
 def hnsw_recall(vectors: list, scope: AccessScope, *, k: int = 20, ef_search: int | None = None) -> dict:
@@ -758,11 +797,12 @@ def hnsw_recall(vectors: list, scope: AccessScope, *, k: int = 20, ef_search: in
 
 
 def corpus_size() -> dict:
-    with connection.cursor() as cur:
-        cur.execute("SELECT count(*), count(*) FILTER (WHERE workspace_id IS NOT NULL), "
-                    "count(*) FILTER (WHERE embedding IS NOT NULL) FROM chunks_contentchunk")
-        total, ws, embedded = cur.fetchone()
-    return {"chunks": total, "workspace_chunks": ws, "embedded": embedded}
+    # The columns are named as the report's keys.
+    with dict_cursor() as cur:
+        cur.execute("SELECT count(*) AS chunks, "
+                    "count(*) FILTER (WHERE workspace_id IS NOT NULL) AS workspace_chunks, "
+                    "count(*) FILTER (WHERE embedding IS NOT NULL) AS embedded FROM chunks_contentchunk")
+        return cur.fetchone()
 
 
 class Command(BaseCommand):

@@ -32,6 +32,8 @@ class EmbeddingError(Exception):
 class EmbeddingProvider(Protocol):
     name: str
     dimensions: int
+    # The model computes on this machine's cores, so work run beside it (the SQL of a search) competes with it.
+    on_this_machine: bool
 
     def embed_passages(self, texts: list[str]) -> np.ndarray: ...
 
@@ -39,6 +41,8 @@ class EmbeddingProvider(Protocol):
 
 
 class LocalE5Provider:
+    on_this_machine = True
+
     def __init__(self, *, threads: int, dimensions: int):
         self.name = "multilingual-e5-small-q4"
         self.dimensions = dimensions
@@ -84,6 +88,8 @@ class LocalE5Provider:
 
 
 class OpenAIProvider:
+    on_this_machine = False  # as far as this process can tell: the server may be anywhere
+
     def __init__(self, *, model: str, query_model: str, dimensions: int, api_key: str, base_url: str | None,
                  timeout: float = 30.0):
         self.name = model

@@ -3,7 +3,8 @@
 One SQL statement runs both searches over the chunks the user may see
 (chunks.selectors.CHUNK_SCOPE_SQL) and fuses them by their standardised scores
 (RETRIEVAL_FUSION "score"; "rrf" by reciprocal rank). On a cache miss the keyword
-half is read while the question is embedded (keyword_half). A question that
+half is read while a remote embedder embeds the question (keyword_half); the local
+model embeds it first. A question that
 cites a section gets that section first; one that cites or names a statute gets
 a search limited to that statute next; one that cites a document the knowledge
 base does not hold gets the sources that write its number, and what repealed it
@@ -18,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +27,7 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from chunks.chunking import ADVICE_LABEL
-from chunks.embedding import EmbeddingError, active_model_name
+from chunks.embedding import EmbeddingError, active_model_name, get_provider
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.models import Workspace
@@ -95,8 +96,7 @@ class SearchInputs:
     kwq: KeywordQuery | None  # its BM25 query (None in vector mode)
 
 
-# Embeds a question beside the SQL that does not need its vector (retrieve_context). A few threads:
-# the local model embeds one text at a time anyway, under its own lock.
+# Embeds a question on a remote embedder beside the SQL that does not need its vector (retrieve_context).
 _query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embed")
 
 
@@ -451,10 +451,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
         _log_timings(text, result, started)
         return result
 
-    # The question's embedding (the model's C code, outside the GIL) runs while the cited sections and
-    # the keyword statistics are read: neither needs it, and a miss no longer pays for both in turn.
-    embedding = (_query_embedder.submit(_embed_query, text, result, timings)
-                 if options.mode in ("hybrid", "vector") else None)
+    embedding = _start_embedding(text, result, timings) if options.mode in ("hybrid", "vector") else None
 
     t0 = time.perf_counter()
     cited = _references(analysis.references) if options.use_references else QuestionReferences(units=[], named=[])
@@ -476,9 +473,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
-    # While the question is being embedded, the keyword halves (which need no vector) are read, and each search
-    # then runs its vector half and the fusion once the vector is there (docs/retrieval.md, "Speed"). A vector
-    # that is there already (cached) gets the one statement: a second round trip would buy nothing.
+    # While a remote embedder works on the question, the keyword halves (which need no vector) are read, and each
+    # search then runs its vector half and the fusion once the vector is there (docs/retrieval.md, "Speed"). A
+    # vector that is there already (cached, or the local model's) gets the one statement: a second round trip
+    # would buy nothing.
     ahead = bool(kwq) and embedding is not None and not embedding.done()
     limited_keywords = (keyword_half(terms, scope, limited, limit=top_k + SLACK, kwq=kwq)
                         if ahead and limited is not None else None)
@@ -531,6 +529,24 @@ def is_everyday_question(analysis: QueryAnalysis) -> bool:
     one): asked in the words of practice more often than in the statute's, so its keyword half is weaker
     evidence than its meaning."""
     return not analysis.references and len(analysis.keywords) <= settings.RETRIEVAL_EVERYDAY_MAX_WORDS
+
+
+def _start_embedding(text: str, result: RetrievalResult, timings: dict) -> Future:
+    """The question's vector, as a future the search waits for once it needs the vector.
+
+    A remote embedder works while the cited sections and the keyword halves are read: neither needs the
+    vector, so a miss waits for the longer of the two, not for both in turn. The local model embeds first
+    instead: its OpenMP team needs both cores, and with the Postgres backend running beside it both took
+    longer than one after the other (docs/retrieval.md, "The local model embeds before the SQL")."""
+    try:
+        remote = not get_provider().on_this_machine
+    except EmbeddingError:
+        remote = True  # _embed_query meets the same error and reports it
+    if remote:
+        return _query_embedder.submit(_embed_query, text, result, timings)
+    embedded: Future = Future()
+    embedded.set_result(_embed_query(text, result, timings))
+    return embedded
 
 
 def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarray | None:

@@ -21,8 +21,11 @@ import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.query_vector_cache import query_vectors
 from chunks.embedding import (
     EmbeddingError,
     LocalE5Provider,
@@ -187,6 +190,27 @@ def test_chunks_record_the_model_that_embedded_them(e5_server, settings, local):
     assert set(ContentChunk.objects.filter(user_file=user_file).values_list("embedding_model", flat=True)) == {
         LOCAL_MODEL}
     assert chunk_ids_needing_embedding() == []
+
+
+@pytest.mark.django_db
+def test_the_local_model_embeds_the_question_before_the_search_reads_the_keyword_half():
+    """The local model's threads need both cores: with the Postgres backend working beside them, embedding and SQL
+    each took longer than one after the other. So the vector is there before the search's first statement, and
+    each search reads both halves in one statement, never the keyword half on its own (which a remote embedder
+    gets, read while it works: test_fusion checks that both fuse alike)."""
+    load_statutes(SMALL_SFS)
+    alice = make_user("alice")
+    workspace = workspace_create(name="Exempel AB", owner=alice)
+    query_vectors.clear()
+
+    with CaptureQueriesContext(connection) as queries:
+        result = retrieve_context("Ska fakturor till en upphandlande myndighet vara elektroniska?", workspace,
+                                  user=alice, options=RetrievalOptions(mode="hybrid", rerank=False))
+
+    assert not result.degraded and result.mode == "hybrid"
+    assert any(c.vector_similarity is not None and c.keyword_rank is not None for c in result.chunks)
+    searches = [q["sql"] for q in queries.captured_queries if "chunks_posting" in q["sql"]]
+    assert searches and not [sql for sql in searches if "FROM kw ORDER BY rnk" in sql]
 
 
 # --------------------------------------------------------------------------- model changes

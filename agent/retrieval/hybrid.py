@@ -3,8 +3,8 @@
 One SQL statement runs both searches over the chunks the user may see
 (chunks.selectors.CHUNK_SCOPE_SQL) and fuses them by their standardised scores
 (RETRIEVAL_FUSION "score"; "rrf" by reciprocal rank). On a cache miss the keyword
-half is read while a remote embedder embeds the question (keyword_half); the local
-model embeds it first. A question that
+half is read while a remote embedder embeds the question (keyword_half); a model on
+this machine embeds it first. A question that
 cites a section gets that section first; one that cites or names a statute gets
 a search limited to that statute next; one that cites a document the knowledge
 base does not hold gets the sources that write its number, and what repealed it
@@ -535,9 +535,10 @@ def _start_embedding(text: str, result: RetrievalResult, timings: dict) -> Futur
     """The question's vector, as a future the search waits for once it needs the vector.
 
     A remote embedder works while the cited sections and the keyword halves are read: neither needs the
-    vector, so a miss waits for the longer of the two, not for both in turn. The local model embeds first
-    instead: its OpenMP team needs both cores, and with the Postgres backend running beside it both took
-    longer than one after the other (docs/retrieval.md, "The local model embeds before the SQL")."""
+    vector, so a miss waits for the longer of the two, not for both in turn. A model on this machine (the local
+    one, or a server at a loopback address) embeds first instead: the local model's OpenMP team needs both
+    cores, and with the Postgres backend running beside it both took longer than one after the other
+    (docs/retrieval.md, "One thread calls the embedding engine; the local model embeds before the SQL")."""
     try:
         remote = not get_provider().on_this_machine
     except EmbeddingError:

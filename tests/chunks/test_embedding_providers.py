@@ -132,6 +132,21 @@ def test_openai_provider_gives_the_local_models_vectors(e5_server, settings, loc
     assert provider.embed_passages([]).shape == (0, settings.EMBEDDING_DIMENSIONS)
 
 
+def test_only_an_embeddings_server_on_this_machine_competes_for_its_cores():
+    """A search embeds the question before its SQL when the model computes on this machine's cores (the local model,
+    or a server at a loopback address), and beside it otherwise."""
+    def at(base_url: str | None) -> OpenAIProvider:
+        return OpenAIProvider(model="e5-passage", query_model="e5-query", dimensions=384, api_key="", base_url=base_url)
+
+    assert at("http://127.0.0.1:8000/v1").on_this_machine
+    assert at("http://localhost:8000/v1").on_this_machine
+    assert at("http://[::1]:8000/v1").on_this_machine
+    assert not at("https://api.openai.com/v1").on_this_machine
+    assert not at("http://embeddings.internal:8000/v1").on_this_machine
+    assert not at(None).on_this_machine  # the client's default: OpenAI's own servers
+    assert build_provider("local").on_this_machine
+
+
 def test_wrong_port_raises_embedding_error(settings):
     use_openai(settings, f"http://127.0.0.1:{_free_port()}/v1")  # nothing listens there
     provider = get_provider()

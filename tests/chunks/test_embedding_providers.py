@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -205,6 +206,26 @@ def test_chunks_record_the_model_that_embedded_them(e5_server, settings, local):
     assert set(ContentChunk.objects.filter(user_file=user_file).values_list("embedding_model", flat=True)) == {
         LOCAL_MODEL}
     assert chunk_ids_needing_embedding() == []
+
+
+def test_a_forked_process_embeds_through_an_engine_thread_of_its_own(settings):
+    """A process forked after the model was used (a prefork worker, a server that loads before it forks) inherits
+    the engine's executor but not its thread: it starts one of its own instead of waiting on a thread that is not
+    there, and embeds alike."""
+    settings.EMBEDDING_BACKEND = "local"
+    provider = get_provider()
+    vector = provider.embed_query("buller på arbetsplatsen")
+    child = os.fork()
+    if child == 0:  # the child leaves through os._exit only: no test machinery runs twice
+        code = 1
+        try:
+            signal.alarm(60)  # a hang ends the child, and the test fails on its exit status
+            code = 0 if np.array_equal(provider.embed_query("buller på arbetsplatsen"), vector) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert np.array_equal(provider.embed_query("buller på arbetsplatsen"), vector)
 
 
 @pytest.mark.django_db

@@ -60,8 +60,9 @@ class LocalE5Provider:
         The engine's OpenMP team belongs to the thread that calls it: each calling thread (the question
         embedder's pool, the main thread warming the model up) gets a team of its own, and an idle team's
         threads keep spinning on the cores the working one needs, so a question took 37-40 ms to embed
-        instead of 16 (docs/retrieval.md, "One thread calls the embedding engine"). One thread also runs
-        the calls one at a time, which the engine's per-model scratch state requires."""
+        instead of 16 (docs/retrieval.md, "One thread calls the embedding engine; the local model embeds
+        before the SQL"). One thread also runs the calls one at a time, which the engine's per-model scratch
+        state requires."""
         with self._engine_lock:
             if self._engine is None or self._engine_pid != os.getpid():
                 # A forked worker inherits the executor but not its thread: it starts its own.

@@ -8,18 +8,25 @@ from a named workspace carry that workspace's name and slug on their cards.
 
 from __future__ import annotations
 
+import dataclasses
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
+
+from cachetools import LRUCache
 
 from django.contrib.auth.base_user import AbstractBaseUser
 
+from compliance.clock import swedish_today
 from compliance.models import Membership, Workspace
 from compliance.selectors import AccessScope, access_scope_for
 
+from .legal_refs import StatuteDirectory
 from .query_analysis import QueryAnalysis, analyse_query
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
-from .workspace_names import workspace_names_for
+from .workspace_names import WorkspaceNames, workspace_names_for
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,7 @@ def question_scope(question: str, history: Sequence[str], user: AbstractBaseUser
     """Analyse `question` (after `history`) and decide the scope it reads; raises Http404 for a non-member."""
     scope = access_scope_for(user, workspace, membership=membership)
     names = workspace_names_for(user, workspace)
-    analysis = analyse_query(question, history, directory=statute_directory(), workspace_names=names.names,
-                             ordinary_words=names.ordinary)
+    analysis = _analysis(question, tuple(history), names, swedish_today())
     named = {pk: (name, slug) for pk, name, slug in names.others if name in analysis.workspace_mentions}
     if named:
         # The selector decides which named workspaces really widen the scope.
@@ -50,3 +56,31 @@ def label_workspaces(chunks: list[RetrievedChunk], named: dict[int, tuple[str, s
         if chunk.workspace_id in named:
             chunk.workspace_name, chunk.workspace_slug = named[chunk.workspace_id]
     return chunks
+
+
+# The analyses of the questions asked lately. A question asked again (a colleague's identical question, an
+# answer asked for anew: the turns a retrieval cache hit serves) is a function of these inputs and the statute
+# directory, and analysing it was a tenth of a cache hit. Kept for one directory: a reloaded one starts afresh.
+_analyses: LRUCache = LRUCache(maxsize=256)
+_analyses_directory: StatuteDirectory | None = None
+_analyses_lock = threading.Lock()
+
+
+def _analysis(question: str, history: tuple[str, ...], names: WorkspaceNames, today: date) -> QueryAnalysis:
+    global _analyses_directory
+    directory = statute_directory()
+    key = (question, history, names.others, names.ordinary, today)
+    with _analyses_lock:
+        if _analyses_directory is not directory:
+            _analyses.clear()
+            _analyses_directory = directory
+        found = _analyses.get(key)
+    if found is None:
+        found = analyse_query(question, history, directory=directory, workspace_names=names.names,
+                              ordinary_words=names.ordinary, today=today)
+        with _analyses_lock:
+            if _analyses_directory is directory:
+                _analyses[key] = found
+    # Each turn gets lists of its own, so nothing a turn does to its analysis reaches the next one.
+    return dataclasses.replace(found, keywords=list(found.keywords), references=list(found.references),
+                               sfs_numbers=list(found.sfs_numbers), workspace_mentions=list(found.workspace_mentions))

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from cachetools import LRUCache
-
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from compliance.clock import swedish_today

@@ -23,6 +23,12 @@ STATUTE = "\n\n".join([
     "5 § Den som besiktar ska vara certifierad.",
     "2 kap. Annat",
     "1 § Protokollet las upp för parterna och justerades vid sammanträdet.",
+    "3 kap. Traverser",
+    "1 § En travers ska vara märkt med den största last den får lyfta.",
+    "Skötsel",
+    "2 § Arbetsgivaren ska smörja traversens vajrar varje månad.",
+    "Tillämpningsområde",
+    "3 § Bestämmelserna i 1 och 2 §§ gäller även portalkranar.",
 ])
 
 
@@ -45,6 +51,14 @@ def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute):
     assert [c.citation for c in added] == ["1 kap. 1 §", "1 kap. 2 §"]  # document order, the hit itself not again
     assert all(c.score < hits[0].score for c in added)  # after every hit: the budget drops them first
     assert all(c.extra["chapter_of"] == "2099:2 1 kap." for c in added)
+
+
+def test_a_section_under_a_core_rubrik_comes_though_it_defines_nothing(statute):
+    user, ws = statute
+    hits, options = _hits("smörja vajrar", user, ws)
+    assert [h.citation for h in hits] == ["3 kap. 2 §"]
+    added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=0)
+    assert [c.citation for c in added] == ["3 kap. 1 §", "3 kap. 3 §"]  # the first §, and the scope's
 
 
 def test_a_short_chapter_comes_whole(statute):

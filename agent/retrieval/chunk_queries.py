@@ -102,7 +102,7 @@ def set_vector_search(cursor: CursorWrapper, ef_search: int | None = None) -> No
 
 
 def fetch_rows(sql: str, params: dict) -> list[dict]:
-    """A chunk query's rows by column name, in a transaction with the search's HNSW settings."""
+    """A search's rows by column name, in a transaction with the search's HNSW settings."""
     with transaction.atomic(), dict_cursor() as cursor:
         set_vector_search(cursor)
         cursor.execute(sql, params)
@@ -110,7 +110,13 @@ def fetch_rows(sql: str, params: dict) -> list[dict]:
 
 
 def run_chunk_query(sql: str, params: dict) -> list[RetrievedChunk]:
-    return [row_to_chunk(row) for row in fetch_rows(sql, params)]
+    """The chunks of a query that does not order by the vector (a cited unit, a neighbouring §, a mention).
+
+    One statement, so no transaction of its own, and no HNSW settings: those would add three round trips
+    (BEGIN, the settings, COMMIT) to the one that reads the rows."""
+    with dict_cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row_to_chunk(row) for row in cursor.fetchall()]
 
 
 def search_params(scope: AccessScope, limit: int) -> dict:

@@ -38,6 +38,16 @@ def test_the_sections_before_and_after_the_best_hit_come_after_every_hit(asker):
     assert all(c.extra["neighbour_of"] == hits[0].chunk_id for c in extra)
 
 
+def test_the_neighbours_are_read_in_one_statement(asker, django_assert_num_queries):
+    # They are not ranked by the vector: no transaction and no HNSW settings around the one read.
+    user, ws = asker
+    hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks
+    scope = access_scope_for(user, ws)
+    with django_assert_num_queries(1):
+        extra = neighbour_sections(hits, scope, RetrievalOptions(top_k=5), anchors=1)
+    assert "3 kap. 2 §" in [c.citation for c in extra]
+
+
 def test_no_anchor_no_neighbours(asker):
     user, ws = asker
     hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks

@@ -456,6 +456,9 @@ RETRIEVAL_RECITAL_PRIOR = env_float("RETRIEVAL_RECITAL_PRIOR", 0.8, minimum=0.0,
 # details comes first unless the question names the regulation (1 turns it off; docs/retrieval.md).
 RETRIEVAL_REGULATION_PRIOR = env_float("RETRIEVAL_REGULATION_PRIOR", 0.8, minimum=0.0, maximum=1.0)
 RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
+# A question naming a statute runs the named statute's search on a connection of its own beside the general one
+# (agent/retrieval/concurrent_search.py): each web process keeps up to four more idle connections for it.
+RETRIEVAL_CONCURRENT_SEARCHES = env_bool("RETRIEVAL_CONCURRENT_SEARCHES", True)
 # HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time: at
 # 1M synthetic chunks recall@20 was 0.61 / 0.77 / 0.90 at 100 / 200 / 400 (docs/retrieval.md, "Speed").
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, maximum=1000)

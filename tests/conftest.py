@@ -15,6 +15,7 @@ os.environ["MEDIA_ROOT"] = os.environ.get("TEST_MEDIA_ROOT", "/tmp/lagrum-test-m
 import pytest  # noqa: E402
 import time_machine  # noqa: E402
 
+from agent.retrieval.concurrent_search import close_side_connections  # noqa: E402
 from tests.clocks import CLOCKS  # noqa: E402
 from tests.helpers import *  # noqa: E402,F401,F403
 
@@ -22,6 +23,14 @@ from tests.helpers import *  # noqa: E402,F401,F403
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _side_search_connections_closed():
+    """A search outside a transaction (a transactional test, the live server) may open connections in the side
+    search's threads; closed after each test, they hold no test database open when the run ends."""
+    yield
+    close_side_connections()
 
 
 def pytest_addoption(parser):

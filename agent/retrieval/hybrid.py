@@ -21,6 +21,7 @@ import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from django.conf import settings
@@ -47,6 +48,7 @@ from .chunk_queries import (
     run_chunk_query,
     search_params,
 )
+from .concurrent_search import search_beside
 from .dating import prefer_version_in_force
 from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
 from .legal_refs import LegalReference, unit_citations
@@ -484,12 +486,16 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     before_vector = _ms(t0)
     qvec = embedding.result() if embedding is not None else None
     t0 = time.perf_counter()
-    statute_hits: list[RetrievedChunk] = []
-    if limited is not None:
-        statute_hits = hybrid_search(terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
-                                     kwq=kwq, keyword=limited_keywords)
+    statute_search = (partial(hybrid_search, terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
+                              kwq=kwq, keyword=limited_keywords) if limited is not None else None)
+    # The named statute's search on a connection of its own while this one runs the general search; in turn
+    # when the caller is inside a transaction (concurrent_search).
+    beside = search_beside(statute_search) if statute_search is not None else None
     general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq,
                             everyday=is_everyday_question(analysis), keyword=general_keywords)
+    statute_hits: list[RetrievedChunk] = []
+    if statute_search is not None:
+        statute_hits = beside.result() if beside is not None else statute_search()
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()

@@ -68,6 +68,7 @@ from pgvector.psycopg import register_vector
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, warn, write_json
 from agent.retrieval.chunk_queries import CANDIDATES, filter_sql, search_params, set_vector_search
+from agent.retrieval.concurrent_search import close_side_connections
 from agent.retrieval.hybrid import (
     MAX_EMBED_CHARS,
     SLACK,
@@ -232,6 +233,7 @@ def use_database(name: str):
     conn = connections["default"]
     original = conn.settings_dict["NAME"]
     conn.close()
+    close_side_connections()  # the side search's threads share the settings, not an open connection
     conn.settings_dict["NAME"] = name
     try:
         # dict_cursor opens `django.db.connection`, which is this same default connection.
@@ -243,6 +245,7 @@ def use_database(name: str):
         yield
     finally:
         conn.close()
+        close_side_connections()
         conn.settings_dict["NAME"] = original
 
 

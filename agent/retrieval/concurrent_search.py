@@ -17,10 +17,11 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 T = TypeVar("T")
@@ -34,15 +35,34 @@ _state = threading.Condition()  # guards _opened and _running
 _running = 0  # searches under way on the pool's connections
 
 
-def search_beside(search: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T] | None:
-    """Start `search(*args, **kwargs)` on a pool thread's own connection, or None when it must run on the
-    caller's (inside a transaction, or with RETRIEVAL_CONCURRENT_SEARCHES off): the caller then runs it itself."""
+@dataclass
+class SideSearch(Generic[T]):
+    """A search started beside the caller's work (`future`), or left to the caller (`future` None)."""
+
+    search: Callable[[], T]
+    future: Future[T] | None
+
+    def result(self) -> T:
+        """The search's result, from its own connection or, when it ran on none or failed there, from the
+        caller's: a connection that cannot be had (Postgres at max_connections, say) costs time, never sources."""
+        if self.future is None:
+            return self.search()
+        try:
+            return self.future.result()
+        except DatabaseError as exc:
+            log.warning("a side search failed on its own connection, run on the caller's instead: %s", exc)
+            return self.search()
+
+
+def search_beside(search: Callable[[], T]) -> SideSearch[T]:
+    """Start `search` on a pool thread's own connection while the caller goes on; inside a transaction, or with
+    RETRIEVAL_CONCURRENT_SEARCHES off, it is left to run on the caller's connection when its result is asked."""
     if not settings.RETRIEVAL_CONCURRENT_SEARCHES or connections[DEFAULT_DB_ALIAS].in_atomic_block:
-        return None
-    return _pool.submit(_on_own_connection, search, args, kwargs)
+        return SideSearch(search, None)
+    return SideSearch(search, _pool.submit(_on_own_connection, search))
 
 
-def _on_own_connection(search: Callable[..., T], args: tuple, kwargs: dict) -> T:
+def _on_own_connection(search: Callable[[], T]) -> T:
     global _running
     with _state:
         _running += 1
@@ -53,7 +73,7 @@ def _on_own_connection(search: Callable[..., T], args: tuple, kwargs: dict) -> T
         # A pool thread has no request cycle: here is where its connection is renewed when it is older than
         # CONN_MAX_AGE or broken (a restarted Postgres), as a request's is when the request starts.
         close_old_connections()
-        return search(*args, **kwargs)
+        return search()
     finally:
         with _state:
             _running -= 1

@@ -486,16 +486,14 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     before_vector = _ms(t0)
     qvec = embedding.result() if embedding is not None else None
     t0 = time.perf_counter()
-    statute_search = (partial(hybrid_search, terms, scope, limited, limit=top_k + SLACK, qvec=qvec, mode=result.mode,
-                              kwq=kwq, keyword=limited_keywords) if limited is not None else None)
     # The named statute's search on a connection of its own while this one runs the general search; in turn
     # when the caller is inside a transaction (concurrent_search).
-    beside = search_beside(statute_search) if statute_search is not None else None
+    statute_search = (search_beside(partial(hybrid_search, terms, scope, limited, limit=top_k + SLACK, qvec=qvec,
+                                            mode=result.mode, kwq=kwq, keyword=limited_keywords))
+                      if limited is not None else None)
     general = hybrid_search(terms, scope, options, limit=limit + SLACK, qvec=qvec, mode=result.mode, kwq=kwq,
                             everyday=is_everyday_question(analysis), keyword=general_keywords)
-    statute_hits: list[RetrievedChunk] = []
-    if statute_search is not None:
-        statute_hits = beside.result() if beside is not None else statute_search()
+    statute_hits = statute_search.result() if statute_search is not None else []
     timings["sql"] = round(before_vector + _ms(t0), 3)  # without the wait for the vector
 
     t0 = time.perf_counter()

@@ -4,10 +4,13 @@ connection inside one. Statutes of our own from real statutes' sentences."""
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from agent.retrieval.concurrent_search import close_side_connections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from tests.helpers import alice_owning_a_workspace, chunked_statute
@@ -75,3 +78,26 @@ def test_inside_a_transaction_both_run_on_the_callers_connection_and_see_its_row
         transaction.set_rollback(True)
     assert sum(NAMED_ONLY in query["sql"] for query in caller.captured_queries) == 1
     assert result.chunks[0].document_number == "2099:5"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_side_connection_that_cannot_be_had_costs_time_not_sources(statutes, caplog):
+    user, ws = statutes
+    expected, _ = _ask(user, ws)
+    close_side_connections()
+    shared = connection.settings_dict  # every thread's connection is made from this one dict
+    port = shared["PORT"]
+    shared["PORT"] = str(_closed_port())  # the caller's connection is open already; a new one is refused
+    try:
+        result, on_callers = _ask(user, ws)
+    finally:
+        shared["PORT"] = port
+    assert "a side search failed on its own connection" in caplog.text
+    assert on_callers == 1  # run again on the caller's connection
+    assert _ranking(result) == _ranking(expected)

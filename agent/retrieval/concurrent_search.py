@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 # Four threads as for the question embedder: a web process serves a few requests at once, and each thread holds
 # one idle connection between questions (bounded by the pool, renewed after CONN_MAX_AGE like a request's).
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="side-search")
-_opened: list[BaseDatabaseWrapper] = []  # the pool threads' connections, for close_side_connections
+_opened: set[BaseDatabaseWrapper] = set()  # the pool threads' connections, for close_side_connections
 _state = threading.Condition()  # guards _opened and _running
 _running = 0  # searches under way on the pool's connections
 
@@ -66,9 +66,7 @@ def _on_own_connection(search: Callable[[], T]) -> T:
     global _running
     with _state:
         _running += 1
-        wrapper = connections[DEFAULT_DB_ALIAS]
-        if not any(known is wrapper for known in _opened):
-            _opened.append(wrapper)
+        _opened.add(connections[DEFAULT_DB_ALIAS])
     try:
         # A pool thread has no request cycle: here is where its connection is renewed when it is older than
         # CONN_MAX_AGE or broken (a restarted Postgres), as a request's is when the request starts.

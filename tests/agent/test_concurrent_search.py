@@ -39,10 +39,10 @@ def statutes():
     statute_directory_invalidate()
 
 
-def _ask(user, ws):
+def _ask(user, ws, question=QUESTION):
     options = RetrievalOptions(mode="keyword", use_references=True, top_k=5, min_relevance=0)
     with CaptureQueriesContext(connection) as caller:
-        result = retrieve_context(QUESTION, ws, user=user, options=options)
+        result = retrieve_context(question, ws, user=user, options=options)
     on_callers_connection = sum(NAMED_ONLY in query["sql"] for query in caller.captured_queries)
     return result, on_callers_connection
 
@@ -72,11 +72,9 @@ def test_inside_a_transaction_both_run_on_the_callers_connection_and_see_its_row
         # Uncommitted: another connection would not see this statute at all.
         chunked_statute("2099:5", "Lag (2099:5) om lyftbord", "1 § Ett lyftbord ska genomgå besiktning varje år.")
         statute_directory_invalidate()
-        options = RetrievalOptions(mode="keyword", use_references=True, top_k=5, min_relevance=0)
-        with CaptureQueriesContext(connection) as caller:
-            result = retrieve_context("Vad säger lagen (2099:5) om besiktning?", ws, user=user, options=options)
+        result, on_callers = _ask(user, ws, "Vad säger lagen (2099:5) om besiktning?")
         transaction.set_rollback(True)
-    assert sum(NAMED_ONLY in query["sql"] for query in caller.captured_queries) == 1
+    assert on_callers == 1
     assert result.chunks[0].document_number == "2099:5"
 
 

@@ -62,7 +62,8 @@ def test_outside_a_transaction_the_named_statutes_search_runs_on_another_connect
     in_turn, on_callers = _ask(user, ws)
     assert on_callers == 1
     assert _ranking(beside) == _ranking(in_turn)  # the same sources in the same order either way
-    assert {c.document_number for c in in_turn.chunks} == {"2099:3", "2099:4"}
+    # Both searches gave sources: the named statute and the other one (and whatever else the database holds).
+    assert {"2099:3", "2099:4"} <= {c.document_number for c in in_turn.chunks}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,8 +7,12 @@ worker never picks up a test's task.
 
 import os
 
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:63799/14")
-os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:63799/15")
+# On the Redis that `make test` started (LAGRUM_REDIS_PORT, as compliance/settings.py reads it): two runs on
+# one machine with their own ports then never share a broker, where one's queue purge would drop the
+# other's unacknowledged tasks.
+_REDIS_PORT = os.environ.get("LAGRUM_REDIS_PORT", "63799")
+os.environ.setdefault("REDIS_URL", f"redis://127.0.0.1:{_REDIS_PORT}/14")
+os.environ.setdefault("CELERY_BROKER_URL", f"redis://127.0.0.1:{_REDIS_PORT}/15")
 os.environ.setdefault("CACHE_BACKEND", "locmem")
 os.environ["MEDIA_ROOT"] = os.environ.get("TEST_MEDIA_ROOT", "/tmp/lagrum-test-media")
 

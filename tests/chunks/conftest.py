@@ -22,7 +22,7 @@ from django.conf import settings
 
 QUEUE = "lagrum"  # the interactive queue; "lagrum-bulk" shares the prefix (queued_task_calls sees both)
 QUEUES = "lagrum,lagrum-bulk"
-BROKER_URL = os.environ["CELERY_BROKER_URL"]  # tests/conftest.py: redis://127.0.0.1:63799/15
+BROKER_URL = os.environ["CELERY_BROKER_URL"]  # tests/conftest.py: DB 15 on the run's own Redis
 VISIBILITY_TIMEOUT = 10  # the settings' minimum: a killed worker's task comes back after ~10-20 s
 WORKER_BATCH_SIZE = 2
 READY_TIMEOUT = 90

@@ -160,6 +160,8 @@ def check_file(path: Path, regulation: ParsedRegulation | None = None) -> FileQu
         quality.problems.append("inga paragrafer hittade")
     if regulation.title is None:
         quality.problems.append("ingen rubrik hittad")
+    elif regulation.title_from == "designation":
+        quality.problems.append("rubriken saknas i PDF:ens text: beteckningen namnger dokumentet")
     return quality
 
 

@@ -30,6 +30,7 @@ from typing import Literal
 
 from law.parsers.pdf_lines import DroppedLine, Line, read_pages, strip_furniture
 
+TitleSource = Literal["title block", "first page", "designation"]
 UnitKind = Literal["inledning", "kapitel", "paragraf", "allmänt råd", "övergångsbestämmelser", "bilaga"]
 
 # Issuing agency per series (the series prefix of the file name). The genitive is how
@@ -166,6 +167,9 @@ class ParsedRegulation:
     issued / in_force / published: ISO dates (beslutade, träder i kraft, utkom från trycket).
     front_matter: lines before the title block (cover, contents, the series' info page).
     dropped: page furniture and title-block metadata lines, with reasons.
+    title_from: where the title was found: the title block above "beslutade den" (or a consolidated
+        version's first block), elsewhere on the first page, or nowhere in the text, so the designation
+        names the document.
     """
 
     source: str
@@ -182,6 +186,7 @@ class ParsedRegulation:
     pages: int
     front_matter: list[DroppedLine] = field(default_factory=list)
     dropped: list[DroppedLine] = field(default_factory=list)
+    title_from: TitleSource = "title block"
 
     @property
     def designation(self) -> str:
@@ -259,9 +264,15 @@ def parse_regulation(path: Path | str) -> ParsedRegulation:
     lines, published = without_metadata.lines, without_metadata.published
     dropped += without_metadata.dropped
     start, title_lines = _find_title(lines, genitive)
+    title = _join_title(title_lines)
+    title_from: TitleSource = "title block"
+    if title is None:
+        found = _title_on_first_page(lines, genitive, designation)
+        start, title_lines, title, title_from = found.start, found.lines, found.title, found.source
+        if found.prefix:
+            dropped.append(DroppedLine(title_lines[0].page, found.prefix, "beteckning/datum före rubriken"))
     front = [DroppedLine(line.page, line.text, "försättsblad/innehåll") for line in lines[:start]]
     body = lines[start + len(title_lines):]
-    title = _join_title(title_lines)
     units = _BodyParser(_typical_width(body)).parse(body)
     preamble_text = " ".join(" ".join(u.lines) for u in units if u.kind == "inledning")
     issued = _ISSUED_RE.search(preamble_text) or _ISSUED_RE.search(" ".join(line.text for line in lines))
@@ -280,6 +291,7 @@ def parse_regulation(path: Path | str) -> ParsedRegulation:
         pages=len(pages),
         front_matter=front,
         dropped=dropped,
+        title_from=title_from,
     )
 
 
@@ -401,6 +413,84 @@ def _find_title_without_decision(lines: list[Line], genitive: str) -> tuple[int,
             if lines[j].text.endswith(";"):
                 return i, lines[i:j + 1]
     return 0, []
+
+
+# Where a title may start when the title block is not where _find_title looks: the agency's name before a
+# lower-case word ("Boverkets föreskrifter", "Naturvårdsverkets allmänna råd"), after nothing or after a
+# designation or date glued in front of it ("NFS 2004:10Naturvårdsverkets …"); or a document of another kind
+# printed in the series (a government "Förordning", a decision "Upphävande av …").
+_OTHER_TITLE_START_RE = re.compile(r"^(?:Förordning|Upphävande av|Ändring i)\b")
+# Lines that end a title block without belonging to it.
+_AFTER_TITLE_RE = re.compile(r"^(?:Konsoliderad|Ändringar genom|Ändrad|Detta är|Observera|Lydelse|Utfärdad"
+                             r"|Med stöd av|Omtryck|[Mm]ed ändringar)\b")
+_MAX_TITLE_LINES = 6
+
+
+@dataclass(frozen=True)
+class _FoundTitle:
+    start: int  # index of the title's first line; the lines above it are front matter
+    lines: list[Line]  # the lines the title took (none when the text has no title)
+    title: str
+    source: TitleSource
+    prefix: str = ""  # a designation or date glued before the title on its first line
+
+
+def _title_on_first_page(lines: list[Line], genitive: str, designation: str) -> _FoundTitle:
+    """The title where the usual title block is not: before "beslutade den" in the reading order
+    the PDF gives, glued to a designation or a date, ended by a consolidated version's notes rather
+    than by ";", or opening another kind of document. A PDF whose text holds no title (the title
+    printed as an image) is named by its designation, so the document is still loaded and says what it is."""
+    if lines:
+        first_pages = [line for line in lines if line.page <= lines[0].page + 1]
+        agency_start = re.compile(rf"^(?:|.*\d ?){re.escape(genitive)} (?=[a-zåäö])")
+        for i, line in enumerate(first_pages):
+            if "författningssamling" in line.text:
+                continue
+            opened = agency_start.match(line.text)
+            if not opened and not _OTHER_TITLE_START_RE.match(line.text):
+                continue
+            end = _title_end(first_pages, i, designation)
+            if end is None:
+                continue
+            block = first_pages[i:end]
+            cut = opened.end() - len(genitive) - 1 if opened else 0
+            text = _join_title([Line(line.page, line.index, line.text[cut:]), *block[1:]])
+            vocabulary = {word.lower() for other in lines for word in re.findall(r"\w+", other.text)}
+            return _FoundTitle(start=i, lines=block, title=_rejoin_split_words(text, vocabulary),
+                               source="first page", prefix=line.text[:cut].strip())
+    return _FoundTitle(start=0, lines=[], title=f"{genitive} författning {designation}", source="designation")
+
+
+def _title_end(lines: list[Line], start: int, designation: str) -> int | None:
+    """Index just past the title that starts at `start`: its line ending in ";", or the line before a
+    line that follows a title (the designation, "beslutade den", a consolidated version's notes,
+    a § or a chapter). None when nothing ends it within a few lines: then it is not a title."""
+    series = designation.split(" ")[0]
+    for j in range(start, min(start + _MAX_TITLE_LINES, len(lines))):
+        text = lines[j].text
+        if j > start and (text.startswith(series + " ") or _ISSUED_RE.search(text) or _AFTER_TITLE_RE.match(text)
+                          or PARAGRAPH_RE.match(text) or CHAPTER_RE.match(text)):
+            return j
+        if text.endswith(";"):
+            return j + 1
+    return None
+
+
+def _rejoin_split_words(text: str, vocabulary: set[str]) -> str:
+    """Undo a space the PDF's text layer put inside a word ("allmänna rå d" → "allmänna råd"): two
+    neighbouring pieces are joined when the joined word is written elsewhere in the document and one
+    piece is a lone letter or not a word of it."""
+    words = text.split(" ")
+    out: list[str] = []
+    for word in words:
+        if out:
+            joined = (out[-1] + word).lower()
+            pieces = (out[-1].lower(), word.lower())
+            if joined in vocabulary and any(len(piece) == 1 or piece not in vocabulary for piece in pieces):
+                out[-1] += word
+                continue
+        out.append(word)
+    return " ".join(out)
 
 
 def _join_title(title_lines: list[Line]) -> str | None:

@@ -12,6 +12,8 @@ from pypdf import PdfReader, PdfWriter
 
 from law.parsers.foreskrift import ParsedRegulation, legal_basis, parse_regulation
 from law.parsers.pdf_lines import RegulationPdfError, read_pages, strip_furniture
+from law.quality import check_file
+from law.regulations import regulation_from_record
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -185,6 +187,43 @@ def test_msbfs_2020_1_chapters_advice_and_footnotes() -> None:
     assert regulation.footnotes[1].text == "Förordningen senast ändrad genom SFS 2020:87."
     # The list of chapters under 1 kap. is chapter prose, not chapter headings.
     assert regulation.units[1].kind == "kapitel" and "- 2 kap. Allmänna hanteringskrav" in regulation.units[1].text
+
+
+# --- titles outside the usual title block ----------------------------------------------------
+
+
+def test_a_consolidated_version_s_title_ends_before_its_amendment_note() -> None:
+    """BFS 2011:16 (the OVK regulation) as Boverket publishes it consolidated: no "beslutade den" and no
+    ";", the title runs until "… med ändringar till och med BFS 2017:10"."""
+    regulation = parsed("bfs/BFS-2011-16.pdf")
+    assert regulation.title == ("Boverkets föreskrifter och allmänna råd om funktionskontroll av ventilationssystem "
+                                "och certifiering av sakkunniga funktionskontrollanter")
+    assert regulation.title_from == "first page"
+    assert regulation.unit("1 §").text.startswith("1 § Denna författning innehåller föreskrifter och allmänna råd")
+    assert regulation.units_of("allmänt råd")
+
+
+def test_a_date_glued_before_the_title_is_dropped_and_a_split_word_rejoined() -> None:
+    """BFS 2012:8's text layer prints "den 2 7 juni 2012 Boverkets allmänna rå d (2012:8) om …;" on one line."""
+    regulation = parsed("bfs/BFS-2012-8.pdf")
+    assert regulation.title == "Boverkets allmänna råd (2012:8) om den kontrollansvariges självständiga ställning"
+    assert ("den 2 7 juni 2012", "beteckning/datum före rubriken") in {(d.text, d.reason) for d in regulation.dropped}
+    # The loader reads the title: advice only, so no unit of it is binding.
+    data = regulation_from_record(regulation.to_dict())
+    assert data.structure and all(unit["binding"] is False for unit in data.structure)
+
+
+def test_a_pdf_without_its_title_in_the_text_is_named_by_its_designation() -> None:
+    regulation = parsed("bfs/BFS-2011-19.pdf")
+    assert regulation.title == "Boverkets författning BFS 2011:19"
+    assert regulation.title_from == "designation"
+    assert "rubriken saknas i PDF:ens text: beteckningen namnger dokumentet" in check_file(
+        FIXTURES / "BFS-2011-19.pdf", regulation).problems
+
+
+def test_the_usual_title_block_is_still_where_the_title_comes_from() -> None:
+    assert [parsed(name).title_from for name in ("AFS-2023-1.pdf", "AFS-2023-10.pdf", "BFS-2024-1.pdf",
+                                                 "MSBFS-2020-1.pdf")] == ["title block"] * 4
 
 
 # --- furniture ------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ class ContentChunk(models.Model):
     workspace = models.ForeignKey("compliance.Workspace", null=True, blank=True,
                                   on_delete=models.CASCADE, related_name="chunks")
     document_number = models.CharField(max_length=40, blank=True, db_index=True)
-    document_title = models.CharField(max_length=500, blank=True)
+    document_title = models.CharField(max_length=1000, blank=True)  # as LegalDocument.title
     header = models.CharField(max_length=1000)
     path = models.CharField(max_length=200)
     ordinal = models.PositiveIntegerField()

@@ -151,7 +151,8 @@ class LegalDocument(ProcessedSource):
     # The name stays `sfs_number` (used throughout); it holds any number of the corpus, see compliance.numbers.
     sfs_number = models.CharField("beteckning", max_length=DOCUMENT_NUMBER_MAX_LENGTH, unique=True,
                                   validators=[validate_document_number])
-    title = models.CharField("titel", max_length=500)
+    # Room for an amending or repealing regulation's title, which names every regulation it amends (MSBFS 2025:9).
+    title = models.CharField("titel", max_length=1000)
     short_names = ArrayField(models.CharField(max_length=200), default=list, blank=True,
                              verbose_name="kortnamn")
     abbreviations = ArrayField(models.CharField(max_length=20), default=list, blank=True,

@@ -148,6 +148,10 @@ def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> t
             values = {**fields, "content_hash": digest}
             if changed:
                 values["status"] = ProcessingStatus.PENDING
+            elif doc.title != data.title:
+                # Every chunk's header and stored title carry the document's title: under a new title (a
+                # parser that now reads it right) they are stale, so the same text is chunked again.
+                values["chunked_hash"] = ""
             if not model_update(doc, fields=list(values), data=values).has_updated:
                 return doc, False
         if process and (changed or doc.chunked_hash != digest):

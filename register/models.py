@@ -286,7 +286,7 @@ class ReviewEntry(models.Model):
                                     related_name="+", verbose_name="bedömd av")
     assessed_at = models.DateTimeField("signerad", null=True, blank=True)
     # What the review saw, written when it closes (register.services.review_close).
-    frozen_title = models.CharField(max_length=600, blank=True)
+    frozen_title = models.CharField(max_length=1100, blank=True)  # a document's title (up to 1000) and its number
     frozen_document_number = models.CharField(max_length=40, blank=True)
     frozen_document_kind = models.CharField(max_length=40, blank=True)
     # "t.o.m. SFS 2025:1079" or the regulation's own date: which text the rating was made against.

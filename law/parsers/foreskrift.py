@@ -264,13 +264,13 @@ def parse_regulation(path: Path | str) -> ParsedRegulation:
     lines, published = without_metadata.lines, without_metadata.published
     dropped += without_metadata.dropped
     start, title_lines = _find_title(lines, genitive)
-    title = _join_title(title_lines)
     title_from: TitleSource = "title block"
-    if title is None:
+    if not title_lines:
         found = _title_on_first_page(lines, genitive, designation)
-        start, title_lines, title, title_from = found.start, found.lines, found.title, found.source
-        if found.prefix:
-            dropped.append(DroppedLine(title_lines[0].page, found.prefix, "beteckning/datum före rubriken"))
+        start, title_lines, title_from = found.start, found.lines, found.source
+    title = _title_text(title_lines, genitive, lines)
+    if title.prefix:
+        dropped.append(DroppedLine(title_lines[0].page, title.prefix, "beteckning/datum före rubriken"))
     front = [DroppedLine(line.page, line.text, "försättsblad/innehåll") for line in lines[:start]]
     body = lines[start + len(title_lines):]
     units = _BodyParser(_typical_width(body)).parse(body)
@@ -281,7 +281,7 @@ def parse_regulation(path: Path | str) -> ParsedRegulation:
         agency=agency,
         series=series,
         number=number,
-        title=title,
+        title=title.text or f"{genitive} författning {designation}",
         issued=iso_date(*issued.groups()) if issued else None,
         in_force=_in_force(units),
         published=published,
@@ -384,6 +384,9 @@ def _take_metadata(lines: list[Line], designation: str) -> _WithoutMetadata:
     return _WithoutMetadata(lines=kept, dropped=dropped, published=published)
 
 
+_AGENCY_TITLE_WINDOW = 20  # lines above "beslutade den" searched for the agency's name
+
+
 def _find_title(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:
     """(index where the title starts, the title's lines).
 
@@ -395,7 +398,16 @@ def _find_title(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:
     decided = next((i for i, line in enumerate(lines) if _ISSUED_RE.search(line.text)), None)
     if decided is None:
         return _find_title_without_decision(lines, genitive)
-    for pattern in (rf"^{re.escape(genitive)}\b", r"(?i)\bföreskrifter\b"):
+    # The agency's name may wrap ("Myndigheten för samhällsskydd och" / "beredskaps föreskrifter om …"), and an
+    # amending regulation's title may run over a dozen lines: the name is looked for across two lines, further up.
+    agency = re.compile(rf"^{re.escape(genitive)}\b")
+    for i in range(decided - 1, max(-1, decided - _AGENCY_TITLE_WINDOW), -1):
+        start = " ".join(line.text for line in lines[i:min(i + 2, decided)])
+        if agency.search(start) and "författningssamling" not in start:
+            return i, lines[i:decided]
+    # Failing the name, a title opening with "Föreskrifter" ("Föreskrifter om ändring i …"), then any line with
+    # the word, nearest first.
+    for pattern in (r"^Föreskrifter\b", r"(?i)\bföreskrifter\b"):
         for i in range(decided - 1, max(-1, decided - 12), -1):
             if re.search(pattern, lines[i].text) and "författningssamling" not in lines[i].text:
                 return i, lines[i:decided]
@@ -429,36 +441,53 @@ _MAX_TITLE_LINES = 6
 @dataclass(frozen=True)
 class _FoundTitle:
     start: int  # index of the title's first line; the lines above it are front matter
-    lines: list[Line]  # the lines the title took (none when the text has no title)
-    title: str
+    lines: list[Line]  # the lines the title takes (none when the text holds no title)
     source: TitleSource
-    prefix: str = ""  # a designation or date glued before the title on its first line
 
 
 def _title_on_first_page(lines: list[Line], genitive: str, designation: str) -> _FoundTitle:
     """The title where the usual title block is not: before "beslutade den" in the reading order
     the PDF gives, glued to a designation or a date, ended by a consolidated version's notes rather
     than by ";", or opening another kind of document. A PDF whose text holds no title (the title
-    printed as an image) is named by its designation, so the document is still loaded and says what it is."""
-    if lines:
-        first_pages = [line for line in lines if line.page <= lines[0].page + 1]
-        agency_start = re.compile(rf"^(?:|.*\d ?){re.escape(genitive)} (?=[a-zåäö])")
-        for i, line in enumerate(first_pages):
-            if "författningssamling" in line.text:
-                continue
-            opened = agency_start.match(line.text)
-            if not opened and not _OTHER_TITLE_START_RE.match(line.text):
-                continue
-            end = _title_end(first_pages, i, designation)
-            if end is None:
-                continue
-            block = first_pages[i:end]
-            cut = opened.end() - len(genitive) - 1 if opened else 0
-            text = _join_title([Line(line.page, line.index, line.text[cut:]), *block[1:]])
-            vocabulary = {word.lower() for other in lines for word in re.findall(r"\w+", other.text)}
-            return _FoundTitle(start=i, lines=block, title=_rejoin_split_words(text, vocabulary),
-                               source="first page", prefix=line.text[:cut].strip())
-    return _FoundTitle(start=0, lines=[], title=f"{genitive} författning {designation}", source="designation")
+    printed as an image) finds none: the designation then names it (parse_regulation)."""
+    first_page = lines[0].page if lines else 0
+    first_pages = [line for line in lines if line.page <= first_page + 1]  # a prefix of `lines`
+    agency_start = _agency_start(genitive)
+    for i, line in enumerate(first_pages):
+        if "författningssamling" in line.text:
+            continue
+        if not agency_start.match(line.text) and not _OTHER_TITLE_START_RE.match(line.text):
+            continue
+        end = _title_end(first_pages, i, designation)
+        if end is not None:
+            return _FoundTitle(start=i, lines=first_pages[i:end], source="first page")
+    return _FoundTitle(start=0, lines=[], source="designation")
+
+
+def _agency_start(genitive: str) -> re.Pattern:
+    """The agency's name before a lower-case word, alone or after a designation or a date glued in front."""
+    return re.compile(rf"^(?P<prefix>|.*\d ?){re.escape(genitive)} (?=[a-zåäö])")
+
+
+@dataclass(frozen=True)
+class _TitleText:
+    text: str | None
+    prefix: str  # a designation or date glued before the title on its first line, kept out of it
+
+
+def _title_text(title_lines: list[Line], genitive: str, lines: list[Line]) -> _TitleText:
+    """The title's lines as one title: a designation or date glued in front cut off, a space the text layer put
+    inside a word or a number undone."""
+    if not title_lines:
+        return _TitleText(text=None, prefix="")
+    first = title_lines[0]
+    opened = _agency_start(genitive).match(first.text)
+    prefix = opened["prefix"] if opened else ""
+    text = _join_title([Line(first.page, first.index, first.text[len(prefix):]), *title_lines[1:]])
+    vocabulary = {word.lower() for line in lines for word in re.findall(r"\w+", line.text)}
+    text = _rejoin_split_words(text, vocabulary)
+    text = re.sub(r"\((\d{4}): (\d+)\)", r"(\1:\2)", text)  # "(2012: 7)"
+    return _TitleText(text=text, prefix=prefix.strip())
 
 
 def _title_end(lines: list[Line], start: int, designation: str) -> int | None:

@@ -221,6 +221,20 @@ def test_a_pdf_without_its_title_in_the_text_is_named_by_its_designation() -> No
         FIXTURES / "BFS-2011-19.pdf", regulation).problems
 
 
+def test_an_agency_name_that_wraps_opens_the_title() -> None:
+    """MSBFS 2009:1: "Myndigheten för samhällsskydd och" / "beredskaps föreskrifter om ändring i vissa" …"""
+    assert parsed("msbfs/MSBFS-2009-1.pdf").title == (
+        "Myndigheten för samhällsskydd och beredskaps föreskrifter om ändring i vissa författningar som beslutats "
+        "av Statens räddningsverk, Krisberedskapsmyndigheten eller Sprängämnesinspektionen")
+
+
+def test_an_amending_regulation_s_title_starts_at_its_first_word() -> None:
+    """MSBFS 2019:2's title names the agency only inside it: "Föreskrifter om ändring i Myndigheten för" / …"""
+    assert parsed("msbfs/MSBFS-2019-2.pdf").title == (
+        "Föreskrifter om ändring i Myndigheten för samhällsskydd och beredskaps föreskrifter (MSBFS 2016:4) om "
+        "tillstånd för överföring, import och export av explosiva varor")
+
+
 def test_the_usual_title_block_is_still_where_the_title_comes_from() -> None:
     assert [parsed(name).title_from for name in ("AFS-2023-1.pdf", "AFS-2023-10.pdf", "BFS-2024-1.pdf",
                                                  "MSBFS-2020-1.pdf")] == ["title block"] * 4

@@ -145,6 +145,36 @@ def test_a_bad_record_is_reported_by_name_and_the_rest_loads(tmp_path, clean_que
     assert list(LegalDocument.objects.values_list("sfs_number", flat=True)) == ["AFS 2023:1"]
 
 
+def test_a_record_the_database_refuses_is_reported_and_the_rest_loads(tmp_path, clean_queue):
+    too_long = {**shipped_record("AFS 2023:2"), "title": "Arbetsmiljöverkets föreskrifter om " + "ändring " * 130}
+    path = write_records(tmp_path / "long.jsonl.gz", [too_long, shipped_record("AFS 2023:1")])
+
+    output, errors = load(path)
+
+    assert "1 föreskrifter och förordningar lästa, 1 nya eller ändrade, 1 felaktiga" in output
+    assert "Hoppar över AFS 2023:2: title: Säkerställ att detta värde har som mest 1000 tecken" in errors
+    assert list(LegalDocument.objects.values_list("sfs_number", flat=True)) == ["AFS 2023:1"]
+    assert not ContentChunk.objects.filter(document_number="AFS 2023:2").exists()
+
+
+def test_a_new_title_for_the_same_text_is_carried_into_every_chunk(tmp_path, clean_queue):
+    """The chunks' headers and stored title come from the document's title: a reload that corrects the title
+    (a parser fix) chunks the unchanged text again under it."""
+    record = shipped_record("AFS 2023:1")
+    load(write_records(tmp_path / "a.jsonl.gz", [record]))
+    retitled = {**record, "title": record["title"] + " (rättad rubrik)"}
+
+    output, _ = load(write_records(tmp_path / "b.jsonl.gz", [retitled]))
+
+    assert "1 nya eller ändrade" in output
+    chunks = ContentChunk.objects.filter(document_number="AFS 2023:1")
+    assert chunks.exists()
+    assert set(chunks.values_list("document_title", flat=True)) == {retitled["title"]}
+    assert all("(rättad rubrik)" in header for header in chunks.values_list("header", flat=True))
+    # Loaded again unchanged, nothing is chunked again.
+    assert "0 nya eller ändrade" in load(write_records(tmp_path / "c.jsonl.gz", [retitled]))[0]
+
+
 def test_a_changed_text_keeps_the_vectors_of_unchanged_chunks(tmp_path, clean_queue):
     record = shipped_record("AFS 2023:1")
     load(write_records(tmp_path / "a.jsonl.gz", [record]))

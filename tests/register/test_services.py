@@ -433,6 +433,18 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual(entry.rating, "compliant")
         self.assertFalse(Action.objects.exists())
 
+    def test_closing_freezes_the_longest_title_a_document_may_have(self):
+        """An amending regulation's title names every regulation it amends (MSBFS 2025:9 has 717 characters);
+        the frozen title holds the longest a document may have, with its number."""
+        self.afs.title = ("Arbetsmiljöverkets föreskrifter om ändring i " * 25)[:1000]
+        self.afs.full_clean()
+        self.afs.save(update_fields=["title"])
+        review = services.review_start(register=self.register, user=self.alice, title="K", groups=[self.arbetsmiljo])
+        for entry in review.entries.all():
+            services.review_entry_rate(entry=entry, user=self.bob, rating="compliant")
+        services.review_close(review=review, user=self.alice)
+        self.assertEqual(review.entries.get(item=self.afs_item).frozen_title, f"{self.afs.title} (AFS 2023:1)")
+
     @time_machine.travel(datetime(2026, 5, 20, 10, 0, tzinfo=STOCKHOLM), tick=False)
     def test_closing_freezes_what_the_review_saw(self):
         requirement = self.make_requirement(self.aml_item, "Undersöka risker", section_ref="3 kap. 2 a §",

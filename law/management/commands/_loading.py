@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from chunks.keyword_index import vacuum_keyword_index
 from chunks.services import chunk_document
 from chunks.tasks import enqueue_embedding
 from compliance.models import LegalDocument, ProcessingStatus
+
+
+def validation_message(exc: ValidationError) -> str:
+    """A model validation error as one line for the loader's report ("title: Säkerställ att …")."""
+    if hasattr(exc, "error_dict"):
+        return "; ".join(f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items())
+    return " ".join(exc.messages)
 
 
 def ingest_loaded(doc: LegalDocument, was_changed: bool, *, sync: bool) -> bool:

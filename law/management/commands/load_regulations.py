@@ -10,14 +10,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 from tqdm import tqdm
 
 from compliance.services import legal_document_upsert
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
 from law.services import legal_document_priors_refresh
 
-from ._loading import ingest_loaded, vacuum_after_load
+from ._loading import ingest_loaded, vacuum_after_load, validation_message
 
 
 class Command(BaseCommand):
@@ -44,13 +46,20 @@ class Command(BaseCommand):
                 if record.data is None:
                     raise RecordError(record.error)
                 data = regulation_from_record(record.data)
+                # One transaction per document: a record the database refuses (a title longer than the
+                # field) leaves nothing of itself behind, and the others still load.
+                with transaction.atomic():
+                    doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
+                    changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
             except RecordError as error:
                 failures.append(f"{record.name}: {error}")
                 self.stderr.write(f"Hoppar över {record.name}: {error}")
                 continue
-            doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
+            except ValidationError as error:
+                failures.append(f"{record.name}: {validation_message(error)}")
+                self.stderr.write(f"Hoppar över {record.name}: {validation_message(error)}")
+                continue
             loaded += 1
-            changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
         vacuum_after_load(changed, sync=opts["sync"])
         if changed:  # the document priors follow the corpus (law 0003 and 0004 filled a database loaded before them)
             legal_document_priors_refresh()

@@ -23,7 +23,7 @@ from law.services import BookLoadProgress, legal_document_priors_refresh, statut
 from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
-from ._loading import ingest_loaded, vacuum_after_load
+from ._loading import ingest_loaded, vacuum_after_load, validation_message
 
 SHORT_NAME_MAX_CHARS = LegalDocument._meta.get_field("short_names").base_field.max_length
 # How often the book's progress is written for the Kunskapsbas page and admin (seconds).
@@ -105,8 +105,7 @@ class Command(BaseCommand):
                 doc, was_changed = legal_document_upsert(data, process=not sync)
                 return None if ingest_loaded(doc, was_changed, sync=sync) else ""
         except ValidationError as exc:
-            return "; ".join(f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items()) \
-                if hasattr(exc, "error_dict") else " ".join(exc.messages)
+            return validation_message(exc)
         except (ValueError, TypeError, KeyError, DatabaseError) as exc:
             return str(exc) or type(exc).__name__
 

@@ -70,7 +70,7 @@ def coverage(regulation: ParsedRegulation, pages: list[list[str]]) -> Coverage:
             for word in words(text):
                 if word in source:
                     source.remove(word)
-    parsed = Counter(words(regulation.title or ""))
+    parsed = Counter(words(regulation.title))
     for unit in regulation.units:
         for text in [*unit.prelude, *unit.stycken]:
             parsed.update(words(text))
@@ -158,9 +158,7 @@ def check_file(path: Path, regulation: ParsedRegulation | None = None) -> FileQu
         quality.problems.append("bilagor som nämns men saknas: " + ", ".join(absent))
     if not regulation.units_of("paragraf"):
         quality.problems.append("inga paragrafer hittade")
-    if regulation.title is None:
-        quality.problems.append("ingen rubrik hittad")
-    elif regulation.title_from == "designation":
+    if regulation.title_from == "designation":
         quality.problems.append("rubriken saknas i PDF:ens text: beteckningen namnger dokumentet")
     return quality
 

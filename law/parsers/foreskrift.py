@@ -176,7 +176,7 @@ class ParsedRegulation:
     agency: str
     series: str
     number: str
-    title: str | None
+    title: str
     issued: str | None
     in_force: str | None
     published: str | None
@@ -385,6 +385,7 @@ def _take_metadata(lines: list[Line], designation: str) -> _WithoutMetadata:
 
 
 _AGENCY_TITLE_WINDOW = 20  # lines above "beslutade den" searched for the agency's name
+_MAX_TITLE_LINES = 6  # a title block found without "beslutade den" below it ends within this many lines
 
 
 def _find_title(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:
@@ -421,21 +422,19 @@ def _find_title_without_decision(lines: list[Line], genitive: str) -> tuple[int,
     for i, line in enumerate(lines):
         if not re.match(rf"^{re.escape(genitive)}\b", line.text) or "författningssamling" in line.text:
             continue
-        for j in range(i, min(i + 6, len(lines))):
+        for j in range(i, min(i + _MAX_TITLE_LINES, len(lines))):
             if lines[j].text.endswith(";"):
                 return i, lines[i:j + 1]
     return 0, []
 
 
-# Where a title may start when the title block is not where _find_title looks: the agency's name before a
-# lower-case word ("Boverkets föreskrifter", "Naturvårdsverkets allmänna råd"), after nothing or after a
-# designation or date glued in front of it ("NFS 2004:10Naturvårdsverkets …"); or a document of another kind
-# printed in the series (a government "Förordning", a decision "Upphävande av …").
+# Where a title may start when the title block is not where _find_title looks, besides the agency's name
+# (_agency_start): a document of another kind printed in the series (a government "Förordning", a decision
+# "Upphävande av …").
 _OTHER_TITLE_START_RE = re.compile(r"^(?:Förordning|Upphävande av|Ändring i)\b")
 # Lines that end a title block without belonging to it.
 _AFTER_TITLE_RE = re.compile(r"^(?:Konsoliderad|Ändringar genom|Ändrad|Detta är|Observera|Lydelse|Utfärdad"
                              r"|Med stöd av|Omtryck|[Mm]ed ändringar)\b")
-_MAX_TITLE_LINES = 6
 
 
 @dataclass(frozen=True)

@@ -51,13 +51,10 @@ class Command(BaseCommand):
                 with transaction.atomic():
                     doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
                     changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
-            except RecordError as error:
-                failures.append(f"{record.name}: {error}")
-                self.stderr.write(f"Hoppar över {record.name}: {error}")
-                continue
-            except ValidationError as error:
-                failures.append(f"{record.name}: {validation_message(error)}")
-                self.stderr.write(f"Hoppar över {record.name}: {validation_message(error)}")
+            except (RecordError, ValidationError) as error:
+                reason = validation_message(error) if isinstance(error, ValidationError) else str(error)
+                failures.append(f"{record.name}: {reason}")
+                self.stderr.write(f"Hoppar över {record.name}: {reason}")
                 continue
             loaded += 1
         vacuum_after_load(changed, sync=opts["sync"])

@@ -805,7 +805,13 @@ def corpus_size() -> dict:
         cur.execute("SELECT count(*) AS chunks, "
                     "count(*) FILTER (WHERE workspace_id IS NOT NULL) AS workspace_chunks, "
                     "count(*) FILTER (WHERE embedding IS NOT NULL) AS embedded FROM chunks_contentchunk")
-        return cur.fetchone()
+        size = cur.fetchone()
+        # The graph's build parameters: the same search depth finds more of the exact neighbours in a graph built
+        # with a deeper candidate list, so a report says which graph it measured.
+        cur.execute("SELECT reloptions FROM pg_class WHERE relname = 'chunk_embedding_hnsw'")
+        index = cur.fetchone()
+    options = dict(option.split("=", 1) for option in (index["reloptions"] or [])) if index else {}
+    return {**size, "hnsw_index": {name: int(value) for name, value in options.items()}}
 
 
 class Command(BaseCommand):

@@ -67,11 +67,10 @@ class ContentChunk(models.Model):
     class Meta:
         ordering = ["path"]
         indexes = [
-            # A graph built with a deeper candidate list finds more of the exact nearest neighbours at the same
-            # search depth and the same search cost (m, the links per node, is what a search pays for): on the
-            # loaded statutes the real questions' recall@20 went from 0.71 to 0.83 at ef_search 100 (64 -> 256).
-            # It costs build time only (docs/retrieval.md, "How well the HNSW graph is built").
-            HnswIndex(name="chunk_embedding_hnsw", fields=["embedding"], m=16, ef_construction=256,
+            # A deeper ef_construction finds more of the exact nearest neighbours at the same search depth, but every
+            # chunk inserted pays for it, and the loaders insert chunk by chunk (docs/retrieval.md, "How well the
+            # HNSW graph is built").
+            HnswIndex(name="chunk_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
                       opclasses=["vector_cosine_ops"]),
             GinIndex(name="chunk_search_vector_gin", fields=["search_vector"]),
             models.Index(name="chunk_workspace_source", fields=["workspace", "source_type"]),

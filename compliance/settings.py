@@ -459,9 +459,9 @@ RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # A question naming a statute runs the named statute's search on a connection of its own beside the general one
 # (agent/retrieval/concurrent_search.py): each web process keeps up to four more idle connections for it.
 RETRIEVAL_CONCURRENT_SEARCHES = env_bool("RETRIEVAL_CONCURRENT_SEARCHES", True)
-# HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time; a better built graph
-# (chunks/models.py) finds more at the same depth and cost (docs/retrieval.md, "How deep the HNSW search looks",
-# "How well the HNSW graph is built").
+# HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time; so does a graph built
+# with a deeper ef_construction (chunks/models.py), at the loaders' cost (docs/retrieval.md, "How deep the HNSW
+# search looks", "How well the HNSW graph is built").
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, maximum=1000)
 # The relevance threshold (docs/retrieval.md): a source below it is left out; 0 turns it off.
 RETRIEVAL_MIN_RELEVANCE = env_float("RETRIEVAL_MIN_RELEVANCE", 0.84, minimum=0.0, maximum=1.0)

@@ -83,7 +83,6 @@ def test_bench_retrieval_reports_each_path_and_the_recall(loaded):
     # The graph measured is the one the migrations built, with the model's build parameters.
     graph = next(index for index in ContentChunk._meta.indexes if index.name == "chunk_embedding_hnsw")
     assert report["corpus"]["hnsw_index"] == {"m": graph.m, "ef_construction": graph.ef_construction}
-    assert graph.ef_construction > 64  # deeper than pgvector's default (docs/retrieval.md)
     assert 0.0 <= recall["mean_recall"] <= 1.0
     assert recall["exact_scan_ms"]["n"] == 3
 

@@ -21,7 +21,7 @@ from django.db import transaction
 
 from compliance.models import Assessment, ProcessingStatus, UserFile, Workspace
 
-from . import services
+from . import services, vector_index
 from .embedding import EmbeddingError
 from .models import ContentChunk, SourceType
 from .selectors import stale_sources, workspace_backlog, workspace_chunk_ids
@@ -142,6 +142,13 @@ def embed_chunks(chunk_ids: list[int], bulk: bool = False) -> int:
         raise
     services.embedding_record_ok()
     return embedded
+
+
+@shared_task(ignore_result=True)
+def vector_index_repair() -> float | None:
+    """Celery beat: build the vector graph if a load that dropped it to build it once died before it could
+    (chunks/vector_index.py). Returns the build's seconds, or None when there was nothing to build."""
+    return vector_index.vector_index_repair()
 
 
 @shared_task(ignore_result=True)

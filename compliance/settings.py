@@ -346,6 +346,9 @@ CELERY_BEAT_SCHEDULE["recover-stalled-embeddings"] = {
     "schedule": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS),
     "options": {"expires": float(EMBEDDING_RECOVERY_INTERVAL_SECONDS)},  # no pile-up while no worker runs
 }
+# A vector graph that a bulk load dropped and did not live to build again (chunks/vector_index.py).
+CELERY_BEAT_SCHEDULE["vector-index-repair"] = {"task": "chunks.tasks.vector_index_repair", "schedule": 600.0,
+                                               "options": {"expires": 600.0}}
 # Lagbevakning (register.notices): every hour, make the change notices an import left undone (a worker that
 # died between applying and notifying), and send the e-mail digests that are due (each once per period).
 CELERY_BEAT_SCHEDULE["change-notices-scan"] = {"task": "register.notices.tasks.notices_scan",
@@ -460,9 +463,16 @@ RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # (agent/retrieval/concurrent_search.py): each web process keeps up to four more idle connections for it.
 RETRIEVAL_CONCURRENT_SEARCHES = env_bool("RETRIEVAL_CONCURRENT_SEARCHES", True)
 # HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time; so does a graph built
-# with a deeper ef_construction (chunks/models.py), at the loaders' cost (docs/retrieval.md, "How deep the HNSW
+# with a deeper ef_construction (chunks/models.py) at the same depth and cost (docs/retrieval.md, "How deep the HNSW
 # search looks", "How well the HNSW graph is built").
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, maximum=1000)
+# A load whose text is at least this share of the text the HNSW graph holds drops the graph and builds it once at
+# the end (chunks/vector_index.py): on 2 cores an insert costs about 6 ms a chunk, a whole build under 1 ms a
+# chunk of the table, so the break-even is near 0.15. 0 always rebuilds; a large value never does.
+VECTOR_INDEX_REBUILD_SHARE = env_float("VECTOR_INDEX_REBUILD_SHARE", 0.2, minimum=0.0, maximum=1e6)
+# Memory for building the graph (maintenance_work_mem of that session): past it the build slows several times.
+# About 2 kB a chunk at 384 dimensions: 1024 MB holds the whole statute book with room to spare.
+VECTOR_INDEX_BUILD_MEMORY_MB = env_int("VECTOR_INDEX_BUILD_MEMORY_MB", 1024, minimum=64, maximum=65536)
 # The relevance threshold (docs/retrieval.md): a source below it is left out; 0 turns it off.
 RETRIEVAL_MIN_RELEVANCE = env_float("RETRIEVAL_MIN_RELEVANCE", 0.84, minimum=0.0, maximum=1.0)
 RETRIEVAL_MIN_KEYWORD_COVERAGE = env_float("RETRIEVAL_MIN_KEYWORD_COVERAGE", 0.08, minimum=0.0, maximum=1.0)

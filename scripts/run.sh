@@ -47,6 +47,9 @@ pids+=($!)
 # on the Kunskapsbas page and in admin). Shipped vectors cover part of it; the worker embeds the rest on
 # the bulk queue. Niced below the web server but above the worker (WORKER_NICE 10): text before vectors.
 # Idempotent and resumable: a later `make run` skips what is loaded. Its end does not stop Lagrum.
-nice -n "${BOOK_NICE:-5}" $PY manage.py load_sfs --book --sync --no-progress > "$DATA_DIR/load_sfs_book.log" 2>&1 &
+# --keep-vector-index: users search meanwhile, so the vector graph stays and takes the new chunks one by one
+# rather than being dropped and built once at the end (chunks/vector_index.py).
+nice -n "${BOOK_NICE:-5}" $PY manage.py load_sfs --book --sync --keep-vector-index --no-progress \
+  > "$DATA_DIR/load_sfs_book.log" 2>&1 &
 book_pid=$!
 wait -n "${pids[@]}"

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from django.core.exceptions import ValidationError
+from django.core.management.base import OutputWrapper
 from django.db import connection, transaction
 
 from chunks.keyword_index import vacuum_keyword_index
 from chunks.services import chunk_document
 from chunks.tasks import enqueue_embedding
-from compliance.models import LegalDocument, ProcessingStatus
+from chunks.vector_index import VectorIndexRebuild, vector_index_plan, vector_index_rebuilt_after
+from compliance.models import LegalDocument, ProcessingStatus, content_hash
+
+KEEP_VECTOR_INDEX_HELP = ("keep the vector index (HNSW graph) and insert into it chunk by chunk, even for a large "
+                          "load: vector searches stay fast meanwhile (use it on a database serving users)")
 
 
 def validation_message(exc: ValidationError) -> str:
@@ -41,3 +49,26 @@ def vacuum_after_load(changed: int, *, sync: bool) -> None:
         # Searches read postings index-only: set the visibility map now rather than when autovacuum comes by.
         with connection.cursor() as cursor:
             vacuum_keyword_index(cursor)
+
+
+def pending_text_chars(texts: dict[str, str]) -> int:
+    """Characters of text, among {document number: full text}, that is not chunked as it stands: new, changed or
+    never chunked. An estimate of a load's work for the vector graph's plan, not a decision about any document
+    (legal_document_upsert and ingest_loaded make those)."""
+    chunked = dict(LegalDocument.objects.filter(sfs_number__in=list(texts)).values_list("sfs_number", "chunked_hash"))
+    return sum(len(text) for number, text in texts.items() if chunked.get(number) != content_hash(text))
+
+
+@contextmanager
+def vector_graph_for_load(texts: dict[str, str], out: OutputWrapper, *, sync: bool,
+                          keep: bool) -> Iterator[VectorIndexRebuild]:
+    """Run a load with the vector graph dropped and built once at its end when the load is large against it
+    (chunks/vector_index.py). Only a --sync load writes chunks itself; otherwise the worker does, later.
+    What it does to the graph is said on `out` (the loaders' stderr, beside their progress bar)."""
+    plan = vector_index_plan(pending_chars=pending_text_chars(texts) if sync else 0, keep=keep)
+    if plan.describe():
+        out.write(plan.describe())
+    with vector_index_rebuilt_after(plan) as outcome:
+        yield outcome
+    if outcome.build_seconds is not None:
+        out.write(f"Vektorindexet byggt ({outcome.build_seconds:.1f} s).")

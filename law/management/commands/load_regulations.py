@@ -15,11 +15,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from tqdm import tqdm
 
-from compliance.services import legal_document_upsert
-from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
+from compliance.services import LegalDocumentData, legal_document_upsert
+from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, SourceRecord, read_records, regulation_from_record
 from law.services import legal_document_priors_refresh
 
-from ._loading import ingest_loaded, vacuum_after_load, validation_message
+from ._loading import (
+    KEEP_VECTOR_INDEX_HELP,
+    ingest_loaded,
+    vacuum_after_load,
+    validation_message,
+    vector_graph_for_load,
+)
 
 
 class Command(BaseCommand):
@@ -30,6 +36,7 @@ class Command(BaseCommand):
                             help="a .jsonl.gz file of records (repeatable; default: both shipped files)")
         parser.add_argument("--sync", action="store_true",
                             help="chunk in this process instead of on the Celery worker (embedding still queued)")
+        parser.add_argument("--keep-vector-index", action="store_true", help=KEEP_VECTOR_INDEX_HELP)
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args: Any, **opts: Any):
@@ -38,25 +45,26 @@ class Command(BaseCommand):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"filen finns inte: {', '.join(missing)}")
-        records = [record for path in paths for record in read_records(path)]
+        records = [self._converted(record) for path in paths for record in read_records(path)]
+        texts = {data.sfs_number: data.full_text for _, data in records if isinstance(data, LegalDocumentData)}
         loaded = changed = 0
         failures: list[str] = []
-        for record in tqdm(records, desc="Föreskrifter", unit="st", disable=opts["no_progress"]):
-            try:
-                if record.data is None:
-                    raise RecordError(record.error)
-                data = regulation_from_record(record.data)
-                # One transaction per document: a record the database refuses (a title longer than the
-                # field) leaves nothing of itself behind, and the others still load.
-                with transaction.atomic():
-                    doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
-                    changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
-            except (RecordError, ValidationError) as error:
-                reason = validation_message(error) if isinstance(error, ValidationError) else str(error)
-                failures.append(f"{record.name}: {reason}")
-                self.stderr.write(f"Hoppar över {record.name}: {reason}")
-                continue
-            loaded += 1
+        with vector_graph_for_load(texts, self.stderr, sync=opts["sync"], keep=opts["keep_vector_index"]):
+            for record, data in tqdm(records, desc="Föreskrifter", unit="st", disable=opts["no_progress"]):
+                try:
+                    if isinstance(data, RecordError):
+                        raise data
+                    # One transaction per document: a record the database refuses (a title longer than the
+                    # field) leaves nothing of itself behind, and the others still load.
+                    with transaction.atomic():
+                        doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
+                        changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
+                except (RecordError, ValidationError) as error:
+                    reason = validation_message(error) if isinstance(error, ValidationError) else str(error)
+                    failures.append(f"{record.name}: {reason}")
+                    self.stderr.write(f"Hoppar över {record.name}: {reason}")
+                    continue
+                loaded += 1
         vacuum_after_load(changed, sync=opts["sync"])
         if changed:  # the document priors follow the corpus (law 0003 and 0004 filled a database loaded before them)
             legal_document_priors_refresh()
@@ -64,3 +72,13 @@ class Command(BaseCommand):
                           f"{len(failures)} felaktiga ({time.monotonic() - started:.1f} s).")
         if failures and not loaded:
             raise CommandError("ingen post kunde läsas in")
+
+    @staticmethod
+    def _converted(record: SourceRecord) -> tuple[SourceRecord, LegalDocumentData | RecordError]:
+        """The record as a legal document, or why it cannot be one (reported when the loop reaches it)."""
+        if record.data is None:
+            return record, RecordError(record.error)
+        try:
+            return record, regulation_from_record(record.data)
+        except RecordError as error:
+            return record, error

@@ -23,7 +23,13 @@ from law.services import BookLoadProgress, legal_document_priors_refresh, statut
 from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
-from ._loading import ingest_loaded, vacuum_after_load, validation_message
+from ._loading import (
+    KEEP_VECTOR_INDEX_HELP,
+    ingest_loaded,
+    vacuum_after_load,
+    validation_message,
+    vector_graph_for_load,
+)
 
 SHORT_NAME_MAX_CHARS = LegalDocument._meta.get_field("short_names").base_field.max_length
 # How often the book's progress is written for the Kunskapsbas page and admin (seconds).
@@ -45,6 +51,7 @@ class Command(BaseCommand):
                             help="with --book: the statutes beyond the corpus file")
         parser.add_argument("--sync", action="store_true",
                             help="chunk in this process instead of on the Celery worker (embedding still queued)")
+        parser.add_argument("--keep-vector-index", action="store_true", help=KEEP_VECTOR_INDEX_HELP)
         parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
         parser.add_argument("--no-progress", action="store_true")
 
@@ -68,19 +75,22 @@ class Command(BaseCommand):
         changed = 0
         failed: list[tuple[str, str]] = []
         last_write = time.monotonic()
-        for line in tqdm(lines, desc="Författningar", unit="st", disable=opts["no_progress"]):
-            error = line.error if line.record is None else self._load(line.record, sync=opts["sync"])
-            if error is None:
-                changed += 1
-            elif error:
-                failed.append((line.number, error))
-                self.stderr.write(f"Hoppar över {line.number}: {error}")
-            if progress is not None:
-                progress.done += 1
-                progress.changed, progress.failed = changed, len(failed)
-                if time.monotonic() - last_write >= PROGRESS_EVERY_SECONDS:
-                    statute_book_progress_record(progress)
-                    last_write = time.monotonic()
+        texts = {line.record["sfs"]: line.record.get("text") or "" for line in lines if line.record is not None}
+        with vector_graph_for_load(texts, self.stderr, sync=opts["sync"],
+                                   keep=opts["keep_vector_index"]) as graph:
+            for line in tqdm(lines, desc="Författningar", unit="st", disable=opts["no_progress"]):
+                error = line.error if line.record is None else self._load(line.record, sync=opts["sync"])
+                if error is None:
+                    changed += 1
+                elif error:
+                    failed.append((line.number, error))
+                    self.stderr.write(f"Hoppar över {line.number}: {error}")
+                if progress is not None:
+                    progress.done += 1
+                    progress.changed, progress.failed = changed, len(failed)
+                    if time.monotonic() - last_write >= PROGRESS_EVERY_SECONDS:
+                        statute_book_progress_record(progress)
+                        last_write = time.monotonic()
         vacuum_after_load(changed, sync=opts["sync"])
         if changed:  # the document priors follow the corpus (law 0003 and 0004 filled a database loaded before them)
             legal_document_priors_refresh()
@@ -90,7 +100,9 @@ class Command(BaseCommand):
             statute_book_progress_record(progress)
         if opts["json"]:
             self.stdout.write(json.dumps({"statutes": len(lines), "changed": changed, "failed": len(failed),
-                                          "seconds": seconds, "sync": opts["sync"]}))
+                                          "seconds": seconds, "sync": opts["sync"],
+                                          "vector_index": {"rebuilt": graph.plan.rebuild, "reason": graph.plan.reason,
+                                                           "build_seconds": graph.build_seconds}}))
         else:
             self.stdout.write(f"{len(lines)} författningar lästa, {changed} nya eller ändrade"
                               + (f", {len(failed)} felaktiga." if failed else "."))

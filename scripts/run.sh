@@ -31,13 +31,14 @@ DATA_DIR=${LAGRUM_DATA_DIR:-.data}
 mkdir -p "$DATA_DIR"
 .venv/bin/celery -A compliance beat -l warning -s "$DATA_DIR/celerybeat-schedule" &
 pids+=($!)
-# All 177 statutes, chunked here so they are keyword-searchable before the web server starts; shipped
-# vectors (data/sfs/vectors-<model>.npz) make them vector-searchable too, the worker embeds the rest.
-# Loading is idempotent: a second `make run` finds every text unchanged and skips it.
-$PY manage.py load_sfs --all --sync
-# The agency regulations (AFS, BFS, MSBFS, …) and the GDPR, likewise keyword-searchable at once (a few
-# seconds); the worker embeds them on the bulk queue after the statutes.
+# The agency regulations (AFS, BFS, MSBFS, …) and the GDPR, then all 177 statutes, chunked here so they are
+# keyword-searchable before the web server starts; shipped vectors (data/sfs/vectors-*.npz) make them
+# vector-searchable too, the worker embeds the rest. Each load builds the vector graph once at its end
+# (chunks/vector_index.py): the smaller load first, so the first build is the small one (8,000 chunks, then
+# 35,000; the other way round 27,000 and 35,000). Loading is idempotent: a second `make run` finds every text
+# unchanged and skips it.
 $PY manage.py load_regulations --sync
+$PY manage.py load_sfs --all --sync
 echo "Lagrum körs på http://$HOST:$PORT/ (Ctrl-C stoppar)"
 $PY manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)

@@ -467,8 +467,9 @@ RETRIEVAL_CONCURRENT_SEARCHES = env_bool("RETRIEVAL_CONCURRENT_SEARCHES", True)
 # search looks", "How well the HNSW graph is built").
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, maximum=1000)
 # A load whose text is at least this share of the text the HNSW graph holds drops the graph and builds it once at
-# the end (chunks/vector_index.py): on 2 cores an insert costs about 6 ms a chunk, a whole build under 1 ms a
-# chunk of the table, so the break-even is near 0.15. 0 always rebuilds; a large value never does.
+# the end (chunks/vector_index.py): on 2 cores an insert into a graph of ef_construction 256 costs about 6 ms a chunk,
+# a whole build under 1 ms a chunk of the table, so the break-even is near 0.15 (lower at 64). 0 always rebuilds; a
+# large value never does.
 VECTOR_INDEX_REBUILD_SHARE = env_float("VECTOR_INDEX_REBUILD_SHARE", 0.2, minimum=0.0, maximum=1e6)
 # Memory for building the graph (maintenance_work_mem of that session): past it the build slows several times.
 # About 2 kB a chunk at 384 dimensions: 1024 MB holds the whole statute book with room to spare.

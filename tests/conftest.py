@@ -18,26 +18,10 @@ os.environ["MEDIA_ROOT"] = os.environ.get("TEST_MEDIA_ROOT", "/tmp/lagrum-test-m
 
 import pytest  # noqa: E402
 import time_machine  # noqa: E402
-from compliance.sql import dict_cursor  # noqa: E402
 
 from agent.retrieval.concurrent_search import close_side_connections  # noqa: E402
 from tests.clocks import CLOCKS  # noqa: E402
 from tests.helpers import *  # noqa: E402,F401,F403
-
-
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
-    """The test database without autovacuum. Most tests roll their writes back, and each rollback leaves its rows
-    dead: autovacuum then comes by while the next test's rows are still uncommitted, counts none of them and records
-    the table as empty though it spans thousands of pages (chunks_posting: 0 rows in 2,532 pages). Planned with
-    that, the keyword index's statement triggers scan a whole posting index per deleted chunk, and a test of a few
-    seconds ran for minutes. A served database has committed rows; the loaders vacuum explicitly, as before."""
-    with django_db_blocker.unblock(), dict_cursor() as cursor:
-        cursor.execute("SELECT c.relname AS name FROM pg_class c WHERE c.relkind = 'r' "
-                       "AND c.relnamespace = 'public'::regnamespace")
-        for row in cursor.fetchall():
-            cursor.execute(f'ALTER TABLE "{row["name"]}" SET (autovacuum_enabled = false)')
-    yield
 
 
 @pytest.fixture(autouse=True)

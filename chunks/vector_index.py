@@ -133,7 +133,7 @@ def vector_index_build() -> float:
     returns the seconds it took. Concurrently where it can: writes go on meanwhile."""
     started = time.perf_counter()
     status = vector_index_status()
-    if status.exists and status.valid:
+    if status.usable:
         return 0.0
     if status.exists:
         vector_index_drop()
@@ -168,7 +168,7 @@ def vector_index_rebuilt_after(plan: VectorIndexPlan) -> Iterator[VectorIndexReb
     if not plan.rebuild:
         yield outcome
         return
-    with _graph_absent_lock():
+    with _graph_absent_lock(wait=True):
         if vector_index_status().exists:
             vector_index_drop()
         try:
@@ -178,22 +178,22 @@ def vector_index_rebuilt_after(plan: VectorIndexPlan) -> Iterator[VectorIndexReb
 
 
 @contextmanager
-def _graph_absent_lock() -> Iterator[None]:
-    """The advisory lock a load holds while the graph is dropped: for the session, which Postgres ends with the
-    loader's connection; inside a caller's transaction, for that transaction (a session lock taken there would
-    outlive a rollback that left no chance to unlock it)."""
-    if connection.in_atomic_block:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [GRAPH_ABSENT_LOCK])
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s)", [GRAPH_ABSENT_LOCK])
+def _graph_absent_lock(*, wait: bool) -> Iterator[bool]:
+    """The advisory lock a load holds while the graph is dropped; yields whether it was taken (`wait`: block until
+    it is). For the session, which Postgres ends with the loader's connection; inside a caller's transaction, for
+    that transaction (a session lock taken there would outlive a rollback that left no chance to unlock it)."""
+    scope = "_xact" if connection.in_atomic_block else ""
+    function = f"pg_advisory{scope}_lock" if wait else f"pg_try_advisory{scope}_lock"
+    with dict_cursor() as cursor:
+        # The blocking functions return void once they hold the lock; the try functions whether they got it.
+        cursor.execute(f"SELECT {function}(%s)::text AS got", [GRAPH_ABSENT_LOCK])
+        locked = wait or cursor.fetchone()["got"] == "true"
     try:
-        yield
+        yield locked
     finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [GRAPH_ABSENT_LOCK])
+        if locked and not scope:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [GRAPH_ABSENT_LOCK])
 
 
 def vector_index_repair() -> float | None:
@@ -201,14 +201,5 @@ def vector_index_repair() -> float | None:
     there was nothing to do (or a load holds it dropped)."""
     if vector_index_status().usable:
         return None
-    lock = "pg_try_advisory_xact_lock" if connection.in_atomic_block else "pg_try_advisory_lock"
-    with dict_cursor() as cursor:
-        cursor.execute(f"SELECT {lock}(%s) AS locked", [GRAPH_ABSENT_LOCK])
-        if not cursor.fetchone()["locked"]:
-            return None
-    try:
-        return vector_index_build()
-    finally:
-        if not connection.in_atomic_block:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [GRAPH_ABSENT_LOCK])
+    with _graph_absent_lock(wait=False) as locked:
+        return vector_index_build() if locked else None

@@ -90,6 +90,7 @@ from chunks.chunking import is_stub
 from chunks.embedding import active_model_name
 from chunks.keyword_index import REBUILD_SQL, vacuum_keyword_index
 from chunks.models import ContentChunk
+from chunks.vector_index import vector_index_status
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.selectors import AccessScope
 from compliance.sql import dict_cursor
@@ -806,12 +807,10 @@ def corpus_size() -> dict:
                     "count(*) FILTER (WHERE workspace_id IS NOT NULL) AS workspace_chunks, "
                     "count(*) FILTER (WHERE embedding IS NOT NULL) AS embedded FROM chunks_contentchunk")
         size = cur.fetchone()
-        # The graph's build parameters: the same search depth finds more of the exact neighbours in a graph built
-        # with a deeper candidate list, so a report says which graph it measured.
-        cur.execute("SELECT reloptions FROM pg_class WHERE relname = 'chunk_embedding_hnsw'")
-        index = cur.fetchone()
-    options = dict(option.split("=", 1) for option in (index["reloptions"] or [])) if index else {}
-    return {**size, "hnsw_index": {name: int(value) for name, value in options.items()}}
+    # The graph's build parameters: the same search depth finds more of the exact neighbours in a graph built
+    # with a deeper candidate list, so a report says which graph it measured.
+    graph = vector_index_status()
+    return {**size, "hnsw_index": {"m": graph.m, "ef_construction": graph.ef_construction} if graph.exists else {}}
 
 
 class Command(BaseCommand):

@@ -66,8 +66,8 @@ def vector_graph_for_load(texts: dict[str, str], out: OutputWrapper, *, sync: bo
     (chunks/vector_index.py). Only a --sync load writes chunks itself; otherwise the worker does, later.
     What it does to the graph is said on `out` (the loaders' stderr, beside their progress bar)."""
     plan = vector_index_plan(pending_chars=pending_text_chars(texts) if sync else 0, keep=keep)
-    if plan.describe():
-        out.write(plan.describe())
+    if message := plan.describe():
+        out.write(message)
     with vector_index_rebuilt_after(plan) as outcome:
         yield outcome
     if outcome.build_seconds is not None:

@@ -462,9 +462,9 @@ RETRIEVAL_RRF_K = env_int("RETRIEVAL_RRF_K", 60, minimum=1)
 # A question naming a statute runs the named statute's search on a connection of its own beside the general one
 # (agent/retrieval/concurrent_search.py): each web process keeps up to four more idle connections for it.
 RETRIEVAL_CONCURRENT_SEARCHES = env_bool("RETRIEVAL_CONCURRENT_SEARCHES", True)
-# HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time; so does a graph built
-# with a deeper ef_construction (chunks/models.py) at the same depth and cost (docs/retrieval.md, "How deep the HNSW
-# search looks", "How well the HNSW graph is built").
+# HNSW candidate list per vector search. Higher finds more of the exact top 20 for more time; so does the graph's
+# deeper ef_construction (chunks/models.py) at the same depth. On that graph 64 was as fast as 100 at 1M chunks on a
+# quiet host and found less (docs/retrieval.md, "How deep the HNSW search looks", "How well the HNSW graph is built").
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10, maximum=1000)
 # A load whose text is at least this share of the text the HNSW graph holds drops the graph and builds it once at
 # the end (chunks/vector_index.py): on 2 cores an insert into a graph of ef_construction 256 costs about 6 ms a chunk,

@@ -4,7 +4,8 @@ from django.db import migrations
 
 def _rebuild(ef_construction: int) -> list[str]:
     # The new graph is built beside the old one, without locking out writes, and then takes its name, so searches
-    # keep their index while a large corpus is re-indexed (minutes at a million chunks).
+    # keep their index while a large corpus is re-indexed (55 min at a million chunks on two busy cores, so the
+    # migration step of a deploy over a large database waits that long; searches go on meanwhile).
     return [
         "DROP INDEX CONCURRENTLY IF EXISTS chunk_embedding_hnsw_rebuilt",
         "CREATE INDEX CONCURRENTLY chunk_embedding_hnsw_rebuilt ON chunks_contentchunk "

@@ -185,9 +185,9 @@ def _graph_absent_lock(*, wait: bool) -> Iterator[bool]:
     scope = "_xact" if connection.in_atomic_block else ""
     function = f"pg_advisory{scope}_lock" if wait else f"pg_try_advisory{scope}_lock"
     with dict_cursor() as cursor:
-        # The blocking functions return void once they hold the lock; the try functions whether they got it.
-        cursor.execute(f"SELECT {function}(%s)::text AS got", [GRAPH_ABSENT_LOCK])
-        locked = wait or cursor.fetchone()["got"] == "true"
+        # The blocking functions return once they hold the lock; the try functions say whether they got it.
+        cursor.execute(f"SELECT {function}(%s) AS got", [GRAPH_ABSENT_LOCK])
+        locked = wait or cursor.fetchone()["got"]
     try:
         yield locked
     finally:

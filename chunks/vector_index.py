@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 VECTOR_INDEX_NAME = "chunk_embedding_hnsw"
 # pg_advisory_lock key held while a load has the graph dropped (an arbitrary constant of our own).
 GRAPH_ABSENT_LOCK = 7_140_301
+# How often a load waiting for that lock tries it again (_take_graph_absent_lock says why it does not block).
+GRAPH_LOCK_POLL_SECONDS = 0.5
 
 
 def _model_index() -> HnswIndex:
@@ -159,41 +161,68 @@ class VectorIndexRebuild:
 
 
 @contextmanager
-def vector_index_rebuilt_after(plan: VectorIndexPlan) -> Iterator[VectorIndexRebuild]:
+def vector_index_rebuilt_after(plan: VectorIndexPlan, *,
+                               plan_again: Callable[[], VectorIndexPlan] | None = None) -> Iterator[VectorIndexRebuild]:
     """Run a load with the graph dropped and build it once at the end, if `plan` says so; otherwise a no-op.
 
     The build runs however the load ends (an error, Ctrl-C): searches get their graph back. Held meanwhile:
-    the session advisory lock that tells vector_index_repair a load is under way."""
+    the session advisory lock that tells vector_index_repair a load is under way, and that makes a second bulk
+    load wait its turn. The plan is made again once the lock is held (by `plan_again`, which measures the load's
+    work anew, if given): the load that held the lock may have built the graph this one found missing, and
+    written the very documents this one was about to."""
     outcome = VectorIndexRebuild(plan=plan)
     if not plan.rebuild:
         yield outcome
         return
     with _graph_absent_lock(wait=True):
-        if vector_index_status().exists:
-            vector_index_drop()
-        try:
-            yield outcome
-        finally:
-            outcome.build_seconds = round(vector_index_build(), 1)
+        outcome.plan = plan_again() if plan_again else vector_index_plan(pending_chars=plan.pending_chars)
+        if outcome.plan.rebuild:
+            if vector_index_status().exists:
+                vector_index_drop()
+            try:
+                yield outcome
+            finally:
+                outcome.build_seconds = round(vector_index_build(), 1)
+            return
+    yield outcome
 
 
 @contextmanager
 def _graph_absent_lock(*, wait: bool) -> Iterator[bool]:
-    """The advisory lock a load holds while the graph is dropped; yields whether it was taken (`wait`: block until
-    it is). For the session, which Postgres ends with the loader's connection; inside a caller's transaction, for
+    """The advisory lock a load holds while the graph is dropped; yields whether it was taken (`wait`: once it
+    is). For the session, which Postgres ends with the loader's connection; inside a caller's transaction, for
     that transaction (a session lock taken there would outlive a rollback that left no chance to unlock it)."""
-    scope = "_xact" if connection.in_atomic_block else ""
-    function = f"pg_advisory{scope}_lock" if wait else f"pg_try_advisory{scope}_lock"
-    with dict_cursor() as cursor:
-        # The blocking functions return once they hold the lock; the try functions say whether they got it.
-        cursor.execute(f"SELECT {function}(%s) AS got", [GRAPH_ABSENT_LOCK])
-        locked = wait or cursor.fetchone()["got"]
+    in_transaction = connection.in_atomic_block
+    locked = _take_graph_absent_lock(wait=wait, in_transaction=in_transaction)
     try:
         yield locked
     finally:
-        if locked and not scope:
+        if locked and not in_transaction:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [GRAPH_ABSENT_LOCK])
+
+
+def _take_graph_absent_lock(*, wait: bool, in_transaction: bool) -> bool:
+    if in_transaction:
+        # The caller's transaction holds its snapshot however this waits, so it may as well block.
+        function = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
+        with dict_cursor() as cursor:
+            cursor.execute(f"SELECT {function}(%s) AS got", [GRAPH_ABSENT_LOCK])
+            return wait or cursor.fetchone()["got"]
+    # A session waits with a try-lock now and then, never in a blocking call: a statement blocked on the lock holds
+    # a snapshot, and the load holding the lock builds its graph CONCURRENTLY, which waits for every older snapshot
+    # to end. The two would wait on each other until Postgres aborted the build as a deadlock.
+    waited = False
+    while True:
+        with dict_cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s) AS got", [GRAPH_ABSENT_LOCK])
+            got = cursor.fetchone()["got"]
+        if got or not wait:
+            return got
+        if not waited:
+            log.info("another load holds the vector graph dropped: waiting for it to build the graph")
+            waited = True
+        time.sleep(GRAPH_LOCK_POLL_SECONDS)
 
 
 def vector_index_repair() -> float | None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import threading
+import time
 
 import psycopg
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, connections
 
 from chunks.models import ContentChunk
 from chunks.tasks import vector_index_repair
@@ -18,6 +20,7 @@ from chunks.vector_index import (
     GRAPH_ABSENT_LOCK,
     VECTOR_INDEX_NAME,
     VectorIndexPlan,
+    VectorIndexRebuild,
     vector_index_drop,
     vector_index_plan,
     vector_index_rebuilt_after,
@@ -189,3 +192,65 @@ def test_repair_builds_a_missing_graph_unless_a_load_holds_it_dropped():
     assert vector_index_repair() is not None
     assert_graph_as_the_model_defines_it()
     assert vector_index_repair() is None  # nothing left to do
+
+
+def test_two_bulk_loads_at_once_take_turns_without_a_deadlock():
+    """The second load waits for the first to build its graph, then plans against that graph. While it waits
+    it must hold no snapshot: the first load's concurrent build waits for every older snapshot, and a
+    blocking lock call would have made the two wait on each other until Postgres aborted the build."""
+    vector_index_drop()
+    missing = vector_index_plan(pending_chars=1_000)
+    assert missing.reason == "missing"
+    first_in = threading.Event()
+    second_pid: list[int] = []
+    outcomes: dict[str, VectorIndexRebuild] = {}
+    errors: dict[str, BaseException] = {}
+
+    def second_has_asked_for_the_lock() -> bool:
+        with dict_cursor() as cursor:
+            cursor.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = %s AND query LIKE %s",
+                           [second_pid[0] if second_pid else 0, "%advisory%lock%"])
+            return cursor.fetchone()["n"] > 0
+
+    def first() -> None:
+        try:
+            with vector_index_rebuilt_after(missing) as outcome:
+                first_in.set()
+                for _ in range(600):  # until the second load has asked for the lock (a bound, not a measure)
+                    if second_has_asked_for_the_lock():
+                        break
+                    time.sleep(0.05)
+                assert second_has_asked_for_the_lock()
+                assert not vector_index_status().exists
+            outcomes["first"] = outcome
+        except BaseException as exc:  # reported by the test, not lost with the thread
+            errors["first"] = exc
+        finally:
+            connections.close_all()
+
+    def second() -> None:
+        try:
+            first_in.wait(60)
+            with dict_cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid() AS pid")
+                second_pid.append(cursor.fetchone()["pid"])
+            with vector_index_rebuilt_after(missing) as outcome:
+                # Its turn comes once the first load has built the graph.
+                assert "first" in outcomes
+            outcomes["second"] = outcome
+        except BaseException as exc:  # reported by the test, not lost with the thread
+            errors["second"] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+
+    assert errors == {}
+    assert outcomes["first"].build_seconds is not None
+    # Planned again under the lock: the graph it found missing is there now.
+    assert outcomes["second"].plan.reason != "missing"
+    assert_graph_as_the_model_defines_it()

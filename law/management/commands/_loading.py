@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from chunks.keyword_index import vacuum_keyword_index
 from chunks.services import chunk_document
 from chunks.tasks import enqueue_embedding
-from chunks.vector_index import VectorIndexRebuild, vector_index_plan, vector_index_rebuilt_after
+from chunks.vector_index import VectorIndexPlan, VectorIndexRebuild, vector_index_plan, vector_index_rebuilt_after
 from compliance.models import LegalDocument, ProcessingStatus, content_hash
 
 KEEP_VECTOR_INDEX_HELP = ("keep the vector index (HNSW graph) and insert into it chunk by chunk, even for a large "
@@ -65,10 +65,15 @@ def vector_graph_for_load(texts: dict[str, str], out: OutputWrapper, *, sync: bo
     """Run a load with the vector graph dropped and built once at its end when the load is large against it
     (chunks/vector_index.py). Only a --sync load writes chunks itself; otherwise the worker does, later.
     What it does to the graph is said on `out` (the loaders' stderr, beside their progress bar)."""
-    plan = vector_index_plan(pending_chars=pending_text_chars(texts) if sync else 0, keep=keep)
+    def plan_now() -> VectorIndexPlan:
+        return vector_index_plan(pending_chars=pending_text_chars(texts) if sync else 0, keep=keep)
+
+    plan = plan_now()
     if message := plan.describe():
         out.write(message)
-    with vector_index_rebuilt_after(plan) as outcome:
+    with vector_index_rebuilt_after(plan, plan_again=plan_now) as outcome:
         yield outcome
     if outcome.build_seconds is not None:
         out.write(f"Vektorindexet byggt ({outcome.build_seconds:.1f} s).")
+    elif plan.rebuild:
+        out.write("En annan inläsning byggde vektorindexet medan den här väntade: det behålls.")

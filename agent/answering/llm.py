@@ -38,12 +38,14 @@ SEARCH_TOOL = {
         "name": "search_knowledge_base",
         "description": (
             "Sök i svenska författningar och arbetsytans egna dokument efter mer specifika källor. "
-            "Använd när källmaterialet inte räcker, t.ex. för en viss paragraf eller lag."
+            "Använd när källmaterialet inte räcker, t.ex. för en viss paragraf eller lag. Sök med lagtextens "
+            "egna ord: lagens term för saken, inte vardagsordet, smeknamnet eller förkortningen i frågan."
         ),
         "parameters": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "Vad du söker, gärna med lag och paragraf."},
+                "query": {"type": "string",
+                          "description": "Vad du söker med lagens egna ord, gärna med lag och paragraf."},
                 "source_types": {
                     "type": "array",
                     "items": {"type": "string", "enum": ["LEGAL_DOCUMENT", "USER_FILE", "ASSESSMENT"]},

@@ -277,3 +277,22 @@ def test_a_removed_file_is_no_longer_quoted_by_old_answers(setup, client, how):
     # What the answer was built on stays in the database: only what is shown changes.
     message.refresh_from_db()
     assert any("fredag" in s["text"] for s in message.sources)
+
+
+def test_a_question_the_sources_miss_gets_a_search_in_the_laws_own_words(setup, fake_model):
+    """With no source for a question asked in words the statutes do not write, the model is still asked, with
+    its search tool and the rule to search in the law's words; what that search finds becomes a source."""
+    fake_model.script = [
+        {"tool_call": {"name": "search_knowledge_base", "arguments": {"query": "skyddsombud utses",
+                                                                      "sfs": ["1977:1160"]}}},
+        {"text": "Skyddsombud utses av arbetstagarna [1]."},
+    ]
+    message = chat.answer(setup["conv"], setup["alice"], "Hur funkar friskvårdsbidrag?")
+
+    first = fake_model.requests[0]
+    assert "Inga relevanta källor hittades" in first["messages"][-2]["content"]
+    assert "sök först med de ord lagtexten själv använder" in first["messages"][0]["content"]
+    tool = next(t["function"] for t in first["tools"] if t["function"]["name"] == "search_knowledge_base")
+    assert "lagtextens egna ord" in tool["description"]
+    assert [(s["document_number"], s["citation"].split(" ")[0]) for s in message.sources][:1] == [("1977:1160", "6")]
+    assert message.answer_mode == "model" and "[1]" in message.content

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.db import connections
 from django.test import TestCase
 
 from compliance.models import Membership, Workspace
@@ -64,3 +67,24 @@ def blocked_media_root(testcase, workspace_id: int) -> Path:
     (root / "workspaces").mkdir()
     (root / "workspaces" / str(workspace_id)).write_text("not a folder")
     return root
+
+
+def run_at_once(*targets: Callable[[], object], timeout: float = 300) -> list[BaseException]:
+    """Run each target in a thread of its own, all at once, each on database connections of its own (closed when
+    it ends); returns what they raised, which a thread would otherwise only print."""
+    errors: list[BaseException] = []
+
+    def run(target: Callable[[], object]) -> None:
+        try:
+            target()
+        except BaseException as exc:  # reported to the test, not lost with the thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(target,)) for target in targets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    return errors

@@ -16,6 +16,7 @@ from django.db import connection, connections, transaction
 
 from chunks.models import ContentChunk
 from compliance.models import Assessment, Workspace, content_hash
+from tests.helpers import run_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,40 +39,25 @@ def _waits_for_a_lock(pid):
 
 def test_two_writers_in_one_workspace_both_commit():
     workspace = Workspace.objects.create(name="Samtidigt AB", slug="samtidigt")
-    first_written, errors, pids = threading.Event(), [], {}
+    first_written, pids = threading.Event(), {}
 
     def writer_a():
-        try:
-            with transaction.atomic():
-                pids["a"] = connection.connection.info.backend_pid
-                _add_chunk(workspace, "Mötesprotokoll")  # holds the row of "mötesprotokoll"
-                first_written.set()
-                deadline = time.monotonic() + 10
-                while not _waits_for_a_lock(pids.get("b", -1)) and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                _add_chunk(workspace, "Avvikelserapport")  # needs "avvikelserapport", which b wants too
-        except Exception as exc:  # noqa: BLE001 - the assertion below reports it
-            errors.append(exc)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            pids["a"] = connection.connection.info.backend_pid
+            _add_chunk(workspace, "Mötesprotokoll")  # holds the row of "mötesprotokoll"
+            first_written.set()
+            deadline = time.monotonic() + 10
+            while not _waits_for_a_lock(pids.get("b", -1)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            _add_chunk(workspace, "Avvikelserapport")  # needs "avvikelserapport", which b wants too
 
     def writer_b():
         first_written.wait(10)
-        try:
-            with transaction.atomic():
-                pids["b"] = connection.connection.info.backend_pid
-                _add_chunk(workspace, "Avvikelserapport och mötesprotokoll")
-        except Exception as exc:  # noqa: BLE001
-            errors.append(exc)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            pids["b"] = connection.connection.info.backend_pid
+            _add_chunk(workspace, "Avvikelserapport och mötesprotokoll")
 
-    threads = [threading.Thread(target=writer_a), threading.Thread(target=writer_b)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert errors == []
+    assert run_at_once(writer_a, writer_b, timeout=30) == []
     with connection.cursor() as cursor:
         cursor.execute("SELECT lexeme, df FROM chunks_scopetermstat WHERE workspace_id = %s", [workspace.pk])
         df = dict(cursor.fetchall())

@@ -12,7 +12,7 @@ import time
 import psycopg
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import connection
 
 from chunks.models import ContentChunk
 from chunks.tasks import vector_index_repair
@@ -27,6 +27,7 @@ from chunks.vector_index import (
     vector_index_status,
 )
 from compliance.sql import dict_cursor
+from tests.helpers import run_at_once
 from tests.law.test_load_regulations import shipped_record
 
 # As the loaders run: each document commits on its own, and the graph is dropped and built concurrently. (Inside
@@ -204,7 +205,6 @@ def test_two_bulk_loads_at_once_take_turns_without_a_deadlock():
     first_in = threading.Event()
     second_pid: list[int] = []
     outcomes: dict[str, VectorIndexRebuild] = {}
-    errors: dict[str, BaseException] = {}
 
     def second_has_asked_for_the_lock() -> bool:
         with dict_cursor() as cursor:
@@ -213,43 +213,27 @@ def test_two_bulk_loads_at_once_take_turns_without_a_deadlock():
             return cursor.fetchone()["n"] > 0
 
     def first() -> None:
-        try:
-            with vector_index_rebuilt_after(missing) as outcome:
-                first_in.set()
-                for _ in range(600):  # until the second load has asked for the lock (a bound, not a measure)
-                    if second_has_asked_for_the_lock():
-                        break
-                    time.sleep(0.05)
-                assert second_has_asked_for_the_lock()
-                assert not vector_index_status().exists
-            outcomes["first"] = outcome
-        except BaseException as exc:  # reported by the test, not lost with the thread
-            errors["first"] = exc
-        finally:
-            connections.close_all()
+        with vector_index_rebuilt_after(missing) as outcome:
+            first_in.set()
+            for _ in range(600):  # until the second load has asked for the lock (a bound, not a measure)
+                if second_has_asked_for_the_lock():
+                    break
+                time.sleep(0.05)
+            assert second_has_asked_for_the_lock()
+            assert not vector_index_status().exists
+        outcomes["first"] = outcome
 
     def second() -> None:
-        try:
-            first_in.wait(60)
-            with dict_cursor() as cursor:
-                cursor.execute("SELECT pg_backend_pid() AS pid")
-                second_pid.append(cursor.fetchone()["pid"])
-            with vector_index_rebuilt_after(missing) as outcome:
-                # Its turn comes once the first load has built the graph.
-                assert "first" in outcomes
-            outcomes["second"] = outcome
-        except BaseException as exc:  # reported by the test, not lost with the thread
-            errors["second"] = exc
-        finally:
-            connections.close_all()
+        first_in.wait(60)
+        with dict_cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid() AS pid")
+            second_pid.append(cursor.fetchone()["pid"])
+        with vector_index_rebuilt_after(missing) as outcome:
+            # Its turn comes once the first load has built the graph.
+            assert "first" in outcomes
+        outcomes["second"] = outcome
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(300)
-
-    assert errors == {}
+    assert run_at_once(first, second) == []
     assert outcomes["first"].build_seconds is not None
     # Planned again under the lock: the graph it found missing is there now.
     assert outcomes["second"].plan.reason != "missing"

@@ -76,4 +76,4 @@ def vector_graph_for_load(texts: dict[str, str], out: OutputWrapper, *, sync: bo
     if outcome.build_seconds is not None:
         out.write(f"Vektorindexet byggt ({outcome.build_seconds:.1f} s).")
     elif plan.rebuild:
-        out.write("En annan inläsning byggde vektorindexet medan den här väntade: det behålls.")
+        out.write("Vektorindexet byggdes medan den här inläsningen väntade på sin tur: det behålls.")

@@ -6,7 +6,7 @@ class AgentConfig(AppConfig):
     name = "agent"
     verbose_name = "Assistent"
 
-    def ready(self):
+    def ready(self) -> None:
         # Not at the top: models exist only once the app registry is ready.
         from compliance.models import LegalDocument, Membership, Workspace
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -38,7 +40,7 @@ def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser)
             "feedback": feedback, "uncited_count": sum(1 for s in sources if not s["cited"])}
 
 
-def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | None = None):
+def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | None = None) -> HttpResponse:
     ws, membership = workspace_get_for_user(request.user, slug)
     messages = []
     if conversation is not None:
@@ -52,20 +54,20 @@ def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | Non
 
 @login_required
 @require_GET
-def chat_home(request: HttpRequest, slug: str):
+def chat_home(request: HttpRequest, slug: str) -> HttpResponse:
     return _chat_page(request, slug)
 
 
 @login_required
 @require_GET
-def conversation_detail(request: HttpRequest, slug: str, conversation_id: int):
+def conversation_detail(request: HttpRequest, slug: str, conversation_id: int) -> HttpResponse:
     ws, _ = workspace_get_for_user(request.user, slug)
     return _chat_page(request, slug, conversation_get(ws, request.user, conversation_id))
 
 
 @login_required
 @require_POST
-def conversation_new(request: HttpRequest, slug: str):
+def conversation_new(request: HttpRequest, slug: str) -> HttpResponse:
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = chat.conversation_create(workspace=ws, user=request.user)
     if "application/json" in request.headers.get("Accept", ""):
@@ -81,7 +83,7 @@ def conversation_new(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def message_stream(request: HttpRequest, slug: str, conversation_id: int):
+def message_stream(request: HttpRequest, slug: str, conversation_id: int) -> StreamingHttpResponse:
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     content = request.POST.get("content", "")
@@ -93,7 +95,7 @@ def message_stream(request: HttpRequest, slug: str, conversation_id: int):
                                      content_type="text/event-stream", status=400)
     user = request.user
 
-    def events():
+    def events() -> Iterator[str]:
         for event in chat.stream_answer(conversation, user, content):
             yield sse_event(event["event"], event["data"])
 
@@ -105,7 +107,7 @@ def message_stream(request: HttpRequest, slug: str, conversation_id: int):
 
 @login_required
 @require_GET
-def message_detail(request: HttpRequest, slug: str, conversation_id: int, message_id: int):
+def message_detail(request: HttpRequest, slug: str, conversation_id: int, message_id: int) -> HttpResponse:
     ws, _ = workspace_get_for_user(request.user, slug)
     message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
     message_sources_current([message])
@@ -115,7 +117,7 @@ def message_detail(request: HttpRequest, slug: str, conversation_id: int, messag
 
 @login_required
 @require_POST
-def message_feedback(request: HttpRequest, slug: str, conversation_id: int, message_id: int):
+def message_feedback(request: HttpRequest, slug: str, conversation_id: int, message_id: int) -> HttpResponse:
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     message = message_get(conversation, message_id)
@@ -135,7 +137,8 @@ def message_feedback(request: HttpRequest, slug: str, conversation_id: int, mess
 
 @login_required
 @require_POST
-def message_proposal(request: HttpRequest, slug: str, conversation_id: int, message_id: int, index: int):
+def message_proposal(request: HttpRequest, slug: str, conversation_id: int, message_id: int,
+                     index: int) -> HttpResponse:
     """"Spara" or "Nej tack" on a fact the assistant offered to remember."""
     ws, _ = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)

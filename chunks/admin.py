@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from compliance.selectors import workspace_list_for_user
@@ -18,10 +18,10 @@ class ContentChunkAdmin(admin.ModelAdmin):
     list_select_related = ("workspace",)
     show_full_result_count = False
 
-    def has_add_permission(self, request: HttpRequest):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # chunks are made by processing, never by hand
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ContentChunk]:
         # Shared statutes' chunks, plus the chunks of the workspaces the staff member belongs to
         # (superusers, who operate the service, see all): the rule of compliance.admin.WorkspaceScopedAdmin.
         qs = super().get_queryset(request)

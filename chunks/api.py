@@ -45,14 +45,14 @@ class KnowledgeStatsSerializer(serializers.Serializer):
 
 class WorkspaceStatsApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="Kunskapsbasens omfattning", responses=KnowledgeStatsSerializer)
-    def get(self, request: Request, slug: str):
+    def get(self, request: Request, slug: str) -> Response:
         return Response(KnowledgeStatsSerializer(knowledge_stats(self.workspace)).data)
 
 
 class StatuteDetailApi(BaseApi):
     @extend_schema(tags=["statutes"], summary="En författning med dess paragrafer",
                    responses=StatuteDetailSerializer)
-    def get(self, request: Request, sfs: str):
+    def get(self, request: Request, sfs: str) -> Response:
         if not is_document_number(sfs):
             raise NotFound("Författningen finns inte.")
         document = selectors.legal_document_get(sfs)

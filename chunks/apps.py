@@ -7,7 +7,7 @@ class ChunksConfig(AppConfig):
     name = "chunks"
     verbose_name = "Textavsnitt"
 
-    def ready(self):
+    def ready(self) -> None:
         # Not at the top: tasks import models, which exist only once the app registry is ready.
         from .tasks import enqueue_processing
 

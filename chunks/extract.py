@@ -705,7 +705,7 @@ def _decode_html(data: bytes) -> str:
     return _decode_text(data)
 
 
-def _parse_html(text: str):
+def _parse_html(text: str) -> etree._Element | None:
     parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True)
     # Re-encode ourselves: lxml refuses str input carrying an encoding declaration.
     root = etree.fromstring(text.encode("utf-8", errors="replace"), parser=parser)

@@ -9,11 +9,16 @@ chunk is written, long before its embedding lands.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
+
+if TYPE_CHECKING:  # for annotations only: the foreign keys name their models by string
+    from compliance.models import Assessment, LegalDocument, UserFile
 
 
 class SourceType(models.TextChoices):
@@ -99,5 +104,5 @@ class ContentChunk(models.Model):
         return self.header
 
     @property
-    def source(self):
+    def source(self) -> LegalDocument | UserFile | Assessment | None:
         return self.legal_document or self.user_file or self.assessment

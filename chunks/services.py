@@ -88,7 +88,7 @@ class ChunkResult:
     to_embed: list[int] | None = None
 
 
-def source_get(source_type: str, source_id: int):
+def source_get(source_type: str, source_id: int) -> LegalDocument | UserFile | Assessment | None:
     model = SOURCE_MODELS[SourceType(source_type)]
     return model.objects.filter(pk=source_id).first()
 

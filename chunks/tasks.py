@@ -61,7 +61,7 @@ def interactive_priority(position: int) -> int:
 
 
 def route_task(name: str, args: Sequence[Any], kwargs: dict[str, Any], options: dict[str, Any],
-               task: Task | None = None, **kw: Any):
+               task: Task | None = None, **kw: Any) -> dict[str, str | int]:
     """Celery router: statutes and re-embeds are bulk, everything a user is waiting for is interactive.
     An explicit priority (enqueue_embedding's fair steps) overrides the one given here."""
     if name == "chunks.tasks.process_document":
@@ -238,7 +238,7 @@ def sync_workspace(workspace: Workspace) -> int:
         ids = services.embeddings_drop(user_file_ids=stale["reembed_user_files"],
                                        assessment_ids=stale["reembed_assessments"])
 
-        def enqueue():
+        def enqueue() -> None:
             for source_type, key in ((SourceType.USER_FILE, "user_files"), (SourceType.ASSESSMENT, "assessments")):
                 for source_id in stale[key]:
                     process_document.apply_async((source_type, source_id), {"force": True}, queue=BULK_QUEUE,

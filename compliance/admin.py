@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
@@ -54,7 +54,7 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
 
     workspace_lookup = "workspace"  # the path from the model to its Workspace
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         qs = super().get_queryset(request)
         if request.user.is_superuser:
             return qs
@@ -78,11 +78,11 @@ class WorkspaceAdmin(WorkspaceScopedAdmin):
     readonly_fields = ("created_at", "knowledge_version")
     inlines = [MembershipInline]
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Workspace]:
         return super().get_queryset(request).annotate(n_members=Count("memberships"))
 
     @admin.display(description="medlemmar", ordering="n_members")
-    def member_count(self, obj: Workspace):
+    def member_count(self, obj: Workspace) -> int:
         return obj.n_members
 
 
@@ -101,23 +101,24 @@ class ProcessedSourceAdmin(WorkspaceScopedAdmin):
     reprocess_service = None  # a services.<entity>_reprocess function
     reembed_kwarg = ""  # which id list reembed_sources takes
 
-    def get_readonly_fields(self, request: HttpRequest, obj: ProcessedSource | None = None):
+    def get_readonly_fields(self, request: HttpRequest,
+                            obj: ProcessedSource | None = None) -> list[str] | tuple[str, ...]:
         # A saved source's chunks carry its workspace: moving it here would leave them searchable where it was.
         fields = super().get_readonly_fields(request, obj)
         return (*fields, "workspace") if obj is not None and hasattr(obj, "workspace_id") else fields
 
     @admin.display(description="inbäddning")
-    def progress(self, obj: ProcessedSource):
+    def progress(self, obj: ProcessedSource) -> str:
         return progress_bar(obj)
 
     @admin.action(description="Bearbeta om markerade")
-    def reprocess(self, request: HttpRequest, queryset: QuerySet[ProcessedSource]):
+    def reprocess(self, request: HttpRequest, queryset: QuerySet[ProcessedSource]) -> None:
         for obj in queryset:
             type(self).reprocess_service(obj)
         self.message_user(request, f"{queryset.count()} köade för bearbetning.", messages.SUCCESS)
 
     @admin.action(description="Bädda in markerade på nytt")
-    def reembed(self, request: HttpRequest, queryset: QuerySet[ProcessedSource]):
+    def reembed(self, request: HttpRequest, queryset: QuerySet[ProcessedSource]) -> None:
         n = reembed_sources(**{self.reembed_kwarg: list(queryset.values_list("pk", flat=True))})
         self.message_user(request, f"{n} textavsnitt köade för inbäddning.", messages.SUCCESS)
 
@@ -133,11 +134,11 @@ class LegalDocumentAdmin(ProcessedSourceAdmin):
     reprocess_service = services.legal_document_reprocess
     reembed_kwarg = "legal_document_ids"
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[LegalDocument]:
         # Statutes are shared: every staff member with the permission sees them all.
         return admin.ModelAdmin.get_queryset(self, request)
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None):
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         # The statute book loads in the background after start-up (load_sfs --book): say how far it is.
         book = statute_book_progress()
         if book is not None and book.state != "done":
@@ -164,7 +165,7 @@ class UserFileAdmin(ProcessedSourceAdmin):
     reembed_kwarg = "user_file_ids"
 
     @admin.display(description="versionshistorik")
-    def version_history(self, obj: UserFile):
+    def version_history(self, obj: UserFile) -> str:
         # The versions of a file this admin may open: the same workspace, so the same scope.
         return format_html_join(
             "", '<div><a href="{}">Version {}</a> – {} – {} – {}</div>',
@@ -173,7 +174,7 @@ class UserFileAdmin(ProcessedSourceAdmin):
         )
 
     @admin.action(description="Återställ markerad version (gör den till nuvarande version)")
-    def restore_version(self, request: HttpRequest, queryset: QuerySet[UserFile]):
+    def restore_version(self, request: HttpRequest, queryset: QuerySet[UserFile]) -> None:
         for version in queryset:
             try:
                 services.user_file_version_restore(version)
@@ -195,7 +196,7 @@ class AssessmentAdmin(ProcessedSourceAdmin):
     actions = ["reembed"]
     reembed_kwarg = "assessment_ids"
 
-    def save_model(self, request: HttpRequest, obj: Assessment, form: forms.ModelForm, change: bool):
+    def save_model(self, request: HttpRequest, obj: Assessment, form: forms.ModelForm, change: bool) -> None:
         fields = {name: getattr(obj, name) for name in services.ASSESSMENT_FIELDS}
         services.assessment_save(workspace=obj.workspace, user=request.user,
                                  assessment=obj if change else None, **fields)
@@ -208,7 +209,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
     search_fields = ("name", "user__username", "prefix")
     readonly_fields = ("prefix", "key_hash", "created_at", "last_used_at")
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ApiToken]:
         # A token belongs to one person: staff who do not operate the service see only their own.
         qs = super().get_queryset(request)
         return qs if request.user.is_superuser else qs.filter(user=request.user)
@@ -220,7 +221,7 @@ class WorkspaceProfileAdmin(WorkspaceScopedAdmin):
     search_fields = ("workspace__name", "workspace__slug")
     readonly_fields = ("workspace", "origins", "revision", "updated_at")
 
-    def save_model(self, request: HttpRequest, obj: WorkspaceProfile, form: forms.ModelForm, change: bool):
+    def save_model(self, request: HttpRequest, obj: WorkspaceProfile, form: forms.ModelForm, change: bool) -> None:
         # Through the service: the same validation, origin and revision as the settings page.
         services.profile_update(workspace=obj.workspace, user=request.user,
                                 values={name: form.cleaned_data.get(name) for name in PROFILE_FIELDS
@@ -234,7 +235,7 @@ class ProfileFactAdmin(WorkspaceScopedAdmin):
     search_fields = ("text", "workspace__name")
     readonly_fields = ("workspace", "origin", "conversation_id", "created_by", "created_at")
 
-    def has_add_permission(self, request: HttpRequest):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 
@@ -247,16 +248,16 @@ class PersonalPreferenceAdmin(admin.ModelAdmin):
     readonly_fields = ("user", "workspace", "role", "expertise", "answer_length", "tone", "language", "origins",
                        "revision", "updated_at")
 
-    def get_queryset(self, request: HttpRequest):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PersonalPreference]:
         # Personal: staff who do not operate the service see only their own.
         qs = super().get_queryset(request)
         return qs if request.user.is_superuser else qs.filter(user=request.user)
 
-    def has_add_permission(self, request: HttpRequest):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: PersonalPreference | None = None):
+    def has_change_permission(self, request: HttpRequest, obj: PersonalPreference | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: PersonalPreference | None = None):
+    def has_delete_permission(self, request: HttpRequest, obj: PersonalPreference | None = None) -> bool:
         return False

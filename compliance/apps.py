@@ -8,7 +8,7 @@ class ComplianceConfig(AppConfig):
     name = "compliance"
     verbose_name = "Regelefterlevnad"
 
-    def ready(self):
+    def ready(self) -> None:
         # Not at the top: models exist only once the app registry is ready.
         from .models import PersonalPreference, ProfileFact, WorkspaceProfile
         from .services import memory_changed

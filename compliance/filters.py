@@ -23,7 +23,7 @@ class LegalDocumentFilter(django_filters.FilterSet):
         model = LegalDocument
         fields = ["content_type"]
 
-    def filter_q(self, queryset: QuerySet[LegalDocument], name: str, value: str):
+    def filter_q(self, queryset: QuerySet[LegalDocument], name: str, value: str) -> QuerySet[LegalDocument]:
         """An SFS number or its start, a word of the title, a short name or an abbreviation."""
         q = value.strip()
         if not q:
@@ -34,12 +34,12 @@ class LegalDocumentFilter(django_filters.FilterSet):
             | Q(short_names__icontains=q)
         )
 
-    def filter_agency(self, queryset: QuerySet[LegalDocument], name: str, value: str):
+    def filter_agency(self, queryset: QuerySet[LegalDocument], name: str, value: str) -> QuerySet[LegalDocument]:
         """The issuing agency by name (Arbetsmiljöverket) or by its series (AFS)."""
         value = value.strip()
         return queryset.filter(Q(agency__iexact=value) | Q(series__iexact=value)) if value else queryset
 
-    def filter_sfs(self, queryset: QuerySet[LegalDocument], name: str, value: str):
+    def filter_sfs(self, queryset: QuerySet[LegalDocument], name: str, value: str) -> QuerySet[LegalDocument]:
         """An exact SFS number (1977:1160) or a year (1977)."""
         if ":" in value:
             return queryset.filter(sfs_number=value)
@@ -55,7 +55,7 @@ class UserFileFilter(django_filters.FilterSet):
         model = UserFile
         fields = ["status", "is_private"]
 
-    def filter_q(self, queryset: QuerySet[UserFile], name: str, value: str):
+    def filter_q(self, queryset: QuerySet[UserFile], name: str, value: str) -> QuerySet[UserFile]:
         q = value.strip()
         return queryset.filter(Q(title__icontains=q) | Q(original_name__icontains=q)) if q else queryset
 
@@ -70,12 +70,12 @@ class AssessmentFilter(django_filters.FilterSet):
         model = Assessment
         fields = ["compliance_status"]
 
-    def filter_q(self, queryset: QuerySet[Assessment], name: str, value: str):
+    def filter_q(self, queryset: QuerySet[Assessment], name: str, value: str) -> QuerySet[Assessment]:
         q = value.strip()
         return queryset.filter(Q(title__icontains=q) | Q(notes__icontains=q)) if q else queryset
 
 
-def apply(filterset_class: type[django_filters.FilterSet], filters: dict | None, queryset: QuerySet):
+def apply(filterset_class: type[django_filters.FilterSet], filters: dict | None, queryset: QuerySet) -> QuerySet:
     """`queryset` narrowed by `filters`; None values mean "not given" (the API passes them)."""
     data = {k: v for k, v in (filters or {}).items() if v is not None and v != ""}
     if not data:

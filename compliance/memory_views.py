@@ -12,7 +12,7 @@ from collections.abc import Callable
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, QueryDict
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -41,7 +41,7 @@ def _origin_rows(instance: WorkspaceProfile | PersonalPreference, names: tuple[s
 
 
 def _page(request: HttpRequest, ws: Workspace, membership: Membership, *, profile_form: ProfileForm | None = None,
-          preference_form: PreferenceForm | None = None, status: int = 200):
+          preference_form: PreferenceForm | None = None, status: int = 200) -> HttpResponse:
     profile = selectors.workspace_profile_get(ws)
     preference = selectors.preference_get(ws, request.user)
     facts = list(selectors.profile_fact_list(ws).select_related("created_by")) if profile.pk else []
@@ -60,7 +60,7 @@ def _page(request: HttpRequest, ws: Workspace, membership: Membership, *, profil
 
 @login_required
 @require_GET
-def workspace_settings(request: HttpRequest, slug: str):
+def workspace_settings(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return _page(request, ws, membership)
 
@@ -70,7 +70,7 @@ def _values(post: QueryDict, form_class: type[forms.Form]) -> dict:
 
 
 def _save_form(request: HttpRequest, ws: Workspace, membership: Membership, *, save: Callable[[dict], object],
-               form_class: type[forms.Form], form_arg: str, done: str):
+               form_class: type[forms.Form], form_arg: str, done: str) -> HttpResponse:
     """Store the posted form through `save(values)`; on bad input the page again, with the Swedish error at its field."""
     try:
         save(_values(request.POST, form_class))
@@ -84,7 +84,7 @@ def _save_form(request: HttpRequest, ws: Workspace, membership: Membership, *, s
 
 @login_required
 @require_POST
-def profile_save(request: HttpRequest, slug: str):
+def profile_save(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     return _save_form(request, ws, membership, form_class=ProfileForm, form_arg="profile_form",
@@ -94,7 +94,7 @@ def profile_save(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def preferences_save(request: HttpRequest, slug: str):
+def preferences_save(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return _save_form(request, ws, membership, form_class=PreferenceForm, form_arg="preference_form",
                       save=lambda values: services.preference_update(workspace=ws, user=request.user, values=values),
@@ -103,7 +103,7 @@ def preferences_save(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def fact_add(request: HttpRequest, slug: str):
+def fact_add(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     try:
@@ -117,7 +117,7 @@ def fact_add(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def fact_delete(request: HttpRequest, slug: str, fact_id: int):
+def fact_delete(request: HttpRequest, slug: str, fact_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     fact = selectors.profile_fact_get(ws, fact_id)
     _require_edit(membership)
@@ -128,7 +128,7 @@ def fact_delete(request: HttpRequest, slug: str, fact_id: int):
 
 @login_required
 @require_POST
-def profile_field_clear(request: HttpRequest, slug: str, field: str):
+def profile_field_clear(request: HttpRequest, slug: str, field: str) -> HttpResponse:
     """Delete one structured fact (e.g. the employee count) from the profile or from the user's preferences."""
     ws, membership = _workspace(request, slug)
     if field in PROFILE_FIELDS:
@@ -144,7 +144,7 @@ def profile_field_clear(request: HttpRequest, slug: str, field: str):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def profile_clear(request: HttpRequest, slug: str, kind: str):
+def profile_clear(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     """"Rensa allt": GET asks (naming how much goes), POST clears."""
     ws, membership = _workspace(request, slug)
     if kind == "profil":

@@ -14,12 +14,13 @@ import ipaddress
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import redis
 from django.conf import settings
 from django.db.models import Count, F, Sum
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -29,7 +30,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from .models import Assessment, LegalDocument, UserFile
@@ -47,7 +48,7 @@ class PrometheusMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         start = time.perf_counter()
         response = self.get_response(request)
         match = getattr(request, "resolver_match", None)
@@ -62,7 +63,7 @@ class KnowledgeCollector:
 
     KINDS = (("statute", LegalDocument), ("file", UserFile), ("assessment", Assessment))
 
-    def collect(self):
+    def collect(self) -> Iterator[GaugeMetricFamily]:
         documents = GaugeMetricFamily("lagrum_documents", "Sources by kind and processing status.",
                                       labels=["kind", "status"])
         chunks = GaugeMetricFamily("lagrum_chunks", "Chunks of the sources by state (total, embedded); the "
@@ -115,7 +116,7 @@ class _Forward:
     def __init__(self, registry: CollectorRegistry):
         self.registry = registry
 
-    def collect(self):
+    def collect(self) -> Iterator[Metric]:
         return self.registry.collect()
 
 
@@ -132,7 +133,7 @@ def _allowed(request: HttpRequest) -> bool:
 
 
 @require_GET
-def metrics(request: HttpRequest):
+def metrics(request: HttpRequest) -> HttpResponse:
     if not _allowed(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain; charset=utf-8")
     return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)

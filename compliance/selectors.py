@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
@@ -239,12 +239,12 @@ def legal_document_get(sfs_number: str) -> LegalDocument:
         raise Http404("Författningen finns inte.") from None
 
 
-def user_find_active(username: str):
+def user_find_active(username: str) -> User | None:
     """An active user by exact username, or None (adding a member names them)."""
     return get_user_model().objects.filter(username=username, is_active=True).first()
 
 
-def workspace_members(workspace: Workspace):
+def workspace_members(workspace: Workspace) -> QuerySet[User]:
     """The users who are members of a workspace (the choices for "ansvarig")."""
     return get_user_model().objects.filter(memberships__workspace=workspace).order_by("username")
 
@@ -266,7 +266,7 @@ def membership_get_by_id(workspace: Workspace, membership_id: int) -> Membership
         raise Http404("Medlemmen finns inte.") from None
 
 
-def workspace_member_user(workspace: Workspace, ref: str | int):
+def workspace_member_user(workspace: Workspace, ref: str | int) -> User | None:
     """A member of the workspace by username or id, or None."""
     memberships = membership_list(workspace)
     ref = str(ref).strip()

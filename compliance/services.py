@@ -17,7 +17,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import F, Max, Model, Q
+from django.db.models import F, Max, Model, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -182,7 +182,7 @@ def user_file_versions_lock(workspace_id: int) -> None:
     list(Workspace.objects.select_for_update().filter(pk=workspace_id).values_list("pk", flat=True))
 
 
-def _document_versions(user_file: UserFile):
+def _document_versions(user_file: UserFile) -> QuerySet[UserFile]:
     root = user_file.document_id
     return UserFile.objects.filter(workspace_id=user_file.workspace_id).filter(Q(pk=root) | Q(version_of_id=root))
 

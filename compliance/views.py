@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -35,7 +35,7 @@ from .selectors import workspace_get_for_user, workspace_list_for_user
 from .statute_source import official_statute_url, statute_source
 
 
-def _workspace(request: HttpRequest, slug: str):
+def _workspace(request: HttpRequest, slug: str) -> tuple[Workspace, Membership]:
     """The workspace and membership (or 404); remembered as the user's current workspace."""
     ws, membership = workspace_get_for_user(request.user, slug)
     if request.session.get("current_workspace") != ws.slug:
@@ -43,7 +43,7 @@ def _workspace(request: HttpRequest, slug: str):
     return ws, membership
 
 
-def _current_workspace(request: HttpRequest):
+def _current_workspace(request: HttpRequest) -> Workspace | None:
     """For pages outside a workspace (the statutes): the last visited one, else the first."""
     workspaces = list(workspace_list_for_user(request.user))
     remembered = request.session.get("current_workspace")
@@ -62,7 +62,7 @@ def _knowledge_context(ws: Workspace, membership: Membership) -> dict:
 
 
 @login_required
-def home(request: HttpRequest):
+def home(request: HttpRequest) -> HttpResponse:
     workspaces = list(workspace_list_for_user(request.user))
     if len(workspaces) == 1:
         return redirect("workspace", slug=workspaces[0].slug)
@@ -70,7 +70,7 @@ def home(request: HttpRequest):
 
 
 @login_required
-def workspace(request: HttpRequest, slug: str):
+def workspace(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return render(request, "compliance/workspace.html", {
         "workspace": ws,
@@ -83,7 +83,7 @@ def workspace(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def workspace_sharing(request: HttpRequest, slug: str):
+def workspace_sharing(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     if not membership.can_manage:
         raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
@@ -99,7 +99,7 @@ def workspace_sharing(request: HttpRequest, slug: str):
 
 @login_required
 @require_GET
-def knowledge(request: HttpRequest, slug: str):
+def knowledge(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     context = _knowledge_context(ws, membership)
     context.update(upload_form=UploadForm(), nav="knowledge")
@@ -108,7 +108,7 @@ def knowledge(request: HttpRequest, slug: str):
 
 @login_required
 @require_GET
-def knowledge_status(request: HttpRequest, slug: str):
+def knowledge_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The figures and the status tables: the partial htmx polls while anything is processing."""
     ws, membership = _workspace(request, slug)
     return render(request, "compliance/_knowledge_status.html", _knowledge_context(ws, membership))
@@ -116,7 +116,7 @@ def knowledge_status(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def knowledge_sync(request: HttpRequest, slug: str):
+def knowledge_sync(request: HttpRequest, slug: str) -> HttpResponse:
     """"Synka nu": re-process what changed; the status partial shows the progress."""
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
@@ -135,7 +135,7 @@ def _files_and_assessments(files: int, assessments: int) -> str:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def knowledge_clear(request: HttpRequest, slug: str):
+def knowledge_clear(request: HttpRequest, slug: str) -> HttpResponse:
     """"Rensa kunskapsbasen" (owners): GET asks, naming how much goes; POST soft-deletes every file and
     assessment of the workspace. Statutes are shared and stay."""
     ws, membership = _workspace(request, slug)
@@ -159,7 +159,7 @@ def knowledge_clear(request: HttpRequest, slug: str):
 
 @login_required
 @require_POST
-def file_upload(request: HttpRequest, slug: str):
+def file_upload(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     _require_edit(membership)
     form = UploadForm(request.POST)
@@ -188,7 +188,7 @@ def _uploaded_message(name: str, saved: UserFile) -> str:
 
 @login_required
 @require_GET
-def file_detail(request: HttpRequest, slug: str, file_id: int):
+def file_detail(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
     return render(request, "compliance/file_detail.html", {
@@ -204,7 +204,7 @@ def file_detail(request: HttpRequest, slug: str, file_id: int):
 
 @login_required
 @require_POST
-def file_replace(request: HttpRequest, slug: str, file_id: int):
+def file_replace(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
     """The "Ersätt" action: upload a new version of this file's document, whatever its name."""
     ws, membership = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
@@ -225,7 +225,7 @@ def file_replace(request: HttpRequest, slug: str, file_id: int):
 
 @login_required
 @require_POST
-def file_version_restore(request: HttpRequest, slug: str, file_id: int):
+def file_version_restore(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
     """Make this (earlier) version the current one again."""
     ws, membership = _workspace(request, slug)
     version = selectors.user_file_get(ws, file_id)
@@ -241,7 +241,7 @@ def file_version_restore(request: HttpRequest, slug: str, file_id: int):
 
 @login_required
 @require_GET
-def file_download(request: HttpRequest, slug: str, file_id: int):
+def file_download(request: HttpRequest, slug: str, file_id: int) -> FileResponse:
     ws, _ = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
     try:
@@ -254,7 +254,7 @@ def file_download(request: HttpRequest, slug: str, file_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def file_delete(request: HttpRequest, slug: str, file_id: int):
+def file_delete(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     user_file = selectors.user_file_get(ws, file_id)
     _require_edit(membership)
@@ -265,7 +265,7 @@ def file_delete(request: HttpRequest, slug: str, file_id: int):
 
 
 def _confirm_delete(request: HttpRequest, ws: Workspace, membership: Membership, *, delete: Callable[[], None],
-                    done: str, label: str, kind: str, note: str):
+                    done: str, label: str, kind: str, note: str) -> HttpResponse:
     """GET asks (a page naming what goes), POST deletes and returns to the knowledge base."""
     if request.method == "POST":
         delete()
@@ -280,7 +280,7 @@ def _confirm_delete(request: HttpRequest, ws: Workspace, membership: Membership,
 # --- Bedömningar ---------------------------------------------------------------------------
 
 def _assessment_form_page(request: HttpRequest, ws: Workspace, membership: Membership,
-                          assessment: Assessment | None = None):
+                          assessment: Assessment | None = None) -> HttpResponse:
     _require_edit(membership)
     form = AssessmentForm(request.POST or None, instance=assessment, workspace=ws)
     if request.method == "POST" and form.is_valid():
@@ -303,14 +303,14 @@ def _assessment_form_page(request: HttpRequest, ws: Workspace, membership: Membe
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def assessment_create(request: HttpRequest, slug: str):
+def assessment_create(request: HttpRequest, slug: str) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     return _assessment_form_page(request, ws, membership)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def assessment_edit(request: HttpRequest, slug: str, assessment_id: int):
+def assessment_edit(request: HttpRequest, slug: str, assessment_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     assessment = selectors.assessment_get(ws, assessment_id)
     return _assessment_form_page(request, ws, membership, assessment)
@@ -318,7 +318,7 @@ def assessment_edit(request: HttpRequest, slug: str, assessment_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def assessment_delete(request: HttpRequest, slug: str, assessment_id: int):
+def assessment_delete(request: HttpRequest, slug: str, assessment_id: int) -> HttpResponse:
     ws, membership = _workspace(request, slug)
     assessment = selectors.assessment_get(ws, assessment_id)
     _require_edit(membership)
@@ -331,7 +331,7 @@ def assessment_delete(request: HttpRequest, slug: str, assessment_id: int):
 
 @login_required
 @require_GET
-def statute_list(request: HttpRequest):
+def statute_list(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     content_type = request.GET.get("typ", "")
     agency = request.GET.get("myndighet", "").strip()[:200]
@@ -379,7 +379,7 @@ def _link_references(doc: LegalDocument, blocks: list[dict]) -> None:
 
 @login_required
 @require_GET
-def statute_detail(request: HttpRequest, sfs: str):
+def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
     doc = selectors.legal_document_get(sfs)
     version = request.GET.get("version", "")
     history = statute_history_get(doc, version_id=int(version) if version.isdigit() else None)

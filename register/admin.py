@@ -11,7 +11,7 @@ from auditlog.admin import LogEntryAdmin
 from auditlog.models import LogEntry
 from django.contrib import admin
 from django.db.models import ForeignKey, ManyToManyField, Model, QuerySet
-from django.forms import ModelForm
+from django.forms import Field, ModelForm
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -51,13 +51,13 @@ class RegisterAdmin(WorkspaceScopedAdmin):
             return queryset
         return queryset.filter(**{f"{lookup}__in": workspace_list_for_user(request.user).values("pk")})
 
-    def formfield_for_foreignkey(self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any):
+    def formfield_for_foreignkey(self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any) -> Field | None:
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
             field.queryset = self._scope(request, field.queryset)
         return field
 
-    def formfield_for_manytomany(self, db_field: ManyToManyField, request: HttpRequest, **kwargs: Any):
+    def formfield_for_manytomany(self, db_field: ManyToManyField, request: HttpRequest, **kwargs: Any) -> Field | None:
         field = super().formfield_for_manytomany(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
             field.queryset = self._scope(request, field.queryset)

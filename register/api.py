@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from auditlog.models import LogEntry
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -34,7 +35,7 @@ from .models import Action, LegalRegister, RegisterItem, Requirement, Review, Re
 TAGS = ["register"]
 
 
-def _or_field_error(read: Callable[[], Any], field: str):
+def _or_field_error(read: Callable[[], Any], field: str) -> Any:
     """`read()` (a selector that raises Http404), with "does not exist" as a 400 on the request's field."""
     try:
         return read()
@@ -49,7 +50,7 @@ class RegisterMixin(WorkspaceMixin):
         return {"workspace": self.workspace,
                 "may_see_private": selectors.may_see_private_files(self.membership)}
 
-    def get_serializer_context(self):
+    def get_serializer_context(self) -> dict[str, Any]:
         context = super().get_serializer_context()
         if not self.fake_view():
             context.update(self.context())
@@ -62,7 +63,7 @@ class RegisterMixin(WorkspaceMixin):
 class RegisterListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
     serializer_class = s.RegisterSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[LegalRegister]:
         if self.fake_view():
             return LegalRegister.objects.none()
         return selectors.register_list(self.workspace)
@@ -114,7 +115,7 @@ class GroupListApi(RegisterMixin, BaseApi):
 class ItemListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
     serializer_class = s.ItemSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[RegisterItem]:
         if self.fake_view():
             return RegisterItem.objects.none()
         filters = validated(s.ItemFilterSerializer, self.request.query_params)
@@ -184,7 +185,7 @@ class ItemHistoryApi(RegisterMixin, ApiMixin, generics.ListAPIView):
 
     serializer_class = s.AuditRowSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[LogEntry]:
         if self.fake_view():
             return LogEntry.objects.none()
         item = selectors.register_item_get(self.workspace, self.kwargs["item_id"])
@@ -206,7 +207,7 @@ class ItemHistoryApi(RegisterMixin, ApiMixin, generics.ListAPIView):
 class RegisterHistoryApi(ItemHistoryApi):
     """The workspace's whole register trail, or one review's: what an auditor reads, read-only."""
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[LogEntry]:
         if self.fake_view():
             return LogEntry.objects.none()
         filters = validated(s.HistoryFilterSerializer, self.request.query_params)
@@ -327,7 +328,7 @@ class EvidenceDetailApi(RegisterMixin, BaseApi):
 class ReviewListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
     serializer_class = s.ReviewSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Review]:
         if self.fake_view():
             return Review.objects.none()
         return selectors.review_list(self.workspace).prefetch_related("groups")
@@ -365,7 +366,7 @@ class ReviewDetailApi(RegisterMixin, BaseApi):
 class ReviewEntryListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
     serializer_class = s.ReviewEntrySerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[ReviewEntry]:
         if self.fake_view():
             return ReviewEntry.objects.none()
         review = selectors.review_get(self.workspace, self.kwargs["review_id"])
@@ -416,7 +417,7 @@ class ReviewCloseApi(RegisterMixin, BaseApi):
 class ActionListApi(RegisterMixin, ApiMixin, generics.ListAPIView):
     serializer_class = s.ActionSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Action]:
         if self.fake_view():
             return Action.objects.none()
         filters = validated(s.ActionFilterSerializer, self.request.query_params)

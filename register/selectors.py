@@ -38,7 +38,7 @@ from .models import (
 READ_ROLES = (Membership.Role.OWNER, Membership.Role.EDITOR, Membership.Role.VIEWER, Membership.Role.AUDITOR)
 
 
-def _get(queryset: QuerySet, pk: int, what: str):
+def _get(queryset: QuerySet, pk: int, what: str) -> Any:
     obj = queryset.filter(pk=pk).first()
     if obj is None:
         raise Http404(f"{what} finns inte.")
@@ -198,7 +198,7 @@ def private_file_titles(workspace: Workspace) -> set[str]:
     return titles
 
 
-def redact_private_titles(value: Any, titles: set[str]):
+def redact_private_titles(value: Any, titles: set[str]) -> Any:
     """`value` (a string, or lists and dicts of them, as an audit entry's changes are) with every private
     file title replaced by "Privat fil". Longest first, so a title containing another is replaced whole."""
     if not titles:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -36,7 +37,7 @@ from .models import (
 RATINGS = [(value, label) for value, label in ComplianceStatus.choices if value != ComplianceStatus.NOT_ASSESSED]
 
 
-def _member(serializer: serializers.Serializer, value: str | None):
+def _member(serializer: serializers.Serializer, value: str | None) -> User | None:
     """A member of the request's workspace by username or id; None for an empty value."""
     if value in (None, ""):
         return None
@@ -46,7 +47,7 @@ def _member(serializer: serializers.Serializer, value: str | None):
     return user
 
 
-def _document(value: str | None):
+def _document(value: str | None) -> LegalDocument | None:
     if not value:
         return None
     validate_sfs(value)
@@ -310,10 +311,10 @@ class ItemCreateSerializer(serializers.Serializer):
     reason = text_field()
     responsible = member_field()
 
-    def validate_legal_document(self, value: str | None):
+    def validate_legal_document(self, value: str | None) -> LegalDocument | None:
         return _document(value)
 
-    def validate_responsible(self, value: str | None):
+    def validate_responsible(self, value: str | None) -> User | None:
         return _member(self, value)
 
 
@@ -326,7 +327,7 @@ class ItemUpdateSerializer(serializers.Serializer):
     how_we_comply = text_field()
     next_review_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_responsible(self, value: str | None):
+    def validate_responsible(self, value: str | None) -> User | None:
         return _member(self, value)
 
 
@@ -339,7 +340,7 @@ class RequirementInputSerializer(serializers.Serializer):
     needs_evidence = serializers.BooleanField(required=False)
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_owner(self, value: str | None):
+    def validate_owner(self, value: str | None) -> User | None:
         return _member(self, value)
 
 
@@ -361,7 +362,7 @@ class ReviewStartSerializer(serializers.Serializer):
     lead = member_field()
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_lead(self, value: str | None):
+    def validate_lead(self, value: str | None) -> User | None:
         return _member(self, value)
 
 
@@ -374,7 +375,7 @@ class RateSerializer(serializers.Serializer):
     action_due_date = serializers.DateField(required=False, allow_null=True)
     action_title = text_field(300)
 
-    def validate_action_owner(self, value: str | None):
+    def validate_action_owner(self, value: str | None) -> User | None:
         return _member(self, value)
 
 
@@ -398,7 +399,7 @@ class ActionCreateSerializer(serializers.Serializer):
     owner = member_field()
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_owner(self, value: str | None):
+    def validate_owner(self, value: str | None) -> User | None:
         return _member(self, value)
 
 
@@ -409,7 +410,7 @@ class ActionUpdateSerializer(serializers.Serializer):
     due_date = serializers.DateField(required=False, allow_null=True)
     state = serializers.ChoiceField(choices=Action.State.choices, required=False)
 
-    def validate_owner(self, value: str | None):
+    def validate_owner(self, value: str | None) -> User | None:
         return _member(self, value)
 
 

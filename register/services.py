@@ -69,7 +69,7 @@ def _require_editor(workspace: Workspace, user: AbstractBaseUser | None) -> None
         raise PermissionDeniedError()
 
 
-def _member_or_error(workspace: Workspace, user: AbstractBaseUser | None, *, field: str):
+def _member_or_error(workspace: Workspace, user: AbstractBaseUser | None, *, field: str) -> AbstractBaseUser | None:
     """A person chosen as responsible must be a member of the workspace."""
     if user is None:
         return None

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from chunks.selectors import chunk_list_visible
 from compliance.models import LegalDocument, Workspace, WorkspaceProfile
@@ -271,7 +271,7 @@ def suggestion_get(workspace: Workspace, number: str) -> Suggestion | None:
     return next((s for s in suggestion_list(workspace) if s.number == number), None)
 
 
-def rejected_suggestions(workspace: Workspace):
+def rejected_suggestions(workspace: Workspace) -> QuerySet[SuggestionDecision]:
     return (SuggestionDecision.objects.filter(workspace=workspace, decision=SuggestionDecision.Decision.REJECTED)
             .select_related("legal_document", "decided_by"))
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import generics, renderers, status
@@ -43,7 +45,8 @@ class JsonFallbackNegotiation(DefaultContentNegotiation):
     StreamingHttpResponse that bypasses renderers, and everything else (the
     non-streamed answer, errors) is JSON whatever the client accepts."""
 
-    def select_renderer(self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None):
+    def select_renderer(self, request: Request, renderers: list[BaseRenderer],
+                        format_suffix: str | None = None) -> tuple[BaseRenderer, str]:
         try:
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:
@@ -117,7 +120,7 @@ class SearchApi(WorkspaceMixin, BaseApi):
         request=s.SearchInputSerializer, responses=s.SearchResultSerializer,
         examples=[SEARCH_REQUEST_EXAMPLE, SEARCH_RESPONSE_EXAMPLE],
     )
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         workspace = self.workspace
         serializer = s.SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -145,7 +148,7 @@ class ContextApi(WorkspaceMixin, BaseApi):
                     "numrerad kontext med källkarta. `query` läggs till sist i `messages` som användarens fråga.",
         request=s.ContextInputSerializer, responses=s.PreparedContextSerializer,
     )
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         workspace = self.workspace
         serializer = s.ContextInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -171,18 +174,18 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     ordering_fields = ["updated_at", "created_at", "title"]
     ordering = ["-updated_at"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Conversation]:
         if self.fake_view():
             return Conversation.objects.none()
         return conversation_list(self.workspace, self.request.user)
 
     @extend_schema(tags=["conversations"], summary="Mina konversationer i arbetsytan")
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["conversations"], summary="Starta en konversation", request=s.ConversationSerializer,
                    responses={201: s.ConversationSerializer})
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         data = validated(s.ConversationSerializer, request.data)
         conversation = chat.conversation_create(workspace=self.workspace, user=request.user, title=data["title"])
         return Response(s.ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
@@ -191,7 +194,7 @@ class ConversationListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 class ConversationDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["conversations"], summary="En konversation med dess meddelanden",
                    responses=s.ConversationDetailSerializer)
-    def get(self, request: Request, slug: str, conversation_id: int):
+    def get(self, request: Request, slug: str, conversation_id: int) -> Response:
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         conversation.visible_messages = message_list(conversation)
         return Response(s.ConversationDetailSerializer(conversation).data)
@@ -217,7 +220,7 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         },
         examples=[MESSAGE_REQUEST_EXAMPLE, MESSAGE_RESPONSE_EXAMPLE],
     )
-    def post(self, request: Request, slug: str, conversation_id: int):
+    def post(self, request: Request, slug: str, conversation_id: int) -> Response | StreamingHttpResponse:
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         stream = validated(s.StreamQuerySerializer, request.query_params)["stream"]
         content = validated(s.MessageCreateSerializer, request.data)["content"]
@@ -226,8 +229,9 @@ class MessageCreateApi(WorkspaceMixin, BaseApi):
         message = chat.answer(conversation, request.user, content)
         return Response(s.MessageSerializer(message).data, status=status.HTTP_201_CREATED)
 
-    def _stream(self, chat: ModuleType, conversation: Conversation, user: AbstractBaseUser, content: str):
-        def events():
+    def _stream(self, chat: ModuleType, conversation: Conversation, user: AbstractBaseUser,
+                content: str) -> StreamingHttpResponse:
+        def events() -> Iterator[str]:
             try:
                 for item in chat.stream_answer(conversation, user, content):
                     yield sse_event(str(item.get("event", "message")), item.get("data"))
@@ -249,7 +253,7 @@ class FeedbackApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["conversations"], summary="Tumme upp/ner på ett svar", request=s.FeedbackInputSerializer,
                    responses=s.FeedbackSerializer)
-    def post(self, request: Request, slug: str, conversation_id: int, message_id: int):
+    def post(self, request: Request, slug: str, conversation_id: int, message_id: int) -> Response:
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         message = message_get(conversation, message_id)
         data = validated(s.FeedbackInputSerializer, request.data)

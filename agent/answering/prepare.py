@@ -332,7 +332,7 @@ def _conversation(messages: list[dict]) -> list[dict]:
 
 
 def _save_log(workspace: Workspace, user: AbstractBaseUser, question: str, prepared: PreparedContext, *,
-              cache_hit: bool, error: str = "", facts: dict):
+              cache_hit: bool, error: str = "", facts: dict) -> RetrievalLog | None:
     m = prepared.metrics
     observe_turn(intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit, zero_match=m["zero_match"],
                  degraded=prepared.degraded, retrieval_ms=facts.get("retrieval_ms"),

@@ -135,7 +135,7 @@ def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str,
     user_id = user.pk
     sections: list[Section] = []
 
-    def mine_filter(qs: QuerySet, field_name: str):
+    def mine_filter(qs: QuerySet, field_name: str) -> QuerySet:
         return qs.filter(**{field_name: user_id}) if mine else qs
 
     if _MISSING_EVIDENCE.search(question):

@@ -42,7 +42,7 @@ class RetrievalOptionsSerializer(serializers.Serializer):
     OPTION_FIELDS = ("source_types", "content_types", "sfs_numbers", "date_from", "date_to", "top_k", "min_score",
                      "mode")
 
-    def validate(self, attrs: dict[str, Any]):
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs.get("date_from") and attrs.get("date_to") and attrs["date_from"] > attrs["date_to"]:
             raise serializers.ValidationError({"date_to": "Slutdatum får inte vara före startdatum."})
         return attrs
@@ -141,17 +141,17 @@ class MessageSerializer(serializers.Serializer):
         help_text="Uppgifter i frågan som assistenten erbjuder sig att komma ihåg (sparas bara efter samtycke).")
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
-    def get_sources(self, obj: Message):
+    def get_sources(self, obj: Message) -> list[Any]:
         # Answers saved before sources carried their kind get it here, so every card can show its badge.
         sources = obj.sources if isinstance(obj.sources, list) else []
         return [{**s, "kind": source_kind_label(s)} if isinstance(s, dict) and "kind" not in s else s for s in sources]
 
     @extend_schema_field(serializers.ListField(child=serializers.JSONField()))
-    def get_removed_citations(self, obj: Message):
+    def get_removed_citations(self, obj: Message) -> list[Any]:
         return obj.removed_citations if isinstance(obj.removed_citations, list) else []
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
-    def get_proposals(self, obj: Message):
+    def get_proposals(self, obj: Message) -> list[Any]:
         return obj.proposals if isinstance(obj.proposals, list) else []
 
 

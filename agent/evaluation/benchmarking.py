@@ -20,6 +20,7 @@ from io import TextIOBase
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 
 from compliance.models import Membership, Workspace
 
@@ -95,7 +96,7 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def eval_user_and_workspace():
+def eval_user_and_workspace() -> tuple[User, Workspace]:
     """A dedicated user and workspace to search as (created on first use)."""
 
 

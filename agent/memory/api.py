@@ -43,14 +43,14 @@ class ProfileApi(WorkspaceMixin, BaseApi):
     parser_classes = [JSONParser]
 
     @extend_schema(tags=["memory"], summary="Arbetsytans företagsprofil", responses=s.ProfileSerializer)
-    def get(self, request: Request, slug: str):
+    def get(self, request: Request, slug: str) -> Response:
         return Response(profile_data(self.workspace))
 
     @extend_schema(tags=["memory"], summary="Ändra företagsprofilen (ägare, redaktörer)",
                    request=s.ProfileFieldsSerializer, responses=s.ProfileSerializer,
                    description="Bara de fält som skickas ändras; `null` eller \"\" tar bort ett värde. "
                                "Ogiltiga värden ger 400 och inget sparas.")
-    def patch(self, request: Request, slug: str):
+    def patch(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.ProfileFieldsSerializer, request.data)
         services.profile_update(workspace=self.workspace, user=request.user, values=dict(data),
@@ -59,7 +59,7 @@ class ProfileApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["memory"], summary="Rensa hela företagsprofilen (ägare, redaktörer)",
                    responses={204: None})
-    def delete(self, request: Request, slug: str):
+    def delete(self, request: Request, slug: str) -> Response:
         self.require_edit()
         services.profile_clear(workspace=self.workspace)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -70,7 +70,7 @@ class ProfileFactListApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["memory"], summary="Lägg till en uppgift i företagsprofilen (ägare, redaktörer)",
                    request=s.ProfileFactSerializer, responses={201: s.ProfileFactSerializer})
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.ProfileFactSerializer, request.data)
         fact = services.profile_fact_add(workspace=self.workspace, user=request.user, text=data["text"],
@@ -81,7 +81,7 @@ class ProfileFactListApi(WorkspaceMixin, BaseApi):
 class ProfileFactDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["memory"], summary="Ta bort en uppgift ur företagsprofilen (ägare, redaktörer)",
                    responses={204: None})
-    def delete(self, request: Request, slug: str, fact_id: int):
+    def delete(self, request: Request, slug: str, fact_id: int) -> Response:
         fact = selectors.profile_fact_get(self.workspace, fact_id)
         self.require_edit()
         services.profile_fact_delete(fact)
@@ -93,19 +93,19 @@ class PreferenceApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["memory"], summary="Mina personliga inställningar i arbetsytan",
                    responses=s.PreferenceSerializer)
-    def get(self, request: Request, slug: str):
+    def get(self, request: Request, slug: str) -> Response:
         return Response(preference_data(self.workspace, request.user))
 
     @extend_schema(tags=["memory"], summary="Ändra mina inställningar", request=s.PreferenceFieldsSerializer,
                    responses=s.PreferenceSerializer)
-    def patch(self, request: Request, slug: str):
+    def patch(self, request: Request, slug: str) -> Response:
         data = validated(s.PreferenceFieldsSerializer, request.data)
         services.preference_update(workspace=self.workspace, user=request.user, values=dict(data),
                                    origin=FactOrigin.API)
         return Response(preference_data(self.workspace, request.user))
 
     @extend_schema(tags=["memory"], summary="Rensa mina inställningar", responses={204: None})
-    def delete(self, request: Request, slug: str):
+    def delete(self, request: Request, slug: str) -> Response:
         services.preference_clear(workspace=self.workspace, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -117,7 +117,7 @@ class ProposalApi(WorkspaceMixin, BaseApi):
                    request=s.ProposalDecisionSerializer, responses=s.ProposalSerializer,
                    description="`index` är förslagets plats i svarets `proposals`. Ett redan besvarat förslag "
                                "ger 409.")
-    def post(self, request: Request, slug: str, conversation_id: int, message_id: int, index: int):
+    def post(self, request: Request, slug: str, conversation_id: int, message_id: int, index: int) -> Response:
         conversation = conversation_get(self.workspace, request.user, conversation_id)
         message = message_get(conversation, message_id)
         decision = validated(s.ProposalDecisionSerializer, request.data)["decision"]

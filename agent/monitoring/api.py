@@ -101,7 +101,7 @@ class WorkspaceMetricsApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="Översiktens siffror (ägare)", parameters=[MetricsQuerySerializer],
                    responses=MetricsSerializer,
                    description="Samma siffror som sidan Översikt. Bara arbetsytans ägare; andra får 404.")
-    def get(self, request: Request, slug: str):
+    def get(self, request: Request, slug: str) -> Response:
         if not self.membership.can_manage:
             raise Http404("Arbetsytan finns inte.")
         days = validated(MetricsQuerySerializer, request.query_params)["days"]

@@ -114,7 +114,7 @@ def period_start(days: int, *, now: datetime | None = None) -> datetime:
     return swedish_midnight(swedish_date(now or timezone.now()) - timedelta(days=days - 1))
 
 
-def _logs(workspace_ids: Sequence[int] | None, since: datetime):
+def _logs(workspace_ids: Sequence[int] | None, since: datetime) -> QuerySet[RetrievalLog]:
     logs = RetrievalLog.objects.filter(created_at__gte=since)
     return logs if workspace_ids is None else logs.filter(workspace_id__in=list(workspace_ids))
 
@@ -147,13 +147,13 @@ def _shape(row: dict) -> dict:
     """A row of raw aggregates as the dashboard shows it: rates in 0..1, times in ms, rounded."""
     retrieving, questions = row["retrieving"], row["questions"]
 
-    def rate(n: int, of: int):
+    def rate(n: int, of: int) -> float | None:
         return round(n / of, 4) if of else None
 
-    def avg(total: int, digits: int = 1):
+    def avg(total: int, digits: int = 1) -> float | None:
         return round(total / retrieving, digits) if retrieving else None
 
-    def pct(values: list[float | None] | None):
+    def pct(values: list[float | None] | None) -> dict[str, float | None]:
         values = [v for v in (values or []) if v is not None]
         return {"p50": round(values[0], 1), "p95": round(values[1], 1)} if values else {"p50": None, "p95": None}
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -31,7 +31,7 @@ INTENT_LABELS = {"greeting": "Hälsning", "meta": "Om assistenten", "factual": "
 MODE_LABELS = {"model": "Språkmodell", "extractive": "Utdrag ur källor", "direct": "Direkt svar", "error": "Fel"}
 
 
-def owned_workspace(user: AbstractBaseUser, slug: str):
+def owned_workspace(user: AbstractBaseUser, slug: str) -> tuple[Workspace, Membership]:
     """The workspace if `user` owns it; members who are not owners get the same 404 as outsiders."""
     workspace, membership = workspace_get_for_user(user, slug)
     if not membership.can_manage:
@@ -58,7 +58,8 @@ def _period(request: HttpRequest) -> _Period:
 
 
 def _render(request: HttpRequest, *, stats: dict, period: _Period, workspace: Workspace | None = None,
-            membership: Membership | None = None, conversation_url: Callable[[str, int, int | None], str]):
+            membership: Membership | None = None,
+            conversation_url: Callable[[str, int, int | None], str]) -> HttpResponse:
     for row in stats["feedback"]["latest_bad"]:
         row["url"] = conversation_url(row["workspace_slug"], row["conversation_id"], row["message_id"])
     for row in stats["found_nothing"]:
@@ -77,12 +78,12 @@ def _render(request: HttpRequest, *, stats: dict, period: _Period, workspace: Wo
 
 @login_required
 @require_GET
-def workspace_dashboard(request: HttpRequest, slug: str):
+def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     workspace, membership = owned_workspace(request.user, slug)
     period = _period(request)
     stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=period.days)
 
-    def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None):
+    def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None) -> str:
         url = reverse("dashboard_conversation", args=[ws_slug, conversation_id])
         return f"{url}#msg-{message_id}" if message_id else url
 
@@ -92,13 +93,13 @@ def workspace_dashboard(request: HttpRequest, slug: str):
 
 @login_required
 @require_GET
-def staff_dashboard(request: HttpRequest):
+def staff_dashboard(request: HttpRequest) -> HttpResponse:
     if not request.user.is_staff:
         raise Http404
     period = _period(request)
     stats = retrieval_stats_cached(workspace_ids=None, days=period.days)
 
-    def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None):
+    def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None) -> str:
         return reverse("admin:agent_conversation_change", args=[conversation_id])
 
     return _render(request, stats=stats, period=period, conversation_url=conversation_url)
@@ -106,7 +107,7 @@ def staff_dashboard(request: HttpRequest):
 
 @login_required
 @require_GET
-def dashboard_conversation(request: HttpRequest, slug: str, conversation_id: int):
+def dashboard_conversation(request: HttpRequest, slug: str, conversation_id: int) -> HttpResponse:
     """A read-only transcript of any conversation in the workspace, for its owners (reached from the dashboard)."""
     workspace, membership = owned_workspace(request.user, slug)
     conversation = conversation_get_in_workspace(workspace, conversation_id)

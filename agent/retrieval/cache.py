@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from cachetools import TTLCache
 from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
 
 from compliance.selectors import AccessScope
 
@@ -156,7 +157,7 @@ class DjangoRetrievalCache:
         self.prefix = prefix
 
     @property
-    def _cache(self):
+    def _cache(self) -> BaseCache:
         return caches[self.alias]
 
     def _generation(self) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
@@ -334,7 +334,7 @@ def extract_dates(text: str, today: date) -> DateRange | None:
     return DateRange(min(r.start for r in found), max(r.end for r in found), ", ".join(labels))
 
 
-def _date_matches(text: str):
+def _date_matches(text: str) -> Iterator[re.Match[str]]:
     """What _DATE_RE.finditer would find, trying the pattern only where a date phrase can start."""
     done = 0
     for word in _WORD_RE.finditer(text):

@@ -32,5 +32,5 @@ def decimal(value: float | None) -> str:
 
 
 @register.filter
-def get(mapping: Mapping[str, Any], key: str):
+def get(mapping: Mapping[str, Any], key: str) -> Any:
     return mapping.get(key)

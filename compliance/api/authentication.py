@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
@@ -16,7 +17,7 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     keywords = ("bearer", "token")
 
-    def authenticate(self, request: Request):
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].decode(errors="replace").lower() not in self.keywords:
             return None
@@ -34,5 +35,5 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token
 
-    def authenticate_header(self, request: Request):
+    def authenticate_header(self, request: Request) -> str:
         return "Bearer"

@@ -48,7 +48,7 @@ def error_response(code: str, message: str, http_status: int, details: dict | No
     return Response(error_body(code, message, details), status=http_status)
 
 
-def _translate(exc: Exception):
+def _translate(exc: Exception) -> Exception:
     """Map Django and domain exceptions onto DRF exceptions."""
     if isinstance(exc, Http404):
         return exceptions.NotFound(str(exc) or "Hittades inte.")
@@ -66,7 +66,7 @@ def _translate(exc: Exception):
     return exc
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]):
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     exc = _translate(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -92,6 +92,6 @@ def exception_handler(exc: Exception, context: dict[str, Any]):
     return response
 
 
-def not_found_view(request: HttpRequest, *args: Any, **kwargs: Any):
+def not_found_view(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Any unknown /api/v1/ path: a JSON 404 in the error shape, not Django's HTML page."""
     return JsonResponse(error_body("not_found", "Resursen finns inte."), status=404)

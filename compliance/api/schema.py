@@ -3,6 +3,8 @@ token authentication scheme."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
@@ -30,7 +32,7 @@ ERROR_DESCRIPTIONS = {
 class LagrumAutoSchema(AutoSchema):
     """Adds the error responses (one shape, ErrorSerializer) to every operation."""
 
-    def _get_response_bodies(self, direction: str = "response"):
+    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         if direction != "response":
             return responses
@@ -47,7 +49,7 @@ class ApiTokenAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "compliance.api.authentication.ApiTokenAuthentication"
     name = "ApiToken"
 
-    def get_security_definition(self, auto_schema: AutoSchema):
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, str]:
         return {
             "type": "http",
             "scheme": "bearer",

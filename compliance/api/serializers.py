@@ -41,21 +41,21 @@ def validate_sfs(value: str) -> str:
 class StrictCharField(serializers.CharField):
     """A string, and only a string: JSON numbers are a type error, not silently "5"."""
 
-    def to_internal_value(self, data: Any):
+    def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
 
 
 class StrictRegexField(serializers.RegexField):
-    def to_internal_value(self, data: Any):
+    def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
 
 
 class FiniteFloatField(serializers.FloatField):
-    def to_internal_value(self, data: Any):
+    def to_internal_value(self, data: Any) -> float:
         value = super().to_internal_value(data)
         if not math.isfinite(value):
             raise serializers.ValidationError("Ange ett ändligt tal.")
@@ -122,7 +122,7 @@ class MemberCreateSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.VIEWER)
 
-    def validate_username(self, value: str):
+    def validate_username(self, value: str) -> User:
         user = selectors.user_find_active(value)
         if user is None:
             raise serializers.ValidationError("Användaren finns inte.")
@@ -285,7 +285,7 @@ class AssessmentInputSerializer(serializers.Serializer):
                                   help_text="Ansvarig: användarnamn eller id för en medlem i arbetsytan.")
     due_date = serializers.DateField(required=False, allow_null=True)
 
-    def validate_legal_document(self, value: str | None):
+    def validate_legal_document(self, value: str | None) -> LegalDocument | None:
         if not value:
             return None
         validate_sfs(value)
@@ -294,7 +294,7 @@ class AssessmentInputSerializer(serializers.Serializer):
             raise serializers.ValidationError("Författningen finns inte.")
         return doc
 
-    def validate_owner(self, value: str | None):
+    def validate_owner(self, value: str | None) -> User | None:
         if not value:
             return None
         user = selectors.workspace_member_user(self.context["workspace"], value)

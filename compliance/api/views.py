@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -22,7 +23,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from compliance import selectors, services
-from compliance.models import ApiToken, Assessment, Membership, UserFile, Workspace
+from compliance.models import ApiToken, Assessment, LegalDocument, Membership, UserFile, Workspace
 
 from . import serializers as s
 from .pagination import StandardPagination
@@ -30,7 +31,7 @@ from .schema import LagrumAutoSchema
 from .throttling import TokenRateThrottle
 
 
-def validated(serializer_class: type[Serializer], data: Any, **context: Any):
+def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> dict[str, Any]:
     serializer = serializer_class(data=data, context=context)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -84,10 +85,10 @@ class WorkspaceListApi(ApiMixin, generics.ListAPIView):
     ordering = ["name"]
 
     @extend_schema(tags=["workspaces"], summary="Mina arbetsytor")
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Workspace]:
         if getattr(self, "swagger_fake_view", False):
             return Workspace.objects.none()
         return selectors.workspace_list_with_role(self.request.user)
@@ -95,14 +96,14 @@ class WorkspaceListApi(ApiMixin, generics.ListAPIView):
 
 class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="En arbetsyta", responses=s.WorkspaceSerializer)
-    def get(self, request: Request, slug: str):
+    def get(self, request: Request, slug: str) -> Response:
         workspace, membership = self.workspace_and_membership()
         workspace.role = membership.role
         return Response(s.WorkspaceSerializer(workspace).data)
 
     @extend_schema(tags=["workspaces"], summary="Ändra arbetsytans delning (ägare)",
                    request=s.WorkspaceUpdateSerializer, responses=s.WorkspaceSerializer)
-    def patch(self, request: Request, slug: str):
+    def patch(self, request: Request, slug: str) -> Response:
         workspace, membership = self.workspace_and_membership()
         if not membership.can_manage:
             raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
@@ -118,7 +119,7 @@ class KnowledgeClearApi(WorkspaceMixin, BaseApi):
                    description="Tar bort arbetsytans alla filer (alla versioner) och bedömningar ur kunskapsbasen "
                                "(mjuk borttagning). Författningarna är gemensamma och påverkas inte. "
                                "Svaret anger hur många som togs bort.")
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         if not self.membership.can_manage:
             raise PermissionDenied("Bara arbetsytans ägare kan rensa kunskapsbasen.")
         result = services.knowledge_clear(workspace=self.workspace)
@@ -134,18 +135,18 @@ class MemberListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     ordering_fields = ["created_at", "role", "user__username"]
     ordering = ["created_at", "id"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Membership]:
         if self.fake_view():
             return Membership.objects.none()
         return selectors.membership_list(self.workspace)
 
     @extend_schema(tags=["members"], summary="Arbetsytans medlemmar")
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["members"], summary="Lägg till en medlem (ägare)", request=s.MemberCreateSerializer,
                    responses={201: s.MemberSerializer})
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_manage()
         data = validated(s.MemberCreateSerializer, request.data)
         membership = services.membership_add(workspace=self.workspace, user=data["username"], role=data["role"])
@@ -155,7 +156,7 @@ class MemberListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 class MemberDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["members"], summary="Ändra en medlems roll (ägare)", request=s.MemberUpdateSerializer,
                    responses=s.MemberSerializer)
-    def patch(self, request: Request, slug: str, member_id: int):
+    def patch(self, request: Request, slug: str, member_id: int) -> Response:
         membership = selectors.membership_get_by_id(self.workspace, member_id)
         self.require_manage()
         data = validated(s.MemberUpdateSerializer, request.data)
@@ -163,7 +164,7 @@ class MemberDetailApi(WorkspaceMixin, BaseApi):
         return Response(s.MemberSerializer(membership).data)
 
     @extend_schema(tags=["members"], summary="Ta bort en medlem (ägare)", responses={204: None})
-    def delete(self, request: Request, slug: str, member_id: int):
+    def delete(self, request: Request, slug: str, member_id: int) -> Response:
         membership = selectors.membership_get_by_id(self.workspace, member_id)
         self.require_manage()
         services.membership_remove(membership=membership)
@@ -179,19 +180,19 @@ class TokenListApi(ApiMixin, generics.ListAPIView):
     ordering_fields = ["created_at", "name", "last_used_at"]
     ordering = ["-created_at"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[ApiToken]:
         if getattr(self, "swagger_fake_view", False):
             return ApiToken.objects.none()
         return selectors.api_token_list(self.request.user)
 
     @extend_schema(tags=["tokens"], summary="Mina API-nycklar (utan nycklarna)")
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["tokens"], summary="Skapa en API-nyckel", request=s.ApiTokenCreateSerializer,
                    responses={201: s.ApiTokenCreatedSerializer},
                    description="Nyckeln (`key`) finns bara i det här svaret; bara dess hash sparas.")
-    def post(self, request: Request):
+    def post(self, request: Request) -> Response:
         data = validated(s.ApiTokenCreateSerializer, request.data)
         token, key = services.api_token_create(user=request.user, name=data["name"])
         token.key = key
@@ -200,7 +201,7 @@ class TokenListApi(ApiMixin, generics.ListAPIView):
 
 class TokenDetailApi(BaseApi):
     @extend_schema(tags=["tokens"], summary="Återkalla en API-nyckel", responses={204: None})
-    def delete(self, request: Request, token_id: int):
+    def delete(self, request: Request, token_id: int) -> Response:
         services.api_token_revoke(selectors.api_token_get(request.user, token_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -214,13 +215,13 @@ class StatuteListApi(ApiMixin, generics.ListAPIView):
     ordering_fields = ["sfs_number", "title", "issued", "updated_at"]
     ordering = ["sfs_number"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[LegalDocument]:
         if getattr(self, "swagger_fake_view", False):
             return selectors.legal_document_list().none()
         return selectors.legal_document_list(filters=validated(s.StatuteFilterSerializer, self.request.query_params))
 
     @extend_schema(tags=["statutes"], summary="Författningar", parameters=[s.StatuteFilterSerializer])
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -234,20 +235,20 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     ordering_fields = ["created_at", "title", "size", "status"]
     ordering = ["-created_at"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[UserFile]:
         if self.fake_view():
             return UserFile.objects.none()
         filters = validated(s.UserFileFilterSerializer, self.request.query_params)
         return selectors.user_file_list(self.workspace, filters=filters)
 
-    def get_serializer_context(self):
+    def get_serializer_context(self) -> dict[str, Any]:
         context = super().get_serializer_context()
         if not self.fake_view():
             context["workspace"] = self.workspace
         return context
 
     @extend_schema(tags=["files"], summary="Arbetsytans filer", parameters=[s.UserFileFilterSerializer])
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["files"], summary="Ladda upp en fil", request=s.UserFileUploadSerializer,
@@ -255,7 +256,7 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
                    description="PDF, DOCX, TXT, Markdown eller HTML. Filen bearbetas i bakgrunden: "
                                "följ `status` och `progress`. En fil som inte kan läsas får status `failed` "
                                "och ett felmeddelande.")
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.UserFileUploadSerializer, request.data)
         user_file = services.user_file_upload(workspace=self.workspace, user=request.user, uploaded=data["file"],
@@ -267,13 +268,13 @@ class FileListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 class FileDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="En fil (en version av ett dokument) med versionshistorik",
                    responses=s.UserFileDetailSerializer)
-    def get(self, request: Request, slug: str, file_id: int):
+    def get(self, request: Request, slug: str, file_id: int) -> Response:
         user_file = selectors.user_file_get(self.workspace, file_id)
         user_file.history = list(selectors.user_file_versions(user_file))
         return Response(s.UserFileDetailSerializer(user_file, context={"workspace": self.workspace}).data)
 
     @extend_schema(tags=["files"], summary="Ta bort en fil", responses={204: None})
-    def delete(self, request: Request, slug: str, file_id: int):
+    def delete(self, request: Request, slug: str, file_id: int) -> Response:
         user_file = selectors.user_file_get(self.workspace, file_id)
         self.require_edit()
         services.user_file_delete(user_file)
@@ -294,7 +295,7 @@ def _file_response(user_file: UserFile) -> FileResponse:
 class FileDownloadApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Hämta filen",
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
-    def get(self, request: Request, slug: str, file_id: int):
+    def get(self, request: Request, slug: str, file_id: int) -> FileResponse:
         return _file_response(selectors.user_file_get(self.workspace, file_id))
 
 
@@ -304,7 +305,7 @@ class FileVersionListApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["files"], summary="Dokumentets versioner, nyaste först",
                    responses=s.UserFileVersionSerializer(many=True))
-    def get(self, request: Request, slug: str, file_id: int):
+    def get(self, request: Request, slug: str, file_id: int) -> Response:
         user_file = selectors.user_file_get(self.workspace, file_id)
         versions = selectors.user_file_versions(user_file)
         return Response(s.UserFileVersionSerializer(versions, many=True, context={"workspace": self.workspace}).data)
@@ -314,7 +315,7 @@ class FileVersionListApi(WorkspaceMixin, BaseApi):
                    description="Den nya versionen (status `pending`) ersätter nuvarande version som underlag när "
                                "den är bearbetad; misslyckas bearbetningen förblir den gamla nuvarande. "
                                "Samma innehåll som en befintlig fil ger 409 `duplicate_file`.")
-    def post(self, request: Request, slug: str, file_id: int):
+    def post(self, request: Request, slug: str, file_id: int) -> Response:
         user_file = selectors.user_file_get(self.workspace, file_id)
         self.require_edit()
         data = validated(s.UserFileVersionUploadSerializer, request.data)
@@ -327,7 +328,7 @@ class FileVersionListApi(WorkspaceMixin, BaseApi):
 class FileVersionDownloadApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Hämta en version",
                    responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)})
-    def get(self, request: Request, slug: str, file_id: int, number: int):
+    def get(self, request: Request, slug: str, file_id: int, number: int) -> FileResponse:
         version = selectors.user_file_version_get(selectors.user_file_get(self.workspace, file_id), number)
         return _file_response(version)
 
@@ -336,7 +337,7 @@ class FileVersionRestoreApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["files"], summary="Återställ en version (redaktör, ägare)", request=None,
                    responses=s.UserFileSerializer,
                    description="Versionen blir nuvarande version igen; dess textavsnitt används direkt.")
-    def post(self, request: Request, slug: str, file_id: int, number: int):
+    def post(self, request: Request, slug: str, file_id: int, number: int) -> Response:
         version = selectors.user_file_version_get(selectors.user_file_get(self.workspace, file_id), number)
         self.require_edit()
         restored = services.user_file_version_restore(version)
@@ -357,19 +358,19 @@ class AssessmentListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     ordering_fields = ["updated_at", "created_at", "due_date", "title", "compliance_status"]
     ordering = ["-updated_at"]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Assessment]:
         if self.fake_view():
             return Assessment.objects.none()
         filters = validated(s.AssessmentFilterSerializer, self.request.query_params)
         return selectors.assessment_list(self.workspace, filters=filters)
 
     @extend_schema(tags=["assessments"], summary="Arbetsytans bedömningar", parameters=[s.AssessmentFilterSerializer])
-    def get(self, request: Request, *args: Any, **kwargs: Any):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(tags=["assessments"], summary="Skapa en bedömning", request=s.AssessmentInputSerializer,
                    responses={201: s.AssessmentSerializer})
-    def post(self, request: Request, slug: str):
+    def post(self, request: Request, slug: str) -> Response:
         self.require_edit()
         data = validated(s.AssessmentInputSerializer, request.data, workspace=self.workspace)
         assessment = services.assessment_save(workspace=self.workspace, user=request.user, **data)
@@ -380,10 +381,10 @@ class AssessmentDetailApi(WorkspaceMixin, BaseApi):
     parser_classes = [JSONParser]
 
     @extend_schema(tags=["assessments"], summary="En bedömning", responses=s.AssessmentSerializer)
-    def get(self, request: Request, slug: str, assessment_id: int):
+    def get(self, request: Request, slug: str, assessment_id: int) -> Response:
         return Response(s.AssessmentSerializer(selectors.assessment_get(self.workspace, assessment_id)).data)
 
-    def _save(self, request: Request, assessment_id: int, *, partial: bool):
+    def _save(self, request: Request, assessment_id: int, *, partial: bool) -> Response:
         assessment = selectors.assessment_get(self.workspace, assessment_id)
         self.require_edit()
         serializer = s.AssessmentInputSerializer(data=request.data, partial=partial,
@@ -398,16 +399,16 @@ class AssessmentDetailApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=["assessments"], summary="Ersätt en bedömning", request=s.AssessmentInputSerializer,
                    responses=s.AssessmentSerializer)
-    def put(self, request: Request, slug: str, assessment_id: int):
+    def put(self, request: Request, slug: str, assessment_id: int) -> Response:
         return self._save(request, assessment_id, partial=False)
 
     @extend_schema(tags=["assessments"], summary="Ändra en bedömning", request=s.AssessmentInputSerializer(partial=True),
                    responses=s.AssessmentSerializer)
-    def patch(self, request: Request, slug: str, assessment_id: int):
+    def patch(self, request: Request, slug: str, assessment_id: int) -> Response:
         return self._save(request, assessment_id, partial=True)
 
     @extend_schema(tags=["assessments"], summary="Ta bort en bedömning", responses={204: None})
-    def delete(self, request: Request, slug: str, assessment_id: int):
+    def delete(self, request: Request, slug: str, assessment_id: int) -> Response:
         assessment = selectors.assessment_get(self.workspace, assessment_id)
         self.require_edit()
         services.assessment_delete(assessment)

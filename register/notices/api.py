@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import JSONParser
@@ -143,7 +144,7 @@ class CountSerializer(serializers.Serializer):
 class NoticeListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     serializer_class = NoticeSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[ChangeNotice]:
         if self.fake_view():
             return ChangeNotice.objects.none()
         filters = validated(NoticeFilterSerializer, self.request.query_params)

@@ -106,7 +106,7 @@ class ItemAddForm(forms.Form):
                                          else RegisterGroup.objects.none())
         self.fields["responsible"].queryset = workspace_members(workspace)
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         if not self.errors and not data.get("legal_document") and not (data.get("title") or "").strip():
             self.add_error("legal_document", "Välj en författning eller ange en egen rubrik.")

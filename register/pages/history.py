@@ -104,7 +104,7 @@ class _Lookup:
         return PRIVATE_LABEL if text in self.private_titles else text
 
 
-def _related_model(model: type[Model], name: str):
+def _related_model(model: type[Model], name: str) -> type[Model] | None:
     try:
         model_field = model._meta.get_field(name)
     except FieldDoesNotExist:

@@ -19,7 +19,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -63,7 +63,7 @@ def _require_edit(membership: Membership) -> None:
         raise PermissionDeniedError()
 
 
-def _post(request: HttpRequest):
+def _post(request: HttpRequest) -> QueryDict:
     """request.POST, or a clear Swedish error when the body is larger than Django accepts."""
     try:
         return request.POST

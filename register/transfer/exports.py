@@ -53,7 +53,7 @@ TITLE_FONT = Font(bold=True, size=14)
 WRAP = Alignment(wrap_text=True, vertical="top")
 
 
-def _cell_value(value: str | int | date | None):
+def _cell_value(value: str | int | date | None) -> str | int | date | None:
     if isinstance(value, bool):
         return "ja" if value else "nej"
     return value

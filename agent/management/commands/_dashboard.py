@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import CommandError
 
 from compliance.models import Membership, Workspace
@@ -10,7 +11,7 @@ from compliance.models import Membership, Workspace
 BENCH_USERNAME = "bench"
 
 
-def bench_owner_and_workspace(slug: str):
+def bench_owner_and_workspace(slug: str) -> tuple[User, Workspace]:
     user, _ = get_user_model().objects.get_or_create(
         username=BENCH_USERNAME, defaults={"email": "bench@example.invalid", "is_active": True})
     workspace, created = Workspace.objects.get_or_create(slug=slug, defaults={"name": "Mätning av översikten"})

@@ -72,13 +72,13 @@ def fill_profile(workspace: Workspace, user: AbstractBaseUser) -> None:
 class Command(BaseCommand):
     help = "p50/p95 of prepare_context on a cache miss and a hit, and context tokens vs. the top 20 chunks."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--questions", type=int, default=40)
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--profile", action="store_true",
                             help="time it with a full company profile and personal preferences (removed afterwards)")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         questions = pick_questions(max(1, opts["questions"]))
         if not questions:
             raise CommandError("no questions")

@@ -32,13 +32,13 @@ STAFF_USERNAME = "bench-staff"
 class Command(BaseCommand):
     help = "Measure the dashboard's render time over many retrieval logs."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--rows", type=int, default=100_000)
         parser.add_argument("--repeat", type=int, default=10)
         parser.add_argument("--workspace", default="bench-dashboard")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, rows: int, repeat: int, workspace: str, **opts: Any):
+    def handle(self, *args: Any, rows: int, repeat: int, workspace: str, **opts: Any) -> None:
         user, ws = bench_owner_and_workspace(workspace)
         seeded = None
         if RetrievalLog.objects.filter(workspace=ws).count() != rows:

@@ -78,14 +78,14 @@ def _timed(text: str, directory: StatuteDirectory) -> _Timing:
 class Command(BaseCommand):
     help = "Time the legal reference parser on pathological inputs, the statutes and questions; prints JSON."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--scale", type=float, default=1.0,
                             help="multiplies the size of every adversarial input (default 1: about 100k characters)")
         parser.add_argument("--statutes", type=int, default=0, help="parse only the first N statutes (0: all)")
         parser.add_argument("--rounds", type=int, default=20, help="times each question is parsed")
         parser.add_argument("--json", action="store_true", help="accepted like the other bench commands; JSON is always printed")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         scale = opts["scale"]
         if scale <= 0 or opts["rounds"] < 1 or opts["statutes"] < 0:
             raise CommandError("--scale must be > 0, --rounds >= 1 and --statutes >= 0")

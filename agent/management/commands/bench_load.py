@@ -164,7 +164,8 @@ class Client:
         self.headers = {"Authorization": f"Bearer {token}"}
         self.conn = http.client.HTTPConnection(HOST, port, timeout=60)
 
-    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+    def request(self, method: str, path: str, body: bytes | None = None,
+                headers: dict | None = None) -> http.client.HTTPResponse:
         for attempt in (0, 1):
             try:
                 self.conn.request(method, path, body=body, headers={**self.headers, **(headers or {})})
@@ -177,7 +178,7 @@ class Client:
                     raise
         raise AssertionError("unreachable")
 
-    def json(self, method: str, path: str, data: dict | None = None):
+    def json(self, method: str, path: str, data: dict | None = None) -> tuple[int, bytes]:
         body = json.dumps(data).encode() if data is not None else None
         response = self.request(method, path, body, {"Content-Type": "application/json"} if body else None)
         return response.status, response.read()
@@ -255,7 +256,7 @@ def upload(client: Client, results: Results, n: str) -> None:
 class Command(BaseCommand):
     help = "Drive N concurrent users (chat, search, uploads) against gunicorn + Celery on 127.0.0.1; print latencies."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--users", type=int, default=20)
         parser.add_argument("--seconds", type=float, default=60)
         parser.add_argument("--max-requests", type=int, default=20000)
@@ -268,7 +269,7 @@ class Command(BaseCommand):
                                  "0: closed loop, the capacity run")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         users = max(2, opts["users"])
         if not LegalDocument.objects.filter(chunks__isnull=False).exists():
             raise CommandError("Inga författningar är inlästa: kör först `manage.py load_sfs`.")

@@ -49,7 +49,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -85,6 +85,7 @@ from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.legal_refs import StatuteDirectory
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.query_vector_cache import query_vectors
+from agent.retrieval.sources import RetrievedChunk
 from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.chunking import is_stub
 from chunks.embedding import active_model_name
@@ -229,7 +230,7 @@ def _dsn(settings_dict: dict, dbname: str) -> str:
 
 
 @contextmanager
-def use_database(name: str):
+def use_database(name: str) -> Iterator[None]:
     """Point the default connection at database `name` for this process, then back."""
     conn = connections["default"]
     original = conn.settings_dict["NAME"]
@@ -634,7 +635,7 @@ def _copy_chunks(n: int, ids: dict, seed_meta: list[_SeedChunk], seed_vectors: n
     def digest(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def rows():
+    def rows() -> Iterator[tuple[Any, ...]]:
         for i, chunk in enumerate(seed_meta[:n_seed]):
             yield ("LEGAL_DOCUMENT", ids["seeded_docs"][chunk.document_number], None, None, chunk.document_number,
                    chunk.document_title, chunk.header, chunk.path, chunk.ordinal, chunk.citation, chunk.chapter,
@@ -729,8 +730,8 @@ def time_queries(queries: list[str], scope: AccessScope, workspace: Workspace, *
         prepared[text] = {"path": "statute" if named else "general", "terms": keyword_terms(analysis), "kwq": kwq,
                           "options": RetrievalOptions(sfs_numbers=named) if named else RetrievalOptions()}
 
-    def half(mode: str):
-        def search(text: str):
+    def half(mode: str) -> Callable[[str], list[RetrievedChunk]]:
+        def search(text: str) -> list[RetrievedChunk]:
             p = prepared[text]
             return hybrid_search(p["terms"], scope, p["options"], limit=limit, qvec=vectors[text], mode=mode,
                                  kwq=p["kwq"])
@@ -816,7 +817,7 @@ def corpus_size() -> dict:
 class Command(BaseCommand):
     help = "Latency/throughput of the retrieval SQL (embedding excluded), on the loaded or a synthetic corpus."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--chunks", type=int, default=0,
                             help="build/reuse a synthetic corpus of N chunks in --db and time that")
         parser.add_argument("--db", default="lagrum_bench", help="database for the synthetic corpus")
@@ -826,7 +827,7 @@ class Command(BaseCommand):
         parser.add_argument("--build-only", action="store_true")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         log = (lambda msg: None) if opts["json"] else self.stdout.write
         progress = lambda msg: self.stderr.write(msg)  # noqa: E731
         report = {"machine": machine_info(), "target": "synthetic" if opts["chunks"] else "loaded"}
@@ -873,7 +874,7 @@ class Command(BaseCommand):
         if "build" in report:
             log(f"build: {report['build']}")
 
-        def line(label: str, f: dict):
+        def line(label: str, f: dict) -> None:
             log(f"{label:<26} p50 {f['p50_ms']:>8.1f} ms  p95 {f['p95_ms']:>8.1f} ms  p99 {f['p99_ms']:>8.1f} ms"
                 f"  {f['qps']:>7.1f} q/s")
 

@@ -27,13 +27,13 @@ PAIRS = 200_000
 class Command(BaseCommand):
     help = "Embed the loaded statutes' index terms into data/sfs/terms-<model>.npz (query expansion by neighbours)."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--min-df", type=int, default=vocabulary_neighbours.MIN_DF,
                             help="statute chunks a lexeme must be used in to be an index term")
         parser.add_argument("--out", default="", help="the file (default: data/sfs/terms-<model>.npz)")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, **options: Any):
+    def handle(self, *args: Any, **options: Any) -> None:
         started = time.perf_counter()
         terms = vocabulary_neighbours.corpus_terms(options["min_df"])
         if not terms:

@@ -35,7 +35,7 @@ def gold_kept(chunks: list[RetrievedChunk], gold: set[tuple[str, str]]) -> bool:
 class Command(BaseCommand):
     help = "Relevance threshold: off-topic questions with no sources, on-topic questions keeping their gold source."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--questions", action="append", default=[],
                             help="more JSON lines files (question + gold_refs, all on topic); repeatable")
         parser.add_argument("--set", default=str(DEFAULT_FILE), help="the on/off-topic set")
@@ -43,7 +43,7 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "keyword"])
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         user, workspace = eval_user_and_workspace()
         report = {"machine": machine_info(), "min_relevance": settings.RETRIEVAL_MIN_RELEVANCE,
                   "min_relevance_alone": settings.RETRIEVAL_MIN_RELEVANCE_ALONE,

@@ -94,7 +94,7 @@ def context_block(question: str, workspace: Workspace, user: AbstractBaseUser,
 class Command(BaseCommand):
     help = "Evaluate retrieval on a question file (question + gold_refs): recall@k, MRR, nDCG@10, latency."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--questions", required=True, help="JSON lines file, .jsonl or .jsonl.gz")
         parser.add_argument("--k", type=int, default=20, help="chunks retrieved per question (top_k)")
         parser.add_argument("--mode", default="hybrid", choices=[*MODES, "all"])
@@ -106,7 +106,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-context", action="store_true",
                             help="skip the context recall (the pre-model step run for every question)")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         try:
             questions = [q for q in read_jsonl(opts["questions"]) if q.get("question") and q.get("gold_refs")]
         except OSError as exc:

@@ -21,11 +21,11 @@ from ._dashboard import bench_owner_and_workspace
 class Command(BaseCommand):
     help = "Replace a benchmark workspace's chat history with synthetic retrieval logs."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--rows", type=int, default=100_000)
         parser.add_argument("--days", type=int, default=90)
         parser.add_argument("--workspace", default="bench-dashboard")
 
-    def handle(self, *args: Any, rows: int, days: int, workspace: str, **opts: Any):
+    def handle(self, *args: Any, rows: int, days: int, workspace: str, **opts: Any) -> None:
         user, ws = bench_owner_and_workspace(workspace)
         write_json(self.stdout, {"workspace": ws.slug, **seed_dashboard_logs(ws, user, rows=rows, days=days)})

@@ -64,14 +64,14 @@ def small_file(nonce: str) -> tuple[str, str]:
 class Command(BaseCommand):
     help = "Time a small upload in one workspace while another workspace's large file embeds."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--chunks", type=int, default=2190, help="sections in A's file (one chunk each)")
         parser.add_argument("--delay", type=float, default=10.0,
                             help="seconds after A's first vector before B uploads")
         parser.add_argument("--timeout", type=float, default=3600.0)
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         user = get_user_model().objects.create_user(f"bench-fair-{uuid.uuid4().hex[:6]}")
         ws_a = workspace_create(name=f"Bench A {uuid.uuid4().hex[:6]}", owner=user)
         ws_b = workspace_create(name=f"Bench B {uuid.uuid4().hex[:6]}", owner=user)

@@ -80,7 +80,7 @@ def run_embedding(texts: list[str], configs: list[tuple[str, int, bool]], thread
 class Command(BaseCommand):
     help = "Chunking and embedding throughput, with projections for the core statutes and the whole corpus."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--sfs", default="", help="comma-separated SFS numbers (default: the 18 core statutes)")
         parser.add_argument("--sample", type=int, default=300, help="chunks to embed per configuration")
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
@@ -90,7 +90,7 @@ class Command(BaseCommand):
                             help="statutes to run through chunk_document + embed_chunk_batch ('' to skip)")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         wanted = [s.strip() for s in opts["sfs"].split(",") if s.strip()] or list(CORE_SFS)
         records = list(read_corpus(Path(opts["corpus"])))
         by_sfs = {r["sfs"]: r for r in records}

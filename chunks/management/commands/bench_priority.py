@@ -91,7 +91,7 @@ class BenchWorkspace:
 class Command(BaseCommand):
     help = "Time until an uploaded policy is searchable while a bulk re-embed of the statutes runs."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--layouts", default="priority,split", help=f"comma-separated: {', '.join(LAYOUTS)}")
         parser.add_argument("--warmup", type=float, default=10.0,
                             help="seconds of bulk work before the upload (the models load, the queue is busy)")
@@ -100,7 +100,7 @@ class Command(BaseCommand):
         parser.add_argument("--restore", action="store_true",
                             help="only write back the vectors a killed run left in its snapshot, then exit")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         # A run killed outright left its snapshot: the statutes get their vectors back before anything else.
         if bench_isolation.snapshot_pending():
             restored = bench_isolation.restore_statute_vectors()

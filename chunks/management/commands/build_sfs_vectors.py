@@ -117,7 +117,7 @@ def stored_vectors(hashes: list[str], model: str, url: str | None) -> dict[str, 
 class Command(BaseCommand):
     help = "Compute the statute chunk vectors shipped with the corpus (data/sfs/vectors-<model>.npz)."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--only", help="comma-separated SFS numbers (default: the whole corpus)")
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
         parser.add_argument("--output", help="default: the path load_sfs reads for the active model")
@@ -134,7 +134,7 @@ class Command(BaseCommand):
                             help=f"with --book: kinds to embed, in this order (default: {', '.join(BOOK_KINDS)})")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         if settings.EMBEDDING_BACKEND != "local":
             raise CommandError("shipped vectors are for the local model: set EMBEDDING_BACKEND=local")
         only = None

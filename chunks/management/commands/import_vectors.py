@@ -23,10 +23,10 @@ from chunks.services import source_progress_refresh
 class Command(BaseCommand):
     help = "Copy statute vectors from another database (matched on sfs number, path and text)."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--from-database", required=True, help="postgres:// URL of the database to read")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         model = active_model_name()
         try:
             source = psycopg.connect(opts["from_database"])

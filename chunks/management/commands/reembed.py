@@ -14,10 +14,10 @@ from chunks.tasks import enqueue_embedding
 class Command(BaseCommand):
     help = "Re-embed chunks whose vectors were made by another model than the active one."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--all", action="store_true", help="re-embed every chunk, even current ones")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         model = active_model_name()
         qs = ContentChunk.objects.all() if opts["all"] else ContentChunk.objects.filter(
             Q(embedding__isnull=True) | ~Q(embedding_model=model))

@@ -13,11 +13,11 @@ from compliance.services import api_token_create
 class Command(BaseCommand):
     help = "Create an API token for USERNAME and print its key. Only a hash is stored."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--name", default="kommandorad")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         user = get_user_model().objects.filter(username=opts["username"]).first()
         if user is None:
             raise CommandError(f"no user named {opts['username']!r}")

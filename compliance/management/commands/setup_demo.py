@@ -18,12 +18,12 @@ DEMO_WORKSPACE = "Demoföretaget AB"
 class Command(BaseCommand):
     help = "Create (or reset the password of) the demo user and its workspace."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--password", default=DEMO_PASSWORD)
         parser.add_argument("--superuser", action="store_true", default=True,
                             help="make the demo user a superuser so Django admin works (default)")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         User = get_user_model()
         user, _ = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"first_name": "Demo"})
         user.set_password(opts["password"])

@@ -21,11 +21,11 @@ MYTHES_SV = Path("/usr/share/mythes/th_sv_SE_v2.dat")
 class Command(BaseCommand):
     help = "Skriv projektets kompakta kopia av den svenska synonymordlistan (mythes-sv)."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--source", default=str(MYTHES_SV))
         parser.add_argument("--out", default=str(default_path()))
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         source = Path(opts["source"])
         try:
             raw = source.read_bytes()

@@ -24,12 +24,12 @@ from law.sfs_records import compact_record, parse_record, read_records
 class Command(BaseCommand):
     help = "Skriv projektets kompakta kopia av rättsdatabasernas SFS-poster."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--source", default=str(DEFAULT_SOURCE / "sfs" / "rkrattsbaser-2026.jsonl.gz"))
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "data" / "sfs" / "rkrattsbaser-2026.jsonl.gz"))
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         bundled = {record["sfs"] for record in read_corpus(Path(opts["corpus"]))}
         kept = []
         for line in read_records(Path(opts["source"])):

@@ -31,7 +31,7 @@ from ._loading import (
 class Command(BaseCommand):
     help = "Load the agency regulations (data/foreskrifter) and the GDPR (data/eu) as legal documents."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--file", action="append", dest="files",
                             help="a .jsonl.gz file of records (repeatable; default: both shipped files)")
         parser.add_argument("--sync", action="store_true",
@@ -39,7 +39,7 @@ class Command(BaseCommand):
         parser.add_argument("--keep-vector-index", action="store_true", help=KEEP_VECTOR_INDEX_HELP)
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         started = time.monotonic()
         paths = [Path(p) for p in opts["files"] or [FORESKRIFTER_PATH, GDPR_PATH]]
         missing = [str(p) for p in paths if not p.exists()]

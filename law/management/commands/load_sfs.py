@@ -40,7 +40,7 @@ class Command(BaseCommand):
     help = ("Load statutes from the bundled SFS corpus (default: the compliance core set; --all: the 177 curated "
             "statutes; --book: the whole statute book in force, 4,610).")
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         group = parser.add_mutually_exclusive_group()
         group.add_argument("--only", help="comma-separated SFS numbers, e.g. 1977:1160,1982:80")
         group.add_argument("--all", action="store_true", help="all statutes in the corpus file")
@@ -55,7 +55,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         started = time.perf_counter()
         wanted = self._wanted(opts)
         paths = [Path(opts["corpus"])] + ([Path(opts["book_file"])] if opts["book"] else [])

@@ -36,7 +36,7 @@ from register.notices.services import notices_create_for_versions
 class Command(BaseCommand):
     help = "Import rättsdatabasernas SFS-poster: nya versioner, nya författningar och upphävanden."
 
-    def add_arguments(self, parser: CommandParser):
+    def add_arguments(self, parser: CommandParser) -> None:
         source = parser.add_mutually_exclusive_group(required=True)
         source.add_argument("--file", help="a .jsonl or .jsonl.gz file of the service's records")
         source.add_argument("--service", action="store_true", help="fetch the loaded statutes from the service")
@@ -48,7 +48,7 @@ class Command(BaseCommand):
                             help="the older corpus file --report compares with")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args: Any, **opts: Any):
+    def handle(self, *args: Any, **opts: Any) -> None:
         if opts["report"]:
             if not opts["file"]:
                 raise CommandError("--report needs --file")

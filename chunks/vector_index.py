@@ -167,15 +167,16 @@ def vector_index_rebuilt_after(plan: VectorIndexPlan, *,
 
     The build runs however the load ends (an error, Ctrl-C): searches get their graph back. Held meanwhile:
     the session advisory lock that tells vector_index_repair a load is under way, and that makes a second bulk
-    load wait its turn. The plan is made again once the lock is held (by `plan_again`, which measures the load's
-    work anew, if given): the load that held the lock may have built the graph this one found missing, and
-    written the very documents this one was about to."""
+    load wait its turn. A load that had to wait plans again (by `plan_again`, which measures the load's work anew,
+    if given): the load that held the lock may have built the graph this one found missing, and written the very
+    documents this one was about to."""
     outcome = VectorIndexRebuild(plan=plan)
     if not plan.rebuild:
         yield outcome
         return
-    with _graph_absent_lock(wait=True):
-        outcome.plan = plan_again() if plan_again else vector_index_plan(pending_chars=plan.pending_chars)
+    with _graph_absent_lock(wait=True) as lock:
+        if lock.waited:
+            outcome.plan = plan_again() if plan_again else vector_index_plan(pending_chars=plan.pending_chars)
         if outcome.plan.rebuild:
             if vector_index_status().exists:
                 vector_index_drop()
@@ -187,42 +188,51 @@ def vector_index_rebuilt_after(plan: VectorIndexPlan, *,
     yield outcome
 
 
+@dataclass(frozen=True)
+class _GraphLock:
+    taken: bool
+    waited: bool  # another session held it first: what that session did meanwhile is worth looking at again
+
+
 @contextmanager
-def _graph_absent_lock(*, wait: bool) -> Iterator[bool]:
-    """The advisory lock a load holds while the graph is dropped; yields whether it was taken (`wait`: once it
-    is). For the session, which Postgres ends with the loader's connection; inside a caller's transaction, for
-    that transaction (a session lock taken there would outlive a rollback that left no chance to unlock it)."""
+def _graph_absent_lock(*, wait: bool) -> Iterator[_GraphLock]:
+    """The advisory lock a load holds while the graph is dropped (`wait`: take it once it is free). For the session,
+    which Postgres ends with the loader's connection; inside a caller's transaction, for that transaction (a session
+    lock taken there would outlive a rollback that left no chance to unlock it)."""
     in_transaction = connection.in_atomic_block
-    locked = _take_graph_absent_lock(wait=wait, in_transaction=in_transaction)
+    lock = _take_graph_absent_lock(wait=wait, in_transaction=in_transaction)
     try:
-        yield locked
+        yield lock
     finally:
-        if locked and not in_transaction:
+        if lock.taken and not in_transaction:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [GRAPH_ABSENT_LOCK])
 
 
-def _take_graph_absent_lock(*, wait: bool, in_transaction: bool) -> bool:
+def _try_graph_absent_lock(scope: str) -> bool:
+    with dict_cursor() as cursor:
+        cursor.execute(f"SELECT pg_try_advisory{scope}_lock(%s) AS got", [GRAPH_ABSENT_LOCK])
+        return cursor.fetchone()["got"]
+
+
+def _take_graph_absent_lock(*, wait: bool, in_transaction: bool) -> _GraphLock:
+    scope = "_xact" if in_transaction else ""
+    if _try_graph_absent_lock(scope):
+        return _GraphLock(taken=True, waited=False)
+    if not wait:
+        return _GraphLock(taken=False, waited=False)
     if in_transaction:
         # The caller's transaction holds its snapshot however this waits, so it may as well block.
-        function = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
-        with dict_cursor() as cursor:
-            cursor.execute(f"SELECT {function}(%s) AS got", [GRAPH_ABSENT_LOCK])
-            return wait or cursor.fetchone()["got"]
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [GRAPH_ABSENT_LOCK])
+        return _GraphLock(taken=True, waited=True)
     # A session waits with a try-lock now and then, never in a blocking call: a statement blocked on the lock holds
     # a snapshot, and the load holding the lock builds its graph CONCURRENTLY, which waits for every older snapshot
     # to end. The two would wait on each other until Postgres aborted the build as a deadlock.
-    waited = False
-    while True:
-        with dict_cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s) AS got", [GRAPH_ABSENT_LOCK])
-            got = cursor.fetchone()["got"]
-        if got or not wait:
-            return got
-        if not waited:
-            log.info("another load holds the vector graph dropped: waiting for it to build the graph")
-            waited = True
+    log.info("another load holds the vector graph dropped: waiting for it to build the graph")
+    while not _try_graph_absent_lock(scope):
         time.sleep(GRAPH_LOCK_POLL_SECONDS)
+    return _GraphLock(taken=True, waited=True)
 
 
 def vector_index_repair() -> float | None:
@@ -230,5 +240,5 @@ def vector_index_repair() -> float | None:
     there was nothing to do (or a load holds it dropped)."""
     if vector_index_status().usable:
         return None
-    with _graph_absent_lock(wait=False) as locked:
-        return vector_index_build() if locked else None
+    with _graph_absent_lock(wait=False) as lock:
+        return vector_index_build() if lock.taken else None

@@ -5,12 +5,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from collections.abc import Sequence
+
 from .comparison import Pair, pair_own_with_law
 from .prompts import (
     COMPARISON_HEADING,
     COMPARISON_NOTE,
     NO_MODEL_LEAD,
     NO_SOURCES_ANSWER,
+    NO_SOURCES_UNKNOWN_WORDS_ANSWER,
+    UNKNOWN_WORDS_NOTE,
+    quoted_words,
 )
 
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
@@ -78,23 +83,27 @@ def comparison_table(pairs: list[Pair]) -> str:
 
 
 def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6,
-                      profile_note: str = "", compare: bool = True) -> str:
+                      profile_note: str = "", compare: bool = True, unknown_words: Sequence[str] = ()) -> str:
     """The most relevant passages, grouped by statute or file, quoted with their citations.
 
     When the sources hold both the company's own documents and statute text on the same subject
     (agent.answering.comparison), those sentences come first, side by side, with a note that this is a
     mechanical reading and not legal advice. No prose is invented: apart from the labelled
     lead-in, the profile facts the reader stated (`profile_note`, agent.memory.profile.mention_sentence),
-    the comparison's heading and note and one line naming each source, every sentence is a quotation.
+    the note naming the question's words no source uses (`unknown_words`), the comparison's heading and note
+    and one line naming each source, every sentence is a quotation.
     """
     if not citations:
-        return NO_SOURCES_ANSWER
+        return (NO_SOURCES_UNKNOWN_WORDS_ANSWER.format(words=quoted_words(unknown_words)) if unknown_words
+                else NO_SOURCES_ANSWER)
     # The most relevant passages (cited sections first), grouped by source in order of relevance.
     by_relevance = sorted(citations, key=lambda c: (not c.get("reference_match"), -c.get("score", 0.0), c["n"]))
     groups: dict[str, list[dict]] = {}
     for row in by_relevance[:max_passages]:
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
     parts = [lead, profile_note] if profile_note else [lead]
+    if unknown_words:
+        parts.append(UNKNOWN_WORDS_NOTE.format(words=quoted_words(unknown_words)))
     pairs = pair_own_with_law(citations) if compare else []
     if pairs:
         parts += [COMPARISON_HEADING, comparison_table(pairs), COMPARISON_NOTE]

@@ -100,7 +100,8 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
     if prepared.notice:
         yield {"event": "notice", "data": prepared.notice}
     if not llm.model_configured():
-        text = extractive_answer(citations, profile_note=mention_sentence(prepared.memory))
+        text = extractive_answer(citations, profile_note=mention_sentence(prepared.memory),
+                                 unknown_words=prepared.unknown_words)
         yield {"event": "token", "data": text}
         yield _finish(conversation, prepared, text, citations, mode=Message.AnswerMode.EXTRACTIVE)
         return
@@ -114,7 +115,8 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
         log.warning("chat model failed: %s", exc)
         observe_model_error()
         fallback = "\n\n" + extractive_answer(citations, lead=MODEL_FAILED_NOTICE,
-                                                profile_note=mention_sentence(prepared.memory))
+                                                profile_note=mention_sentence(prepared.memory),
+                                                unknown_words=prepared.unknown_words)
         yield {"event": "error", "data": MODEL_FAILED_NOTICE}
         yield {"event": "token", "data": fallback}
         yield _finish(conversation, prepared, "".join(parts) + fallback, citations, mode=Message.AnswerMode.ERROR,

@@ -45,6 +45,8 @@ from agent.retrieval.sources import NOT_BINDING_KINDS, RetrievedChunk
 from chunks.tokens import count_tokens
 from compliance.text import fold_lookalikes, neutralise, sentence_ends
 
+from .prompts import UNKNOWN_WORDS_LINE, quoted_words
+
 # Below this a cut-off fragment is more noise than help: leave the chunk out.
 MIN_USEFUL_TOKENS = 50
 TRUNCATION_MARKER = " […]"
@@ -185,7 +187,8 @@ def _also_row(chunk: RetrievedChunk) -> dict:
             "workspace_name": chunk.workspace_name, "workspace_slug": chunk.workspace_slug}
 
 
-def context_message(assembled: AssembledContext, profile: Sequence[str] = (), register: Sequence[str] = ()) -> dict:
+def context_message(assembled: AssembledContext, profile: Sequence[str] = (), register: Sequence[str] = (), *,
+                    unknown_words: Sequence[str] = ()) -> dict:
     """The chat message carrying the sources, separate from the system prompt.
 
     With a profile (agent.memory.profile.profile_lines: neutralised lines) the message has two sections, "Användarprofil"
@@ -193,7 +196,9 @@ def context_message(assembled: AssembledContext, profile: Sequence[str] = (), re
     occurs in no profile line and no source, and the sources' token is renewed should a
     profile line contain it, so text a user typed can close neither block. The register's lines
     (agent.answering.register_context: what the organisation's laglista says of the cited documents) make a
-    section "Er laglista" between them, delimited the same way under a token of its own.
+    section "Er laglista" between them, delimited the same way under a token of its own. `unknown_words`, the
+    question's words no source uses, are named before the sources (UNKNOWN_WORDS_LINE): they are letters and hyphens
+    (keyword_search._WRITTEN_WORD) and the token is digits, so they can close no block.
     """
     # Profile and register lines are neutralised like sources, so folded already too.
     text, boundary = assembled.text, assembled.boundary
@@ -201,11 +206,12 @@ def context_message(assembled: AssembledContext, profile: Sequence[str] = (), re
     if own_lines and boundary and any(boundary in line for line in own_lines):
         fresh = new_boundary((), folded=[text, *own_lines])
         text, boundary = text.replace(boundary, fresh), fresh
+    unknown = f"\n{UNKNOWN_WORDS_LINE.format(words=quoted_words(unknown_words))}" if unknown_words else ""
     if not text:
-        knowledge = f"{CONTEXT_PREAMBLE}\n\n{NO_SOURCES_MESSAGE}"
+        knowledge = f"{CONTEXT_PREAMBLE}\n\n{NO_SOURCES_MESSAGE}{unknown}"
     else:
         kinds = source_kinds_line(assembled.citations)
-        knowledge = f"{CONTEXT_PREAMBLE} {BOUNDARY_RULE.format(boundary=boundary)}\n{kinds}\n\n{text}"
+        knowledge = f"{CONTEXT_PREAMBLE} {BOUNDARY_RULE.format(boundary=boundary)}\n{kinds}{unknown}\n\n{text}"
     if not own_lines:
         return {"role": "user", "content": knowledge}
     parts = []

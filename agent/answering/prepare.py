@@ -80,6 +80,7 @@ class PreparedContext:
     log: RetrievalLog | None = None
     memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
     proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
+    unknown_words: list[str] = field(default_factory=list)  # the question's words no source uses
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBaseUser,
@@ -128,7 +129,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
     status = _register_status(assembled, register_ids)
     timings["register"] = _ms(t0)
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
-                      profile=profile, register=status)
+                      profile=profile, register=status, unknown_words=retrieved.unknown_words)
     prepared.degraded, prepared.notice, prepared.memory = retrieved.degraded, retrieved.notice, memory
     prepared.metrics.update(cache_hit=retrieved.cache_hit, degraded=retrieved.degraded, zero_match=not retrieved.chunks)
     _warn_if_slow(_ms(started), timings, question)
@@ -213,6 +214,15 @@ class Retrieved:
     notice: str = ""
     degraded: bool = False
     scope: AccessScope | None = None
+    unknown_words: list[str] = field(default_factory=list)  # RetrievalResult.unknown_words
+
+
+@dataclass(frozen=True)
+class CachedSources:
+    """A retrieval cache entry: the block's sources, and the question's words no source uses (the answer names
+    them, so a question asked again is answered alike)."""
+    chunks: list[RetrievedChunk]
+    unknown_words: tuple[str, ...] = ()
 
 
 def _retrieve(question: str, history: list[str], workspace: Workspace, user: AbstractBaseUser, options: PrepareOptions,
@@ -229,8 +239,8 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
-        facts["chunks_matched"] = len(cached)
-        return Retrieved(chunks=cached, cache_hit=True, scope=scope)
+        facts["chunks_matched"] = len(cached.chunks)
+        return Retrieved(chunks=cached.chunks, cache_hit=True, scope=scope, unknown_words=list(cached.unknown_words))
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -249,8 +259,9 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
-        cache.set(key, chunks)
-    return Retrieved(chunks=chunks, notice=result.notice, degraded=result.degraded, scope=scope)
+        cache.set(key, CachedSources(chunks=chunks, unknown_words=tuple(result.unknown_words)))
+    return Retrieved(chunks=chunks, notice=result.notice, degraded=result.degraded, scope=scope,
+                     unknown_words=result.unknown_words)
 
 
 def _analysis_facts(analysis: QueryAnalysis) -> dict:
@@ -268,12 +279,12 @@ def _analysis_facts(analysis: QueryAnalysis) -> dict:
 
 def _build(options: PrepareOptions, conversation: list[dict], assembled: AssembledContext | None, intent: str, *,
            skipped: bool, timings: dict[str, float], profile: Sequence[str] = (),
-           register: RegisterStatus | None = None) -> PreparedContext:
+           register: RegisterStatus | None = None, unknown_words: Sequence[str] = ()) -> PreparedContext:
     register = register or RegisterStatus()
     out = [{"role": "system", "content": options.system_prompt}]
     out.extend(conversation[:-1])
     if assembled is not None:
-        out.append(context_message(assembled, profile, register.lines))
+        out.append(context_message(assembled, profile, register.lines, unknown_words=unknown_words))
     out.extend(conversation[-1:])
     metrics = {
         "intent": intent,
@@ -294,7 +305,7 @@ def _build(options: PrepareOptions, conversation: list[dict], assembled: Assembl
     return PreparedContext(
         messages=out, context_text=assembled.text if assembled else "",
         citations=_citation_rows(assembled, register) if assembled else [], metrics=metrics, intent=intent,
-        skipped=skipped, assembled=assembled,
+        skipped=skipped, assembled=assembled, unknown_words=list(unknown_words),
     )
 
 

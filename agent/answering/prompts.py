@@ -1,5 +1,7 @@
 """The texts the model is given. Swedish by default; the model mirrors the user's language."""
 
+from collections.abc import Sequence
+
 SYSTEM_PROMPT = """Du är Lagrum, en assistent för regelefterlevnad (compliance) i svenska organisationer.
 Du hjälper användare att förstå vad svensk lag och organisationens egna dokument kräver.
 
@@ -35,6 +37,30 @@ NO_SOURCES_ANSWER = (
     "svarar inte på den. Försök formulera om den med ord som lagen använder, ange en lag eller paragraf "
     "(t.ex. \"7 § LAS\"), eller ladda upp era egna dokument i kunskapsbasen."
 )
+# The question's words that no source uses. The law may name the thing otherwise ("visselblåsare" against the
+# statute's "rapporterande person"): the reader is told which words found nothing, so a weak or empty answer is not
+# taken for what the law says, and the model is told, so it can search in the law's words.
+UNKNOWN_WORDS_LINE = (
+    "Ord i frågan som ingen källa använder: {words}. Lagtexten kan kalla samma sak något annat; "
+    "sök i så fall på lagens term."
+)
+NO_SOURCES_UNKNOWN_WORDS_ANSWER = (
+    "Kunskapsbasen har inget om det här. Ingen källa, varken lagarna eller era egna dokument, använder {words}; "
+    "lagen kan kalla samma sak något annat. Försök formulera om frågan med lagens term, ange en lag eller "
+    "paragraf (t.ex. \"7 § LAS\"), eller ladda upp era egna dokument i kunskapsbasen."
+)
+UNKNOWN_WORDS_NOTE = (
+    "_Ingen källa använder {words}: avsnitten nedan hittades på frågans övriga ord och på vad den handlar om. "
+    "Lagen kan kalla samma sak något annat; fråga gärna igen med lagens term._"
+)
+
+
+def quoted_words(words: Sequence[str]) -> str:
+    """The words as a Swedish list in quotation marks: "a", "b" och "c"."""
+    quoted = [f'"{w}"' for w in words]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} och {quoted[-1]}"
+
+
 COMPARISON_HEADING = "**Era dokument och lagen om samma sak** (sida vid sida, så att ni kan jämföra):"
 COMPARISON_NOTE = (
     "_Avsnitten har parats ihop maskinellt efter gemensamma ord. Det är en läsning efter bästa förmåga, "

@@ -94,6 +94,7 @@ class SearchResultSerializer(serializers.Serializer):
     timings_ms = serializers.DictField(child=serializers.FloatField())
     count = serializers.IntegerField()
     results = RetrievedChunkSerializer(many=True)
+    unknown_words = serializers.ListField(child=StrictCharField(), help_text="Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat.")
 
 
 class ChatMessageInputSerializer(serializers.Serializer):
@@ -116,6 +117,7 @@ class PreparedContextSerializer(serializers.Serializer):
     intent = StrictCharField(allow_blank=True)
     skipped = serializers.BooleanField()
     degraded = serializers.BooleanField()
+    unknown_words = serializers.ListField(child=StrictCharField(), help_text="Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat.")
 
 
 # --- conversations --------------------------------------------------------------------

@@ -50,7 +50,7 @@ from .chunk_queries import (
 )
 from .concurrent_search import search_beside
 from .dating import prefer_version_in_force
-from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query
+from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query, written_words
 from .legal_refs import LegalReference, unit_citations
 from .mentions import Mentions, mention_search
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
@@ -89,6 +89,8 @@ class RetrievalResult:
     reserve: list[RetrievedChunk] = field(default_factory=list)
     # What the question was searched with: detailed_act_sections searches the same question within other statutes.
     search: SearchInputs | None = None
+    # The question's words no source in scope uses (KeywordQuery.unknown_words; none in vector mode).
+    unknown_words: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -524,8 +526,18 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     for chunk in result.reserve:
         chunk.extra["reserve"] = True
     result.search = SearchInputs(terms=terms, qvec=qvec, kwq=kwq)
+    result.unknown_words = _unknown_words(kwq, analysis)
     _log_timings(text, result, started)
     return result
+
+
+def _unknown_words(kwq: KeywordQuery | None, analysis: QueryAnalysis) -> list[str]:
+    """The question's words no source uses, less those of the legal references it makes: a statute named by
+    its short name ("arbetsmiljölagen", "LAS") was understood and searched, whether or not any text writes it."""
+    if kwq is None or not kwq.unknown_words:
+        return []
+    cited = {word.lower() for ref in analysis.references for word in written_words(ref.raw)}
+    return [word for word in kwq.unknown_words if word.lower() not in cited]
 
 
 def is_everyday_question(analysis: QueryAnalysis) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.db.backends.utils import CursorWrapper
@@ -55,6 +55,9 @@ class KeywordQuery:
     # Weight of the question's words that nothing in scope contains (idf at df 0): no source can
     # match them, and the relevance threshold counts them as missing from every source.
     unmatched_weight: float = 0.0
+    # Those words as the question writes them, in its order: the user is told that no source uses them
+    # (the law may name the thing otherwise), and so is the model, which can search in the law's words.
+    unknown_words: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.terms)
@@ -91,6 +94,8 @@ class CompoundSplit:
 
 
 _WORD = re.compile(r"[^\W\d_]+")
+# A word as the user wrote it, hyphenated compounds whole ("GDPR-incident"): the parser makes one lexeme of those too.
+_WRITTEN_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
 def compound_parts(text: str) -> list[str]:
@@ -167,6 +172,7 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         rows = rows + _bridged_rows(cursor, text, rows, params)
     scored = []
     unmatched = 0.0
+    unknown: list[str] = []
     for row in rows:
         if _NOT_A_TERM.match(row.term):
             continue
@@ -177,15 +183,40 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         if factor <= 0:
             # An acronym no statute writes in capitals: its homograph is not searched, and no source has it.
             unmatched += saturated
+            unknown.append(row.term)
             continue
         if row.df <= 0:
             # A compound the statutes lack whole is searched by its parts: not a missing word.
-            unmatched += 0.0 if row.part is not False or row.split else weight
+            if row.part is False and not row.split:
+                unmatched += weight
+                unknown.append(row.term)
             continue
         scored.append((weight, row.term))
+    words = _words_of(text, unknown) if unknown else []
     scored.sort(reverse=True)
     scored = scored[:MAX_TERMS]
-    return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored], unmatched_weight=unmatched)
+    return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored], unmatched_weight=unmatched,
+                        unknown_words=words)
+
+
+def written_words(text: str) -> list[str]:
+    """The words of `text` as written, hyphenated compounds whole."""
+    return _WRITTEN_WORD.findall(text)
+
+
+def _words_of(text: str, lexemes: list[str]) -> list[str]:
+    """The question's words (as written, first occurrence, in its order) whose lexeme is one of `lexemes`.
+
+    Only asked when some word is missing from every source, so a question whose words are all known pays
+    nothing for it."""
+    # A lone letter ("Ä." for an abbreviation) says nothing to the reader.
+    words = list(dict.fromkeys(w for w in written_words(text) if len(w) > 1))
+    with dict_cursor() as cursor:
+        cursor.execute("""
+            SELECT w.word FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
+            WHERE EXISTS (SELECT 1 FROM unnest(to_tsvector('swedish', w.word)) AS v WHERE v.lexeme = ANY(%(lexemes)s))
+            ORDER BY w.i""", {"words": words, "lexemes": lexemes})
+        return [row["word"] for row in cursor.fetchall()]
 
 
 def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], params: dict) -> list[QueryTerm]:

@@ -174,7 +174,7 @@ def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, fi
         def observed():
             q = keyword_query(query, [mine.pk])
             ranked = [c.chunk_id for c in retrieve_context(query, mine, user=user, options=options).chunks]
-            return list(zip(q.terms, q.weights)), ranked
+            return list(zip(q.terms, q.weights)), q.unknown_words, ranked
 
         before = observed()
         for i, (w, t, private, deleted) in enumerate(files):

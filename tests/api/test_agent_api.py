@@ -50,6 +50,20 @@ class SearchTests(ApiTestCase):
                                 "source_types": ["USER_FILE"]}, format="json").json()
         self.assertEqual({r["document_key"] for r in body["results"]}, {f"USER_FILE:{self.charlie_file.pk}"})
 
+    def test_search_names_the_words_no_source_the_caller_may_see_uses(self):
+        # Only charlie's workspace writes the word: for bob it is unknown, and charlie's file stays unseen.
+        ContentChunk.objects.create(source_type=SourceType.USER_FILE, header="Fil", path="00000.00001", ordinal=1,
+                                    content_hash="z", text="Kvarkvisslan ringer vid utrymning.",
+                                    user_file=self.charlie_file, workspace=self.charlies_workspace)
+        query = {"query": "kvarkvisslan och ohälsa", "mode": "keyword"}
+        self.auth(self.bob)
+        body = self.client.post(f"{WS}/search", query, format="json").json()
+        self.assertEqual(body["unknown_words"], ["kvarkvisslan"])
+        self.assertNotIn(f"USER_FILE:{self.charlie_file.pk}", {r["document_key"] for r in body["results"]})
+        self.auth(self.charlie)
+        body = self.client.post("/api/v1/workspaces/charlies-ab/search", query, format="json").json()
+        self.assertEqual(body["unknown_words"], [])
+
     def test_search_reads_the_membership_once(self):
         self.auth(self.bob)
         with CaptureQueriesContext(connection) as queries:
@@ -103,7 +117,10 @@ class ContextTests(ApiTestCase):
         self.assertEqual(response.status_code, 200, response.content)
         body = response.json()
         self.assertEqual(set(body), {"messages", "context_text", "citations", "metrics", "intent", "skipped",
-                                     "degraded"})
+                                     "degraded", "unknown_words"})
+        # The act the question names is understood, whether or not a text writes its short name.
+        self.assertNotIn("arbetsmiljölagen", body["unknown_words"])
+        self.assertNotIn("ändamål", body["unknown_words"])
         self.assertFalse(body["skipped"])
         self.assertEqual(body["messages"][0]["role"], "system")
         self.assertEqual(body["messages"][-1], {"role": "user",

@@ -1,0 +1,89 @@
+"""The question's words that no source uses: named to the reader and to the model (KeywordQuery.unknown_words).
+
+Arbetsmiljölagen and LAS are the corpus; the words are of our own choosing, never from an evaluation set.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.answering import chat
+from agent.answering.answer import extractive_answer
+from agent.models import RetrievalLog
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.keyword_search import keyword_query, split_compounds
+from tests.agent.test_retrieval import add_file_chunk
+
+pytestmark = pytest.mark.django_db
+
+# Neither act writes "visselblåsare" (their word is "arbetstagare" who reports; the whistle-blowing act is not loaded).
+QUESTION = "Vilket skydd har en visselblåsare enligt arbetsmiljölagen?"
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    get_retrieval_cache().clear()
+
+
+def test_a_word_no_source_uses_is_named_as_the_question_writes_it(loaded):
+    query = keyword_query("Gäller arbetsmiljölagen för en Visselblåsare vid en GDPR-incident?", [])
+    # As written (capital, hyphen), in the question's order; "arbetsmiljölagen" is the act's own word.
+    assert query.unknown_words == ["Visselblåsare", "GDPR-incident"]
+    assert query.unmatched_weight > 0
+    assert keyword_query("Vad gäller för arbetsmiljön?", []).unknown_words == []
+
+
+def test_a_compound_searched_by_its_parts_is_not_a_missing_word(loaded):
+    text = "Vem har arbetsmiljöansvaret?"
+    assert split_compounds(text).words == ["arbetsmiljöansvaret"]  # the acts write its parts, not the whole
+    assert keyword_query(text, []).unknown_words == []
+
+
+def test_a_word_only_another_workspace_uses_is_still_unknown(team):
+    add_file_chunk(team["other"], "Vår visselblåsare tar emot rapporter om missförhållanden.")
+    assert keyword_query(QUESTION, [team["ws"].pk]).unknown_words == ["visselblåsare"]
+    assert keyword_query(QUESTION, [team["other"].pk]).unknown_words == []
+
+
+def test_the_retrieval_result_carries_them_in_keyword_and_hybrid_modes(team):
+    for mode in ("keyword", "hybrid"):
+        result = retrieve_context(QUESTION, team["ws"], user=team["alice"], options=RetrievalOptions(mode=mode))
+        assert result.unknown_words == ["visselblåsare"], mode
+        assert result.chunks  # the act named and the question's other words still find sources
+
+
+def test_a_statute_named_by_its_short_name_is_not_a_missing_word(team):
+    # Neither act writes "LAS", yet the question names the employment protection act by it.
+    assert "LAS" in keyword_query("Vad säger LAS om visselblåsare?", [team["ws"].pk]).unknown_words
+    result = retrieve_context("Vad säger LAS om visselblåsare?", team["ws"], user=team["alice"])
+    assert result.unknown_words == ["visselblåsare"]
+
+
+def test_the_offline_answer_names_the_word_and_keeps_it_on_a_cache_hit(team):
+    conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
+    first = chat.answer(conversation, team["alice"], QUESTION)
+    again = chat.answer(conversation, team["alice"], QUESTION)
+    for message in (first, again):
+        assert message.answer_mode == "extractive" and message.sources
+        assert 'Ingen källa använder "visselblåsare"' in message.content
+        assert "fråga gärna igen med lagens term" in message.content
+    assert list(RetrievalLog.objects.filter(workspace=team["ws"]).order_by("pk").values_list("cache_hit", flat=True)
+                ) == [False, True]
+
+
+def test_with_no_source_the_answer_says_which_words_found_nothing():
+    text = extractive_answer([], unknown_words=["visselblåsare", "mejl"])
+    assert text.startswith("Kunskapsbasen har inget om det här.")
+    assert 'använder "visselblåsare" och "mejl"' in text
+    assert "Kunskapsbasen har inget om det här: varken" in extractive_answer([])  # no word missing: as before
+
+
+def test_the_model_is_told_the_words_so_it_can_search_in_the_laws(team, fake_model):
+    fake_model.script = [{"text": "Arbetstagare som rapporterar skyddas [1]."}]
+    conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
+    chat.answer(conversation, team["alice"], QUESTION)
+    context = fake_model.requests[0]["messages"][-2]["content"]
+    assert 'Ord i frågan som ingen källa använder: "visselblåsare".' in context
+    # Named before the sources begin, outside the block the boundary delimits.
+    assert context.index("ingen källa använder") < context.index("\n--- ")

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from compliance.errors import ApplicationError
-from compliance.selectors import workspace_get_for_user
+from compliance.selectors import membership_get_by_slug, workspace_get_for_user
 
 from .answering import chat
 from .answering.answer import cited_numbers
@@ -41,7 +41,8 @@ def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser)
 
 
 def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | None = None) -> HttpResponse:
-    ws, membership = workspace_get_for_user(request.user, slug)
+    membership = membership_get_by_slug(request.user, slug)
+    ws = membership.workspace
     messages = []
     if conversation is not None:
         messages = [_message_view(m, ws.slug, request.user) for m in message_list(conversation)]
@@ -61,14 +62,14 @@ def chat_home(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def conversation_detail(request: HttpRequest, slug: str, conversation_id: int) -> HttpResponse:
-    ws, _ = workspace_get_for_user(request.user, slug)
+    ws = workspace_get_for_user(request.user, slug)
     return _chat_page(request, slug, conversation_get(ws, request.user, conversation_id))
 
 
 @login_required
 @require_POST
 def conversation_new(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, _ = workspace_get_for_user(request.user, slug)
+    ws = workspace_get_for_user(request.user, slug)
     conversation = chat.conversation_create(workspace=ws, user=request.user)
     if "application/json" in request.headers.get("Accept", ""):
         # The chat page starts a conversation and streams its first answer without a reload.
@@ -84,7 +85,7 @@ def conversation_new(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def message_stream(request: HttpRequest, slug: str, conversation_id: int) -> StreamingHttpResponse:
-    ws, _ = workspace_get_for_user(request.user, slug)
+    ws = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     content = request.POST.get("content", "")
     try:
@@ -108,7 +109,7 @@ def message_stream(request: HttpRequest, slug: str, conversation_id: int) -> Str
 @login_required
 @require_GET
 def message_detail(request: HttpRequest, slug: str, conversation_id: int, message_id: int) -> HttpResponse:
-    ws, _ = workspace_get_for_user(request.user, slug)
+    ws = workspace_get_for_user(request.user, slug)
     message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
     message_sources_current([message])
     return render(request, "agent/_message.html", {"m": _message_view(message, ws.slug, request.user),
@@ -118,7 +119,7 @@ def message_detail(request: HttpRequest, slug: str, conversation_id: int, messag
 @login_required
 @require_POST
 def message_feedback(request: HttpRequest, slug: str, conversation_id: int, message_id: int) -> HttpResponse:
-    ws, _ = workspace_get_for_user(request.user, slug)
+    ws = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     message = message_get(conversation, message_id)
     rating = request.POST.get("rating", "0")
@@ -140,7 +141,7 @@ def message_feedback(request: HttpRequest, slug: str, conversation_id: int, mess
 def message_proposal(request: HttpRequest, slug: str, conversation_id: int, message_id: int,
                      index: int) -> HttpResponse:
     """"Spara" or "Nej tack" on a fact the assistant offered to remember."""
-    ws, _ = workspace_get_for_user(request.user, slug)
+    ws = workspace_get_for_user(request.user, slug)
     conversation = conversation_get(ws, request.user, conversation_id)
     message = message_get(conversation, message_id)
     error, status = "", 200

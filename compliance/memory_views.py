@@ -2,7 +2,7 @@
 user's own preferences, each fact with its origin; delete one fact, or clear everything of a kind
 after a confirmation page naming what goes.
 
-Another workspace is a 404 (workspace_get_for_user); preferences are only ever the caller's own.
+Another workspace is a 404 (membership_get_by_slug); preferences are only ever the caller's own.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from . import selectors, services
 from .forms import PreferenceForm, ProfileForm
 from .models import PREFERENCE_FIELDS, PROFILE_FIELDS, Membership, PersonalPreference, Workspace, WorkspaceProfile
 from .services import ProfileInputError
-from .views import _require_edit, _workspace
+from .views import _require_edit, membership_for_page
 
 
 def _origin_rows(instance: WorkspaceProfile | PersonalPreference, names: tuple[str, ...]) -> list[dict]:
@@ -61,7 +61,8 @@ def _page(request: HttpRequest, ws: Workspace, membership: Membership, *, profil
 @login_required
 @require_GET
 def workspace_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return _page(request, ws, membership)
 
 
@@ -85,7 +86,8 @@ def _save_form(request: HttpRequest, ws: Workspace, membership: Membership, *, s
 @login_required
 @require_POST
 def profile_save(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     return _save_form(request, ws, membership, form_class=ProfileForm, form_arg="profile_form",
                       save=lambda values: services.profile_update(workspace=ws, user=request.user, values=values),
@@ -95,7 +97,8 @@ def profile_save(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def preferences_save(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return _save_form(request, ws, membership, form_class=PreferenceForm, form_arg="preference_form",
                       save=lambda values: services.preference_update(workspace=ws, user=request.user, values=values),
                       done="Dina inställningar har sparats.")
@@ -104,7 +107,8 @@ def preferences_save(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def fact_add(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     try:
         services.profile_fact_add(workspace=ws, user=request.user, text=request.POST.get("text", ""))
@@ -118,7 +122,8 @@ def fact_add(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def fact_delete(request: HttpRequest, slug: str, fact_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     fact = selectors.profile_fact_get(ws, fact_id)
     _require_edit(membership)
     services.profile_fact_delete(fact)
@@ -130,7 +135,8 @@ def fact_delete(request: HttpRequest, slug: str, fact_id: int) -> HttpResponse:
 @require_POST
 def profile_field_clear(request: HttpRequest, slug: str, field: str) -> HttpResponse:
     """Delete one structured fact (e.g. the employee count) from the profile or from the user's preferences."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     if field in PROFILE_FIELDS:
         _require_edit(membership)
         services.profile_update(workspace=ws, user=request.user, values={field: None})
@@ -146,7 +152,8 @@ def profile_field_clear(request: HttpRequest, slug: str, field: str) -> HttpResp
 @require_http_methods(["GET", "POST"])
 def profile_clear(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     """"Rensa allt": GET asks (naming how much goes), POST clears."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     if kind == "profil":
         _require_edit(membership)
         profile = selectors.workspace_profile_get(ws)

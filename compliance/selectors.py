@@ -76,8 +76,12 @@ def membership_get(user: AbstractBaseUser | AnonymousUser, workspace: Workspace 
     return Membership.objects.filter(user=user, workspace_id=ws_id).select_related("workspace").first()
 
 
-def workspace_get_for_user(user: AbstractBaseUser | AnonymousUser, slug: str) -> tuple[Workspace, Membership]:
-    """The workspace and the user's membership, or Http404."""
+def membership_get_by_slug(user: AbstractBaseUser | AnonymousUser, slug: str) -> Membership:
+    """The user's membership in the workspace named `slug`, its workspace loaded with it; else Http404.
+
+    The one function that decides whether a user may enter a workspace: every page and API view that
+    takes a workspace slug resolves it here. Another workspace is not found (a 404, never a 403), so a
+    slug leaks nothing."""
     if not user.is_authenticated:
         raise Http404
     membership = (
@@ -87,7 +91,13 @@ def workspace_get_for_user(user: AbstractBaseUser | AnonymousUser, slug: str) ->
     )
     if membership is None:
         raise Http404("Arbetsytan finns inte.")
-    return membership.workspace, membership
+    return membership
+
+
+def workspace_get_for_user(user: AbstractBaseUser | AnonymousUser, slug: str) -> Workspace:
+    """The workspace named `slug` if the user is a member (membership_get_by_slug decides), for callers
+    that need no role; else Http404."""
+    return membership_get_by_slug(user, slug).workspace
 
 
 def access_scope_for(user: AbstractBaseUser | AnonymousUser, workspace: Workspace, *, named: Iterable[int] = (),

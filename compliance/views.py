@@ -1,6 +1,6 @@
 """Workspace pages. Function-based, thin: selectors read, services write.
 
-Access: `workspace_get_for_user` decides membership (another workspace's slug
+Access: `membership_get_by_slug` decides membership (another workspace's slug
 or object id is a 404, never a 403). A member who may only read gets 403 on
 anything that writes: they can see the workspace, so that leaks nothing.
 """
@@ -31,16 +31,17 @@ from .errors import ApplicationError
 from .forms import AssessmentForm, SharingForm, UploadForm
 from .models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from .permissions import require_edit as _require_edit
-from .selectors import workspace_get_for_user, workspace_list_for_user
+from .selectors import membership_get_by_slug, workspace_list_for_user
 from .statute_source import official_statute_url, statute_source
 
 
-def _workspace(request: HttpRequest, slug: str) -> tuple[Workspace, Membership]:
-    """The workspace and membership (or 404); remembered as the user's current workspace."""
-    ws, membership = workspace_get_for_user(request.user, slug)
-    if request.session.get("current_workspace") != ws.slug:
-        request.session["current_workspace"] = ws.slug
-    return ws, membership
+def membership_for_page(request: HttpRequest, slug: str) -> Membership:
+    """The user's membership in the workspace `slug` (membership_get_by_slug decides, else 404), its
+    workspace remembered as the user's current one so pages outside a workspace (the statutes) know it."""
+    membership = membership_get_by_slug(request.user, slug)
+    if request.session.get("current_workspace") != membership.workspace.slug:
+        request.session["current_workspace"] = membership.workspace.slug
+    return membership
 
 
 def _current_workspace(request: HttpRequest) -> Workspace | None:
@@ -71,7 +72,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def workspace(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return render(request, "compliance/workspace.html", {
         "workspace": ws,
         "membership": membership,
@@ -84,7 +86,8 @@ def workspace(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def workspace_sharing(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     if not membership.can_manage:
         raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
     form = SharingForm(request.POST)
@@ -100,7 +103,8 @@ def workspace_sharing(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def knowledge(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     context = _knowledge_context(ws, membership)
     context.update(upload_form=UploadForm(), nav="knowledge")
     return render(request, "compliance/knowledge.html", context)
@@ -110,7 +114,8 @@ def knowledge(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def knowledge_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The figures and the status tables: the partial htmx polls while anything is processing."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return render(request, "compliance/_knowledge_status.html", _knowledge_context(ws, membership))
 
 
@@ -118,7 +123,8 @@ def knowledge_status(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def knowledge_sync(request: HttpRequest, slug: str) -> HttpResponse:
     """"Synka nu": re-process what changed; the status partial shows the progress."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     queued = sync_workspace(ws)
     if queued:
@@ -138,7 +144,8 @@ def _files_and_assessments(files: int, assessments: int) -> str:
 def knowledge_clear(request: HttpRequest, slug: str) -> HttpResponse:
     """"Rensa kunskapsbasen" (owners): GET asks, naming how much goes; POST soft-deletes every file and
     assessment of the workspace. Statutes are shared and stay."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     if not membership.can_manage:
         raise PermissionDenied("Bara arbetsytans ägare kan rensa kunskapsbasen.")
     if request.method == "POST":
@@ -160,7 +167,8 @@ def knowledge_clear(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def file_upload(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     form = UploadForm(request.POST)
     is_private = form.is_valid() and form.cleaned_data["is_private"]
@@ -189,7 +197,8 @@ def _uploaded_message(name: str, saved: UserFile) -> str:
 @login_required
 @require_GET
 def file_detail(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     user_file = selectors.user_file_get(ws, file_id)
     return render(request, "compliance/file_detail.html", {
         "workspace": ws,
@@ -206,7 +215,8 @@ def file_detail(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
 @require_POST
 def file_replace(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
     """The "Ersätt" action: upload a new version of this file's document, whatever its name."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     user_file = selectors.user_file_get(ws, file_id)
     _require_edit(membership)
     uploaded = request.FILES.get("file")
@@ -227,7 +237,8 @@ def file_replace(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
 @require_POST
 def file_version_restore(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
     """Make this (earlier) version the current one again."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     version = selectors.user_file_get(ws, file_id)
     _require_edit(membership)
     try:
@@ -242,7 +253,7 @@ def file_version_restore(request: HttpRequest, slug: str, file_id: int) -> HttpR
 @login_required
 @require_GET
 def file_download(request: HttpRequest, slug: str, file_id: int) -> FileResponse:
-    ws, _ = _workspace(request, slug)
+    ws = membership_for_page(request, slug).workspace
     user_file = selectors.user_file_get(ws, file_id)
     try:
         handle = user_file.file.open("rb")
@@ -255,7 +266,8 @@ def file_download(request: HttpRequest, slug: str, file_id: int) -> FileResponse
 @login_required
 @require_http_methods(["GET", "POST"])
 def file_delete(request: HttpRequest, slug: str, file_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     user_file = selectors.user_file_get(ws, file_id)
     _require_edit(membership)
     return _confirm_delete(request, ws, membership, delete=lambda: services.user_file_delete(user_file),
@@ -304,14 +316,16 @@ def _assessment_form_page(request: HttpRequest, ws: Workspace, membership: Membe
 @login_required
 @require_http_methods(["GET", "POST"])
 def assessment_create(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return _assessment_form_page(request, ws, membership)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def assessment_edit(request: HttpRequest, slug: str, assessment_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     assessment = selectors.assessment_get(ws, assessment_id)
     return _assessment_form_page(request, ws, membership, assessment)
 
@@ -319,7 +333,8 @@ def assessment_edit(request: HttpRequest, slug: str, assessment_id: int) -> Http
 @login_required
 @require_http_methods(["GET", "POST"])
 def assessment_delete(request: HttpRequest, slug: str, assessment_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     assessment = selectors.assessment_get(ws, assessment_id)
     _require_edit(membership)
     return _confirm_delete(request, ws, membership, delete=lambda: services.assessment_delete(assessment),

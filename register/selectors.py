@@ -1,5 +1,5 @@
 """Reads of the register. Each starts from a workspace that compliance's access selector resolved for the user
-(`workspace_get_for_user` / `access_scope_for`), so nothing here can reach another workspace's rows; a row
+(`membership_get_by_slug` / `access_scope_for`), so nothing here can reach another workspace's rows; a row
 of another workspace is a 404, exactly like a row that does not exist."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 knowledge base, accepted or rejected one by one (htmx swaps the row), and the curated templates.
 
 Every member reads; owners and editors decide (a reader's or revisor's POST is refused). Another workspace
-is a 404 (workspace_get_for_user).
+is a 404 (membership_get_by_slug, through compliance's membership_for_page).
 """
 
 from __future__ import annotations
@@ -13,19 +13,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from compliance.models import Membership, Workspace
+from compliance.models import Workspace
 from compliance.permissions import require_edit as _require_edit
-from compliance.selectors import workspace_get_for_user
+from compliance.views import membership_for_page
 
 from . import services
 from .models import SuggestionDecision
 from .services import RegisterError
 from .suggestions import rejected_suggestions, suggestion_list, template_get, template_list
-
-
-def _workspace(request: HttpRequest, slug: str) -> tuple[Workspace, Membership]:
-    ws, membership = workspace_get_for_user(request.user, slug)
-    return ws, membership
 
 
 def _is_htmx(request: HttpRequest) -> bool:
@@ -35,7 +30,8 @@ def _is_htmx(request: HttpRequest) -> bool:
 @login_required
 @require_GET
 def suggestions(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return render(request, "register/suggestions.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "register",
         "suggestions": suggestion_list(ws), "rejected": list(rejected_suggestions(ws)),
@@ -65,7 +61,8 @@ def _decided(request: HttpRequest, ws: Workspace, number: str, *, accept: bool) 
 @login_required
 @require_POST
 def suggestion_accept(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     return _decided(request, ws, request.POST.get("document", "").strip(), accept=True)
 
@@ -73,7 +70,8 @@ def suggestion_accept(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def suggestion_reject(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     return _decided(request, ws, request.POST.get("document", "").strip(), accept=False)
 
@@ -81,7 +79,8 @@ def suggestion_reject(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def suggestion_restore(request: HttpRequest, slug: str, decision_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     decision = SuggestionDecision.objects.filter(workspace=ws, pk=decision_id).first()
     if decision is None:
         raise Http404("Beslutet finns inte.")
@@ -94,7 +93,8 @@ def suggestion_restore(request: HttpRequest, slug: str, decision_id: int) -> Htt
 @login_required
 @require_GET
 def templates(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return render(request, "register/suggestions_templates.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "register",
         "templates": template_list(),
@@ -104,7 +104,8 @@ def templates(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def template_apply(request: HttpRequest, slug: str, template_slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     template = template_get(template_slug)
     if template is None:
         raise Http404("Mallen finns inte.")

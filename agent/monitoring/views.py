@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET
 from agent.models import Message
 from agent.selectors import conversation_get_in_workspace
 from compliance.models import Membership, Workspace
-from compliance.selectors import workspace_get_for_user
+from compliance.selectors import membership_get_by_slug
 
 from .dashboard import (
     ANSWER_MODES,
@@ -31,12 +31,13 @@ INTENT_LABELS = {"greeting": "Hälsning", "meta": "Om assistenten", "factual": "
 MODE_LABELS = {"model": "Språkmodell", "extractive": "Utdrag ur källor", "direct": "Direkt svar", "error": "Fel"}
 
 
-def owned_workspace(user: AbstractBaseUser, slug: str) -> tuple[Workspace, Membership]:
-    """The workspace if `user` owns it; members who are not owners get the same 404 as outsiders."""
-    workspace, membership = workspace_get_for_user(user, slug)
+def owned_membership(user: AbstractBaseUser, slug: str) -> Membership:
+    """The user's membership in the workspace `slug` if it may manage it; members who may not get the same
+    404 as outsiders."""
+    membership = membership_get_by_slug(user, slug)
     if not membership.can_manage:
         raise Http404("Arbetsytan finns inte.")
-    return workspace, membership
+    return membership
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def _render(request: HttpRequest, *, stats: dict, period: _Period, workspace: Wo
 @login_required
 @require_GET
 def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    workspace, membership = owned_workspace(request.user, slug)
+    membership = owned_membership(request.user, slug)
+    workspace = membership.workspace
     period = _period(request)
     stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=period.days)
 
@@ -109,7 +111,8 @@ def staff_dashboard(request: HttpRequest) -> HttpResponse:
 @require_GET
 def dashboard_conversation(request: HttpRequest, slug: str, conversation_id: int) -> HttpResponse:
     """A read-only transcript of any conversation in the workspace, for its owners (reached from the dashboard)."""
-    workspace, membership = owned_workspace(request.user, slug)
+    membership = owned_membership(request.user, slug)
+    workspace = membership.workspace
     conversation = conversation_get_in_workspace(workspace, conversation_id)
     messages = conversation.messages.prefetch_related("feedback").order_by("created_at", "id")
     return render(request, "agent/dashboard_conversation.html", {

@@ -7,6 +7,7 @@ without the role for a write gets a 403: they can see the workspace anyway.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from django.db.models import QuerySet
@@ -48,21 +49,16 @@ class BaseApi(ApiMixin, APIView):
 
 
 class WorkspaceMixin:
-    """Resolves `slug` to the caller's workspace and membership (404 for non-members)."""
+    """Resolves `slug` to the caller's membership, and through it the workspace (404 for non-members)."""
 
-    def workspace_and_membership(self) -> tuple[Workspace, Membership]:
-        if not hasattr(self, "_workspace"):
-            self._workspace, self._membership = selectors.workspace_get_for_user(self.request.user,
-                                                                                 self.kwargs["slug"])
-        return self._workspace, self._membership
+    @cached_property
+    def membership(self) -> Membership:
+        # Read once per request: the workspace comes with it (membership_get_by_slug selects it).
+        return selectors.membership_get_by_slug(self.request.user, self.kwargs["slug"])
 
     @property
     def workspace(self) -> Workspace:
-        return self.workspace_and_membership()[0]
-
-    @property
-    def membership(self) -> Membership:
-        return self.workspace_and_membership()[1]
+        return self.membership.workspace
 
     def require_edit(self) -> None:
         if not self.membership.can_edit:
@@ -97,14 +93,15 @@ class WorkspaceListApi(ApiMixin, generics.ListAPIView):
 class WorkspaceDetailApi(WorkspaceMixin, BaseApi):
     @extend_schema(tags=["workspaces"], summary="En arbetsyta", responses=s.WorkspaceSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        workspace, membership = self.workspace_and_membership()
-        workspace.role = membership.role
+        workspace = self.workspace
+        workspace.role = self.membership.role
         return Response(s.WorkspaceSerializer(workspace).data)
 
     @extend_schema(tags=["workspaces"], summary="Ändra arbetsytans delning (ägare)",
                    request=s.WorkspaceUpdateSerializer, responses=s.WorkspaceSerializer)
     def patch(self, request: Request, slug: str) -> Response:
-        workspace, membership = self.workspace_and_membership()
+        membership = self.membership
+        workspace = membership.workspace
         if not membership.can_manage:
             raise PermissionDenied("Bara arbetsytans ägare kan ändra delningen.")
         data = validated(s.WorkspaceUpdateSerializer, request.data)

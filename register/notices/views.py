@@ -3,7 +3,7 @@ changed §§ as word diffs and the impact-assessment form, and the member's e-ma
 settings page, posted here). Readers and revisors read; owners and editors answer. Read or unread is each
 member's own: opening a notice marks it read for the one who opened it.
 
-Another workspace, or its notice, is a 404 (workspace_get_for_user, then selectors scoped to it).
+Another workspace, or its notice, is a 404 (membership_get_by_slug, then selectors scoped to it).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from compliance.chat_model import model_configured
 from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit as _require_edit
-from compliance.selectors import workspace_get_for_user
+from compliance.views import membership_for_page
 from law.summaries import SUMMARY_LABEL, change_summary_create
 
 from ..models import ChangeNotice
@@ -29,17 +29,11 @@ from .forms import ImpactForm, SubscriptionForm
 PAGE_SIZE = 100
 
 
-def _workspace(request: HttpRequest, slug: str) -> tuple[Workspace, Membership]:
-    ws, membership = workspace_get_for_user(request.user, slug)
-    if request.session.get("current_workspace") != ws.slug:
-        request.session["current_workspace"] = ws.slug
-    return ws, membership
-
-
 @login_required
 @require_GET
 def notice_list(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     state = request.GET.get("status", "")
     state = state if state in selectors.STATES else ""
     kind = request.GET.get("typ", "")
@@ -70,7 +64,8 @@ def _detail_page(request: HttpRequest, ws: Workspace, membership: Membership, no
 @login_required
 @require_GET
 def notice_detail(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     notice = selectors.notice_get(ws, request.user, notice_id)
     # Opened: read for this member (the page still shows it as they found it, "oläst" until the next visit).
     services.notice_mark_read(notice=notice, user=request.user)
@@ -80,7 +75,8 @@ def notice_detail(request: HttpRequest, slug: str, notice_id: int) -> HttpRespon
 @login_required
 @require_POST
 def notice_answer(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     notice = selectors.notice_get(ws, request.user, notice_id)
     _require_edit(membership)
     form = ImpactForm(request.POST, workspace=ws)
@@ -109,7 +105,7 @@ def notice_answer(request: HttpRequest, slug: str, notice_id: int) -> HttpRespon
 @require_POST
 def notice_unread(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
     """Unread again, for this member only (any role: it is their own state)."""
-    ws, _membership = _workspace(request, slug)
+    ws = membership_for_page(request, slug).workspace
     notice = selectors.notice_get(ws, request.user, notice_id)
     services.notice_mark_unread(notice=notice, user=request.user)
     messages.success(request, "Lagändringen är markerad som oläst för dig.")
@@ -120,7 +116,7 @@ def notice_unread(request: HttpRequest, slug: str, notice_id: int) -> HttpRespon
 @require_POST
 def notice_summary(request: HttpRequest, slug: str, notice_id: int) -> HttpResponse:
     """The model's summary of the change, made once for every workspace (any member may ask: it is reading)."""
-    ws, _membership = _workspace(request, slug)
+    ws = membership_for_page(request, slug).workspace
     notice = selectors.notice_get(ws, request.user, notice_id)
     if notice.kind == ChangeNotice.Kind.AMENDED and notice.version is not None:
         result = change_summary_create(notice.version)
@@ -133,7 +129,7 @@ def notice_summary(request: HttpRequest, slug: str, notice_id: int) -> HttpRespo
 @require_POST
 def subscription_save(request: HttpRequest, slug: str) -> HttpResponse:
     """The member's own e-mail digest (any role may choose what lands in their own inbox)."""
-    ws, _membership = _workspace(request, slug)
+    ws = membership_for_page(request, slug).workspace
     form = SubscriptionForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Välj av, dagligen eller veckovis.")

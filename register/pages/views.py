@@ -1,11 +1,11 @@
 """The laglista's pages under /ws/<slug>/laglista/: overview, items, kravpunkter and evidence, the yearly
 review, actions and the history. Function views, thin: register.selectors read, register.services write.
 
-Access: `_workspace` resolves the membership through compliance's access selector (another workspace's slug
-is a 404) and every object is read through a selector that starts from that workspace (another workspace's
-id is a 404 too). Readers and revisors see every page without forms; a write they try anyway is refused by
-the service (PermissionDeniedError, a 403 with its Swedish message, nothing written). Domain errors go back
-to the form that caused them.
+Access: compliance's `membership_for_page` resolves the membership (`membership_get_by_slug` decides; another
+workspace's slug is a 404) and every object is read through a selector that starts from that workspace
+(another workspace's id is a 404 too). Readers and revisors see every page without forms; a write they try
+anyway is refused by the service (PermissionDeniedError, a 403 with its Swedish message, nothing written).
+Domain errors go back to the form that caused them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.models import Membership, Workspace
 from compliance.selectors import legal_document_list, workspace_members
-from compliance.views import _workspace
+from compliance.views import membership_for_page
 
 from .. import selectors, services
 from ..models import Action, ComplianceStatus, LegalRegister, RegisterItem, Review
@@ -112,7 +112,8 @@ def _status_figures(summary: RegisterSummary, register: LegalRegister | None, ws
 @login_required
 @require_GET
 def overview(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     registers = list(selectors.register_list(ws))
     if not registers:
         return render(request, "register/empty.html", _base(ws, membership))
@@ -158,7 +159,8 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def register_create(request: HttpRequest, slug: str) -> HttpResponse:
     """The workspace's first register ("Laglista"), made on an editor's click, never by a page view."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     register = services.register_default(workspace=ws, user=request.user)
     messages.success(request, f"Laglistan ”{register.name}” är skapad. Lägg till de författningar som gäller er.")
@@ -177,7 +179,8 @@ def _row(request: HttpRequest, ws: Workspace, membership: Membership, item_id: i
 @require_POST
 def item_status(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The overview's inline status change; htmx swaps the answered row in place."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
     try:
@@ -199,7 +202,8 @@ def item_status(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def item_add(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     register = selectors.register_list(ws).order_by("pk").first()
     search = DocumentSearchForm(request.GET)
@@ -271,7 +275,8 @@ def _item_page(request: HttpRequest, ws: Workspace, membership: Membership, item
 @login_required
 @require_GET
 def item_detail(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     return _item_page(request, ws, membership, item)
 
@@ -279,7 +284,8 @@ def item_detail(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def item_edit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
     form = ItemEditForm(_post(request), item=item)
@@ -297,7 +303,8 @@ def item_edit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def item_remove(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
     if request.method == "POST":
@@ -313,7 +320,8 @@ def item_remove(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 @require_GET
 def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The item's audit trail, with its kravpunkter, evidence, ratings and actions: every member reads it."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     page = Paginator(selectors.audit_trail(ws, item=item), 100).get_page(request.GET.get("sida"))
     return render(request, "register/item_history.html", _base(
@@ -335,7 +343,8 @@ def _requirement_data(form: RequirementForm) -> dict:
 @login_required
 @require_POST
 def requirement_add(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
     form = RequirementForm(_post(request), workspace=ws, prefix="krav")
@@ -353,7 +362,8 @@ def requirement_add(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
 @login_required
 @require_http_methods(["GET", "POST"])
 def requirement_edit(request: HttpRequest, slug: str, requirement_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     requirement = selectors.requirement_get(ws, requirement_id)
     _require_edit(membership)
     if request.method == "POST":
@@ -377,7 +387,8 @@ def requirement_edit(request: HttpRequest, slug: str, requirement_id: int) -> Ht
 @login_required
 @require_POST
 def requirement_delete(request: HttpRequest, slug: str, requirement_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     requirement = selectors.requirement_get(ws, requirement_id)
     _require_edit(membership)
     services.requirement_delete(requirement=requirement, user=request.user)
@@ -388,7 +399,8 @@ def requirement_delete(request: HttpRequest, slug: str, requirement_id: int) -> 
 @login_required
 @require_POST
 def evidence_add(request: HttpRequest, slug: str, requirement_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     requirement = selectors.requirement_get(ws, requirement_id)
     _require_edit(membership)
     form = EvidenceForm(_post(request), workspace=ws, prefix=f"bevis-{requirement.pk}")
@@ -410,7 +422,8 @@ def evidence_add(request: HttpRequest, slug: str, requirement_id: int) -> HttpRe
 @login_required
 @require_POST
 def evidence_remove(request: HttpRequest, slug: str, evidence_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     evidence = selectors.evidence_get(ws, evidence_id)
     _require_edit(membership)
     services.evidence_remove(evidence=evidence, user=request.user)
@@ -425,14 +438,16 @@ def evidence_remove(request: HttpRequest, slug: str, evidence_id: int) -> HttpRe
 @login_required
 @require_GET
 def review_list(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return render(request, "register/review_list.html", _base(ws, membership, reviews=selectors.review_list(ws)))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def review_start(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     _require_edit(membership)
     registers = selectors.register_list(ws)
     if not registers.exists():
@@ -495,7 +510,8 @@ def _review_page(request: HttpRequest, ws: Workspace, membership: Membership, re
 @login_required
 @require_GET
 def review_detail(request: HttpRequest, slug: str, review_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     review = selectors.review_get(ws, review_id)
     return _review_page(request, ws, membership, review)
 
@@ -504,7 +520,8 @@ def review_detail(request: HttpRequest, slug: str, review_id: int) -> HttpRespon
 @require_POST
 def review_entry_rate(request: HttpRequest, slug: str, review_id: int, entry_id: int) -> HttpResponse:
     """"Signera": the rating, justification and evidence of one item, signed off by the person."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     review = selectors.review_get(ws, review_id)
     entry = selectors.review_entry_get(review, entry_id)
     _require_edit(membership)
@@ -532,7 +549,8 @@ def review_entry_rate(request: HttpRequest, slug: str, review_id: int, entry_id:
 @login_required
 @require_POST
 def review_close(request: HttpRequest, slug: str, review_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     review = selectors.review_get(ws, review_id)
     _require_edit(membership)
     try:
@@ -577,14 +595,16 @@ def _actions_page(request: HttpRequest, ws: Workspace, membership: Membership, *
 @login_required
 @require_GET
 def action_list(request: HttpRequest, slug: str) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     return _actions_page(request, ws, membership)
 
 
 @login_required
 @require_POST
 def action_create(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     item = selectors.register_item_get(ws, item_id)
     _require_edit(membership)
     form = ActionForm(_post(request), workspace=ws, prefix="atgard")
@@ -606,7 +626,8 @@ def action_create(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
 @require_POST
 def action_update(request: HttpRequest, slug: str, action_id: int) -> HttpResponse:
     """Owner, due date and state of an action; "Markera som åtgärdad" posts only the state."""
-    ws, membership = _workspace(request, slug)
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
     action = selectors.action_get(ws, action_id)
     _require_edit(membership)
     post = _post(request)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from compliance.errors import ApplicationError
 from compliance.permissions import require_edit as _require_edit
-from compliance.selectors import workspace_get_for_user
+from compliance.selectors import membership_get_by_slug
 
 from .. import selectors, services
 from . import exports, imports
@@ -30,7 +30,8 @@ def _download(export: exports.ExportFile) -> HttpResponse:
 @login_required
 @require_GET
 def register_export(request: HttpRequest, slug: str, register_id: int, fmt: str) -> HttpResponse:
-    workspace, membership = workspace_get_for_user(request.user, slug)
+    membership = membership_get_by_slug(request.user, slug)
+    workspace = membership.workspace
     register = selectors.register_get(workspace, register_id)
     if fmt not in exports.REGISTER_FORMATS:
         raise Http404("Okänt format.")
@@ -42,7 +43,8 @@ def register_export(request: HttpRequest, slug: str, register_id: int, fmt: str)
 @login_required
 @require_GET
 def review_export(request: HttpRequest, slug: str, review_id: int, fmt: str) -> HttpResponse:
-    workspace, membership = workspace_get_for_user(request.user, slug)
+    membership = membership_get_by_slug(request.user, slug)
+    workspace = membership.workspace
     review = selectors.review_get(workspace, review_id)
     if fmt not in exports.REVIEW_FORMATS:
         raise Http404("Okänt format.")
@@ -56,7 +58,8 @@ def review_export(request: HttpRequest, slug: str, review_id: int, fmt: str) -> 
 @require_http_methods(["GET", "POST"])
 def register_import(request: HttpRequest, slug: str, register_id: int) -> HttpResponse:
     """GET: the upload form. POST: the file read and matched, shown for the person to resolve and confirm."""
-    workspace, membership = workspace_get_for_user(request.user, slug)
+    membership = membership_get_by_slug(request.user, slug)
+    workspace = membership.workspace
     register = selectors.register_get(workspace, register_id)
     _require_edit(membership)
     context = {"workspace": workspace, "membership": membership, "register": register, "nav": "register",
@@ -85,7 +88,8 @@ def register_import(request: HttpRequest, slug: str, register_id: int) -> HttpRe
 def register_import_confirm(request: HttpRequest, slug: str, register_id: int) -> HttpResponse:
     """Commit the preview's rows as the person chose them: each row's choice is `row-<line>` (a document
     number, or "skip"); a number typed in `number-<line>` wins over the list (typing one is choosing it)."""
-    workspace, membership = workspace_get_for_user(request.user, slug)
+    membership = membership_get_by_slug(request.user, slug)
+    workspace = membership.workspace
     register = selectors.register_get(workspace, register_id)
     _require_edit(membership)
     preview = imports.preview_from_token(request.POST.get("token", ""), workspace_id=workspace.pk,

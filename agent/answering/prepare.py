@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 # (agent.answering.register_answers reads the register itself).
 SKIP_INTENTS = ("greeting", "meta", "register")
 MAX_HISTORY_MESSAGES = 10
+MAX_LOGGED_WORDS = 20  # of a question's words no source uses, kept in its log (a pasted text may have hundreds)
 
 
 @dataclass
@@ -239,7 +240,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
-        facts["chunks_matched"] = len(cached.chunks)
+        facts.update(chunks_matched=len(cached.chunks), unknown_words=list(cached.unknown_words)[:MAX_LOGGED_WORDS])
         return Retrieved(chunks=cached.chunks, cache_hit=True, scope=scope, unknown_words=list(cached.unknown_words))
     t0 = time.perf_counter()
     try:
@@ -248,7 +249,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     finally:
         timings["retrieve"] = _ms(t0)
     facts.update(chunks_matched=len(result.chunks), chunks_excluded_by_threshold=result.excluded_by_threshold,
-                 retrieval_ms=timings["retrieve"])
+                 retrieval_ms=timings["retrieve"], unknown_words=result.unknown_words[:MAX_LOGGED_WORDS])
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value

@@ -87,6 +87,13 @@ class FoundNothingSerializer(serializers.Serializer):
     workspace_slug = serializers.CharField()
 
 
+class UnknownWordSerializer(serializers.Serializer):
+    word = serializers.CharField(help_text="Ordet med gemener.")
+    count = serializers.IntegerField(help_text="Antal frågor med ordet.")
+    last_at = serializers.DateTimeField()
+    workspace_slug = serializers.CharField()
+
+
 class MetricsSerializer(serializers.Serializer):
     days = serializers.IntegerField()
     start = serializers.DateField()
@@ -95,6 +102,8 @@ class MetricsSerializer(serializers.Serializer):
     daily = DayFiguresSerializer(many=True)
     feedback = FeedbackFiguresSerializer()
     found_nothing = FoundNothingSerializer(many=True, help_text="Frågor utan träff, vanligast först.")
+    unknown_words = UnknownWordSerializer(many=True, help_text="Frågornas ord som ingen källa använder, vanligast "
+                                                               "först: det kunskapsbasen saknar eller kallar något annat.")
 
 
 class WorkspaceMetricsApi(WorkspaceMixin, BaseApi):

@@ -42,6 +42,7 @@ from django.utils import timezone
 
 from agent.models import Feedback, Message, RetrievalLog, RetrievalLogDay, RollupState
 from compliance.clock import STOCKHOLM, swedish_date, swedish_midnight, swedish_today
+from compliance.sql import dict_cursor
 from compliance.models import Workspace
 
 from .dashboard_version import dashboard_version
@@ -52,6 +53,7 @@ INTENTS = ("greeting", "meta", "factual", "task")
 ANSWER_MODES = tuple(v for v in Message.AnswerMode.values if v)
 LATEST_NEGATIVE = 20
 FOUND_NOTHING = 20
+UNKNOWN_WORDS = 20
 CACHE_SECONDS = 600
 ROLLUP_GRACE = timedelta(minutes=15)
 ROLLUP_NAME = "retrieval_logs"
@@ -214,6 +216,27 @@ def _found_nothing(logs: QuerySet[RetrievalLog]) -> list[dict]:
     return [{"question": row["question"][:500], "count": row["count"], "last_at": row["last_at"].isoformat(),
              "conversation_id": conversations.get(row["message_id"]), "workspace_slug": slugs.get(row["workspace_id"])}
             for row in rows]
+
+
+def _unknown_words(logs: QuerySet[RetrievalLog]) -> list[dict]:
+    """The questions' words no source used, most asked first; the same word in another case counts as one.
+
+    Grouped per workspace like `_found_nothing`: a word is listed with the workspace whose questions wrote it,
+    and a workspace's page reads only its own logs. Each word counts the questions (not the times) it was in.
+    """
+    subquery = logs.exclude(unknown_words=[]).values("id", "workspace_id", "unknown_words", "created_at")
+    sql, params = subquery.query.sql_with_params()
+    with dict_cursor() as cursor:
+        cursor.execute(f"""
+            SELECT l.workspace_id, lower(w.word) AS word, count(DISTINCT l.id) AS count, max(l.created_at) AS last_at
+            FROM ({sql}) AS l, jsonb_array_elements_text(l.unknown_words) AS w(word)
+            GROUP BY l.workspace_id, lower(w.word)
+            ORDER BY count DESC, last_at DESC, word
+            LIMIT %s""", [*params, UNKNOWN_WORDS])
+        rows = cursor.fetchall()
+    slugs = dict(Workspace.objects.filter(pk__in={r["workspace_id"] for r in rows}).values_list("id", "slug"))
+    return [{"word": row["word"], "count": row["count"], "last_at": row["last_at"].isoformat(),
+             "workspace_slug": slugs.get(row["workspace_id"])} for row in rows]
 
 
 _DAY_FIELDS = (*_COUNTS, "retrieval_p50", "retrieval_p95", "total_p50", "total_p95", "retrieval_buckets",
@@ -398,7 +421,7 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
     return {
         "days": days, "start": first.isoformat(), "end": (first + timedelta(days=days - 1)).isoformat(),
         "totals": _shape({**totals, **period}), "daily": daily, "feedback": _feedback(workspace_ids, since),
-        "found_nothing": _found_nothing(logs),
+        "found_nothing": _found_nothing(logs), "unknown_words": _unknown_words(logs),
     }
 
 

@@ -37,7 +37,7 @@ class DashboardSeed(BaseTestCase):
         # name: (workspace, days ago, conversation, answer mode, fields)
         seed = {
             "a1": (ws, 0, cls.conv_x, "model", dict(intent="factual", query="Vad gäller för skyddsombud?",
-                                                    retrieval_ms=10, total_ms=20, chunks_considered=5,
+                                                    unknown_words=["Visselblåsare"], retrieval_ms=10, total_ms=20, chunks_considered=5,
                                                     chunks_included=3, tokens_used=100)),
             "a2": (ws, 0, cls.conv_x, "extractive", dict(intent="factual", query="Semester?", retrieval_ms=20,
                                                          total_ms=30, chunks_considered=5, chunks_included=5,
@@ -46,14 +46,15 @@ class DashboardSeed(BaseTestCase):
                                                          retrieval_ms=30, total_ms=40)),
             "a4": (ws, 0, cls.conv_x, "direct", dict(intent="greeting", query="Hej", skipped=True, total_ms=1)),
             "a5": (ws, 2, cls.conv_y, "error", dict(intent="factual", query="  regler för drönare?", zero_match=True,
-                                                    degraded=True, retrieval_ms=40, total_ms=50)),
+                                                    unknown_words=["visselblåsare", "mejl"], degraded=True, retrieval_ms=40, total_ms=50)),
             "a6": (ws, 2, cls.conv_y, "model", dict(intent="factual", query="Semester igen", cache_hit=True,
                                                     total_ms=5, chunks_considered=4, chunks_included=4,
                                                     tokens_used=200)),
             "a7": (ws, 40, cls.conv_y, "model", dict(intent="factual", query="Gammal fråga", zero_match=True,
+                                                     unknown_words=["mejl"],
                                                      retrieval_ms=1000, total_ms=1000)),
             "c1": (cws, 0, cls.conv_c, "extractive", dict(intent="factual", query="Charlies hemliga fråga",
-                                                          zero_match=True, retrieval_ms=5, total_ms=6)),
+                                                          unknown_words=["Kvarkvisslan"], zero_match=True, retrieval_ms=5, total_ms=6)),
         }
         cls.messages = {}
         for name, (workspace, days_ago, conv, mode, fields) in seed.items():
@@ -111,6 +112,15 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertEqual((found[0]["count"], found[0]["conversation_id"], found[0]["workspace_slug"]),
                          (2, self.conv_y.pk, "alices-ab"))
 
+    def test_words_no_source_used_count_questions_per_word_whatever_the_case(self):
+        words = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["unknown_words"]
+        self.assertEqual([(w["word"], w["count"], w["workspace_slug"]) for w in words],
+                         [("visselblåsare", 2, "alices-ab"), ("mejl", 1, "alices-ab")])
+        # The period decides: a question 40 days old counts in 90 days only.
+        ninety = retrieval_stats(workspace_ids=[self.workspace.pk], days=90)["unknown_words"]
+        # As many questions each: the word asked most recently first.
+        self.assertEqual([(w["word"], w["count"]) for w in ninety], [("visselblåsare", 2), ("mejl", 2)])
+
     def test_feedback_shares_and_latest_bad_answers(self):
         fb = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["feedback"]
         self.assertEqual((fb["good"], fb["bad"], fb["good_share"], fb["bad_share"]), (1, 2, 0.3333, 0.6667))
@@ -124,6 +134,8 @@ class RetrievalStatsTests(DashboardSeed):
         charlies = retrieval_stats(workspace_ids=[self.charlies_workspace.pk], days=30)
         self.assertEqual(charlies["totals"]["questions"], 1)
         self.assertNotIn("drönare", str(charlies))
+        self.assertNotIn("kvarkvisslan", str(mine))
+        self.assertEqual([w["word"] for w in charlies["unknown_words"]], ["kvarkvisslan"])
         self.assertNotIn("Fel paragraf", str(charlies))
 
     def test_staff_see_every_workspace(self):
@@ -132,6 +144,8 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertEqual([(q["workspace_slug"], q["count"]) for q in everything["found_nothing"]],
                          [("alices-ab", 2), ("charlies-ab", 1)])
         self.assertEqual(everything["feedback"]["bad"], 3)
+        self.assertEqual(sorted((w["word"], w["workspace_slug"]) for w in everything["unknown_words"]),
+                         [("kvarkvisslan", "charlies-ab"), ("mejl", "alices-ab"), ("visselblåsare", "alices-ab")])
 
 
 class CachedFiguresTests(DashboardSeed):

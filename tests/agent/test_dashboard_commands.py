@@ -31,7 +31,7 @@ def test_seed_makes_the_rows_and_the_dashboard_counts_them():
     stats = retrieval_stats(workspace_ids=[ws.pk], days=7)
     assert stats["totals"]["questions"] == 400
     assert sum(stats["totals"]["by_answer_mode"].values()) == 400
-    assert stats["totals"]["retrieval_ms"]["p50"] is not None and stats["found_nothing"]
+    assert stats["totals"]["retrieval_ms"]["p50"] is not None and stats["found_nothing"] and stats["unknown_words"]
     # Seeding again replaces, never adds.
     run("seed_dashboard", "--rows", "100", "--days", "7", "--workspace", "matning")
     assert RetrievalLog.objects.filter(workspace=ws).count() == 100

@@ -38,6 +38,10 @@ class DashboardPageTests(DashboardSeed):
         self.assertIn('data-chart="{&quot;intents&quot;', html)
         self.assertNotIn("<script>", html)
         self.assertNotIn("Charlies", html)
+        # The words no source used, with how many questions wrote them; never another workspace's.
+        self.assertIn('<span class="word">visselblåsare</span> <span class="muted">(2 frågor)</span>', html)
+        self.assertIn('<span class="word">mejl</span> <span class="muted">(1 fråga)</span>', html)
+        self.assertNotIn("kvarkvisslan", html)
 
     def test_period_switch_and_bad_period(self):
         self.login(self.alice)
@@ -115,6 +119,7 @@ class MetricsApiTests(DashboardSeed):
         self.assertEqual(body["totals"]["retrieval_ms"], {"p50": 25.0, "p95": 38.5})
         self.assertEqual(len(body["daily"]), 7)
         self.assertEqual(body["found_nothing"][0]["count"], 2)
+        self.assertEqual([(w["word"], w["count"]) for w in body["unknown_words"]], [("visselblåsare", 2), ("mejl", 1)])
         self.assertNotIn("Charlies", str(body))
         self.assertEqual(self.client.get(API).json()["days"], 30)
 

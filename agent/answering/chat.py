@@ -35,7 +35,7 @@ from .change_answers import change_answer
 from .context_assembly import render_tool_sources
 from .prepare import PreparedContext, PrepareOptions, prepare_context
 from .register_answers import register_answer
-from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE
+from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE, SEARCH_UNKNOWN_WORDS_LINE, quoted_words
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,10 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace: Works
             known[chunk.chunk_id] = n
         numbered.append((n, chunk))
     # Raw chunk text would let a source forge a boundary: the same assembly as the context.
-    return render_tool_sources(numbered) if numbered else "Inga träffar."
+    found = render_tool_sources(numbered) if numbered else "Inga träffar."
+    if not result.unknown_words:
+        return found
+    return f"{SEARCH_UNKNOWN_WORDS_LINE.format(words=quoted_words(result.unknown_words))}\n\n{found}"
 
 
 def _finish(conversation: Conversation, prepared: PreparedContext, text: str, citations: list[dict], *, mode: str,

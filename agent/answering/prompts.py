@@ -44,6 +44,8 @@ UNKNOWN_WORDS_LINE = (
     "Ord i frågan som ingen källa använder: {words}. Lagtexten kan kalla samma sak något annat; "
     "sök i så fall på lagens term."
 )
+# The same for a search the model ran with its tool: it may search again in the law's words.
+SEARCH_UNKNOWN_WORDS_LINE = "Ord i sökningen som ingen källa använder: {words}. Sök i så fall på lagens term."
 NO_SOURCES_UNKNOWN_WORDS_ANSWER = (
     "Kunskapsbasen har inget om det här. Ingen källa, varken lagarna eller era egna dokument, använder {words}; "
     "lagen kan kalla samma sak något annat. Försök formulera om frågan med lagens term, ange en lag eller "

@@ -88,3 +88,15 @@ def test_the_model_is_told_the_words_so_it_can_search_in_the_laws(team, fake_mod
     assert 'Ord i frågan som ingen källa använder: "visselblåsare".' in context
     # Named before the sources begin, outside the block the boundary delimits.
     assert context.index("ingen källa använder") < context.index("\n--- ")
+
+
+def test_the_models_own_search_is_told_its_words_no_source_uses(team, fake_model):
+    fake_model.script = [
+        {"tool_call": {"name": "search_knowledge_base", "arguments": {"query": "visselblåsare skydd",
+                                                                      "sfs": ["1977:1160"]}}},
+        {"text": "Inget i källorna [1]."},
+    ]
+    conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
+    chat.answer(conversation, team["alice"], "Vad gäller för skyddsombud?")
+    tool = next(m for m in fake_model.requests[1]["messages"] if m["role"] == "tool")["content"]
+    assert tool.startswith('Ord i sökningen som ingen källa använder: "visselblåsare".')

@@ -205,13 +205,23 @@ def written_words(text: str) -> list[str]:
 
 
 def _words_of(text: str, lexemes: list[str]) -> list[str]:
-    """The question's words (as written, first occurrence, in its order) whose lexeme is one of `lexemes`.
+    """The question's words (as written, first occurrence, in its order) whose lexeme is one of `lexemes`; none
+    for a question written in English.
 
     Only asked when some word is missing from every source, so a question whose words are all known pays
-    nothing for it."""
+    nothing for it. A question in English (the chat takes one) misses the Swedish statutes with most of its
+    words, and listing them would tell the reader nothing: it is told apart by its function words, those the
+    English text search configuration drops as stop words outnumbering those the Swedish one drops."""
+    written = written_words(text)
     # A lone letter ("Ä." for an abbreviation) says nothing to the reader.
-    words = list(dict.fromkeys(w for w in written_words(text) if len(w) > 1))
+    words = list(dict.fromkeys(w for w in written if len(w) > 1))
     with dict_cursor() as cursor:
+        cursor.execute("""
+            SELECT count(*) FILTER (WHERE to_tsvector('english', w) = ''::tsvector)
+                   > count(*) FILTER (WHERE to_tsvector('swedish', w) = ''::tsvector) AS english
+            FROM unnest(%(written)s::text[]) AS w""", {"written": written})
+        if cursor.fetchone()["english"]:
+            return []
         cursor.execute("""
             SELECT w.word FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
             WHERE EXISTS (SELECT 1 FROM unnest(to_tsvector('swedish', w.word)) AS v WHERE v.lexeme = ANY(%(lexemes)s))

@@ -111,8 +111,16 @@ class LegalDocumentData:
     structure: list[dict] | None = None
 
 
-def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> tuple[LegalDocument, bool]:
-    """Create or update a statute. Returns (document, changed).
+@dataclass(frozen=True)
+class UpsertedDocument:
+    """The statute `legal_document_upsert` wrote, and whether it is new or its text changed."""
+
+    document: LegalDocument
+    changed: bool  # new, or its text differs from the stored one (a new title alone is not a change)
+
+
+def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> UpsertedDocument:
+    """Create or update a statute.
 
     Unchanged text (same hash) keeps its chunks and embeddings: loading the
     corpus twice does nothing the second time.
@@ -153,10 +161,10 @@ def legal_document_upsert(data: LegalDocumentData, *, process: bool = True) -> t
                 # parser that now reads it right) they are stale, so the same text is chunked again.
                 values["chunked_hash"] = ""
             if not model_update(doc, fields=list(values), data=values).has_updated:
-                return doc, False
+                return UpsertedDocument(document=doc, changed=False)
         if process and (changed or doc.chunked_hash != digest):
             request_processing("LEGAL_DOCUMENT", doc.pk)
-    return doc, changed
+    return UpsertedDocument(document=doc, changed=changed)
 
 
 def legal_document_reprocess(doc: LegalDocument) -> None:
@@ -356,7 +364,15 @@ def assessment_delete(assessment: Assessment) -> None:
         workspace_touch_knowledge(workspace_id)
 
 
-def api_token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+@dataclass(frozen=True)
+class IssuedToken:
+    """A new API token and its raw key, which its owner sees once, in the answer that created it."""
+
+    token: ApiToken
+    key: str  # the secret itself; only its hash is stored
+
+
+def api_token_create(*, user: AbstractBaseUser, name: str) -> IssuedToken:
     """Returns the token and its key. The key is never stored or shown again."""
 
     key = "lgr_" + secrets.token_urlsafe(32)
@@ -364,7 +380,7 @@ def api_token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, st
         user=user, name=name[:100] or "API-nyckel", prefix=key[4:4 + ApiToken.PREFIX_LENGTH],
         key_hash=ApiToken.hash_key(key),
     )
-    return token, key
+    return IssuedToken(token=token, key=key)
 
 
 class MembershipError(ApplicationError):

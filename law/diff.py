@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
-from law.sfs_parser import AMENDMENT_RE, APPENDIX_RE, REPEALED_RE, parse_statute, parse_temporal
+from law.sfs_parser import AMENDMENT_RE, APPENDIX_RE, REPEALED_RE, ParsedTemporal, parse_statute, parse_temporal
 
 ADDED, AMENDED, REPEALED, RENUMBERED = "ADDED", "AMENDED", "REPEALED", "RENUMBERED"
 
@@ -154,13 +154,14 @@ def statute_units(text: str, sfs: str) -> dict[str, UnitText]:
             body = "\n\n".join([heading["rest"].strip(), *appendix.stycken[1:]])
             marker = _HEADING_MARKER_RE.match(body)
             temporal = marker["marker"] if marker else ""
-        temporal_kind, temporal_date = parse_temporal(temporal) if temporal else (None, None)
-        key = _unique(_temporal_key(appendix.label, temporal_kind), units)
+        parsed_temporal = parse_temporal(temporal) if temporal else ParsedTemporal()
+        key = _unique(_temporal_key(appendix.label, parsed_temporal.kind), units)
         units[key] = UnitText(
             key=key, citation=appendix.label, chapter="", section="", text=appendix.text,
             wording=_wording(body), amended_by=_newest_act(appendix.text),
             repealed=bool(REPEALED_RE.match(_MARKER_RE.sub("", body))), temporal=temporal,
-            temporal_kind=temporal_kind or "", temporal_date=temporal_date or "", ordinal=appendix.ordinal,
+            temporal_kind=parsed_temporal.kind or "", temporal_date=parsed_temporal.date or "",
+            ordinal=appendix.ordinal,
         )
     for block in parsed.transitional:
         key = _unique(block.citation, units)

@@ -158,7 +158,7 @@ def _create(record: OfficialRecord, *, origin: str, source_name: str, new_since:
         return ApplyResult(record.sfs, Outcome.SKIPPED, message="upphävd och inte inläst")
     if new_since is None or record.issued is None or record.issued <= new_since:
         return ApplyResult(record.sfs, Outcome.SKIPPED, message="finns inte i den inlästa korpusen")
-    doc, _ = legal_document_upsert(_document_data(record, None), process=process)
+    doc = legal_document_upsert(_document_data(record, None), process=process).document
     _version(doc, record, origin, source_name)
     return ApplyResult(record.sfs, Outcome.CREATED, doc.pk)
 

@@ -195,13 +195,25 @@ def number_key(number: str) -> tuple[int, str]:
     return int(digits), letter
 
 
-def parse_temporal(marker: str) -> tuple[str | None, str | None]:
-    """("in_force" | "expires" | "renumbered", date) for a marker without slashes."""
+@dataclass(frozen=True)
+class ParsedTemporal:
+    """What a version marker says; both None for no marker or one that is not a version marker.
+
+    kind: "in_force" | "expires" | "renumbered" (see ParsedSection.temporal_kind).
+    date: "2024-07-01" or "den dag som regeringen bestämmer".
+    """
+
+    kind: str | None = None
+    date: str | None = None
+
+
+def parse_temporal(marker: str) -> ParsedTemporal:
+    """The kind and date of a marker without slashes."""
     match = _TEMPORAL_RE.match(marker)
     if not match:
-        return None, None
+        return ParsedTemporal()
     kind = "in_force" if match["in"] else "expires" if match["out"] else "renumbered"
-    return kind, match["date"]
+    return ParsedTemporal(kind=kind, date=match["date"])
 
 
 def is_heading_like(paragraph: str) -> bool:
@@ -364,20 +376,20 @@ class _BodyParser:
             assert match
             section = match["num"]
             temporal = match["marker"].strip("/") if match["marker"] else self.chapter_temporal
-        temporal_kind, temporal_date = parse_temporal(temporal) if temporal else (None, None)
+        parsed_temporal = parse_temporal(temporal) if temporal else ParsedTemporal()
         unit = ParsedSection(
             kind=kind,
             chapter=self.chapter,
             chapter_title=self.chapter_title,
             section=section,
-            heading=_select_heading(self.active_group, temporal_kind) if kind == "section" else None,
+            heading=_select_heading(self.active_group, parsed_temporal.kind) if kind == "section" else None,
             citation="",
             stycken=[paragraph],
             ordinal=ordinal,
             part=self.part,
             temporal=temporal,
-            temporal_kind=temporal_kind,
-            temporal_date=temporal_date,
+            temporal_kind=parsed_temporal.kind,
+            temporal_date=parsed_temporal.date,
             prelude=self.pending,
         )
         self.pending = []
@@ -391,7 +403,7 @@ def _select_heading(group: list[str], temporal_kind: str | None) -> str | None:
     chosen = []
     for raw in group:
         text, marker = _strip_marker(raw)
-        kind = parse_temporal(marker)[0] if marker else None
+        kind = parse_temporal(marker).kind if marker else None
         if kind in (None, wanted, "renumbered"):
             chosen.append(text)
     return " > ".join(chosen) or None

@@ -368,21 +368,27 @@ def review_entry_rate(*, entry: ReviewEntry, user: AbstractBaseUser, rating: str
     return RatingResult(entry=entry, action=action)
 
 
-def _version_label(document: LegalDocument | None, as_of: date) -> tuple[str, int | None]:
+@dataclass(frozen=True)
+class _RatedVersion:
+    label: str  # "t.o.m. SFS 2021:1010", "ursprunglig lydelse", "i kraft 2024-01-01" or "" when unknown
+    version_id: int | None  # the StatuteVersion's pk, when the statute has recorded versions
+
+
+def _version_label(document: LegalDocument | None, as_of: date) -> _RatedVersion:
     """Which text of the document a review on `as_of` rated: the statute version in force that day."""
     if document is None:
-        return "", None
+        return _RatedVersion(label="", version_id=None)
     version = (StatuteVersion.objects.filter(document=document, valid_from__lte=as_of)
                .exclude(valid_to__lte=as_of).order_by("-valid_from", "-pk").first()
                or StatuteVersion.objects.filter(document=document, is_current=True).first())
     if version is not None:
         label = f"t.o.m. {version.amended_through}" if version.amended_through else "ursprunglig lydelse"
-        return label, version.pk
+        return _RatedVersion(label=label, version_id=version.pk)
     if document.amended_through:
-        return f"t.o.m. {document.amended_through}", None
+        return _RatedVersion(label=f"t.o.m. {document.amended_through}", version_id=None)
     if document.in_force_date:
-        return f"i kraft {document.in_force_date.isoformat()}", None
-    return "", None
+        return _RatedVersion(label=f"i kraft {document.in_force_date.isoformat()}", version_id=None)
+    return _RatedVersion(label="", version_id=None)
 
 
 def review_close(*, review: Review, user: AbstractBaseUser) -> Review:
@@ -406,13 +412,13 @@ def review_close(*, review: Review, user: AbstractBaseUser) -> Review:
         for entry in entries:
             item = entry.item
             doc = item.legal_document if item is not None else None
-            version, version_id = _version_label(doc, as_of)
+            version = _version_label(doc, as_of)
             requirements = list(Requirement.objects.filter(item=item).select_related("owner")) if item else []
             entry.frozen_title = item.display_title if item is not None else entry.frozen_title
             entry.frozen_document_number = doc.sfs_number if doc is not None else ""
             entry.frozen_document_kind = doc.kind_label if doc is not None else ""
-            entry.frozen_version = version
-            entry.frozen_version_id = version_id
+            entry.frozen_version = version.label
+            entry.frozen_version_id = version.version_id
             entry.frozen_requirements = [
                 {"id": r.pk, "section_ref": r.section_ref, "title": r.title, "status": r.status,
                  "status_label": r.get_status_display(), "owner": r.owner.get_username() if r.owner else ""}

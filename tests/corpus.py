@@ -55,12 +55,12 @@ def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
         if doc is None or doc.status != ProcessingStatus.DONE:
             record = corpus_record(sfs)
             names = names_for(sfs, record["title"])
-            doc, _ = legal_document_upsert(LegalDocumentData(
+            doc = legal_document_upsert(LegalDocumentData(
                 sfs_number=sfs, title=record["title"], full_text=record["text"],
                 content_type=content_type_for(record["title"]), short_names=list(names.short_names),
                 abbreviations=list(names.abbreviations), issued=parse_date(record.get("issued")),
                 category=record.get("category") or "",
-            ), process=False)
+            ), process=False).document
             chunk_document("LEGAL_DOCUMENT", doc.pk)
             if embed:
                 embed_all(ContentChunk.objects.filter(legal_document=doc))

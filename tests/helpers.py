@@ -34,7 +34,8 @@ def chunked_statute(number: str, title: str, text: str):
     from chunks.services import chunk_document
     from compliance.services import LegalDocumentData, legal_document_upsert
 
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text),
+                                process=False).document
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     return doc
 

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from io import TextIOBase
 from pathlib import Path
 
@@ -96,7 +97,15 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def eval_user_and_workspace() -> tuple[User, Workspace]:
+@dataclass(frozen=True)
+class BenchAccount:
+    """The user a command acts as and the workspace it acts in, which that user owns."""
+
+    user: User
+    workspace: Workspace
+
+
+def eval_user_and_workspace() -> BenchAccount:
     """A dedicated user and workspace to search as (created on first use)."""
 
 
@@ -104,7 +113,7 @@ def eval_user_and_workspace() -> tuple[User, Workspace]:
         username=EVAL_USERNAME, defaults={"email": "eval@example.invalid", "is_active": True})
     workspace, _ = Workspace.objects.get_or_create(slug=EVAL_WORKSPACE_SLUG, defaults={"name": "Utvärdering"})
     Membership.objects.get_or_create(user=user, workspace=workspace, defaults={"role": Membership.Role.OWNER})
-    return user, workspace
+    return BenchAccount(user=user, workspace=workspace)
 
 
 def warn(message: str) -> None:

@@ -191,9 +191,9 @@ class TokenListApi(ApiMixin, generics.ListAPIView):
                    description="Nyckeln (`key`) finns bara i det här svaret; bara dess hash sparas.")
     def post(self, request: Request) -> Response:
         data = validated(s.ApiTokenCreateSerializer, request.data)
-        token, key = services.api_token_create(user=request.user, name=data["name"])
-        token.key = key
-        return Response(s.ApiTokenCreatedSerializer(token).data, status=status.HTTP_201_CREATED)
+        issued = services.api_token_create(user=request.user, name=data["name"])
+        issued.token.key = issued.key
+        return Response(s.ApiTokenCreatedSerializer(issued.token).data, status=status.HTTP_201_CREATED)
 
 
 class TokenDetailApi(BaseApi):

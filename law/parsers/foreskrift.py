@@ -243,31 +243,41 @@ def iso_date(day: str, month: str, year: str) -> str:
     return f"{int(year):04d}-{MONTHS[month.lower()]:02d}-{int(day):02d}"
 
 
-def identify(path: Path) -> tuple[str, str]:
-    """(series, number) from the file name: "AFS-2023-10.pdf" → ("AFS", "2023:10")."""
+@dataclass(frozen=True)
+class RegulationId:
+    """A regulation's series and its number in it: "AFS" and "2023:10" for AFS 2023:10."""
+
+    series: str
+    number: str
+
+
+def identify(path: Path) -> RegulationId:
+    """Series and number from the file name: "AFS-2023-10.pdf" → "AFS", "2023:10"."""
     match = _FILE_RE.match(path.stem)
     if not match:
         raise ValueError(f"{path.name}: filnamnet följer inte mönstret <SERIE>-<år>-<nummer>.pdf")
-    return match["series"], f"{match['year']}:{match['number']}"
+    return RegulationId(series=match["series"], number=f"{match['year']}:{match['number']}")
 
 
 def parse_regulation(path: Path | str) -> ParsedRegulation:
     """Parse one agency PDF; raises RegulationPdfError when the file cannot be read."""
     path = Path(path)
-    series, number = identify(path)
+    regulation_id = identify(path)
+    series, number = regulation_id.series, regulation_id.number
     agency, genitive = AGENCIES.get(series, (series, series))
     designation = f"{series} {number}"
     pages = read_pages(path)
-    lines, dropped = strip_furniture(pages, designation)
-    lines, footnotes = _take_footnotes(lines)
+    stripped = strip_furniture(pages, designation)
+    lines, dropped = stripped.kept, stripped.dropped
+    without_footnotes = _take_footnotes(lines)
+    lines, footnotes = without_footnotes.lines, without_footnotes.footnotes
     without_metadata = _take_metadata(lines, designation)
     lines, published = without_metadata.lines, without_metadata.published
     dropped += without_metadata.dropped
-    start, title_lines = _find_title(lines, genitive)
-    title_from: TitleSource = "title block"
-    if not title_lines:
+    found = _find_title(lines, genitive)
+    if not found.lines:
         found = _title_on_first_page(lines, genitive, designation)
-        start, title_lines, title_from = found.start, found.lines, found.source
+    start, title_lines = found.start, found.lines
     title = _title_text(title_lines, genitive, lines)
     if title.prefix:
         dropped.append(DroppedLine(title_lines[0].page, title.prefix, "beteckning/datum före rubriken"))
@@ -291,7 +301,7 @@ def parse_regulation(path: Path | str) -> ParsedRegulation:
         pages=len(pages),
         front_matter=front,
         dropped=dropped,
-        title_from=title_from,
+        title_from=found.source,
     )
 
 
@@ -315,7 +325,13 @@ def _in_force(units: list[RegulationUnit]) -> str | None:
     return None
 
 
-def _take_footnotes(lines: list[Line]) -> tuple[list[Line], list[Footnote]]:
+@dataclass(frozen=True)
+class _WithoutFootnotes:
+    lines: list[Line]  # the lines left
+    footnotes: list[Footnote]  # the footnotes taken out, in order
+
+
+def _take_footnotes(lines: list[Line]) -> _WithoutFootnotes:
     """Footnotes sit at the bottom of a page and are numbered like a marker glued to a word
     above them on the same page ("föreskriver1", "(2010:1075)2"). Everything from the first
     such line to the end of the page is footnote text."""
@@ -341,7 +357,7 @@ def _take_footnotes(lines: list[Line]) -> tuple[list[Line], list[Footnote]]:
                 notes.append(Footnote(match["num"], line.text[match.end():].strip(), page))
             else:
                 notes[-1].text = _join(notes[-1].text, line.text)
-    return kept, notes
+    return _WithoutFootnotes(lines=kept, footnotes=notes)
 
 
 @dataclass(frozen=True)
@@ -388,8 +404,15 @@ _AGENCY_TITLE_WINDOW = 20  # lines above "beslutade den" searched for the agency
 _MAX_TITLE_LINES = 6  # a title block found without "beslutade den" below it ends within this many lines
 
 
-def _find_title(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:
-    """(index where the title starts, the title's lines).
+@dataclass(frozen=True)
+class _FoundTitle:
+    start: int  # index of the title's first line; the lines above it are front matter
+    lines: list[Line]  # the lines the title takes (none when the text holds no title)
+    source: TitleSource
+
+
+def _find_title(lines: list[Line], genitive: str) -> _FoundTitle:
+    """Where the title block starts and its lines (none when there is no title block).
 
     The title block ends just before "beslutade den …" and starts at the closest line
     above it that opens with the agency's name ("Arbetsmiljöverkets föreskrifter …"), or
@@ -405,17 +428,17 @@ def _find_title(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:
     for i in range(decided - 1, max(-1, decided - _AGENCY_TITLE_WINDOW), -1):
         start = " ".join(line.text for line in lines[i:min(i + 2, decided)])
         if agency.search(start) and "författningssamling" not in start:
-            return i, lines[i:decided]
+            return _FoundTitle(start=i, lines=lines[i:decided], source="title block")
     # Failing the name, a title opening with "Föreskrifter" ("Föreskrifter om ändring i …"), then any line with
     # the word, nearest first.
     for pattern in (r"^Föreskrifter\b", r"(?i)\bföreskrifter\b"):
         for i in range(decided - 1, max(-1, decided - 12), -1):
             if re.search(pattern, lines[i].text) and "författningssamling" not in lines[i].text:
-                return i, lines[i:decided]
-    return decided, []
+                return _FoundTitle(start=i, lines=lines[i:decided], source="title block")
+    return _FoundTitle(start=decided, lines=[], source="title block")
 
 
-def _find_title_without_decision(lines: list[Line], genitive: str) -> tuple[int, list[Line]]:
+def _find_title_without_decision(lines: list[Line], genitive: str) -> _FoundTitle:
     """Consolidated versions (AFS 2023:10 "Ändrad: t.o.m. …") print no "beslutade den":
     the title is then the first block that opens with the agency's name and ends with
     ";" within a few lines, as on the first page of every regulation."""
@@ -424,8 +447,8 @@ def _find_title_without_decision(lines: list[Line], genitive: str) -> tuple[int,
             continue
         for j in range(i, min(i + _MAX_TITLE_LINES, len(lines))):
             if lines[j].text.endswith(";"):
-                return i, lines[i:j + 1]
-    return 0, []
+                return _FoundTitle(start=i, lines=lines[i:j + 1], source="title block")
+    return _FoundTitle(start=0, lines=[], source="title block")
 
 
 # Where a title may start when the title block is not where _find_title looks, besides the agency's name
@@ -435,13 +458,6 @@ _OTHER_TITLE_START_RE = re.compile(r"^(?:Förordning|Upphävande av|Ändring i)\
 # Lines that end a title block without belonging to it.
 _AFTER_TITLE_RE = re.compile(r"^(?:Konsoliderad|Ändringar genom|Ändrad|Detta är|Observera|Lydelse|Utfärdad"
                              r"|Med stöd av|Omtryck|[Mm]ed ändringar)\b")
-
-
-@dataclass(frozen=True)
-class _FoundTitle:
-    start: int  # index of the title's first line; the lines above it are front matter
-    lines: list[Line]  # the lines the title takes (none when the text holds no title)
-    source: TitleSource
 
 
 def _title_on_first_page(lines: list[Line], genitive: str, designation: str) -> _FoundTitle:

@@ -119,7 +119,15 @@ def _is_edge(index: int, count: int) -> bool:
     return index < EDGE_LINES or index >= count - EDGE_LINES
 
 
-def strip_furniture(pages: list[list[str]], designation: str | None = None) -> tuple[list[Line], list[DroppedLine]]:
+@dataclass(frozen=True)
+class StrippedLines:
+    """The pages' lines split in two: the regulation's text and the furniture left out of it."""
+
+    kept: list[Line]
+    dropped: list[DroppedLine]
+
+
+def strip_furniture(pages: list[list[str]], designation: str | None = None) -> StrippedLines:
     """Split every page's lines into text lines and dropped furniture (general rules only).
 
     designation ("KIFS 2022:3"): some layouts print the running header in the same text
@@ -148,7 +156,7 @@ def strip_furniture(pages: list[list[str]], designation: str | None = None) -> t
                 dropped.append(DroppedLine(number + 1, text, reason))
             else:
                 kept.append(Line(number + 1, index, text))
-    return kept, dropped
+    return StrippedLines(kept=kept, dropped=dropped)
 
 
 def _furniture_reason(text: str, edge: bool, repeated: set[str]) -> str | None:

@@ -108,7 +108,7 @@ class MetricsApiTests(DashboardSeed):
     client_class = APIClient
 
     def auth(self, user):
-        _, key = api_token_create(user=user, name="test")
+        key = api_token_create(user=user, name="test").key
         self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
 
     def test_owner_gets_the_figures(self):

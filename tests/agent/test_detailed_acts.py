@@ -44,10 +44,10 @@ def corpus(settings):
     settings.RETRIEVAL_REGULATION_PRIOR = 1.0  # the priors are tested in tests/chunks/test_statute_book_search.py
     settings.RETRIEVAL_CITATION_PRIOR = 0.0
     chunked_statute("2099:5", "Lag (2099:5) om brandskydd", ACT)
-    regulation, _ = legal_document_upsert(LegalDocumentData(
+    regulation = legal_document_upsert(LegalDocumentData(
         sfs_number="RVFS 2099:1", title="Räddningsverkets föreskrifter (RVFS 2099:1) om brandvarnare",
         content_type=LegalDocument.ContentType.AGENCY_REGULATION, series="RVFS", agency="Räddningsverket",
-        full_text=REGULATION), process=False)
+        full_text=REGULATION), process=False).document
     chunk_document("LEGAL_DOCUMENT", regulation.pk)
     legal_document_details_refresh()
     return alice_owning_a_workspace()

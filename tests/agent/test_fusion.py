@@ -59,9 +59,9 @@ def member():
 
 
 def add_section(number: str, text: str) -> int:
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om exempel",
-                                                     full_text=text, content_type=LegalDocument.ContentType.SFS_LAW),
-                                   process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om exempel",
+                                                  full_text=text, content_type=LegalDocument.ContentType.SFS_LAW),
+                                process=False).document
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     chunks = ContentChunk.objects.filter(legal_document=doc)
     embed_all(chunks)

@@ -68,6 +68,6 @@ class ApiTestCase(BaseTestCase):
 
     def auth(self, user):
         """Authenticate the client with a fresh API token of `user`."""
-        _, key = api_token_create(user=user, name="test")
+        key = api_token_create(user=user, name="test").key
         self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
         return key

@@ -12,7 +12,7 @@ class ThrottleTests(ApiTestCase):
         from django.conf import settings
 
         rest = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "2/min"}}
-        _, other = api_token_create(user=self.alice, name="andra")
+        other = api_token_create(user=self.alice, name="andra").key
         with override_settings(REST_FRAMEWORK=rest):
             self.auth(self.alice)
             self.assertEqual(self.client.get(f"{API}/workspaces/").status_code, 200)

@@ -88,7 +88,7 @@ class TokenTests(ApiTestCase):
         assert_error(self, self.client.get(f"{API}/workspaces/"), 401)
 
     def test_cannot_revoke_or_see_another_users_token(self):
-        charlies, _ = api_token_create(user=self.charlie, name="c")
+        charlies = api_token_create(user=self.charlie, name="c").token
         self.auth(self.alice)
         assert_error(self, self.client.delete(f"{API}/tokens/{charlies.pk}/"), 404, "not_found")
         charlies.refresh_from_db()

@@ -49,8 +49,8 @@ def test_a_small_upload_goes_ahead_of_another_workspaces_backlog_and_uploads_ahe
     small = user_file_upload(workspace=ws_b, user=bob, uploaded=SimpleUploadedFile(
         "liten.txt", "Brandlarmet provas varje månad.".encode(), content_type="text/plain"))
     record = corpus_record(SFS)
-    statute, _ = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
-                                                         full_text=record["text"]), process=False)
+    statute = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
+                                                      full_text=record["text"]), process=False).document
     purge_test_queue()  # the uploads' processing messages: this test chunks the files itself
     statute_ids = chunk_document(SourceType.LEGAL_DOCUMENT, statute.pk).to_embed
     big_ids = chunk_document(SourceType.USER_FILE, big.pk).to_embed

@@ -280,7 +280,7 @@ def test_unchanged_statute_is_skipped():
     assert result.skipped and result.chunks == 0 and not result.to_embed
     assert [c.pk for c in chunks_of(doc)] == ids
     # Loading the same text again changes nothing either.
-    _, changed = legal_document_upsert(statute_data(SMALL_SFS), process=False)
+    changed = legal_document_upsert(statute_data(SMALL_SFS), process=False).changed
     assert changed is False
     doc.refresh_from_db()
     assert doc.status == ProcessingStatus.DONE
@@ -297,7 +297,7 @@ def test_changed_statute_is_replaced_whole_and_unchanged_chunks_keep_their_vecto
     assert full_text.count(target.text) == 1
     changed_text = full_text.replace(target.text, target.text + " Denna mening har lagts till.")
 
-    _, changed = legal_document_upsert(statute_data(SMALL_SFS, changed_text), process=False)
+    changed = legal_document_upsert(statute_data(SMALL_SFS, changed_text), process=False).changed
     assert changed
     result = chunk_document(SourceType.LEGAL_DOCUMENT, doc.pk)
 
@@ -329,7 +329,7 @@ def test_changed_statute_is_replaced_whole_and_unchanged_chunks_keep_their_vecto
 @pytest.mark.django_db
 def test_keyword_search_works_before_any_embedding(workspace, alice, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "no-shipped-vectors.npz")  # nothing embedded, not even shipped
-    doc, _ = legal_document_upsert(statute_data("1982:80"), process=False)
+    doc = legal_document_upsert(statute_data("1982:80"), process=False).document
     result = chunk_document(SourceType.LEGAL_DOCUMENT, doc.pk)
     assert result.chunks > 50
     assert not ContentChunk.objects.filter(legal_document=doc, embedding__isnull=False).exists()
@@ -347,7 +347,7 @@ def test_keyword_search_works_before_any_embedding(workspace, alice, settings, t
 
 @pytest.mark.django_db
 def test_assessment_becomes_a_chunk_with_its_statute_reference(workspace, alice):
-    doc, _ = legal_document_upsert(statute_data("1982:80"), process=False)
+    doc = legal_document_upsert(statute_data("1982:80"), process=False).document
     assessment = assessment_save(
         workspace=workspace, user=alice, title="Skriftlig uppsägning", legal_document=doc, section_ref="8 §",
         compliance_status=Assessment.Status.PARTIAL, notes="Mallen saknar besked om hur man begär överläggning.",

@@ -58,8 +58,8 @@ def test_rechunking_while_the_worker_writes_vectors_never_deadlocks(worker_facto
     worker_factory.stop_all()
     worker = worker_factory("rechunk-race")
     record = corpus_record(SFS)
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
-                                                     full_text=record["text"]), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
+                                                  full_text=record["text"]), process=False).document
     to_embed = chunk_document(SourceType.LEGAL_DOCUMENT, doc.pk).to_embed
     first_ids = list(to_embed)
 

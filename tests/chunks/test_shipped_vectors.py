@@ -78,8 +78,8 @@ def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue):
     target = drafts[len(drafts) // 2]
     assert record["text"].count(target.text) == 1
     changed_text = record["text"].replace(target.text, target.text + " Denna mening har lagts till.")
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
-                                                     full_text=changed_text), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
+                                                  full_text=changed_text), process=False).document
 
     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
 
@@ -191,8 +191,8 @@ def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_pa
         # int8 keeps the direction: cosine to what the model computes above 0.9999.
         assert float(stored @ vector) / float(np.linalg.norm(stored) * np.linalg.norm(vector)) > 0.9999
 
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="1996:1615", title=record["title"],
-                                                     full_text=record["text"]), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="1996:1615", title=record["title"],
+                                                  full_text=record["text"]), process=False).document
     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
     assert result.shipped_embeddings == len(drafts) and result.to_embed == []
 
@@ -201,8 +201,8 @@ def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_pa
 def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_model(tmp_path, settings, clean_queue):
     settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no vector file yet: the chunks wait for the model
     record = corpus_record(SMALL_SFS)
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
-                                                     full_text=record["text"]), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
+                                                  full_text=record["text"]), process=False).document
     result = chunk_document("LEGAL_DOCUMENT", doc.pk)
     assert result.shipped_embeddings == 0 and len(result.to_embed) == result.chunks
 

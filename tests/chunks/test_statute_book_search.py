@@ -48,8 +48,8 @@ def member():
 
 def add_statute(number: str, title: str, content_type: str, text: str, *, embed: bool,
                 agency: str = "") -> LegalDocument:
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text, agency=agency,
-                                                     content_type=content_type), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text, agency=agency,
+                                                  content_type=content_type), process=False).document
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     if embed:
         embed_all(ContentChunk.objects.filter(legal_document=doc))
@@ -178,10 +178,10 @@ OWN_WORK = ("2090:13", "Lag (2090:13) om Hundverkets tillsyn över hundar", Lega
 def test_the_addressee_is_found_for_statutes_and_never_for_an_agency_regulation(member):
     for number, title, content_type, text in (LAW, INSTRUCTION, OWN_WORK):
         add_statute(number, title, content_type, text, embed=False)
-    regulation, _ = legal_document_upsert(LegalDocumentData(
+    regulation = legal_document_upsert(LegalDocumentData(
         sfs_number="HVFS 2090:1", title="Hundverkets föreskrifter om tillsyn över hundar", agency="Hundverket",
         full_text="1 § Den som äger en hund ska hålla den under tillsyn.",
-        content_type=LegalDocument.ContentType.AGENCY_REGULATION), process=False)
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION), process=False).document
 
     assert legal_document_addressee_refresh() == 2
     assert dict(LegalDocument.objects.values_list("sfs_number", "addressee")) == {
@@ -263,9 +263,9 @@ EU_UNITS = [
 
 def add_eu_act() -> LegalDocument:
     number, title = EU_ACT
-    doc, _ = legal_document_upsert(LegalDocumentData(
+    doc = legal_document_upsert(LegalDocumentData(
         sfs_number=number, title=title, full_text="\n\n".join(u["text"] for u in EU_UNITS),
-        content_type=LegalDocument.ContentType.EU_REGULATION, structure=EU_UNITS), process=False)
+        content_type=LegalDocument.ContentType.EU_REGULATION, structure=EU_UNITS), process=False).document
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     embed_all(ContentChunk.objects.filter(legal_document=doc))
     return doc

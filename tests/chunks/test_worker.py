@@ -34,9 +34,10 @@ def test_worker_killed_mid_batch_resumes_and_embeds_each_chunk_once(worker_facto
     record = corpus_record(SFS)
 
     # Committed, so the upsert's on_commit hook enqueues process_document for the worker.
-    doc, changed = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
-                                                           full_text=record["text"]))
-    assert changed
+    upserted = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
+                                                       full_text=record["text"]))
+    assert upserted.changed
+    doc = upserted.document
 
     def some_but_not_all_embedded():
         total, embedded = _progress(doc.pk)
@@ -100,8 +101,8 @@ RECOVERY_ENV = {"EMBEDDING_RECOVERY_AFTER_SECONDS": "3", "EMBEDDING_RECOVERY_INT
 def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk_once(worker_factory):
     worker_factory.stop_all()
     record = corpus_record(SFS)
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
-                                                     full_text=record["text"]))
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
+                                                  full_text=record["text"])).document
 
     def some_but_not_all_embedded():
         total, embedded = _progress(doc.pk)
@@ -170,8 +171,8 @@ def test_two_workers_on_one_broker_embed_a_large_statute_exactly_once(worker_fac
     worker_factory.stop_all()
     workers = [worker_factory("share-1"), worker_factory("share-2")]
     record = corpus_record(sfs)
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number=sfs, title=record["title"],
-                                                     full_text=record["text"]))
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=sfs, title=record["title"],
+                                                  full_text=record["text"])).document
 
     def done():
         doc.refresh_from_db()

@@ -258,7 +258,8 @@ def test_furniture_is_dropped_by_general_rules() -> None:
 
 def test_repeated_edge_lines_are_furniture_but_structure_is_not() -> None:
     pages = [["AFS 2099:9", f"{n}", "Allmänna råd", f"{n} § Text om något.", "Sidfot AB"] for n in range(1, 6)]
-    kept, dropped = strip_furniture(pages)
+    stripped = strip_furniture(pages)
+    kept, dropped = stripped.kept, stripped.dropped
     assert {line.text for line in dropped} == {"AFS 2099:9", "1", "2", "3", "4", "5", "Sidfot AB"}
     assert [line.text for line in kept].count("Allmänna råd") == 5
     assert len([line for line in kept if "§" in line.text]) == 5
@@ -268,7 +269,8 @@ def test_repeated_edge_lines_are_furniture_but_structure_is_not() -> None:
 def test_page_number_forms(number: str) -> None:
     words = ["alfa", "beta", "gamma", "delta", "epsilon"]
     pages = [[f"Text om {word}.", number] for word in words]
-    kept, dropped = strip_furniture(pages)
+    stripped = strip_furniture(pages)
+    kept, dropped = stripped.kept, stripped.dropped
     assert {line.reason for line in dropped} == {"sidnummer"} and len(dropped) == 5
     assert [line.text for line in kept] == [f"Text om {word}." for word in words]
 

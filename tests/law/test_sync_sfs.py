@@ -28,9 +28,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def statute(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc, _ = legal_document_upsert(LegalDocumentData(
+    doc = legal_document_upsert(LegalDocumentData(
         sfs_number="2099:1", title="Lag (2099:1) om provföretag", full_text=OLD_TEXT,
-        amended_through="SFS 2099:5", source="test@corpus"), process=False)
+        amended_through="SFS 2099:5", source="test@corpus"), process=False).document
     chunk_document("LEGAL_DOCUMENT", doc.pk)
     # Give every chunk a vector, as the worker would have.
     for chunk in ContentChunk.objects.filter(legal_document=doc):
@@ -192,9 +192,9 @@ def test_a_version_that_changed_only_an_item_of_a_bilagas_list_records_that_chan
 
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     old = COUNCIL_OLD.format(m="–")
-    doc, _ = legal_document_upsert(LegalDocumentData(
+    doc = legal_document_upsert(LegalDocumentData(
         sfs_number="2099:7", title="Förordning (2099:7) om ett samordningsråd", full_text=old,
-        amended_through="SFS 2099:3", source="test@corpus"), process=False)
+        amended_through="SFS 2099:3", source="test@corpus"), process=False).document
     new = old.replace("- Myndigheten för provberedskap", "- Myndigheten för provförsvar").replace(
         "Provinspektionen. Förordning (2099:3).", "Provinspektionen. Förordning (2099:12).")
     path = write_records(tmp_path / "r.jsonl", [record("2099:7", text=new, andring="t.o.m. SFS 2099:12",

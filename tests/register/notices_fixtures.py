@@ -40,9 +40,9 @@ def official_record(sfs: str) -> dict:
 def load_corpus_statute(sfs: str) -> LegalDocument:
     """A statute as `load_sfs` leaves it (its 2024 text and category), without chunking it."""
     rec = corpus_record(sfs)
-    doc, _ = legal_document_upsert(LegalDocumentData(
+    doc = legal_document_upsert(LegalDocumentData(
         sfs_number=rec["sfs"], title=rec["title"], full_text=rec["text"], category=rec["category"] or "",
-        amended_through=rec["amended_through"] or "", source=rec["source"]), process=False)
+        amended_through=rec["amended_through"] or "", source=rec["source"]), process=False).document
     return doc
 
 

@@ -33,7 +33,7 @@ class RegisterApiTestCase(RegisterTestCase):
         cache.clear()  # throttling counters
 
     def auth(self, user):
-        _, key = api_token_create(user=user, name="test")
+        key = api_token_create(user=user, name="test").key
         self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
 
     def build(self):

@@ -213,10 +213,11 @@ def test_the_header_counts_the_members_own_unread_notices_in_one_query(bygg, cli
 
 def test_a_repeal_notice_proposes_the_replacing_act(clean_queue, client, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    old, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
-    new, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:99", title="Lag (2099:99) om nya prov",
-                                                     full_text="1 § Ny lag."), process=False)
+    old = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
+    new = legal_document_upsert(LegalDocumentData(sfs_number="2099:99", title="Lag (2099:99) om nya prov",
+                                                  full_text="1 § Ny lag."), process=False).document
     ws, owner, (item,) = workspace_with("Provbolaget", owner_name="prov", documents=[old])
 
     out = sync_records(tmp_path, [record("2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])
@@ -238,12 +239,12 @@ def test_a_repeal_notice_proposes_the_replacing_act(clean_queue, client, setting
 def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
-    base, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",
-                                                      full_text="1 § Bygg.", category="plan, bygg och fastighet"),
-                                    process=False)
-    other, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:4", title="Lag (2099:4) om skatt",
-                                                       full_text="1 § Skatt.", category="redovisning, bolag, skatt"),
-                                     process=False)
+    base = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",
+                                                   full_text="1 § Bygg.", category="plan, bygg och fastighet"),
+                                 process=False).document
+    other = legal_document_upsert(LegalDocumentData(sfs_number="2099:4", title="Lag (2099:4) om skatt",
+                                                    full_text="1 § Skatt.", category="redovisning, bolag, skatt"),
+                                  process=False).document
     builders, owner, _ = workspace_with("Byggarna", owner_name="byggare", documents=[base])
     accountants, _, _ = workspace_with("Revisorerna", owner_name="revisor", documents=[other])
     text = "1 § Denna förordning kompletterar lagen (2099:2) om bygg.\r\n\r\n2 § Den gäller alla byggherrar."
@@ -265,14 +266,14 @@ def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject
 def test_a_declined_suggestion_is_remembered_and_a_decided_document_not_suggested(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
-    base, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",
-                                                      full_text="1 § Bygg.", category="plan, bygg och fastighet"),
-                                    process=False)
+    base = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",
+                                                   full_text="1 § Bygg.", category="plan, bygg och fastighet"),
+                                 process=False).document
     first, owner, _ = workspace_with("Första", owner_name="forsta", documents=[base])
     second, other_owner, _ = workspace_with("Andra", owner_name="andra", documents=[base])
     text = "1 § Denna förordning kompletterar lagen (2099:2) om bygg."
-    new_doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:3", title="Förordning (2099:3) om bygg",
-                                                         full_text=text), process=False)
+    new_doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:3", title="Förordning (2099:3) om bygg",
+                                                      full_text=text), process=False).document
     # The second workspace declined the document among the register's suggestions before it was imported.
     document_decline(workspace=second, user=other_owner, legal_document=new_doc)
     StatuteVersion.objects.create(document=new_doc, full_text=text, content_hash="x", origin="FILE", is_current=True)

@@ -27,8 +27,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def statute(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     return doc
 
 
@@ -80,9 +81,9 @@ def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline
     settings.OPENAI_BASE_URL = ""
 
     ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
-    other_doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
-                                                           full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                         process=False)
+    other_doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
+                                                        full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                      process=False).document
     workspace_with("Charlies AB", owner_name="charlie", documents=[other_doc])
     sync_records(tmp_path, [record("2099:1"), record("2099:2", title="Lag (2099:2) om annat")])
     notice = ChangeNotice.objects.get(workspace=ws)

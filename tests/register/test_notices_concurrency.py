@@ -86,8 +86,9 @@ def _race(run: Callable[[], int], *, what: str) -> RaceResult:
 
 def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     ws, _, (item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])
     assert StatuteChange.objects.exists() and ChangeNotice.objects.count() == 1
@@ -107,8 +108,9 @@ def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
 def test_two_digest_senders_at_once_send_once(clean_queue, settings, tmp_path, mailoutbox):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.NOTICE_DIGEST_HOUR = 0
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     workspace_with("Alices AB", owner_name="alice", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])
 

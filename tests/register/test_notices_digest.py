@@ -45,8 +45,9 @@ def clock():
 def setup(clock, clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SITE_URL = "https://lagrum.example.se"
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     alice_ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
     clock.shift(timedelta(minutes=1))  # the statute changes after it was put on the laglistor

@@ -47,7 +47,7 @@ def test_notices_reach_only_their_workspaces_members(settings, memberships, regi
     mail.outbox = []
     with transaction.atomic():
         docs = [legal_document_upsert(LegalDocumentData(sfs_number=n, title=f"Lag ({n}) om prov", full_text=OLD_TEXT,
-                                                        amended_through="SFS 2099:5"), process=False)[0]
+                                                        amended_through="SFS 2099:5"), process=False).document
                 for n in NUMBERS]
         owner = make_user("owner")
         workspaces = [Workspace.objects.create(name=f"Ws {w}", slug=f"ws-{w}") for w in range(3)]

@@ -22,8 +22,9 @@ pytestmark = pytest.mark.django_db
 def team(clean_queue, settings, tmp_path):
     """Alices AB with its owner alice and reader bob, one notice; Charlies AB with its own notice."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     bob = member(ws, "bob", Membership.Role.VIEWER)
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])

@@ -27,8 +27,9 @@ def notices(clean_queue, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])

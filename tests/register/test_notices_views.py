@@ -20,8 +20,9 @@ pytestmark = pytest.mark.django_db
 def setup(clean_queue, settings, tmp_path):
     """Two workspaces holding the same statute, each with its notice of the same amendment."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     alice_ws, alice, (alice_item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])

@@ -22,8 +22,9 @@ TASK = "register.notices.tasks.notices_scan"
 
 def test_two_workers_scanning_at_once_notice_an_orphaned_version_once(worker_factory, settings, tmp_path):
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc, _ = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                     full_text=OLD_TEXT, amended_through="SFS 2099:5"), process=False)
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
     ws, _, (item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     # The import applied the version and died before its notices: nothing notified yet.
     statute_record_apply(parse_record(record("2099:1")), origin=StatuteVersion.Origin.FILE, source_name="r.jsonl",

@@ -82,7 +82,8 @@ class Command(BaseCommand):
         questions = pick_questions(max(1, opts["questions"]))
         if not questions:
             raise CommandError("no questions")
-        user, workspace = eval_user_and_workspace()
+        account = eval_user_and_workspace()
+        user, workspace = account.user, account.workspace
         if opts["profile"]:
             fill_profile(workspace, user)
         cache = get_retrieval_cache()

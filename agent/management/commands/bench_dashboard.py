@@ -39,7 +39,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, rows: int, repeat: int, workspace: str, **opts: Any) -> None:
-        user, ws = bench_owner_and_workspace(workspace)
+        account = bench_owner_and_workspace(workspace)
+        user, ws = account.user, account.workspace
         seeded = None
         if RetrievalLog.objects.filter(workspace=ws).count() != rows:
             t0 = time.perf_counter()

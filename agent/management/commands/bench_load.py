@@ -313,7 +313,7 @@ class Command(BaseCommand):
                                  f"Intern rutin. Kodordet {marker} gäller bara den här arbetsytan.\n".encode())
             f = user_file_upload(workspace=ws, user=user, uploaded=secret, title=f"Hemlig {label}")
             chunk_document("USER_FILE", f.pk)
-            _, token = api_token_create(user=user, name="bench_load")
+            token = api_token_create(user=user, name="bench_load").key
             spaces.append({"user": user, "ws": ws, "marker": marker, "token": token})
         return {"spaces": spaces}
 

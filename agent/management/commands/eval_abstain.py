@@ -44,7 +44,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        user, workspace = eval_user_and_workspace()
+        account = eval_user_and_workspace()
+        user, workspace = account.user, account.workspace
         report = {"machine": machine_info(), "min_relevance": settings.RETRIEVAL_MIN_RELEVANCE,
                   "min_relevance_alone": settings.RETRIEVAL_MIN_RELEVANCE_ALONE,
                   "band_keyword_coverage": settings.RETRIEVAL_BAND_KEYWORD_COVERAGE,

@@ -136,7 +136,8 @@ class Command(BaseCommand):
         if not usable:
             raise CommandError("none of the questions' gold statutes is loaded (run load_sfs and embed)")
 
-        user, workspace = eval_user_and_workspace()
+        account = eval_user_and_workspace()
+        user, workspace = account.user, account.workspace
         modes = MODES if opts["mode"] == "all" else (opts["mode"],)
         k = max(opts["k"], 1)
         report = {

@@ -27,5 +27,6 @@ class Command(BaseCommand):
         parser.add_argument("--workspace", default="bench-dashboard")
 
     def handle(self, *args: Any, rows: int, days: int, workspace: str, **opts: Any) -> None:
-        user, ws = bench_owner_and_workspace(workspace)
+        account = bench_owner_and_workspace(workspace)
+        user, ws = account.user, account.workspace
         write_json(self.stdout, {"workspace": ws.slug, **seed_dashboard_logs(ws, user, rows=rows, days=days)})

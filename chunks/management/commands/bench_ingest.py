@@ -209,9 +209,9 @@ class Command(BaseCommand):
             docs = []
             for sfs in numbers:
                 record = by_sfs[sfs]
-                doc, _ = legal_document_upsert(LegalDocumentData(
+                doc = legal_document_upsert(LegalDocumentData(
                     sfs_number=sfs, title=record["title"], full_text=record["text"],
-                    content_type=content_type_for(record["title"])), process=False)
+                    content_type=content_type_for(record["title"])), process=False).document
                 docs.append(doc)
             ContentChunk.objects.filter(legal_document__in=docs).delete()  # no vector to keep: embed them all
             LegalDocument.objects.filter(pk__in=[d.pk for d in docs]).update(chunked_hash="")

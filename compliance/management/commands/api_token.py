@@ -21,5 +21,5 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=opts["username"]).first()
         if user is None:
             raise CommandError(f"no user named {opts['username']!r}")
-        _, key = api_token_create(user=user, name=opts["name"])
+        key = api_token_create(user=user, name=opts["name"]).key
         self.stdout.write(key)

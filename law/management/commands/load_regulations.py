@@ -57,8 +57,8 @@ class Command(BaseCommand):
                     # One transaction per document: a record the database refuses (a title longer than the
                     # field) leaves nothing of itself behind, and the others still load.
                     with transaction.atomic():
-                        doc, was_changed = legal_document_upsert(data, process=not opts["sync"])
-                        changed += ingest_loaded(doc, was_changed, sync=opts["sync"])
+                        upserted = legal_document_upsert(data, process=not opts["sync"])
+                        changed += ingest_loaded(upserted.document, upserted.changed, sync=opts["sync"])
                 except (RecordError, ValidationError) as error:
                     reason = validation_message(error) if isinstance(error, ValidationError) else str(error)
                     failures.append(f"{record.name}: {reason}")

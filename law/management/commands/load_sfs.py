@@ -114,8 +114,8 @@ class Command(BaseCommand):
         try:
             data = self._data(record)
             with transaction.atomic():
-                doc, was_changed = legal_document_upsert(data, process=not sync)
-                return None if ingest_loaded(doc, was_changed, sync=sync) else ""
+                upserted = legal_document_upsert(data, process=not sync)
+                return None if ingest_loaded(upserted.document, upserted.changed, sync=sync) else ""
         except ValidationError as exc:
             return validation_message(exc)
         except (ValueError, TypeError, KeyError, DatabaseError) as exc:

@@ -72,3 +72,20 @@ def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
     assert "/ws/bolaget-b/" in page.url
     assert blocked == []
     page.close()
+
+
+def test_a_word_no_source_uses_is_named_in_the_answer(live_server, browser, artifacts, alice):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
+    page.set_default_timeout(60_000)
+    log_in(page, live_server.url, "alice")
+    page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
+    page.fill("#chat-input", "Vilket skydd har en visselblåsare enligt arbetsmiljölagen?")
+    page.click("#chat-send")
+    page.locator(".msg-assistant .source-card").first.wait_for()
+    answer = page.locator(".msg-assistant .answer").last
+    # The note is rendered (italic), not shown as markdown.
+    assert 'Ingen källa använder "visselblåsare"' in answer.locator("em").first.inner_text()
+    page.screenshot(path=str(artifacts / "chat-unknown-word.png"), full_page=True)
+    page.reload()
+    assert 'Ingen källa använder "visselblåsare"' in page.locator(".msg-assistant .answer").last.inner_text()
+    page.close()

@@ -117,6 +117,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
         retrieved = Retrieved(degraded=True,
                               notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
 
+    facts["unknown_words"] = retrieved.unknown_words[:MAX_LOGGED_WORDS]
     t0 = time.perf_counter()
     register_ids = _register_workspaces(workspace, user, retrieved.scope)
     assembly = AssemblyOptions(context_window=options.context_window,
@@ -240,7 +241,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     cached = cache.get(key) if cache is not None else None
     timings["cache"] = _ms(t0)
     if cached is not None:
-        facts.update(chunks_matched=len(cached.chunks), unknown_words=list(cached.unknown_words)[:MAX_LOGGED_WORDS])
+        facts["chunks_matched"] = len(cached.chunks)
         return Retrieved(chunks=cached.chunks, cache_hit=True, scope=scope, unknown_words=list(cached.unknown_words))
     t0 = time.perf_counter()
     try:
@@ -249,7 +250,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     finally:
         timings["retrieve"] = _ms(t0)
     facts.update(chunks_matched=len(result.chunks), chunks_excluded_by_threshold=result.excluded_by_threshold,
-                 retrieval_ms=timings["retrieve"], unknown_words=result.unknown_words[:MAX_LOGGED_WORDS])
+                 retrieval_ms=timings["retrieve"])
     for stage, value in result.timings_ms.items():
         if not isinstance(value, bool):
             timings[f"retrieval_{stage}"] = value

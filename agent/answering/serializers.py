@@ -86,6 +86,9 @@ class RetrievedChunkSerializer(serializers.Serializer):
     extra = serializers.DictField()
 
 
+UNKNOWN_WORDS_HELP = "Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat."
+
+
 class SearchResultSerializer(serializers.Serializer):
     query = StrictCharField()
     mode = StrictCharField(help_text="Det sökläge som faktiskt användes.")
@@ -94,7 +97,7 @@ class SearchResultSerializer(serializers.Serializer):
     timings_ms = serializers.DictField(child=serializers.FloatField())
     count = serializers.IntegerField()
     results = RetrievedChunkSerializer(many=True)
-    unknown_words = serializers.ListField(child=StrictCharField(), help_text="Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat.")
+    unknown_words = serializers.ListField(child=StrictCharField(), help_text=UNKNOWN_WORDS_HELP)
 
 
 class ChatMessageInputSerializer(serializers.Serializer):
@@ -117,7 +120,7 @@ class PreparedContextSerializer(serializers.Serializer):
     intent = StrictCharField(allow_blank=True)
     skipped = serializers.BooleanField()
     degraded = serializers.BooleanField()
-    unknown_words = serializers.ListField(child=StrictCharField(), help_text="Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat.")
+    unknown_words = serializers.ListField(child=StrictCharField(), help_text=UNKNOWN_WORDS_HELP)
 
 
 # --- conversations --------------------------------------------------------------------

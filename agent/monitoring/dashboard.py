@@ -42,8 +42,8 @@ from django.utils import timezone
 
 from agent.models import Feedback, Message, RetrievalLog, RetrievalLogDay, RollupState
 from compliance.clock import STOCKHOLM, swedish_date, swedish_midnight, swedish_today
-from compliance.sql import dict_cursor
 from compliance.models import Workspace
+from compliance.sql import dict_cursor
 
 from .dashboard_version import dashboard_version
 

@@ -217,15 +217,14 @@ def _words_of(text: str, lexemes: list[str]) -> list[str]:
     words = list(dict.fromkeys(w for w in written if len(w) > 1))
     with dict_cursor() as cursor:
         cursor.execute("""
-            SELECT count(*) FILTER (WHERE to_tsvector('english', w) = ''::tsvector)
-                   > count(*) FILTER (WHERE to_tsvector('swedish', w) = ''::tsvector) AS english
-            FROM unnest(%(written)s::text[]) AS w""", {"written": written})
-        if cursor.fetchone()["english"]:
-            return []
-        cursor.execute("""
+            WITH english AS (
+                SELECT count(*) FILTER (WHERE to_tsvector('english', w) = ''::tsvector)
+                       > count(*) FILTER (WHERE to_tsvector('swedish', w) = ''::tsvector) AS is_english
+                FROM unnest(%(written)s::text[]) AS w)
             SELECT w.word FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
-            WHERE EXISTS (SELECT 1 FROM unnest(to_tsvector('swedish', w.word)) AS v WHERE v.lexeme = ANY(%(lexemes)s))
-            ORDER BY w.i""", {"words": words, "lexemes": lexemes})
+            WHERE NOT (SELECT is_english FROM english)
+              AND EXISTS (SELECT 1 FROM unnest(to_tsvector('swedish', w.word)) AS v WHERE v.lexeme = ANY(%(lexemes)s))
+            ORDER BY w.i""", {"written": written, "words": words, "lexemes": lexemes})
         return [row["word"] for row in cursor.fetchall()]
 
 

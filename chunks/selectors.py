@@ -47,6 +47,12 @@ CHUNK_SCOPE_SQL = f"""
 """
 
 
+# The shared statutes' searchable chunks, repealed statutes left out: what the
+# retrieval's bridges, spelling and embedding neighbours draw the law's words from.
+STATUTE_CHUNKS_SQL = ("c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable "
+                      "AND NOT c.document_repealed")
+
+
 def chunk_list_visible(workspace_ids: Sequence[int]) -> QuerySet[ContentChunk]:
     """The ORM twin of CHUNK_SCOPE_SQL."""
     return ContentChunk.objects.filter(

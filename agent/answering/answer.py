@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .comparison import Pair, pair_own_with_law
@@ -82,18 +82,20 @@ def comparison_table(pairs: list[Pair]) -> str:
 
 
 def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6,
-                      profile_note: str = "", compare: bool = True, unknown_words: Sequence[str] = ()) -> str:
+                      profile_note: str = "", compare: bool = True, unknown_words: Sequence[str] = (),
+                      corrections: Mapping[str, str] | None = None) -> str:
     """The most relevant passages, grouped by statute or file, quoted with their citations.
 
     When the sources hold both the company's own documents and statute text on the same subject
     (agent.answering.comparison), those sentences come first, side by side, with a note that this is a
     mechanical reading and not legal advice. No prose is invented: apart from the labelled
     lead-in, the profile facts the reader stated (`profile_note`, agent.memory.profile.mention_sentence),
-    the note naming the question's words no source uses (`unknown_words`), the comparison's heading and note
+    the note naming the question's words no source uses (`unknown_words`, a misspelt one with the statute word
+    searched for it, `corrections`), the comparison's heading and note
     and one line naming each source, every sentence is a quotation.
     """
     if not citations:
-        return (NO_SOURCES_UNKNOWN_WORDS_ANSWER.format(words=quoted_words(unknown_words)) if unknown_words
+        return (NO_SOURCES_UNKNOWN_WORDS_ANSWER.format(words=quoted_words(unknown_words, corrections)) if unknown_words
                 else NO_SOURCES_ANSWER)
     # The most relevant passages (cited sections first), grouped by source in order of relevance.
     by_relevance = sorted(citations, key=lambda c: (not c.get("reference_match"), -c.get("score", 0.0), c["n"]))
@@ -102,7 +104,7 @@ def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_p
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
     parts = [lead, profile_note] if profile_note else [lead]
     if unknown_words:
-        parts.append(UNKNOWN_WORDS_NOTE.format(words=quoted_words(unknown_words)))
+        parts.append(UNKNOWN_WORDS_NOTE.format(words=quoted_words(unknown_words, corrections)))
     pairs = pair_own_with_law(citations) if compare else []
     if pairs:
         parts += [COMPARISON_HEADING, comparison_table(pairs), COMPARISON_NOTE]

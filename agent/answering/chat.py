@@ -101,7 +101,7 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
         yield {"event": "notice", "data": prepared.notice}
     if not llm.model_configured():
         text = extractive_answer(citations, profile_note=mention_sentence(prepared.memory),
-                                 unknown_words=prepared.unknown_words)
+                                 unknown_words=prepared.unknown_words, corrections=prepared.corrections)
         yield {"event": "token", "data": text}
         yield _finish(conversation, prepared, text, citations, mode=Message.AnswerMode.EXTRACTIVE)
         return
@@ -116,7 +116,8 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
         observe_model_error()
         fallback = "\n\n" + extractive_answer(citations, lead=MODEL_FAILED_NOTICE,
                                                 profile_note=mention_sentence(prepared.memory),
-                                                unknown_words=prepared.unknown_words)
+                                                unknown_words=prepared.unknown_words,
+                                                corrections=prepared.corrections)
         yield {"event": "error", "data": MODEL_FAILED_NOTICE}
         yield {"event": "token", "data": fallback}
         yield _finish(conversation, prepared, "".join(parts) + fallback, citations, mode=Message.AnswerMode.ERROR,
@@ -179,7 +180,8 @@ def _run_search_tool(call: llm.ToolCall, citations: list[dict], workspace: Works
     found = render_tool_sources(numbered) if numbered else "Inga träffar."
     if not result.unknown_words:
         return found
-    return f"{SEARCH_UNKNOWN_WORDS_LINE.format(words=quoted_words(result.unknown_words))}\n\n{found}"
+    words = quoted_words(result.unknown_words, result.corrections)
+    return f"{SEARCH_UNKNOWN_WORDS_LINE.format(words=words)}\n\n{found}"
 
 
 def _finish(conversation: Conversation, prepared: PreparedContext, text: str, citations: list[dict], *, mode: str,

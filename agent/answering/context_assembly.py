@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -188,7 +188,7 @@ def _also_row(chunk: RetrievedChunk) -> dict:
 
 
 def context_message(assembled: AssembledContext, profile: Sequence[str] = (), register: Sequence[str] = (), *,
-                    unknown_words: Sequence[str] = ()) -> dict:
+                    unknown_words: Sequence[str] = (), corrections: Mapping[str, str] | None = None) -> dict:
     """The chat message carrying the sources, separate from the system prompt.
 
     With a profile (agent.memory.profile.profile_lines: neutralised lines) the message has two sections, "Användarprofil"
@@ -197,8 +197,9 @@ def context_message(assembled: AssembledContext, profile: Sequence[str] = (), re
     profile line contain it, so text a user typed can close neither block. The register's lines
     (agent.answering.register_context: what the organisation's laglista says of the cited documents) make a
     section "Er laglista" between them, delimited the same way under a token of its own. `unknown_words`, the
-    question's words no source uses, are named before the sources (UNKNOWN_WORDS_LINE): they are letters and hyphens
-    (keyword_search._WRITTEN_WORD) and the token is digits, so they can close no block.
+    question's words no source uses, are named before the sources (UNKNOWN_WORDS_LINE), a misspelt one with the
+    statute word searched for it (`corrections`): they are letters and hyphens (keyword_search._WRITTEN_WORD, the
+    statute's word as its text search parser reads a word) and the token is digits, so they can close no block.
     """
     # Profile and register lines are neutralised like sources, so folded already too.
     text, boundary = assembled.text, assembled.boundary
@@ -206,7 +207,8 @@ def context_message(assembled: AssembledContext, profile: Sequence[str] = (), re
     if own_lines and boundary and any(boundary in line for line in own_lines):
         fresh = new_boundary((), folded=[text, *own_lines])
         text, boundary = text.replace(boundary, fresh), fresh
-    unknown = f"\n{UNKNOWN_WORDS_LINE.format(words=quoted_words(unknown_words))}" if unknown_words else ""
+    unknown = (f"\n{UNKNOWN_WORDS_LINE.format(words=quoted_words(unknown_words, corrections))}" if unknown_words
+               else "")
     if not text:
         knowledge = f"{CONTEXT_PREAMBLE}\n\n{NO_SOURCES_MESSAGE}{unknown}"
     else:

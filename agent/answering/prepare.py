@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -82,6 +82,7 @@ class PreparedContext:
     memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
     proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
     unknown_words: list[str] = field(default_factory=list)  # the question's words no source uses
+    corrections: dict[str, str] = field(default_factory=dict)  # those searched as a statute word (misspelt)
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBaseUser,
@@ -131,7 +132,8 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
     status = _register_status(assembled, register_ids)
     timings["register"] = _ms(t0)
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
-                      profile=profile, register=status, unknown_words=retrieved.unknown_words)
+                      profile=profile, register=status, unknown_words=retrieved.unknown_words,
+                      corrections=retrieved.corrections)
     prepared.degraded, prepared.notice, prepared.memory = retrieved.degraded, retrieved.notice, memory
     prepared.metrics.update(cache_hit=retrieved.cache_hit, degraded=retrieved.degraded, zero_match=not retrieved.chunks)
     _warn_if_slow(_ms(started), timings, question)
@@ -217,14 +219,16 @@ class Retrieved:
     degraded: bool = False
     scope: AccessScope | None = None
     unknown_words: list[str] = field(default_factory=list)  # RetrievalResult.unknown_words
+    corrections: dict[str, str] = field(default_factory=dict)  # RetrievalResult.corrections
 
 
 @dataclass(frozen=True)
 class CachedSources:
     """A retrieval cache entry: the block's sources, and the question's words no source uses (the answer names
-    them, so a question asked again is answered alike)."""
+    them, so a question asked again is answered alike), with the misspelt ones' statute words."""
     chunks: list[RetrievedChunk]
     unknown_words: tuple[str, ...] = ()
+    corrections: tuple[tuple[str, str], ...] = ()
 
 
 def _retrieve(question: str, history: list[str], workspace: Workspace, user: AbstractBaseUser, options: PrepareOptions,
@@ -242,7 +246,8 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     timings["cache"] = _ms(t0)
     if cached is not None:
         facts["chunks_matched"] = len(cached.chunks)
-        return Retrieved(chunks=cached.chunks, cache_hit=True, scope=scope, unknown_words=list(cached.unknown_words))
+        return Retrieved(chunks=cached.chunks, cache_hit=True, scope=scope, unknown_words=list(cached.unknown_words),
+                         corrections=dict(cached.corrections))
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -261,9 +266,10 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
     if cache is not None and not result.degraded:
-        cache.set(key, CachedSources(chunks=chunks, unknown_words=tuple(result.unknown_words)))
+        cache.set(key, CachedSources(chunks=chunks, unknown_words=tuple(result.unknown_words),
+                                     corrections=tuple(result.corrections.items())))
     return Retrieved(chunks=chunks, notice=result.notice, degraded=result.degraded, scope=scope,
-                     unknown_words=result.unknown_words)
+                     unknown_words=result.unknown_words, corrections=result.corrections)
 
 
 def _analysis_facts(analysis: QueryAnalysis) -> dict:
@@ -281,12 +287,14 @@ def _analysis_facts(analysis: QueryAnalysis) -> dict:
 
 def _build(options: PrepareOptions, conversation: list[dict], assembled: AssembledContext | None, intent: str, *,
            skipped: bool, timings: dict[str, float], profile: Sequence[str] = (),
-           register: RegisterStatus | None = None, unknown_words: Sequence[str] = ()) -> PreparedContext:
+           register: RegisterStatus | None = None, unknown_words: Sequence[str] = (),
+           corrections: Mapping[str, str] | None = None) -> PreparedContext:
     register = register or RegisterStatus()
     out = [{"role": "system", "content": options.system_prompt}]
     out.extend(conversation[:-1])
     if assembled is not None:
-        out.append(context_message(assembled, profile, register.lines, unknown_words=unknown_words))
+        out.append(context_message(assembled, profile, register.lines, unknown_words=unknown_words,
+                                   corrections=corrections))
     out.extend(conversation[-1:])
     metrics = {
         "intent": intent,
@@ -307,7 +315,7 @@ def _build(options: PrepareOptions, conversation: list[dict], assembled: Assembl
     return PreparedContext(
         messages=out, context_text=assembled.text if assembled else "",
         citations=_citation_rows(assembled, register) if assembled else [], metrics=metrics, intent=intent,
-        skipped=skipped, assembled=assembled, unknown_words=list(unknown_words),
+        skipped=skipped, assembled=assembled, unknown_words=list(unknown_words), corrections=dict(corrections or {}),
     )
 
 

@@ -1,6 +1,6 @@
 """The texts the model is given. Swedish by default; the model mirrors the user's language."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 SYSTEM_PROMPT = """Du är Lagrum, en assistent för regelefterlevnad (compliance) i svenska organisationer.
 Du hjälper användare att förstå vad svensk lag och organisationens egna dokument kräver.
@@ -57,9 +57,11 @@ UNKNOWN_WORDS_NOTE = (
 )
 
 
-def quoted_words(words: Sequence[str]) -> str:
-    """The words as a Swedish list in quotation marks: "a", "b" och "c"."""
-    quoted = [f'"{w}"' for w in words]
+def quoted_words(words: Sequence[str], corrections: Mapping[str, str] | None = None) -> str:
+    """The words as a Swedish list in quotation marks: "a", "b" och "c". A word searched as the statute word it
+    is one slip from (`corrections`) says so: "entrepenad" (sökt som "entreprenad")."""
+    corrections = corrections or {}
+    quoted = [f'"{w}" (sökt som "{corrections[w]}")' if w in corrections else f'"{w}"' for w in words]
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} och {quoted[-1]}"
 
 

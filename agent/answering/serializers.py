@@ -87,6 +87,8 @@ class RetrievedChunkSerializer(serializers.Serializer):
 
 
 UNKNOWN_WORDS_HELP = "Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat."
+CORRECTIONS_HELP = ("De av dessa ord som ligger en bokstav från ett ord i lagtexten och söktes som det ordet: "
+                    "frågans ord -> ordet som lagtexten skriver det.")
 
 
 class SearchResultSerializer(serializers.Serializer):
@@ -98,6 +100,7 @@ class SearchResultSerializer(serializers.Serializer):
     count = serializers.IntegerField()
     results = RetrievedChunkSerializer(many=True)
     unknown_words = serializers.ListField(child=StrictCharField(), help_text=UNKNOWN_WORDS_HELP)
+    corrections = serializers.DictField(child=StrictCharField(), help_text=CORRECTIONS_HELP)
 
 
 class ChatMessageInputSerializer(serializers.Serializer):
@@ -121,6 +124,7 @@ class PreparedContextSerializer(serializers.Serializer):
     skipped = serializers.BooleanField()
     degraded = serializers.BooleanField()
     unknown_words = serializers.ListField(child=StrictCharField(), help_text=UNKNOWN_WORDS_HELP)
+    corrections = serializers.DictField(child=StrictCharField(), help_text=CORRECTIONS_HELP)
 
 
 # --- conversations --------------------------------------------------------------------

@@ -12,6 +12,8 @@ itself says about its words is used here, on the keyword half's query, never a w
   (personalvårdsförmån), which the law's other §§ use.
 - **Phrases to compounds.** "tid för uppsägning" and the law's "uppsägningstid": two words of the question
   whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
+- **Spelling.** "entrepenad" and the law's "entreprenad": a word no source uses that is one slip from a statute
+  word is searched as that word (agent.retrieval.spelling).
 - **Synonyms.** "spara" and the law's "lagra", "anställd" and "arbetstagare": a question word's synonyms in
   a Swedish thesaurus (law.thesaurus, Folkets synonymlexikon) that the statutes use join the query at a
   share of the bridge weight. The one bridge from outside the corpus: what the statutes write is still what
@@ -36,9 +38,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.backends.utils import CursorWrapper
 
+from chunks.selectors import STATUTE_CHUNKS_SQL
 from compliance.sql import dict_cursor
 from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
+
+from .spelling import SpellingIndex, correction, spelling_index
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +66,7 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v7:"
+_CACHE_KEY = "bridges:vocabulary:v8:"
 # A synonym stands in for the question's word only in part: it is the thesaurus's sense, maybe not the question's.
 SYNONYM_SHARE = 0.5
 
@@ -84,6 +89,14 @@ class Vocabulary:
     # a lexeme -> the lexemes of its thesaurus synonyms that the statutes use (MIN_WORD_DF times); read on first
     # use like the compounds (the synonym bridge is off by default, and stemming the thesaurus takes a query)
     _synonyms: dict[str, tuple[str, ...]] | None = None
+    # the statute words by first letter, for the spelling bridge; read on first use like the compounds
+    _spelling: SpellingIndex | None = None
+
+    @property
+    def spelling(self) -> SpellingIndex:
+        if self._spelling is None:
+            self._spelling = spelling_index(MIN_WORD_DF)
+        return self._spelling
 
     @property
     def compounds_of(self) -> dict[str, list[str]]:
@@ -104,17 +117,14 @@ class Bridged:
     dropped: set[str] = field(default_factory=set)  # lexemes not to search (an acronym's homograph)
     added: dict[str, float] = field(default_factory=dict)  # lexeme -> weight factor (times its idf)
     reasons: dict[str, str] = field(default_factory=dict)  # lexeme -> what bridged it (for logs and tests)
+    # a question lexeme no source uses -> the statute lexeme one slip away that was searched for it
+    corrections: dict[str, str] = field(default_factory=dict)
 
 
 _lock = threading.Lock()
 _local: Vocabulary | None = None
 _checked_at = 0.0
 VERSION_CHECK_SECONDS = 10.0
-
-# The shared statutes' searchable chunks, repealed statutes left out: the vocabulary the bridges (and the
-# embedding neighbours) draw terms from.
-STATUTE_CHUNKS_SQL = ("c.workspace_id IS NULL AND c.source_type = 'LEGAL_DOCUMENT' AND c.retrievable "
-                      "AND NOT c.document_repealed")
 
 
 def _corpus_version(cursor: CursorWrapper) -> tuple:
@@ -308,6 +318,8 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
                     out.reasons[lexeme] = f"{token} spelled out by a statute"
     if settings.RETRIEVAL_BRIDGE_DEFINITIONS:
         _definition_terms(lexemes, vocab, out)
+    if settings.RETRIEVAL_BRIDGE_SPELLING:
+        _spelling(lexemes, unknown, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SYNONYMS:
         _synonyms(lexemes, unknown, vocab, out)
     if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
@@ -320,6 +332,18 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
                     out.added[compound] = factor
                     out.reasons[compound] = f"a statute compound of {lexeme}"
     return out
+
+
+def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:
+    factor = settings.RETRIEVAL_SPELLING_WEIGHT
+    for lexeme in sorted(unknown - out.dropped):
+        meant = correction(lexeme, vocab.spelling)
+        if meant is None or meant in lexemes:
+            continue
+        out.corrections[lexeme] = meant
+        if factor > out.added.get(meant, 0.0):
+            out.added[meant] = factor
+            out.reasons[meant] = f"{lexeme} spelt one slip from it"
 
 
 def _synonyms(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:

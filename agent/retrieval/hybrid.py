@@ -91,6 +91,8 @@ class RetrievalResult:
     search: SearchInputs | None = None
     # The question's words no source in scope uses (KeywordQuery.unknown_words; none in vector mode).
     unknown_words: list[str] = field(default_factory=list)
+    # Those of them searched as the statute word they are one slip from (KeywordQuery.corrections).
+    corrections: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -527,6 +529,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
         chunk.extra["reserve"] = True
     result.search = SearchInputs(terms=terms, qvec=qvec, kwq=kwq)
     result.unknown_words = _unknown_words(kwq, analysis)
+    result.corrections = {w: s for w, s in kwq.corrections.items() if w in result.unknown_words} if kwq else {}
     _log_timings(text, result, started)
     return result
 

@@ -32,6 +32,7 @@ from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.sql import dict_cursor
 
 from . import bridges, vocabulary_neighbours
+from .spelling import statute_spellings
 
 MAX_TERMS = 48
 # Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.
@@ -58,6 +59,9 @@ class KeywordQuery:
     # Those words as the question writes them, in its order: the user is told that no source uses them
     # (the law may name the thing otherwise), and so is the model, which can search in the law's words.
     unknown_words: list[str] = field(default_factory=list)
+    # Those of them that are one slip from a statute word, which was searched in their place: the written word ->
+    # the word as a statute writes it ("entrepenad" -> "entreprenad"), so the reader sees what was searched.
+    corrections: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.terms)
@@ -85,6 +89,20 @@ class QueryTerm:
     split: bool  # a question word searched by its compound's parts, so not missing when no statute has it whole
     df: int  # chunks holding it, the statutes' and the scope's own
     n_docs: int  # chunks in scope
+
+
+@dataclass(frozen=True)
+class BridgedTerms:
+    """The bridges' terms for one question and the misspelt lexemes they searched a statute word for."""
+
+    rows: list[QueryTerm] = field(default_factory=list)
+    corrections: dict[str, str] = field(default_factory=dict)  # question lexeme -> statute lexeme
+
+
+@dataclass(frozen=True)
+class WrittenWord:
+    word: str  # as the question writes it
+    lexeme: str  # the one of its lexemes that was asked for
 
 
 @dataclass(frozen=True)
@@ -169,7 +187,8 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
             LEFT JOIN ws ON ws.lexeme = q.term
         """, params)
         rows = [QueryTerm(**row) for row in cursor.fetchall()]
-        rows = rows + _bridged_rows(cursor, text, rows, params)
+        bridged = _bridged_rows(cursor, text, rows, params)
+        rows = rows + bridged.rows
     scored = []
     unmatched = 0.0
     unknown: list[str] = []
@@ -192,11 +211,13 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
                 unknown.append(row.term)
             continue
         scored.append((weight, row.term))
-    words = _words_of(text, unknown) if unknown else []
+    written = _words_of(text, unknown) if unknown else []
+    words = list(dict.fromkeys(w.word for w in written))
+    corrections = _corrections(written, bridged.corrections)
     scored.sort(reverse=True)
     scored = scored[:MAX_TERMS]
     return KeywordQuery(terms=[t for _, t in scored], weights=[w for w, _ in scored], unmatched_weight=unmatched,
-                        unknown_words=words)
+                        unknown_words=words, corrections=corrections)
 
 
 def written_words(text: str) -> list[str]:
@@ -204,9 +225,18 @@ def written_words(text: str) -> list[str]:
     return _WRITTEN_WORD.findall(text)
 
 
-def _words_of(text: str, lexemes: list[str]) -> list[str]:
-    """The question's words (as written, first occurrence, in its order) whose lexeme is one of `lexemes`; none
-    for a question written in English.
+def _corrections(written: list[WrittenWord], corrected: dict[str, str]) -> dict[str, str]:
+    """Each misspelt written word -> how a statute writes the word searched in its place."""
+    wanted = {w.word: corrected[w.lexeme] for w in written if w.lexeme in corrected}
+    if not wanted:
+        return {}
+    spelt = statute_spellings(sorted(set(wanted.values())))
+    return {word: spelt[lexeme] for word, lexeme in wanted.items() if lexeme in spelt}
+
+
+def _words_of(text: str, lexemes: list[str]) -> list[WrittenWord]:
+    """The question's words (as written, first occurrence, in its order) whose lexeme is one of `lexemes`, each
+    with that lexeme; none for a question written in English.
 
     Only asked when some word is missing from every source, so a question whose words are all known pays
     nothing for it. A question in English (the chat takes one) misses the Swedish statutes with most of its
@@ -221,21 +251,22 @@ def _words_of(text: str, lexemes: list[str]) -> list[str]:
                 SELECT count(*) FILTER (WHERE to_tsvector('english', w) = ''::tsvector)
                        > count(*) FILTER (WHERE to_tsvector('swedish', w) = ''::tsvector) AS is_english
                 FROM unnest(%(written)s::text[]) AS w)
-            SELECT w.word FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
-            WHERE NOT (SELECT is_english FROM english)
-              AND EXISTS (SELECT 1 FROM unnest(to_tsvector('swedish', w.word)) AS v WHERE v.lexeme = ANY(%(lexemes)s))
-            ORDER BY w.i""", {"written": written, "words": words, "lexemes": lexemes})
-        return [row["word"] for row in cursor.fetchall()]
+            SELECT w.word, min(v.lexeme) AS lexeme FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
+            CROSS JOIN LATERAL unnest(to_tsvector('swedish', w.word)) AS v
+            WHERE NOT (SELECT is_english FROM english) AND v.lexeme = ANY(%(lexemes)s)
+            GROUP BY w.word, w.i ORDER BY w.i""", {"written": written, "words": words, "lexemes": lexemes})
+        return [WrittenWord(word=row["word"], lexeme=row["lexeme"]) for row in cursor.fetchall()]
 
 
-def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], params: dict) -> list[QueryTerm]:
+def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], params: dict) -> BridgedTerms:
     """The terms the bridges add (agent.retrieval.bridges), each with its factor as `part`; a dropped
     question term gets factor 0 in place. `rows` are the question's own, changed in place; `cursor` is a
     dict_cursor."""
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
             or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS
-            or settings.RETRIEVAL_BRIDGE_SYNONYMS or settings.RETRIEVAL_NEIGHBOURS) or not rows:
-        return []
+            or settings.RETRIEVAL_BRIDGE_SYNONYMS or settings.RETRIEVAL_BRIDGE_SPELLING
+            or settings.RETRIEVAL_NEIGHBOURS) or not rows:
+        return BridgedTerms()
     n_docs = rows[0].n_docs
     own = {row.term: bridges.idf_of(row.df, n_docs) for row in rows
            if row.part is False and row.df > 0 and not _NOT_A_TERM.match(row.term)}
@@ -268,15 +299,16 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
             added[term] = max(added.get(term, 0.0), factor)
     added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
     if not added:
-        return []
+        return BridgedTerms(corrections=bridged.corrections)
     cursor.execute("""
         SELECT ts.lexeme, ts.df + coalesce((SELECT sum(s.df) FROM chunks_scopetermstat s
                                             WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
                AS df
         FROM chunks_termstat ts WHERE ts.lexeme = ANY(%(added)s) AND ts.df > 0""",
                    {"added": list(added), "workspace_ids": params["workspace_ids"]})
-    return [QueryTerm(term=row["lexeme"], qtf=1, part=added[row["lexeme"]], split=False, df=row["df"], n_docs=n_docs)
-            for row in cursor.fetchall()]
+    return BridgedTerms(rows=[QueryTerm(term=row["lexeme"], qtf=1, part=added[row["lexeme"]], split=False,
+                                        df=row["df"], n_docs=n_docs) for row in cursor.fetchall()],
+                        corrections=bridged.corrections)
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

@@ -28,9 +28,8 @@ from cachetools import LRUCache
 from django.conf import settings
 
 from chunks.embedding import EmbeddingError, active_model_name, get_provider
+from chunks.selectors import STATUTE_CHUNKS_SQL
 from compliance.sql import dict_cursor
-
-from .bridges import STATUTE_CHUNKS_SQL
 
 log = logging.getLogger(__name__)
 

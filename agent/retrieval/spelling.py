@@ -1,0 +1,93 @@
+"""A question's misspelt word, searched as the word of the statutes it is one slip away from.
+
+Real questions are typed quickly: "entrepenad", "branchen", "Paragraffen". Such a word is in no source, so the
+keyword half searched nothing for it and the answer named it as a word no source uses. Here a word no source
+uses is compared with the statutes' own vocabulary (the lexemes at least `bridges.MIN_WORD_DF` chunks hold):
+one lexeme a single edit away (a letter added, dropped, changed, or two letters swapped) is taken as the word
+meant, and searched at a share of its idf (`RETRIEVAL_BRIDGE_SPELLING`, docs/retrieval.md "A misspelt word").
+
+What keeps a real word of practice from being "corrected" into another word:
+- only a word no source in the asker's scope uses is looked at, never one a statute or the workspace writes;
+- it must be at least `MIN_LENGTH` letters as stemmed: a short word is one edit from dozens of others;
+- its first letter stays: a slip of the first letter is rare, and "atrapp" is not "trapp";
+- of several words one edit away the one the statutes use most is taken.
+What is left is a guess, so the reader is told what was searched ("sökt som …"), and the word stays in the list
+of words no source uses, so the relevance floor still counts it as unmatched.
+
+The comparison is rapidfuzz's optimal-string-alignment distance over the words of the same first letter, all in
+memory (a few thousand per letter): well under a millisecond per word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from chunks.selectors import STATUTE_CHUNKS_SQL
+from compliance.sql import dict_cursor
+
+# A stem shorter than this is one edit from too many other words to tell which was meant.
+MIN_LENGTH = 5
+MAX_EDITS = 1
+
+
+@dataclass(frozen=True)
+class SpellingIndex:
+    """The statutes' lexemes (alphabetic, used by at least `min_df` chunks) by first letter, most used first."""
+
+    by_initial: dict[str, tuple[str, ...]]
+
+
+def spelling_index(min_df: int) -> SpellingIndex:
+    with dict_cursor() as cursor:
+        cursor.execute("SELECT lexeme, df FROM chunks_termstat WHERE df >= %s ORDER BY df DESC, lexeme", [min_df])
+        rows = cursor.fetchall()
+    by_initial: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        lexeme = row["lexeme"]
+        if lexeme.isalpha():
+            by_initial[lexeme[0]].append(lexeme)
+    return SpellingIndex(by_initial={initial: tuple(words) for initial, words in by_initial.items()})
+
+
+def correction(lexeme: str, index: SpellingIndex) -> str | None:
+    """The statute lexeme `lexeme` (a question's stem no source uses) is one edit away from, the most used of
+    several; None for a short or non-alphabetic stem, or none near."""
+    if len(lexeme) < MIN_LENGTH or not lexeme.isalpha():
+        return None
+    candidates = index.by_initial.get(lexeme[0], ())
+    # The choices are ordered most used first and extractOne keeps the first of equal distance.
+    found = process.extractOne(lexeme, candidates, scorer=OSA.distance, score_cutoff=MAX_EDITS)
+    if found is None or found[0] == lexeme:
+        return None
+    return found[0]
+
+
+def statute_spellings(lexemes: list[str]) -> dict[str, str]:
+    """How a statute writes each of `lexemes` (one word of one chunk holding it, as Postgres's headline marks
+    it): what the reader is shown as searched, "entreprenad" rather than the stem "entrepren"."""
+    if not lexemes:
+        return {}
+    with dict_cursor() as cursor:
+        cursor.execute(f"""
+            SELECT l.lexeme, ts_headline('swedish', c.text, quote_literal(l.lexeme)::tsquery,
+                                         'StartSel=«, StopSel=», MaxWords=2, MinWords=1, MaxFragments=1') AS headline
+            FROM unnest(%s::text[]) AS l(lexeme)
+            CROSS JOIN LATERAL (
+                SELECT c.text FROM chunks_contentchunk c
+                WHERE {STATUTE_CHUNKS_SQL} AND c.search_vector @@ quote_literal(l.lexeme)::tsquery
+                LIMIT 1) AS c""", [lexemes])
+        rows = cursor.fetchall()
+    out = {}
+    for row in rows:
+        marked = _MARKED.search(row["headline"])
+        if marked:
+            out[row["lexeme"]] = marked.group(1)
+    return out
+
+
+_MARKED = re.compile(r"«([^»]+)»")

@@ -1,0 +1,118 @@
+"""A misspelt word no source uses is searched as the statute word one slip away (agent.retrieval.spelling).
+
+Arbetsmiljölagen and LAS are the corpus; the slips are of our own making, never from an evaluation set.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from pytest_django import Settings
+
+from agent.answering import chat
+from agent.answering.answer import extractive_answer
+from agent.answering.prompts import quoted_words
+from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.keyword_search import keyword_query
+from agent.retrieval.spelling import SpellingIndex, correction
+from tests.agent.test_retrieval import add_file_chunk
+
+pytestmark = pytest.mark.django_db
+
+# "skyddsombud" with one d: arbetsmiljölagen's 6 kap. writes the word in a dozen §§.
+QUESTION = "Vad får ett skydsombud göra?"
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    get_retrieval_cache().clear()
+
+
+def test_one_slip_finds_the_statute_word_most_used_first_letter_kept() -> None:
+    index = SpellingIndex(by_initial={"s": ("skyddsombud", "skyddsombuds"), "b": ("bestämmelse",)})
+    assert correction("skydsombud", index) == "skyddsombud"  # a letter dropped
+    assert correction("skyddsomubd", index) == "skyddsombud"  # two letters swapped
+    assert correction("bestämmelsr", index) == "bestämmelse"  # a letter changed
+    assert correction("kyddsombud", index) is None  # the first letter is kept: no "s" word is looked at
+    assert correction("skydsomb", index) is None  # two slips away
+    assert correction("skydd", index) is None  # a statute word already
+    assert correction("ombd", index) is None  # too short to tell which word was meant
+
+
+def test_a_misspelt_word_is_searched_as_the_statute_word_and_still_named(loaded: None) -> None:
+    query = keyword_query(QUESTION, [])
+    assert query.unknown_words == ["skydsombud"]
+    assert query.corrections["skydsombud"].lower().startswith("skyddsombud")  # as a statute writes it
+    assert "skyddsombud" in query.terms
+    # The written word is still in no source: the relevance floor counts it as unmatched.
+    assert query.unmatched_weight > 0
+
+
+def test_without_the_bridge_the_slip_finds_nothing(loaded: None, settings: Settings) -> None:
+    settings.RETRIEVAL_BRIDGE_SPELLING = False
+    query = keyword_query(QUESTION, [])
+    assert query.unknown_words == ["skydsombud"] and query.corrections == {}
+    assert "skyddsombud" not in query.terms
+
+
+def test_the_misspelt_question_finds_what_the_spelt_one_finds(team: dict) -> None:
+    options = RetrievalOptions(mode="keyword", top_k=5)
+    spelt = retrieve_context("Vad får ett skyddsombud göra?", team["ws"], user=team["alice"], options=options)
+    slipped = retrieve_context(QUESTION, team["ws"], user=team["alice"], options=options)
+    # The corrected word weighs half its idf, so the question's other words weigh more: the best hit is the same.
+    assert slipped.chunks and slipped.chunks[0].chunk_id == spelt.chunks[0].chunk_id
+    assert "skyddsombud" in slipped.chunks[0].text.lower()
+    assert slipped.unknown_words == ["skydsombud"] and "skydsombud" in slipped.corrections
+
+
+def test_a_word_of_practice_with_no_statute_word_near_is_not_corrected(loaded: None) -> None:
+    query = keyword_query("Vilket skydd har en visselblåsare?", [])
+    assert query.unknown_words == ["visselblåsare"] and query.corrections == {}
+
+
+def test_a_word_the_workspace_writes_is_its_own_not_a_slip(team: dict) -> None:
+    add_file_chunk(team["ws"], "Vårt skydsombud heter Eva och sitter i huset.")
+    query = keyword_query(QUESTION, [team["ws"].pk])
+    assert query.unknown_words == [] and query.corrections == {}
+
+
+def test_another_workspaces_words_are_never_what_a_slip_becomes(team: dict) -> None:
+    # Only another workspace writes "visselombud"; "visselombut" is one slip from it and from no statute word.
+    add_file_chunk(team["other"], "Vårt visselombud tar emot rapporter om missförhållanden.")
+    query = keyword_query("Vem är vårt visselombut?", [team["ws"].pk])
+    assert query.unknown_words == ["visselombut"] and query.corrections == {}
+
+
+def test_the_words_say_what_was_searched() -> None:
+    assert quoted_words(["skydsombud", "mejl"], {"skydsombud": "skyddsombud"}) == (
+        '"skydsombud" (sökt som "skyddsombud") och "mejl"')
+    text = extractive_answer([], unknown_words=["skydsombud"], corrections={"skydsombud": "skyddsombud"})
+    assert 'använder "skydsombud" (sökt som "skyddsombud")' in text
+
+
+def test_the_offline_answer_says_what_was_searched_and_keeps_it_on_a_cache_hit(team: dict) -> None:
+    conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
+    first = chat.answer(conversation, team["alice"], QUESTION)
+    again = chat.answer(conversation, team["alice"], QUESTION)
+    for message in (first, again):
+        assert message.answer_mode == "extractive" and message.sources
+        assert 'Ingen källa använder "skydsombud" (sökt som "skyddsombud' in message.content
+
+
+def test_the_model_is_told_what_was_searched(team: dict, fake_model: object) -> None:
+    fake_model.script = [{"text": "Skyddsombudet företräder arbetstagarna [1]."}]
+    conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
+    chat.answer(conversation, team["alice"], QUESTION)
+    context = fake_model.requests[0]["messages"][-2]["content"]
+    assert 'Ord i frågan som ingen källa använder: "skydsombud" (sökt som "skyddsombud' in context
+
+
+def test_the_search_api_returns_the_corrections(team: dict, client: Client) -> None:
+    client.force_login(team["alice"])
+    response = client.post(f"/api/v1/workspaces/{team['ws'].slug}/search", {"query": QUESTION},
+                           content_type="application/json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["unknown_words"] == ["skydsombud"]
+    assert body["corrections"]["skydsombud"].lower().startswith("skyddsombud")

@@ -401,7 +401,7 @@ RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
 # A question word no source uses that is one slip from a statute word ("entrepenad") is searched as that word,
 # at RETRIEVAL_SPELLING_WEIGHT times its idf (agent/retrieval/spelling.py, docs/retrieval.md "A misspelt word").
 RETRIEVAL_BRIDGE_SPELLING = env_bool("RETRIEVAL_BRIDGE_SPELLING", True)
-RETRIEVAL_SPELLING_WEIGHT = env_float("RETRIEVAL_SPELLING_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
+RETRIEVAL_SPELLING_WEIGHT = env_float("RETRIEVAL_SPELLING_WEIGHT", 1.0, minimum=0.0, maximum=2.0)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
 # Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py,
 # docs/retrieval.md "Neighbours in the vocabulary"): a question word the statutes use in at most

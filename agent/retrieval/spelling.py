@@ -4,7 +4,7 @@ Real questions are typed quickly: "entrepenad", "branchen", "Paragraffen". Such 
 keyword half searched nothing for it and the answer named it as a word no source uses. Here a word no source
 uses is compared with the statutes' own vocabulary (the lexemes at least `bridges.MIN_WORD_DF` chunks hold):
 one lexeme a single edit away (a letter added, dropped, changed, or two letters swapped) is taken as the word
-meant, and searched at a share of its idf (`RETRIEVAL_BRIDGE_SPELLING`, docs/retrieval.md "A misspelt word").
+meant, and searched at its idf (`RETRIEVAL_BRIDGE_SPELLING`, `RETRIEVAL_SPELLING_WEIGHT`, docs/retrieval.md "A misspelt word").
 
 What keeps a real word of practice from being "corrected" into another word:
 - only a word no source in the asker's scope uses is looked at, never one a statute or the workspace writes;

@@ -398,7 +398,7 @@ RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", Fa
 # A question word's synonyms in the shipped Swedish thesaurus (data/thesaurus/, law.thesaurus) that the statutes
 # use join its keyword query at half the bridge weight (docs/retrieval.md, "Synonyms").
 RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
-# A question word no source uses that is one slip from a statute word ("entrepenad") is searched as that word,
+# A question word no source uses that is one slip from a statute word ("skydsombud") is searched as that word,
 # at RETRIEVAL_SPELLING_WEIGHT times its idf (agent/retrieval/spelling.py, docs/retrieval.md "A misspelt word").
 RETRIEVAL_BRIDGE_SPELLING = env_bool("RETRIEVAL_BRIDGE_SPELLING", True)
 RETRIEVAL_SPELLING_WEIGHT = env_float("RETRIEVAL_SPELLING_WEIGHT", 1.0, minimum=0.0, maximum=2.0)

@@ -59,7 +59,7 @@ UNKNOWN_WORDS_NOTE = (
 
 def quoted_words(words: Sequence[str], corrections: Mapping[str, str] | None = None) -> str:
     """The words as a Swedish list in quotation marks: "a", "b" och "c". A word searched as the statute word it
-    is one slip from (`corrections`) says so: "entrepenad" (sökt som "entreprenad")."""
+    is one slip from (`corrections`) says so: "skydsombud" (sökt som "skyddsombud")."""
     corrections = corrections or {}
     quoted = [f'"{w}" (sökt som "{corrections[w]}")' if w in corrections else f'"{w}"' for w in words]
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} och {quoted[-1]}"

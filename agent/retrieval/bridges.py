@@ -12,7 +12,7 @@ itself says about its words is used here, on the keyword half's query, never a w
   (personalvårdsförmån), which the law's other §§ use.
 - **Phrases to compounds.** "tid för uppsägning" and the law's "uppsägningstid": two words of the question
   whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
-- **Spelling.** "entrepenad" and the law's "entreprenad": a word no source uses that is one slip from a statute
+- **Spelling.** "skydsombud" and the law's "skyddsombud": a word no source uses that is one slip from a statute
   word is searched as that word (agent.retrieval.spelling).
 - **Synonyms.** "spara" and the law's "lagra", "anställd" and "arbetstagare": a question word's synonyms in
   a Swedish thesaurus (law.thesaurus, Folkets synonymlexikon) that the statutes use join the query at a

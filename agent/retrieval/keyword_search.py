@@ -60,7 +60,7 @@ class KeywordQuery:
     # (the law may name the thing otherwise), and so is the model, which can search in the law's words.
     unknown_words: list[str] = field(default_factory=list)
     # Those of them that are one slip from a statute word, which was searched in their place: the written word ->
-    # the word as a statute writes it ("entrepenad" -> "entreprenad"), so the reader sees what was searched.
+    # the word as a statute writes it ("skydsombud" -> "skyddsombud"), so the reader sees what was searched.
     corrections: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:

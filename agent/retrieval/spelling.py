@@ -1,10 +1,11 @@
 """A question's misspelt word, searched as the word of the statutes it is one slip away from.
 
-Real questions are typed quickly: "entrepenad", "branchen", "Paragraffen". Such a word is in no source, so the
+Real questions are typed quickly: "skydsombud", "arbetstagre", "bostadsärtt". Such a word is in no source, so the
 keyword half searched nothing for it and the answer named it as a word no source uses. Here a word no source
 uses is compared with the statutes' own vocabulary (the lexemes at least `bridges.MIN_WORD_DF` chunks hold):
 one lexeme a single edit away (a letter added, dropped, changed, or two letters swapped) is taken as the word
-meant, and searched at its idf (`RETRIEVAL_BRIDGE_SPELLING`, `RETRIEVAL_SPELLING_WEIGHT`, docs/retrieval.md "A misspelt word").
+meant, and searched at its idf (`RETRIEVAL_BRIDGE_SPELLING`, `RETRIEVAL_SPELLING_WEIGHT`; docs/retrieval.md,
+"A misspelt word").
 
 What keeps a real word of practice from being "corrected" into another word:
 - only a word no source in the asker's scope uses is looked at, never one a statute or the workspace writes;
@@ -69,7 +70,7 @@ def correction(lexeme: str, index: SpellingIndex) -> str | None:
 
 def statute_spellings(lexemes: list[str]) -> dict[str, str]:
     """How a statute writes each of `lexemes` (one word of one chunk holding it, as Postgres's headline marks
-    it): what the reader is shown as searched, "entreprenad" rather than the stem "entrepren"."""
+    it): what the reader is shown as searched, "arbetstagare" rather than the stem "arbetstag"."""
     if not lexemes:
         return {}
     with dict_cursor() as cursor:

@@ -45,7 +45,7 @@ class EmbeddingProvider(Protocol):
 class LocalE5Provider:
     on_this_machine = True
 
-    def __init__(self, *, threads: int, dimensions: int):
+    def __init__(self, *, threads: int, dimensions: int) -> None:
         self.name = "multilingual-e5-small-q4"
         self.dimensions = dimensions
         self._threads = threads
@@ -96,7 +96,7 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 class OpenAIProvider:
     def __init__(self, *, model: str, query_model: str, dimensions: int, api_key: str, base_url: str | None,
-                 timeout: float = 30.0):
+                 timeout: float = 30.0) -> None:
         self.name = model
         self.dimensions = dimensions
         self.on_this_machine = urlsplit(base_url or "").hostname in LOOPBACK_HOSTS

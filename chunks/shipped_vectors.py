@@ -45,7 +45,7 @@ class ShippedVectors:
     dimensions the file records: vectors of another model or size are not used."""
 
     def __init__(self, keys: np.ndarray, vectors: np.ndarray, model: str, dimensions: int,
-                 scales: np.ndarray | None = None):
+                 scales: np.ndarray | None = None) -> None:
         self.model = model
         self.dimensions = dimensions
         self.vectors = vectors

@@ -16,7 +16,7 @@ class ApplicationError(Exception):
     status = 400
 
     def __init__(self, code: str | None = None, message: str | None = None, *, status: int | None = None,
-                 details: dict | None = None):
+                 details: dict | None = None) -> None:
         self.code = code or self.code
         self.message = message or self.message
         if status is not None:

@@ -67,7 +67,7 @@ class AssessmentForm(forms.ModelForm):
             "due_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         }
 
-    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["legal_document"].queryset = legal_document_list().only("id", "sfs_number", "title")
         self.fields["owner"].queryset = workspace_members(workspace)

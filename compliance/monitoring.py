@@ -45,7 +45,7 @@ REQUEST_SECONDS = Histogram("lagrum_http_request_duration_seconds", "HTTP reques
 class PrometheusMiddleware:
     """Counts and times every request, labelled by the URL pattern's name (bounded), never by path."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
@@ -113,7 +113,7 @@ def _registry() -> CollectorRegistry:
 class _Forward:
     """The process's default registry as one collector, so the scrape-time figures join it per request."""
 
-    def __init__(self, registry: CollectorRegistry):
+    def __init__(self, registry: CollectorRegistry) -> None:
         self.registry = registry
 
     def collect(self) -> Iterator[Metric]:

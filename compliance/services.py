@@ -439,7 +439,7 @@ def api_token_revoke(token: ApiToken) -> None:
 class ProfileInputError(ApplicationError):
     """A profile or preference value that cannot be stored. `field` names the input at fault."""
 
-    def __init__(self, code: str, message: str, *, field: str = ""):
+    def __init__(self, code: str, message: str, *, field: str = "") -> None:
         super().__init__(code, message)
         self.field = field
         self.details = {field: [message]} if field else {}

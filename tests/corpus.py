@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.db.models import QuerySet
 
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
@@ -69,7 +70,7 @@ def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
     return docs
 
 
-def embed_all(queryset) -> None:
+def embed_all(queryset: QuerySet[ContentChunk]) -> None:
     """Embed synchronously (the worker path is tested separately), reusing vectors across reloads."""
     chunks = list(queryset.filter(embedding__isnull=True))
     missing = [c for c in chunks if c.content_hash not in _vectors]

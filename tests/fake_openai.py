@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DEFAULT_ANSWER = ("Arbetsgivaren ska se till att arbetsmiljön är tillfredsställande [1]. "
@@ -15,7 +16,7 @@ DEFAULT_ANSWER = ("Arbetsgivaren ska se till att arbetsmiljön är tillfredsstä
 
 
 class FakeOpenAI:
-    def __init__(self):
+    def __init__(self) -> None:
         self.requests: list[dict] = []
         self.script: list[dict] = []  # each: {"text": str} | {"tool_call": {...}} | {"status": 500}
         self.answer = DEFAULT_ANSWER  # or a function of the request body, for answers citing what was sent
@@ -27,11 +28,11 @@ class FakeOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def __enter__(self):
+    def __enter__(self) -> FakeOpenAI:
         self.thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
 
@@ -40,16 +41,16 @@ class FakeOpenAI:
             return self.script.pop(0)
         return {"text": self.answer(body) if callable(self.answer) else self.answer}
 
-    def _handler(self):
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, *args):
+            def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self):
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 fake.requests.append(body)
                 step = fake._next(body)
@@ -72,7 +73,7 @@ class FakeOpenAI:
                 self.wfile.flush()
                 self.close_connection = True
 
-            def _chunks(self, step):
+            def _chunks(self, step: dict) -> Iterator[dict]:
                 base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": "fake"}
                 if "tool_call" in step:
                     call = step["tool_call"]

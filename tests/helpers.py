@@ -5,23 +5,25 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import unittest
 from collections.abc import Callable
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import connections
 from django.test import TestCase
 
-from compliance.models import Membership, Workspace
+from compliance.models import LegalDocument, Membership, Workspace
 
 PASSWORD = "korrekt-häst-batteri"
 
 
-def make_user(username: str):
+def make_user(username: str) -> User:
     return get_user_model().objects.create_user(username=username, email=f"{username}@example.se", password=PASSWORD)
 
 
-def alice_owning_a_workspace():
+def alice_owning_a_workspace() -> tuple[User, Workspace]:
     """alice, owner of Alices AB: the asker of the retrieval tests on statutes of our own."""
     user = make_user("alice")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
@@ -29,7 +31,7 @@ def alice_owning_a_workspace():
     return user, ws
 
 
-def chunked_statute(number: str, title: str, text: str):
+def chunked_statute(number: str, title: str, text: str) -> LegalDocument:
     """A statute of our own, loaded and chunked in this process (its vectors are left to a worker)."""
     from chunks.services import chunk_document
     from compliance.services import LegalDocumentData, legal_document_upsert
@@ -46,7 +48,7 @@ class BaseTestCase(TestCase):
     bob_role = Membership.Role.EDITOR
 
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         cls.alice = make_user("alice")
         cls.bob = make_user("bob")
         cls.charlie = make_user("charlie")
@@ -57,11 +59,11 @@ class BaseTestCase(TestCase):
         cls.charlies_workspace = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
         Membership.objects.create(user=cls.charlie, workspace=cls.charlies_workspace, role=Membership.Role.OWNER)
 
-    def login(self, user):
+    def login(self, user: User) -> None:
         self.client.force_login(user)
 
 
-def blocked_media_root(testcase, workspace_id: int) -> Path:
+def blocked_media_root(testcase: unittest.TestCase, workspace_id: int) -> Path:
     """A media folder where the workspace's folder is a plain file: the disk refuses every write there."""
     root = Path(tempfile.mkdtemp(prefix="lagrum-blocked-"))
     testcase.addCleanup(shutil.rmtree, root, ignore_errors=True)

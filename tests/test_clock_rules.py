@@ -8,12 +8,13 @@ elsewhere are also run with the whole run's clock moved (`make test`).
 from __future__ import annotations
 
 import calendar
-from datetime import UTC, date, timedelta
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 import time_machine
 from django.conf import settings
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,7 +35,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 clocks = pytest.mark.parametrize("clock", list(CLOCKS.values()), ids=list(CLOCKS))
 
 
-def log_at(workspace: Workspace, moment, **fields) -> RetrievalLog:
+def log_at(workspace: Workspace, moment: datetime, **fields: Any) -> RetrievalLog:
     log = RetrievalLog.objects.create(workspace=workspace, query=fields.pop("query", "Fråga"),
                                       intent=fields.pop("intent", "factual"), **fields)
     RetrievalLog.objects.filter(pk=log.pk).update(created_at=moment)
@@ -46,7 +47,7 @@ def workspace() -> Workspace:
     return Workspace.objects.create(name="Klockans AB", slug="klockans-ab")
 
 
-def test_the_clocks_are_what_they_say():
+def test_the_clocks_are_what_they_say() -> None:
     utc = {name: moment.astimezone(STOCKHOLM).utcoffset() for name, moment in CLOCKS.items()}
     assert utc["just-after-midnight"] == timedelta(hours=1)  # winter: UTC is still the day before
     assert CLOCKS["just-after-midnight"].astimezone(UTC).date() == date(2026, 11, 24)
@@ -62,7 +63,7 @@ def test_the_clocks_are_what_they_say():
 
 
 @clocks
-def test_today_is_the_stockholm_calendar_day(clock):
+def test_today_is_the_stockholm_calendar_day(clock: datetime) -> None:
     with time_machine.travel(clock, tick=False):
         assert swedish_today() == clock.date()
         # By timestamp: Python never calls an ambiguous fold=1 time equal to one in another zone.
@@ -70,7 +71,7 @@ def test_today_is_the_stockholm_calendar_day(clock):
 
 
 @clocks
-def test_the_dashboards_days_are_stockholm_days(clock, workspace):
+def test_the_dashboards_days_are_stockholm_days(clock: datetime, workspace: Workspace) -> None:
     """A turn asked now counts on today's row; one a second before Stockholm midnight on yesterday's;
     the 7-day period starts at Stockholm midnight six days ago."""
     with time_machine.travel(clock, tick=False):
@@ -88,7 +89,7 @@ def test_the_dashboards_days_are_stockholm_days(clock, workspace):
 
 
 @clocks
-def test_closed_days_are_rolled_up_15_minutes_after_stockholm_midnight(clock, workspace):
+def test_closed_days_are_rolled_up_15_minutes_after_stockholm_midnight(clock: datetime, workspace: Workspace) -> None:
     with time_machine.travel(clock, tick=False):
         today = clock.date()
         for n in range(4):
@@ -104,7 +105,7 @@ def test_closed_days_are_rolled_up_15_minutes_after_stockholm_midnight(clock, wo
 
 
 @clocks
-def test_cached_figures_move_to_the_next_day_at_stockholm_midnight(clock, workspace):
+def test_cached_figures_move_to_the_next_day_at_stockholm_midnight(clock: datetime, workspace: Workspace) -> None:
     with time_machine.travel(clock, tick=False) as traveller:
         log_at(workspace, timezone.now())
         before = retrieval_stats_cached(workspace_ids=[workspace.pk], days=7)
@@ -116,7 +117,7 @@ def test_cached_figures_move_to_the_next_day_at_stockholm_midnight(clock, worksp
 
 
 @clocks
-def test_retention_counts_whole_days_of_time_not_calendar_days(clock, workspace):
+def test_retention_counts_whole_days_of_time_not_calendar_days(clock: datetime, workspace: Workspace) -> None:
     with time_machine.travel(clock, tick=False):
         cutoff = timezone.now() - timedelta(days=30)
         old = log_at(workspace, cutoff - timedelta(seconds=1), query="gammal")
@@ -127,7 +128,7 @@ def test_retention_counts_whole_days_of_time_not_calendar_days(clock, workspace)
 
 
 @clocks
-def test_date_words_in_questions_mean_stockholm_days(clock):
+def test_date_words_in_questions_mean_stockholm_days(clock: datetime) -> None:
     with time_machine.travel(clock, tick=False):
         today = clock.date()
         assert analyse_query("Vad har vi laddat upp i dag?").dates.start == today
@@ -151,7 +152,7 @@ def statute_chunk(header: str) -> RetrievedChunk:
 
 
 @clocks
-def test_a_section_enters_into_force_at_stockholm_midnight(clock):
+def test_a_section_enters_into_force_at_stockholm_midnight(clock: datetime) -> None:
     with time_machine.travel(clock, tick=False):
         today = swedish_today()
         starts_today = statute_chunk(f"1 kap. > 7 § (träder i kraft {today.isoformat()})")
@@ -164,7 +165,7 @@ def test_a_section_enters_into_force_at_stockholm_midnight(clock):
 
 
 @clocks
-def test_a_files_card_date_is_its_stockholm_upload_day(clock, workspace):
+def test_a_files_card_date_is_its_stockholm_upload_day(clock: datetime, workspace: Workspace) -> None:
     alice = make_user("alice")
     with time_machine.travel(clock, tick=False):
         f = UserFile.objects.create(workspace=workspace, title="f", original_name="f.txt", file="x",
@@ -177,7 +178,7 @@ def test_a_files_card_date_is_its_stockholm_upload_day(clock, workspace):
 
 
 @clocks
-def test_relative_times_count_elapsed_time_across_dst(clock):
+def test_relative_times_count_elapsed_time_across_dst(clock: datetime) -> None:
     with time_machine.travel(clock, tick=False):
         assert relative_time(timezone.now() - timedelta(minutes=5)) == "för 5\u00a0minuter sedan"
         assert relative_time(timezone.now() - timedelta(hours=2)) == "för 2\u00a0timmar sedan"
@@ -185,7 +186,7 @@ def test_relative_times_count_elapsed_time_across_dst(clock):
 
 @clocks
 @override_settings(AXES_FAILURE_LIMIT=2, AXES_COOLOFF_TIME=timedelta(minutes=15))
-def test_a_lockout_lasts_its_minutes_whatever_the_wall_clock_does(clock, client):
+def test_a_lockout_lasts_its_minutes_whatever_the_wall_clock_does(clock: datetime, client: Client) -> None:
     make_user("alice")
     login = reverse("login")
     with time_machine.travel(clock, tick=False) as traveller:
@@ -199,7 +200,7 @@ def test_a_lockout_lasts_its_minutes_whatever_the_wall_clock_does(clock, client)
                            REMOTE_ADDR="10.0.0.2").status_code == 302
 
 
-def test_make_test_runs_the_clock_tests_before_noon_and_around_midnight():
+def test_make_test_runs_the_clock_tests_before_noon_and_around_midnight() -> None:
     makefile = (settings.BASE_DIR / "Makefile").read_text()
     [line] = [line for line in makefile.splitlines() if line.startswith("FIXED_CLOCKS ?=")]
     names = line.split("?=")[1].split()

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 AGENT_PACKAGES = ("retrieval", "answering", "memory", "monitoring", "evaluation")
 
 
-def test_no_domain_module_imports_a_higher_layer():
+def test_no_domain_module_imports_a_higher_layer() -> None:
     lint_imports = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(lint_imports), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -26,12 +26,12 @@ def test_no_domain_module_imports_a_higher_layer():
     assert "Agent packages: answering > memory > retrieval | monitoring KEPT" in result.stdout
 
 
-def test_no_api_module_imports_a_higher_layer_even_as_an_exception():
+def test_no_api_module_imports_a_higher_layer_even_as_an_exception() -> None:
     contract = (ROOT / "pyproject.toml").read_text()
     assert "compliance.api" not in contract.split("[[tool.importlinter.contracts]]", 1)[1]
 
 
-def test_agent_is_a_few_modules_and_packages_by_capability_each_saying_what_it_owns():
+def test_agent_is_a_few_modules_and_packages_by_capability_each_saying_what_it_owns() -> None:
     modules = [p.name for p in (ROOT / "agent").glob("*.py")]
     assert len(modules) <= 12, modules
     for package in AGENT_PACKAGES:

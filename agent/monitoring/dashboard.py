@@ -70,7 +70,7 @@ class Percentiles(Aggregate):
     template = "%(function)s(ARRAY[%(fractions)s]::float8[]) WITHIN GROUP (ORDER BY %(expressions)s)"
     output_field = ArrayField(FloatField())
 
-    def __init__(self, expression: str | Combinable, fractions: Sequence[float] = (0.5, 0.95), **extra: Any):
+    def __init__(self, expression: str | Combinable, fractions: Sequence[float] = (0.5, 0.95), **extra: Any) -> None:
         super().__init__(expression, fractions=", ".join(str(float(f)) for f in fractions), **extra)
 
 

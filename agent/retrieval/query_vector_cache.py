@@ -38,7 +38,7 @@ class QueryVectorCache:
     never block an answer). QUERY_VECTOR_CACHE_TTL_SECONDS = 0 keeps vectors per process.
     """
 
-    def __init__(self, size: int = 256, alias: str = "default", prefix: str = "qvec:"):
+    def __init__(self, size: int = 256, alias: str = "default", prefix: str = "qvec:") -> None:
         self._data: LRUCache = LRUCache(maxsize=size)
         self._lock = threading.Lock()
         self._alias, self._prefix = alias, prefix

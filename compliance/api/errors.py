@@ -32,7 +32,7 @@ class ApiError(exceptions.APIException):
     default_code = "invalid"
     default_detail = "Ogiltig begäran."
 
-    def __init__(self, code: str, message: str, *, http_status: int | None = None, details: dict | None = None):
+    def __init__(self, code: str, message: str, *, http_status: int | None = None, details: dict | None = None) -> None:
         super().__init__(detail=message, code=code)
         self.error_code = code
         self.details = details or {}

@@ -29,7 +29,7 @@ class ImpactForm(forms.Form):
                               widget=forms.Textarea(attrs={"rows": 2}))
     add_to_register = forms.BooleanField(label="Lägg till i laglistan", required=False)
 
-    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["action_owner"].queryset = workspace_members(workspace)
 

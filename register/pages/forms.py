@@ -53,7 +53,7 @@ class ItemFilterForm(forms.Form):
     forsenad = forms.ChoiceField(label="Försenad bedömning", required=False, choices=YES)
     q = forms.CharField(label="Sök", required=False, max_length=SEARCH_MAX_LENGTH)
 
-    def __init__(self, *args: Any, groups: Iterable[RegisterGroup], members: Iterable[User], **kwargs: Any):
+    def __init__(self, *args: Any, groups: Iterable[RegisterGroup], members: Iterable[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["grupp"].choices = _blank("– alla –", [(g.pk, g.name) for g in groups])
         self.fields["ansvarig"].choices = _blank("– alla –", [(u.pk, _member_label(u)) for u in members])
@@ -97,7 +97,7 @@ class ItemAddForm(forms.Form):
     responsible = MemberChoiceField(queryset=None, required=False, label="Ansvarig", empty_label="– ingen –")
 
     def __init__(self, *args: Any, workspace: Workspace, register: LegalRegister | None,
-                 documents: QuerySet[LegalDocument] | None = None, **kwargs: Any):
+                 documents: QuerySet[LegalDocument] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The choices shown are the search's hits; any document may be posted (validated against all of them).
         self.fields["legal_document"].queryset = (documents if documents is not None and not self.is_bound
@@ -124,7 +124,7 @@ class ItemEditForm(forms.Form):
                                     widget=forms.Textarea(attrs={"rows": 5}))
     next_review_date = forms.DateField(label="Nästa bedömning", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args: Any, item: RegisterItem, **kwargs: Any):
+    def __init__(self, *args: Any, item: RegisterItem, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["group"].queryset = register_group_list(item.register)
         self.fields["responsible"].queryset = workspace_members(item.workspace)
@@ -147,7 +147,7 @@ class RequirementForm(forms.Form):
     needs_evidence = forms.BooleanField(label="Kräver bevis", required=False)
     due_date = forms.DateField(label="Klart senast", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["owner"].queryset = workspace_members(workspace)
 
@@ -176,7 +176,7 @@ class EvidenceForm(forms.Form):
     note = forms.CharField(label="Kommentar", required=False, max_length=TEXT_MAX_LENGTH,
                            widget=forms.Textarea(attrs={"rows": 2}))
 
-    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["user_file"].queryset = evidence_file_choices(workspace)
         self.fields["assessment"].queryset = assessment_list(workspace)
@@ -191,7 +191,7 @@ class ReviewStartForm(forms.Form):
     lead = MemberChoiceField(queryset=None, required=False, label="Ansvarig granskare", empty_label="– ingen –")
     due_date = forms.DateField(label="Klar senast", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args: Any, workspace: Workspace, registers: QuerySet[LegalRegister], **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, registers: QuerySet[LegalRegister], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["register"].queryset = registers
         self.fields["groups"].queryset = RegisterGroup.objects.filter(register__in=registers).select_related("register")
@@ -214,7 +214,7 @@ class RatingForm(forms.Form):
     evidence = EvidenceChoiceField(queryset=Evidence.objects.none(), required=False, label="Bevis",
                                    widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args: Any, evidence: QuerySet[Evidence], **kwargs: Any):
+    def __init__(self, *args: Any, evidence: QuerySet[Evidence], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["evidence"].queryset = evidence
 
@@ -224,7 +224,7 @@ class ActionFilterForm(forms.Form):
                              choices=[("oppna", "Öppna"), ("klara", "Åtgärdade"), ("alla", "Alla")])
     ansvarig = forms.TypedChoiceField(label="Ansvarig", required=False, coerce=int, empty_value=None)
 
-    def __init__(self, *args: Any, members: Iterable[User], **kwargs: Any):
+    def __init__(self, *args: Any, members: Iterable[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["ansvarig"].choices = _blank("– alla –", [(u.pk, _member_label(u)) for u in members])
 
@@ -236,7 +236,7 @@ class ActionForm(forms.Form):
     owner = MemberChoiceField(queryset=None, required=False, label="Ansvarig", empty_label="– ingen –")
     due_date = forms.DateField(label="Klar senast", required=False, widget=DATE_WIDGET)
 
-    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["owner"].queryset = workspace_members(workspace)
 
@@ -246,6 +246,6 @@ class ActionUpdateForm(forms.Form):
     due_date = forms.DateField(label="Klar senast", required=False, widget=DATE_WIDGET)
     state = forms.ChoiceField(label="Läge", choices=Action.State.choices)
 
-    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any):
+    def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["owner"].queryset = workspace_members(workspace)

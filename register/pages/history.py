@@ -60,7 +60,7 @@ def _user_name(user: User) -> str:
 class _Lookup:
     """Names for the ids a page of entries mentions, read in one query per kind."""
 
-    def __init__(self, entries: list[LogEntry], workspace: Workspace, may_see_private: bool):
+    def __init__(self, entries: list[LogEntry], workspace: Workspace, may_see_private: bool) -> None:
         ids: dict[type, set[int]] = {}
         for entry in entries:
             model = entry.content_type.model_class()

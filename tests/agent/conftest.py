@@ -1,13 +1,21 @@
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
 import pytest
+from pytest_django import DjangoDbBlocker, Settings
 
 # Tests loading regulations queue their embedding on the test broker: ingestion's clean-queue fixture.
 from tests.chunks.conftest import clean_queue  # noqa: F401
+
+if TYPE_CHECKING:  # for annotations only: the fixtures import the models when they run
+    from compliance.models import LegalDocument
+    from tests.fake_openai import FakeOpenAI
 
 CORPUS = ("1977:1160", "1982:80")
 
 
 @pytest.fixture(scope="package")
-def statutes(django_db_setup, django_db_blocker):
+def statutes(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> "Iterator[list[LegalDocument]]":
     """Arbetsmiljölagen and LAS, chunked and embedded with the real model, for the agent tests.
 
     They are committed (embedding them once per package saves minutes) and
@@ -25,7 +33,7 @@ def statutes(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
-def loaded(statutes, django_db_blocker):
+def loaded(statutes: "list[LegalDocument]", django_db_blocker: DjangoDbBlocker) -> "list[LegalDocument]":
     # A TransactionTestCase may have flushed them: put them back (vectors are cached).
     from tests.corpus import load_statutes
 
@@ -34,7 +42,7 @@ def loaded(statutes, django_db_blocker):
 
 
 @pytest.fixture
-def team(loaded, settings):
+def team(loaded: "list[LegalDocument]", settings: Settings) -> dict[str, Any]:
     """No model configured (answers are extractive); alice owns Alices AB, where bob reads;
     charlie owns Charlies AB."""
     from compliance.models import Membership, Workspace
@@ -52,7 +60,7 @@ def team(loaded, settings):
 
 
 @pytest.fixture
-def fake_model(settings):
+def fake_model(settings: Settings) -> "Iterator[FakeOpenAI]":
     """The chat model stood in for through the real openai client (tests/fake_openai.py)."""
     from tests.fake_openai import FakeOpenAI
 

@@ -13,11 +13,11 @@ from agent.management.commands.bench_legal_refs import ADVERSARIAL, QUESTIONS
 
 
 @pytest.fixture(autouse=True)
-def _media_root():
+def _media_root() -> None:
     """Shadow the Django-only autouse fixture of tests/conftest.py: no database is used."""
 
 
-def test_bench_legal_refs_prints_json():
+def test_bench_legal_refs_prints_json() -> None:
     out = io.StringIO()
     call_command("bench_legal_refs", "--scale", "0.002", "--statutes", "2", "--rounds", "1", stdout=out)
     report = json.loads(out.getvalue())
@@ -33,6 +33,6 @@ def test_bench_legal_refs_prints_json():
     assert {"p50_ms", "p95_ms", "max_ms"} <= set(report["questions"])
 
 
-def test_bench_legal_refs_rejects_bad_options():
+def test_bench_legal_refs_rejects_bad_options() -> None:
     with pytest.raises(CommandError):
         call_command("bench_legal_refs", "--scale", "0", stdout=io.StringIO())

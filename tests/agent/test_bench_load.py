@@ -11,12 +11,12 @@ import pytest
 from django.core.management import call_command
 
 from agent.management.commands.bench_load import think_range
-from compliance.models import Workspace
+from compliance.models import LegalDocument, Workspace
 
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_bench_load_drives_every_kind_of_request_without_errors_or_leaks(loaded):
+def test_bench_load_drives_every_kind_of_request_without_errors_or_leaks(loaded: list[LegalDocument]) -> None:
     out = io.StringIO()
     call_command("bench_load", "--users", "4", "--seconds", "4", "--warmup-seconds", "2", "--workers", "2",
                  "--max-requests", "200", "--think-seconds", "0.1:0.3", "--json", stdout=out)
@@ -39,11 +39,11 @@ def test_bench_load_drives_every_kind_of_request_without_errors_or_leaks(loaded)
 
 @pytest.mark.parametrize(("value", "expected"), [("1:3", (1.0, 3.0)), ("0", (0.0, 0.0)), ("2", (2.0, 2.0)),
                                                  ("0.5:0.5", (0.5, 0.5))])
-def test_think_seconds_take_a_range_or_one_number(value, expected):
+def test_think_seconds_take_a_range_or_one_number(value: str, expected: tuple[float, float]) -> None:
     assert think_range(value) == expected
 
 
 @pytest.mark.parametrize("value", ["3:1", "-1:2", "a:b", "1:", ":", "1:700"])
-def test_a_bad_think_time_is_refused_in_swedish(value):
+def test_a_bad_think_time_is_refused_in_swedish(value: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="ange MIN:MAX|krävs"):
         think_range(value)

@@ -5,43 +5,46 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
+from pytest_django import Settings
 
 from agent.management.commands.bench_retrieval import build_queries, hnsw_recall, query_path, strip_statute_names
 from agent.retrieval.chunk_queries import set_vector_search
-from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
+from agent.retrieval.statute_directory import StatuteDirectory, statute_directory, statute_directory_invalidate
 from chunks.models import ContentChunk
+from compliance.models import LegalDocument
 from compliance.selectors import AccessScope
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def directory(loaded):
+def directory(loaded: list[LegalDocument]) -> Iterator[StatuteDirectory]:
     statute_directory_invalidate()
     yield statute_directory()
     statute_directory_invalidate()
 
 
-def test_a_question_takes_the_statute_path_only_when_it_names_or_cites_a_statute(directory):
+def test_a_question_takes_the_statute_path_only_when_it_names_or_cites_a_statute(directory: StatuteDirectory) -> None:
     assert query_path("Vad säger 3 kap. 2 a § arbetsmiljölagen?", directory) == "statute"
     assert query_path("Hur räknas anställningstid enligt LAS?", directory) == "statute"
     assert query_path("Hur räknas anställningstiden vid turordning?", directory) == "general"
     assert query_path("skyddsombud", directory) == "general"
 
 
-def test_stripping_the_statute_name_makes_a_question_general(directory):
+def test_stripping_the_statute_name_makes_a_question_general(directory: StatuteDirectory) -> None:
     question = "Hur utses skyddsombud enligt Arbetsmiljölag (1977:1160)?"
     stripped = strip_statute_names(question, directory)
     assert "1977:1160" not in stripped and "skyddsombud" in stripped
     assert query_path(stripped, directory) == "general"
 
 
-def test_the_query_mix_is_at_least_half_general(directory):
+def test_the_query_mix_is_at_least_half_general(directory: StatuteDirectory) -> None:
     queries = build_queries(40, directory)
     assert len(queries) == 40
     paths = [query_path(q, directory) for q in dict.fromkeys(queries)]
@@ -54,7 +57,7 @@ def _chunk_vectors(n: int) -> list[np.ndarray]:
     return [np.asarray(v, dtype=np.float32) for v in rows.values_list("embedding", flat=True)[:n]]
 
 
-def test_hnsw_recall_is_complete_on_a_tiny_corpus_with_a_wide_search(loaded):
+def test_hnsw_recall_is_complete_on_a_tiny_corpus_with_a_wide_search(loaded: list[LegalDocument]) -> None:
     scope = AccessScope(workspace_id=0, user_id=0, role="owner")
     vectors = _chunk_vectors(4)
     wide = hnsw_recall(vectors, scope, ef_search=1000)
@@ -65,7 +68,7 @@ def test_hnsw_recall_is_complete_on_a_tiny_corpus_with_a_wide_search(loaded):
     assert production["exact_scan_ms"]["n"] == 4 and production["hnsw_ms"]["n"] == 4
 
 
-def test_bench_retrieval_reports_each_path_and_the_recall(loaded):
+def test_bench_retrieval_reports_each_path_and_the_recall(loaded: list[LegalDocument]) -> None:
     out = io.StringIO()
     call_command("bench_retrieval", "--queries", "12", "--recall-queries", "3", "--json", stdout=out,
                  stderr=io.StringIO())
@@ -87,7 +90,7 @@ def test_bench_retrieval_reports_each_path_and_the_recall(loaded):
     assert recall["exact_scan_ms"]["n"] == 3
 
 
-def test_the_hnsw_candidate_list_follows_the_setting(loaded, settings):
+def test_the_hnsw_candidate_list_follows_the_setting(loaded: list[LegalDocument], settings: Settings) -> None:
     settings.RETRIEVAL_HNSW_EF_SEARCH = 321
     with transaction.atomic(), connection.cursor() as cursor:
         set_vector_search(cursor)

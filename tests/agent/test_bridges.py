@@ -5,11 +5,16 @@ Examples of our own from the statutes' text, never from an evaluation set.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
 
 from agent.retrieval import bridges
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query, split_compounds
+from compliance.models import LegalDocument, Workspace
 from law.definitions import Definition, abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import parse_mythes, read_synonyms, write_synonyms
 from tests.helpers import alice_owning_a_workspace, chunked_statute
@@ -20,13 +25,13 @@ PERSONALVARD = ("11 § Personalvårdsförmåner ska inte tas upp. Med personalv�
                 "skapa trivsel i arbetet eller liknande.")
 
 
-def test_a_definition_section_maps_its_term_to_its_explanation():
+def test_a_definition_section_maps_its_term_to_its_explanation() -> None:
     found = definitions_in(PERSONALVARD)
     assert [d.term for d in found] == ["personalvårdsförmåner"]
     assert "trivsel i arbetet" in found[0].body
 
 
-def test_the_other_forms_of_definition():
+def test_the_other_forms_of_definition() -> None:
     # Arbetsmiljölagen-like "I denna lag avses med …", a list after "betyder", and a numbered list after "följande".
     assert definitions_in("2 § I denna lag avses med arbetstagare den som utför arbete åt en arbetsgivare.") == [
         Definition("arbetstagare", "den som utför arbete åt en arbetsgivare.")]
@@ -38,11 +43,11 @@ def test_the_other_forms_of_definition():
     assert numbered[0].term == "lyftanordning" and "Truckar" in numbered[0].body
 
 
-def test_a_reference_to_a_definition_elsewhere_is_not_a_definition():
+def test_a_reference_to_a_definition_elsewhere_is_not_a_definition() -> None:
     assert definitions_in("Vad som avses med hemortskommun framgår av 65 kap. 3 §.") == []
 
 
-def test_abbreviations_and_acronyms_the_text_writes():
+def test_abbreviations_and_acronyms_the_text_writes() -> None:
     text = "en stat inom Europeiska ekonomiska samarbetsområdet (EES) eller Schweiz"
     assert [(a.short, a.phrase) for a in abbreviations_in(text)] == [("EES", "Europeiska ekonomiska samarbetsområdet")]
     assert acronyms_in(text) == {"EES"}
@@ -54,7 +59,7 @@ def test_abbreviations_and_acronyms_the_text_writes():
     assert bridges.acronym_tokens("VAD GÄLLER INOM EES?") == []  # a question in capitals is shouting
 
 
-def test_two_question_words_make_the_compound_a_statute_uses():
+def test_two_question_words_make_the_compound_a_statute_uses() -> None:
     assert "uppsägningstid" in bridges.compound_candidates(["tid", "uppsägning"])
     assert "arbetsmiljöansvar" in bridges.compound_candidates(["ansvar", "arbetsmiljö"])
 
@@ -64,7 +69,7 @@ MYTHES = "\n".join(["ISO-8859-1", "spara|1", "-|lagra|bevara|ta vara på", "lagr
                      "på|1", "-|uppå"])
 
 
-def test_a_thesaurus_is_read_as_single_words_both_ways(tmp_path):
+def test_a_thesaurus_is_read_as_single_words_both_ways(tmp_path: Path) -> None:
     synonyms = parse_mythes(MYTHES)
     assert synonyms["spara"] == ["bevara", "lagra"]  # the phrase "ta vara på" is no keyword
     assert synonyms["förvara"] == ["lagra"] and synonyms["bevara"] == ["spara"]  # made symmetric
@@ -77,7 +82,7 @@ def test_a_thesaurus_is_read_as_single_words_both_ways(tmp_path):
     assert read_synonyms(tmp_path / "missing.tsv.gz") == {}
 
 
-def test_the_shipped_thesaurus_is_there():
+def test_the_shipped_thesaurus_is_there() -> None:
     synonyms = read_synonyms()
     assert len(synonyms) > 10000 and "lagra" in synonyms["spara"]
 
@@ -106,18 +111,18 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def own_statute(loaded):
+def own_statute(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     chunked_statute("2099:1", "Lag (2099:1) om broar", OWN_STATUTE)
     bridges.forget()
     return alice_owning_a_workspace()
 
 
-def _keyword(question, user, ws, top_k=5):
+def _keyword(question: str, user: User, ws: Workspace, top_k: int = 5) -> list[tuple[str, str]]:
     options = RetrievalOptions(mode="keyword", use_references=False, top_k=top_k, min_relevance=0)
     return [(c.document_number, c.citation) for c in retrieve_context(question, ws, user=user, options=options).chunks]
 
 
-def test_the_vocabulary_is_mined_from_the_statutes(own_statute):
+def test_the_vocabulary_is_mined_from_the_statutes(own_statute: tuple[User, Workspace]) -> None:
     vocab = bridges.vocabulary()
     assert "EES" in vocab.acronyms and "LAS" not in vocab.acronyms
     assert vocab.expansions["EES"] == ["ekonomisk", "europeisk", "samarbetsområdet"]
@@ -125,7 +130,7 @@ def test_the_vocabulary_is_mined_from_the_statutes(own_statute):
     assert any(term == ("personalvårdsförmån",) for term, _ in vocab.definitions)
 
 
-def test_an_abbreviation_written_between_commas_finds_the_sections_that_spell_it_out(own_statute):
+def test_an_abbreviation_written_between_commas_finds_the_sections_that_spell_it_out(own_statute: tuple[User, Workspace]) -> None:
     user, ws = own_statute
     # 2 § never writes "SBA": its spelled-out words bring it right after 1 § (without them it is fifth, under
     # statutes that share "följa upp").
@@ -133,7 +138,8 @@ def test_an_abbreviation_written_between_commas_finds_the_sections_that_spell_it
                                                                            ("2099:1", "6 kap. 2 §")]
 
 
-def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statute, settings):
+def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statute: tuple[User, Workspace],
+                                                                       settings: Settings) -> None:
     user, ws = own_statute
     assert ("2099:1", "3 kap. 2 §") not in _keyword("Vad gäller enligt LAS?", user, ws)
     query = keyword_query("Vad gäller enligt LAS?", [ws.id])
@@ -142,7 +148,7 @@ def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statu
     assert ("2099:1", "3 kap. 2 §") in _keyword("Vad gäller enligt LAS?", user, ws)  # "las upp": read out
 
 
-def test_an_acronym_the_workspace_writes_is_still_searched_in_its_files(own_statute):
+def test_an_acronym_the_workspace_writes_is_still_searched_in_its_files(own_statute: tuple[User, Workspace]) -> None:
     from compliance.models import UserFile
     from tests.agent.test_retrieval import add_file_chunk
 
@@ -153,7 +159,8 @@ def test_an_acronym_the_workspace_writes_is_still_searched_in_its_files(own_stat
     assert ("", "Sida 1") in _keyword("Vad gäller enligt LAS?", user, ws)
 
 
-def test_an_acronym_a_statute_spells_out_finds_the_spelled_out_words(own_statute, settings):
+def test_an_acronym_a_statute_spells_out_finds_the_spelled_out_words(own_statute: tuple[User, Workspace],
+                                                                     settings: Settings) -> None:
     user, ws = own_statute
     assert "samarbetsområdet" in keyword_query("Hemvist inom EES", [ws.id]).terms
     assert _keyword("Hemvist inom EES", user, ws)[0] == ("2099:1", "4 kap. 2 §")  # hemvist and the spelled-out words
@@ -161,7 +168,8 @@ def test_an_acronym_a_statute_spells_out_finds_the_spelled_out_words(own_statute
     assert "samarbetsområdet" not in keyword_query("Hemvist inom EES", [ws.id]).terms
 
 
-def test_a_definition_lends_its_term_to_a_question_in_its_explanation_words(own_statute, settings):
+def test_a_definition_lends_its_term_to_a_question_in_its_explanation_words(own_statute: tuple[User, Workspace],
+                                                                            settings: Settings) -> None:
     user, ws = own_statute
     query = keyword_query("Enklare åtgärder för trivsel", [ws.id])
     assert "personalvårdsförmån" in query.terms
@@ -171,7 +179,7 @@ def test_a_definition_lends_its_term_to_a_question_in_its_explanation_words(own_
     assert ("2099:1", "1 kap. 12 §") not in _keyword("Enklare åtgärder för trivsel", user, ws, top_k=20)
 
 
-def test_a_compound_is_split_both_ways(own_statute, settings):
+def test_a_compound_is_split_both_ways(own_statute: tuple[User, Workspace], settings: Settings) -> None:
     """The question's compound finds the law's separate words, and the question's separate words find the
     law's compound (LAS 11 §: "uppsägningstid")."""
     user, ws = own_statute
@@ -187,7 +195,8 @@ def test_a_compound_is_split_both_ways(own_statute, settings):
     assert ("1982:80", "11 §") not in plain or plain.index(("1982:80", "11 §")) > bridged.index(("1982:80", "11 §"))
 
 
-def test_a_question_word_finds_the_statute_compounds_it_is_part_of(own_statute, settings):
+def test_a_question_word_finds_the_statute_compounds_it_is_part_of(own_statute: tuple[User, Workspace],
+                                                                   settings: Settings) -> None:
     """The index side of compound splitting, on the query: arbetsmiljölagen's compounds of "arbetsmiljö"."""
     user, ws = own_statute
     compounds = bridges.vocabulary().compounds_of["arbetsmiljö"]
@@ -198,7 +207,7 @@ def test_a_question_word_finds_the_statute_compounds_it_is_part_of(own_statute, 
     assert set(compounds) <= set(keyword_query("Vad gäller för arbetsmiljö?", [ws.id]).terms)
 
 
-def test_a_synonym_the_statutes_use_joins_the_question(own_statute, settings):
+def test_a_synonym_the_statutes_use_joins_the_question(own_statute: tuple[User, Workspace], settings: Settings) -> None:
     """"spara" is no word of the law's here; "lagra", its synonym, is (5 kap.)."""
     user, ws = own_statute
     question = "Hur länge får vi spara uppgifterna?"

@@ -6,10 +6,12 @@ import threading
 from dataclasses import dataclass
 
 import pytest
+from pytest_django import Settings
 
 from agent.retrieval.cache import (
     DjangoRetrievalCache,
     InMemoryRetrievalCache,
+    RetrievalCache,
     RetrievalCacheKey,
     get_retrieval_cache,
     options_fingerprint,
@@ -56,7 +58,7 @@ def chunks(n: int = 2) -> list[RetrievedChunk]:
 
 
 def key(workspace: int = 1, version: int = 1, topic: str = "Vad gäller för buller på arbetsplatsen?",
-        scope: Scope | None = None, options=None) -> RetrievalCacheKey:
+        scope: Scope | None = None, options: dict | None = None) -> RetrievalCacheKey:
     return retrieval_cache_key(scope or Scope(workspace), version, analyse_query(topic), options)
 
 
@@ -66,12 +68,12 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def memory(clock) -> InMemoryRetrievalCache:
+def memory(clock: FakeClock) -> InMemoryRetrievalCache:
     return InMemoryRetrievalCache(max_size=20, ttl_ms=300_000, clock=clock)
 
 
 @pytest.fixture
-def django_cache(settings) -> DjangoRetrievalCache:
+def django_cache(settings: Settings) -> DjangoRetrievalCache:
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": "retrieval-cache-test"}}
     cache = DjangoRetrievalCache(ttl_ms=300_000)
@@ -82,12 +84,12 @@ def django_cache(settings) -> DjangoRetrievalCache:
 # --------------------------------------------------------------------------- keys
 
 
-def test_topic_key_is_order_and_filler_insensitive():
+def test_topic_key_is_order_and_filler_insensitive() -> None:
     assert key(topic="Vad gäller för buller på arbetsplatsen?") == key(topic="buller arbetsplatsen, vad gäller?")
     assert key(topic="buller") != key(topic="belysning")
 
 
-def test_cited_sections_are_part_of_the_key_in_order():
+def test_cited_sections_are_part_of_the_key_in_order() -> None:
     # Same words once sorted ("2 3 kap"), different sections: a follow-up must not get the previous section.
     questions = ["Vad säger 3 kap. 2 § arbetsmiljölagen?", "Vad säger 2 kap. 3 § arbetsmiljölagen?",
                  "Vad säger 3 kap. 2 a § arbetsmiljölagen?", "Vad säger 3 kap. 2 § och 4 kap. 1 § arbetsmiljölagen?",
@@ -96,12 +98,12 @@ def test_cited_sections_are_part_of_the_key_in_order():
     assert key(topic=questions[0]) == key(topic="Vad säger 3 kap. 2 § arbetsmiljölagen?")
 
 
-def test_options_fingerprint_is_stable_and_sensitive():
+def test_options_fingerprint_is_stable_and_sensitive() -> None:
     assert options_fingerprint({"top_k": 20, "w": 1.0}) == options_fingerprint({"w": 1.0, "top_k": 20})
     assert options_fingerprint({"top_k": 20}) != options_fingerprint({"top_k": 10})
 
 
-def test_key_digest_differs_for_every_part():
+def test_key_digest_differs_for_every_part() -> None:
     base = key()
     variants = [key(workspace=2), key(version=2), key(topic="belysning"), key(options={"top_k": 5}),
                 key(scope=OtherScope(1))]
@@ -113,29 +115,30 @@ def test_key_digest_differs_for_every_part():
 
 
 @pytest.fixture(params=["memory", "django"])
-def any_cache(request, memory, django_cache):
+def any_cache(request: pytest.FixtureRequest, memory: InMemoryRetrievalCache,
+              django_cache: DjangoRetrievalCache) -> RetrievalCache:
     return memory if request.param == "memory" else django_cache
 
 
-def test_follow_up_on_same_topic_hits(any_cache):
+def test_follow_up_on_same_topic_hits(any_cache: RetrievalCache) -> None:
     any_cache.set(key(topic="Vad gäller för buller på arbetsplatsen?"), chunks())
     hit = any_cache.get(key(topic="Och buller på arbetsplatsen, vad gäller där?"))
     assert hit == chunks()
 
 
-def test_miss_across_workspaces_and_scopes(any_cache):
+def test_miss_across_workspaces_and_scopes(any_cache: RetrievalCache) -> None:
     any_cache.set(key(workspace=1), chunks())
     assert any_cache.get(key(workspace=2)) is None
     assert any_cache.get(key(scope=OtherScope(1))) is None
     assert any_cache.get(key(workspace=1)) == chunks()
 
 
-def test_miss_after_knowledge_version_bump(any_cache):
+def test_miss_after_knowledge_version_bump(any_cache: RetrievalCache) -> None:
     any_cache.set(key(version=7), chunks())
     assert any_cache.get(key(version=8)) is None
 
 
-def test_empty_list_is_a_hit_and_values_are_copies(any_cache):
+def test_empty_list_is_a_hit_and_values_are_copies(any_cache: RetrievalCache) -> None:
     any_cache.set(key(topic="tomt"), [])
     assert any_cache.get(key(topic="tomt")) == []
     any_cache.set(key(), chunks())
@@ -144,7 +147,7 @@ def test_empty_list_is_a_hit_and_values_are_copies(any_cache):
     assert any_cache.get(key())[0].score == 0.5
 
 
-def test_clear(any_cache):
+def test_clear(any_cache: RetrievalCache) -> None:
     any_cache.set(key(), chunks())
     any_cache.clear()
     assert any_cache.get(key()) is None
@@ -153,7 +156,7 @@ def test_clear(any_cache):
 # --------------------------------------------------------------------------- in-memory specifics
 
 
-def test_ttl_expiry(memory, clock):
+def test_ttl_expiry(memory: InMemoryRetrievalCache, clock: FakeClock) -> None:
     memory.set(key(), chunks())
     clock.now += 299.9
     assert memory.get(key()) is not None
@@ -162,7 +165,7 @@ def test_ttl_expiry(memory, clock):
     assert len(memory) == 0
 
 
-def test_lru_eviction_at_twenty(memory):
+def test_lru_eviction_at_twenty(memory: InMemoryRetrievalCache) -> None:
     for i in range(20):
         memory.set(key(topic=f"ämne{i}"), chunks(1))
     assert memory.get(key(topic="ämne0")) is not None  # now most recently used
@@ -173,13 +176,13 @@ def test_lru_eviction_at_twenty(memory):
     assert memory.get(key(topic="ämne20")) is not None
 
 
-def test_zero_ttl_disables_caching(clock):
+def test_zero_ttl_disables_caching(clock: FakeClock) -> None:
     cache = InMemoryRetrievalCache(max_size=20, ttl_ms=0, clock=clock)
     cache.set(key(), chunks())
     assert cache.get(key()) is None
 
 
-def test_thread_safety(memory):
+def test_thread_safety(memory: InMemoryRetrievalCache) -> None:
     def worker(n: int) -> None:
         for i in range(200):
             memory.set(key(topic=f"t{n}-{i}"), chunks(1))
@@ -196,7 +199,7 @@ def test_thread_safety(memory):
 # --------------------------------------------------------------------------- configured singleton
 
 
-def test_get_retrieval_cache_follows_settings(settings):
+def test_get_retrieval_cache_follows_settings(settings: Settings) -> None:
     settings.RETRIEVAL_CACHE_BACKEND = "memory"
     settings.RETRIEVAL_CACHE_SIZE = 20
     settings.RETRIEVAL_CACHE_TTL_MS = 300_000
@@ -207,7 +210,7 @@ def test_get_retrieval_cache_follows_settings(settings):
     assert isinstance(get_retrieval_cache(), DjangoRetrievalCache)
 
 
-def test_django_backend_uses_sha256_keys(django_cache):
+def test_django_backend_uses_sha256_keys(django_cache: DjangoRetrievalCache) -> None:
     from django.core.cache import caches
 
     django_cache.set(key(), chunks())

@@ -8,15 +8,19 @@ follows the rows (compliance/knowledge_version.py), not the services that used t
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
+from pytest_django import Settings
 
 from agent.retrieval.cache import get_retrieval_cache
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
-from compliance.models import Assessment, Membership, UserFile, VersionState, Workspace
+from compliance.models import Assessment, LegalDocument, Membership, UserFile, VersionState, Workspace
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +38,7 @@ CHANGES = {
 }
 
 
-def change_by(path: str, obj, field: str, value) -> None:
+def change_by(path: str, obj: UserFile | Assessment, field: str, value: object) -> None:
     if path == "save":  # what admin's change form does
         setattr(obj, field, value)
         obj.save()
@@ -46,7 +50,7 @@ def change_by(path: str, obj, field: str, value) -> None:
 
 
 @pytest.fixture
-def setup(loaded, settings, client):
+def setup(loaded: list[LegalDocument], settings: Settings, client: Client) -> dict[str, Any]:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
     get_retrieval_cache().clear()
@@ -63,7 +67,7 @@ def setup(loaded, settings, client):
     return {"ws": ws, "file": f, "assessment": assessment, "client": client}
 
 
-def read_paths(client, ws) -> dict[str, str]:
+def read_paths(client: Client, ws: Workspace) -> dict[str, str]:
     """What each read path shows for the question: the context block, the search hits, a chat answer's sources."""
     api = f"/api/v1/workspaces/{ws.slug}/"
     context = client.post(api + "context", {"query": QUESTION}, content_type="application/json").json()
@@ -80,7 +84,8 @@ def read_paths(client, ws) -> dict[str, str]:
 
 @pytest.mark.parametrize("path", ["save", "update", "sql"])
 @pytest.mark.parametrize("change", list(CHANGES))
-def test_a_hidden_source_leaves_every_read_path_with_the_cache_warm(setup, change, path):
+def test_a_hidden_source_leaves_every_read_path_with_the_cache_warm(setup: dict[str, Any], change: str,
+                                                                    path: str) -> None:
     model, field, value = CHANGES[change]
     target = setup["file"] if model is UserFile else setup["assessment"]
     marker = "klockan sju" if model is UserFile else "inte alltid"
@@ -96,7 +101,7 @@ def test_a_hidden_source_leaves_every_read_path_with_the_cache_warm(setup, chang
         assert marker not in shown, f"{change} by {path}: still in {read_path}"
 
 
-def test_a_change_that_hides_nothing_keeps_the_cache(setup):
+def test_a_change_that_hides_nothing_keeps_the_cache(setup: dict[str, Any]) -> None:
     client, ws = setup["client"], setup["ws"]
     read_paths(client, ws)
     version = Workspace.objects.get(pk=ws.pk).knowledge_version
@@ -106,7 +111,7 @@ def test_a_change_that_hides_nothing_keeps_the_cache(setup):
                        content_type="application/json").json()["metrics"]["cache_hit"]
 
 
-def test_a_hard_delete_bumps_too(setup):
+def test_a_hard_delete_bumps_too(setup: dict[str, Any]) -> None:
     version = Workspace.objects.get(pk=setup["ws"].pk).knowledge_version
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM chunks_contentchunk WHERE assessment_id = %s", [setup["assessment"].pk])

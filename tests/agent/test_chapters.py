@@ -4,9 +4,12 @@ from real statutes' sentences."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 
 from agent.retrieval.context_additions import chapter_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.sources import RetrievedChunk
+from compliance.models import Workspace
 from compliance.selectors import access_scope_for
 from tests.helpers import alice_owning_a_workspace, chunked_statute
 
@@ -33,17 +36,17 @@ STATUTE = "\n\n".join([
 
 
 @pytest.fixture
-def statute(db):
+def statute(db: None) -> tuple[User, Workspace]:
     chunked_statute("2099:2", "Lag (2099:2) om lyftanordningar", STATUTE)
     return alice_owning_a_workspace()
 
 
-def _hits(question, user, ws):
+def _hits(question: str, user: User, ws: Workspace) -> tuple[list[RetrievedChunk], RetrievalOptions]:
     options = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0)
     return retrieve_context(question, ws, user=user, options=options).chunks, options
 
 
-def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute):
+def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute: tuple[User, Workspace]) -> None:
     user, ws = statute
     hits, options = _hits("journal över besiktning", user, ws)
     assert [h.citation for h in hits] == ["1 kap. 4 §"]
@@ -53,7 +56,7 @@ def test_a_hit_brings_its_chapters_introductory_and_defining_sections(statute):
     assert all(c.extra["chapter_of"] == "2099:2 1 kap." for c in added)
 
 
-def test_a_section_under_a_core_rubrik_comes_though_it_defines_nothing(statute):
+def test_a_section_under_a_core_rubrik_comes_though_it_defines_nothing(statute: tuple[User, Workspace]) -> None:
     user, ws = statute
     hits, options = _hits("smörja vajrar", user, ws)
     assert [h.citation for h in hits] == ["3 kap. 2 §"]
@@ -61,14 +64,14 @@ def test_a_section_under_a_core_rubrik_comes_though_it_defines_nothing(statute):
     assert [c.citation for c in added] == ["3 kap. 1 §", "3 kap. 3 §"]  # the first §, and the scope's
 
 
-def test_a_short_chapter_comes_whole(statute):
+def test_a_short_chapter_comes_whole(statute: tuple[User, Workspace]) -> None:
     user, ws = statute
     hits, options = _hits("journal över besiktning", user, ws)
     added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=10_000)
     assert [c.citation for c in added] == ["1 kap. 1 §", "1 kap. 2 §", "1 kap. 3 §", "1 kap. 5 §"]
 
 
-def test_no_anchor_no_chapter(statute):
+def test_no_anchor_no_chapter(statute: tuple[User, Workspace]) -> None:
     user, ws = statute
     hits, options = _hits("journal över besiktning", user, ws)
     assert chapter_sections(hits, access_scope_for(user, ws), options, anchors=0) == []

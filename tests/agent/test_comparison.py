@@ -4,9 +4,11 @@ uploaded policy that falls short of LAS, answered offline (side by side) and thr
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 
 from agent.answering import chat
@@ -17,6 +19,7 @@ from agent.retrieval.sources import source_kind
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from law.sfs_corpus import content_type_for
+from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +42,7 @@ QUESTION = "Stämmer vår personalhandbok om uppsägningstid och provanställnin
 
 
 @pytest.fixture
-def setup(team):
+def setup(team: dict[str, Any]) -> dict[str, Any]:
     upload = SimpleUploadedFile("personalhandbok.txt", POLICY.encode(), content_type="text/plain")
     policy = services.user_file_upload(workspace=team["ws"], user=team["alice"], uploaded=upload)
     embed_chunk_batch(chunk_document("USER_FILE", policy.pk).to_embed)
@@ -57,7 +60,8 @@ def _quote_and_n(cell: str) -> tuple[str, int]:
     return match.group(1).replace("\\|", "|").removesuffix(" […]"), int(match.group(2))
 
 
-def test_offline_answer_sets_the_policy_beside_the_law_on_the_same_subject(setup, client):
+def test_offline_answer_sets_the_policy_beside_the_law_on_the_same_subject(setup: dict[str, Any],
+                                                                           client: Client) -> None:
     message = chat.answer(setup["conv"], setup["alice"], QUESTION)
     assert message.answer_mode == "extractive"
     by_n = {s["n"]: s for s in message.sources}
@@ -94,13 +98,13 @@ def test_offline_answer_sets_the_policy_beside_the_law_on_the_same_subject(setup
     assert {"Er fil", "Lag"} <= kinds
 
 
-def test_statute_only_answers_have_no_comparison(setup):
+def test_statute_only_answers_have_no_comparison(setup: dict[str, Any]) -> None:
     message = chat.answer(setup["conv"], setup["alice"], "Vad säger 3 kap. 2 a § arbetsmiljölagen?")
     assert all(s["source_type"] == "LEGAL_DOCUMENT" for s in message.sources)
     assert "Ur era dokument" not in message.content and COMPARISON_NOTE not in message.content
 
 
-def test_sentences_without_a_shared_subject_are_not_paired(setup):
+def test_sentences_without_a_shared_subject_are_not_paired(setup: dict[str, Any]) -> None:
     own = {"n": 1, "source_type": "USER_FILE", "source_id": 1, "passage":
            "Personalfesten hålls varje december med buffé, musik och dans för alla medarbetare."}
     law = {"n": 2, "source_type": "LEGAL_DOCUMENT", "source_id": 2, "passage":
@@ -112,7 +116,7 @@ def test_sentences_without_a_shared_subject_are_not_paired(setup):
     assert pair.own is own and pair.law is law and "uppsägningstid" in pair.shared
 
 
-def test_source_kinds_follow_the_corpus_classification():
+def test_source_kinds_follow_the_corpus_classification() -> None:
     assert source_kind("LEGAL_DOCUMENT", content_type_for("Arbetsmiljöförordning (1977:1166)")) == "Förordning"
     assert source_kind("LEGAL_DOCUMENT", content_type_for("Lag (1982:80) om anställningsskydd")) == "Lag"
     assert source_kind("USER_FILE") == "Er fil" and source_kind("ASSESSMENT") == "Er bedömning"
@@ -126,7 +130,9 @@ def _numbers_of(context: str, kind: str) -> list[int]:
     return numbers
 
 
-def test_model_is_told_to_compare_and_its_answer_renders_with_both_citations(setup, fake_model, client):
+def test_model_is_told_to_compare_and_its_answer_renders_with_both_citations(setup: dict[str, Any],
+                                                                             fake_model: FakeOpenAI,
+                                                                             client: Client) -> None:
     def answer(request: dict) -> str:
         context = next(m["content"] for m in request["messages"] if m["role"] == "user" and "Källa [" in m["content"])
         own, law = _numbers_of(context, "Er fil"), _numbers_of(context, "Lag")
@@ -157,7 +163,7 @@ def test_model_is_told_to_compare_and_its_answer_renders_with_both_citations(set
     assert "inte juridisk rådgivning" in page
 
 
-def test_it_checks_ownership(setup, client):
+def test_it_checks_ownership(setup: dict[str, Any], client: Client) -> None:
     chat.answer(setup["conv"], setup["alice"], QUESTION)
     client.force_login(setup["charlie"])
     url = reverse("conversation", args=[setup["ws"].slug, setup["conv"].pk])
@@ -166,7 +172,7 @@ def test_it_checks_ownership(setup, client):
     assert api.status_code == 404
 
 
-def test_answer_tables_keep_to_the_csp():
+def test_answer_tables_keep_to_the_csp() -> None:
     html = answer_html("| Ur era dokument | Ur lagen |\n| :-- | --: |\n| a [1] | b [2] |", 7, {1, 2})
     assert "<table>" in html and "style=" not in html
     assert '<th class="align-left">' in html and '<td class="align-right">b <a class="cite" href="#src-7-2"' in html

@@ -5,14 +5,18 @@ connection inside one. Statutes of our own from real statutes' sentences."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 
 from agent.retrieval.concurrent_search import close_side_connections
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
+from compliance.models import Workspace
 from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 LIFTING = "\n\n".join([
@@ -31,7 +35,7 @@ NAMED_ONLY = "c.document_number = ANY("
 
 
 @pytest.fixture
-def statutes():
+def statutes() -> Iterator[tuple[User, Workspace]]:
     chunked_statute("2099:3", "Lag (2099:3) om lyftanordningar", LIFTING)
     chunked_statute("2099:4", "Lag (2099:4) om ångpannor", BOILERS)
     statute_directory_invalidate()  # the question names 2099:3 by its number
@@ -39,7 +43,7 @@ def statutes():
     statute_directory_invalidate()
 
 
-def _ask(user, ws, question=QUESTION):
+def _ask(user: User, ws: Workspace, question: str = QUESTION) -> tuple[RetrievalResult, int]:
     options = RetrievalOptions(mode="keyword", use_references=True, top_k=5, min_relevance=0)
     with CaptureQueriesContext(connection) as caller:
         result = retrieve_context(question, ws, user=user, options=options)
@@ -47,12 +51,13 @@ def _ask(user, ws, question=QUESTION):
     return result, on_callers_connection
 
 
-def _ranking(result):
+def _ranking(result: RetrievalResult) -> list[tuple[int, float]]:
     return [(c.chunk_id, round(c.score, 9)) for c in result.chunks]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_the_named_statutes_search_runs_on_another_connection(statutes, settings):
+def test_outside_a_transaction_the_named_statutes_search_runs_on_another_connection(statutes: tuple[User, Workspace],
+                                                                                    settings: Settings) -> None:
     user, ws = statutes
     beside, on_callers = _ask(user, ws)
     assert on_callers == 0
@@ -67,7 +72,7 @@ def test_outside_a_transaction_the_named_statutes_search_runs_on_another_connect
 
 
 @pytest.mark.django_db(transaction=True)
-def test_inside_a_transaction_both_run_on_the_callers_connection_and_see_its_rows(statutes):
+def test_inside_a_transaction_both_run_on_the_callers_connection_and_see_its_rows(statutes: tuple[User, Workspace]) -> None:
     user, ws = statutes
     with transaction.atomic():
         # Uncommitted: another connection would not see this statute at all.
@@ -86,7 +91,8 @@ def _closed_port() -> int:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_side_connection_that_cannot_be_had_costs_time_not_sources(statutes, caplog):
+def test_a_side_connection_that_cannot_be_had_costs_time_not_sources(statutes: tuple[User, Workspace],
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
     user, ws = statutes
     expected, _ = _ask(user, ws)
     close_side_connections()

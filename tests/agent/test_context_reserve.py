@@ -4,9 +4,12 @@ a statute of our own from real statutes' sentences."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from compliance.models import Workspace
 from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 pytestmark = pytest.mark.django_db
@@ -27,20 +30,20 @@ OPTIONS = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_re
 
 
 @pytest.fixture
-def statute(db, settings):
+def statute(db: None, settings: Settings) -> tuple[User, Workspace]:
     settings.RETRIEVAL_CHAPTER_ANCHORS = 0
     settings.RETRIEVAL_NEIGHBOUR_ANCHORS = 0
     chunked_statute("2099:3", "Lag (2099:3) om lyftanordningar", STATUTE)
     return alice_owning_a_workspace()
 
 
-def _block(user, ws) -> list[str]:
+def _block(user: User, ws: Workspace) -> list[str]:
     prepared = prepare_context([{"role": "user", "content": "Hur ofta ska en kran besiktas?"}], ws, user,
                                PrepareOptions(retrieval=OPTIONS, use_cache=False))
     return sorted(row["citation"] for row in prepared.citations)
 
 
-def test_the_reserve_is_the_ranked_sources_after_the_top_k(statute, settings):
+def test_the_reserve_is_the_ranked_sources_after_the_top_k(statute: tuple[User, Workspace], settings: Settings) -> None:
     user, ws = statute
     settings.RETRIEVAL_CONTEXT_RESERVE = 2
     result = retrieve_context("Hur ofta ska en kran besiktas?", ws, user=user, options=OPTIONS)
@@ -52,7 +55,7 @@ def test_the_reserve_is_the_ranked_sources_after_the_top_k(statute, settings):
     assert retrieve_context("Hur ofta ska en kran besiktas?", ws, user=user, options=OPTIONS).reserve == []
 
 
-def test_the_block_takes_the_reserve_into_the_budget_left(statute, settings):
+def test_the_block_takes_the_reserve_into_the_budget_left(statute: tuple[User, Workspace], settings: Settings) -> None:
     user, ws = statute
     settings.RETRIEVAL_CONTEXT_RESERVE = 0
     assert _block(user, ws) == ["1 kap. 1 §"]
@@ -60,7 +63,7 @@ def test_the_block_takes_the_reserve_into_the_budget_left(statute, settings):
     assert _block(user, ws) == ["1 kap. 1 §", "2 kap. 1 §", "3 kap. 1 §", "4 kap. 1 §"]
 
 
-def test_the_budget_drops_the_reserve_before_the_hits(statute, settings):
+def test_the_budget_drops_the_reserve_before_the_hits(statute: tuple[User, Workspace], settings: Settings) -> None:
     user, ws = statute
     settings.RETRIEVAL_CONTEXT_RESERVE = 3
     settings.RETRIEVAL_MAX_TOKENS = 120  # the preamble and one source

@@ -6,19 +6,24 @@ real model, the real pre-model step, chat, pages and API.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from agent.answering import chat
-from agent.answering.prepare import prepare_context
+from agent.answering.prepare import PreparedContext, prepare_context
 from agent.models import RetrievalLog
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.workspace_names import workspace_names_for
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
-from compliance.models import Membership, Workspace
+from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.selectors import access_scope_for
 from tests.helpers import make_user
 
@@ -32,7 +37,7 @@ OWN_POLICY = "Vår semesterpolicy: sommarsemester om fyra veckor läggs ut under
 QUESTION = "Jämför vår semesterpolicy om sommarsemester med den i Dotterbolagets semesterpolicy"
 
 
-def upload(ws, user, name, text, *, private=False):
+def upload(ws: Workspace, user: User, name: str, text: str, *, private: bool = False) -> UserFile:
     f = services.user_file_upload(workspace=ws, user=user, is_private=private,
                                   uploaded=SimpleUploadedFile(name, text.encode(), content_type="text/plain"))
     embed_chunk_batch(chunk_document("USER_FILE", f.pk).to_embed)
@@ -40,7 +45,7 @@ def upload(ws, user, name, text, *, private=False):
 
 
 @pytest.fixture
-def setup(loaded, settings):
+def setup(loaded: list[LegalDocument], settings: Settings) -> dict[str, Any]:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
     get_retrieval_cache().clear()
@@ -63,15 +68,15 @@ def setup(loaded, settings):
     return {"alice": alice, "bob": bob, "charlie": charlie, "ws": ws, "sub": sub, "secret": secret, **files}
 
 
-def ask(text, ws, user):
+def ask(text: str, ws: Workspace, user: User) -> PreparedContext:
     return prepare_context([{"role": "user", "content": text}], ws, user)
 
 
-def file_ids(prepared):
+def file_ids(prepared: PreparedContext) -> set[int]:
     return {c["source_id"] for c in prepared.citations if c["source_type"] == "USER_FILE"}
 
 
-def test_member_of_both_gets_the_named_workspace_labelled(setup):
+def test_member_of_both_gets_the_named_workspace_labelled(setup: dict[str, Any]) -> None:
     prepared = ask(QUESTION, setup["ws"], setup["alice"])
     assert {setup["own"].pk, setup["sub_file"].pk} <= file_ids(prepared)
     assert setup["sub_private"].pk not in file_ids(prepared) and setup["secret_file"].pk not in file_ids(prepared)
@@ -90,11 +95,11 @@ def test_member_of_both_gets_the_named_workspace_labelled(setup):
     "Vad står i DOTTERBOLAGET AB om semesterpolicy och sommarsemester?",
     "Hur ser semesterpolicy och sommarsemester ut hos Dotterbolaget?",
 ])
-def test_inflected_and_cased_names_widen_too(setup, text):
+def test_inflected_and_cased_names_widen_too(setup: dict[str, Any], text: str) -> None:
     assert setup["sub_file"].pk in file_ids(ask(text, setup["ws"], setup["alice"]))
 
 
-def test_without_a_name_only_the_current_workspace(setup):
+def test_without_a_name_only_the_current_workspace(setup: dict[str, Any]) -> None:
     prepared = ask("Jämför vår semesterpolicy om sommarsemester med lagen", setup["ws"], setup["alice"])
     assert setup["own"].pk in file_ids(prepared)
     assert file_ids(prepared) == {setup["own"].pk}
@@ -103,7 +108,7 @@ def test_without_a_name_only_the_current_workspace(setup):
     assert file_ids(prepared) == {setup["own"].pk}
 
 
-def test_a_non_member_name_changes_and_reveals_nothing(setup):
+def test_a_non_member_name_changes_and_reveals_nothing(setup: dict[str, Any]) -> None:
     plain = ask("Vad säger semesterpolicy om sommarsemester?", setup["ws"], setup["alice"])
     # alice is no member of charlie's workspace: naming it is as if she had not.
     named = ask("Vad säger semesterpolicy om sommarsemester i Hemliga Bolaget AB?", setup["ws"], setup["alice"])
@@ -113,7 +118,7 @@ def test_a_non_member_name_changes_and_reveals_nothing(setup):
     assert "Hemliga" not in named.context_text
 
 
-def test_member_of_one_only(setup):
+def test_member_of_one_only(setup: dict[str, Any]) -> None:
     """charlie is a member of the current workspace and of his own, not of the subsidiary."""
     prepared = ask(QUESTION, setup["ws"], setup["charlie"])
     assert setup["sub_file"].pk not in file_ids(prepared) and setup["sub_private"].pk not in file_ids(prepared)
@@ -123,7 +128,7 @@ def test_member_of_one_only(setup):
     assert setup["secret_file"].pk in file_ids(prepared)
 
 
-def test_an_owner_can_turn_it_off_and_the_scope_obeys(setup):
+def test_an_owner_can_turn_it_off_and_the_scope_obeys(setup: dict[str, Any]) -> None:
     assert setup["sub_file"].pk in file_ids(ask(QUESTION, setup["ws"], setup["bob"]))
     services.workspace_set_cross_workspace(workspace=setup["sub"], allow=False)
     prepared = ask(QUESTION, setup["ws"], setup["bob"])
@@ -131,7 +136,7 @@ def test_an_owner_can_turn_it_off_and_the_scope_obeys(setup):
     assert access_scope_for(setup["bob"], setup["ws"], named=[setup["sub"].pk]).workspace_ids == (setup["ws"].pk,)
 
 
-def test_scope_and_cache_key_reflect_the_widened_scope(setup):
+def test_scope_and_cache_key_reflect_the_widened_scope(setup: dict[str, Any]) -> None:
     plain = access_scope_for(setup["alice"], setup["ws"])
     wide = access_scope_for(setup["alice"], setup["ws"], named=[setup["sub"].pk, setup["secret"].pk, 10 ** 9])
     assert wide.workspace_ids == (setup["ws"].pk, setup["sub"].pk)
@@ -145,7 +150,7 @@ def test_scope_and_cache_key_reflect_the_widened_scope(setup):
     assert not ask(QUESTION, setup["ws"], setup["alice"]).metrics["cache_hit"]
 
 
-def test_chat_page_and_api_label_the_source_card(setup, client):
+def test_chat_page_and_api_label_the_source_card(setup: dict[str, Any], client: Client) -> None:
     conversation = chat.conversation_create(workspace=setup["ws"], user=setup["alice"])
     message = chat.answer(conversation, setup["alice"], QUESTION)
     assert any(s.get("workspace_name") == "Dotterbolaget AB" for s in message.sources)
@@ -161,7 +166,7 @@ def test_chat_page_and_api_label_the_source_card(setup, client):
     assert any(c.get("workspace_name") == "Dotterbolaget AB" for c in context["citations"])
 
 
-def test_membership_changes_count_from_the_next_turn_whatever_the_names_cache_holds(setup):
+def test_membership_changes_count_from_the_next_turn_whatever_the_names_cache_holds(setup: dict[str, Any]) -> None:
     charlie, secret_file = setup["charlie"], setup["secret_file"]
     named = "Semesterpolicy om sommarsemester i Hemliga Bolaget AB?"
     assert secret_file.pk in file_ids(ask(named, setup["ws"], charlie))
@@ -177,14 +182,14 @@ def test_membership_changes_count_from_the_next_turn_whatever_the_names_cache_ho
     assert setup["sub_file"].pk in file_ids(ask(QUESTION, setup["ws"], charlie))
 
 
-def search_file_ids(client, ws, text) -> dict[int, str]:
+def search_file_ids(client: Client, ws: Workspace, text: str) -> dict[int, str]:
     response = client.post(f"/api/v1/workspaces/{ws.slug}/search", {"query": text, "top_k": 20},
                            content_type="application/json")
     assert response.status_code == 200, response.content
     return {r["source_id"]: r["workspace_name"] for r in response.json()["results"] if r["source_type"] == "USER_FILE"}
 
 
-def test_search_widens_and_labels_by_the_same_rule_as_chat_and_context(setup, client):
+def test_search_widens_and_labels_by_the_same_rule_as_chat_and_context(setup: dict[str, Any], client: Client) -> None:
     client.force_login(setup["alice"])
     found = search_file_ids(client, setup["ws"], QUESTION)
     assert set(found) == file_ids(ask(QUESTION, setup["ws"], setup["alice"]))
@@ -197,7 +202,7 @@ def test_search_widens_and_labels_by_the_same_rule_as_chat_and_context(setup, cl
     assert setup["secret_file"].pk not in named
 
 
-def test_search_obeys_an_owner_turning_sharing_off(setup, client):
+def test_search_obeys_an_owner_turning_sharing_off(setup: dict[str, Any], client: Client) -> None:
     services.workspace_set_cross_workspace(workspace=setup["sub"], allow=False)
     client.force_login(setup["alice"])
     assert setup["sub_file"].pk not in search_file_ids(client, setup["ws"], QUESTION)

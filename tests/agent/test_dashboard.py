@@ -27,7 +27,7 @@ def seeded_at(days_ago: int) -> datetime:
 
 class DashboardSeed(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.conv_x = Conversation.objects.create(workspace=cls.workspace, user=cls.alice, title="X")
         cls.conv_y = Conversation.objects.create(workspace=cls.workspace, user=cls.bob, title="Y")
@@ -70,7 +70,7 @@ class DashboardSeed(BaseTestCase):
 
 
 class RetrievalStatsTests(DashboardSeed):
-    def test_totals_of_the_owners_workspace(self):
+    def test_totals_of_the_owners_workspace(self) -> None:
         t = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["totals"]
         self.assertEqual(t["questions"], 6)
         self.assertEqual(t["by_intent"], {"greeting": 1, "meta": 0, "factual": 4, "task": 1})
@@ -84,7 +84,7 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertEqual((t["sources_considered_avg"], t["sources_included_avg"], t["context_tokens_avg"]),
                          (2.8, 2.4, 120.0))
 
-    def test_daily_rows_cover_every_day_of_the_period(self):
+    def test_daily_rows_cover_every_day_of_the_period(self) -> None:
         stats = retrieval_stats(workspace_ids=[self.workspace.pk], days=7)
         daily = stats["daily"]
         self.assertEqual(len(daily), 7)
@@ -98,21 +98,21 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertEqual((two_days_ago["zero_match_rate"], two_days_ago["cache_hit_rate"]), (0.5, 0.5))
         self.assertEqual(daily[0]["retrieval_ms"], {"p50": None, "p95": None})
 
-    def test_period_decides_what_counts(self):
+    def test_period_decides_what_counts(self) -> None:
         ninety = retrieval_stats(workspace_ids=[self.workspace.pk], days=90)
         self.assertEqual(ninety["totals"]["questions"], 7)
         self.assertIn("Gammal fråga", [q["question"] for q in ninety["found_nothing"]])
         with self.assertRaises(ValueError):
             retrieval_stats(workspace_ids=[self.workspace.pk], days=14)
 
-    def test_found_nothing_groups_case_and_space_and_links_the_latest_conversation(self):
+    def test_found_nothing_groups_case_and_space_and_links_the_latest_conversation(self) -> None:
         found = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["found_nothing"]
         self.assertEqual(len(found), 1)
         self.assertEqual(found[0]["question"].strip().lower(), "regler för drönare?")
         self.assertEqual((found[0]["count"], found[0]["conversation_id"], found[0]["workspace_slug"]),
                          (2, self.conv_y.pk, "alices-ab"))
 
-    def test_words_no_source_used_count_questions_per_word_whatever_the_case(self):
+    def test_words_no_source_used_count_questions_per_word_whatever_the_case(self) -> None:
         words = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["unknown_words"]
         self.assertEqual([(w["word"], w["count"], w["workspace_slug"]) for w in words],
                          [("visselblåsare", 2, "alices-ab"), ("mejl", 1, "alices-ab")])
@@ -121,14 +121,14 @@ class RetrievalStatsTests(DashboardSeed):
         # As many questions each: the word asked most recently first.
         self.assertEqual([(w["word"], w["count"]) for w in ninety], [("visselblåsare", 2), ("mejl", 2)])
 
-    def test_feedback_shares_and_latest_bad_answers(self):
+    def test_feedback_shares_and_latest_bad_answers(self) -> None:
         fb = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["feedback"]
         self.assertEqual((fb["good"], fb["bad"], fb["good_share"], fb["bad_share"]), (1, 2, 0.3333, 0.6667))
         self.assertEqual([b["comment"] for b in fb["latest_bad"]], ["Inget svar", "Fel paragraf"])
         self.assertEqual(fb["latest_bad"][0]["conversation_id"], self.conv_x.pk)
         self.assertEqual(fb["latest_bad"][0]["message_id"], self.messages["a3"].pk)
 
-    def test_one_workspace_never_sees_anothers_questions(self):
+    def test_one_workspace_never_sees_anothers_questions(self) -> None:
         mine = retrieval_stats(workspace_ids=[self.workspace.pk], days=90)
         self.assertNotIn("Charlies", str(mine))
         charlies = retrieval_stats(workspace_ids=[self.charlies_workspace.pk], days=30)
@@ -138,7 +138,7 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertEqual([w["word"] for w in charlies["unknown_words"]], ["kvarkvisslan"])
         self.assertNotIn("Fel paragraf", str(charlies))
 
-    def test_staff_see_every_workspace(self):
+    def test_staff_see_every_workspace(self) -> None:
         everything = retrieval_stats(workspace_ids=None, days=30)
         self.assertEqual(everything["totals"]["questions"], 7)
         self.assertEqual([(q["workspace_slug"], q["count"]) for q in everything["found_nothing"]],
@@ -152,12 +152,12 @@ class CachedFiguresTests(DashboardSeed):
     """The cached figures follow every change to the scope's logs and ratings, whatever its timestamp:
     a version read from the newest timestamp missed a row written with an earlier one."""
 
-    def assert_cached_equals_fresh(self, workspace_ids):
+    def assert_cached_equals_fresh(self, workspace_ids: list[int]) -> dict:
         cached = retrieval_stats_cached(workspace_ids=workspace_ids, days=30)
         self.assertEqual(cached, retrieval_stats(workspace_ids=workspace_ids, days=30))
         return cached
 
-    def test_a_backdated_changed_or_deleted_log_moves_the_figures(self):
+    def test_a_backdated_changed_or_deleted_log_moves_the_figures(self) -> None:
         scope = [self.workspace.pk]
         self.assertEqual(self.assert_cached_equals_fresh(scope)["totals"]["questions"], 6)
         log = RetrievalLog.objects.create(workspace=self.workspace, query="Importerad", intent="factual",
@@ -171,7 +171,7 @@ class CachedFiguresTests(DashboardSeed):
         RetrievalLog.objects.filter(pk=log.pk).delete()
         self.assertEqual(self.assert_cached_equals_fresh(scope)["totals"]["questions"], 6)
 
-    def test_a_rating_added_changed_or_deleted_moves_the_figures(self):
+    def test_a_rating_added_changed_or_deleted_moves_the_figures(self) -> None:
         scope = [self.workspace.pk]
         self.assertEqual(self.assert_cached_equals_fresh(scope)["feedback"]["good"], 1)
         Feedback.objects.create(message=self.messages["a6"], user=self.alice, rating=1)
@@ -181,14 +181,14 @@ class CachedFiguresTests(DashboardSeed):
         Feedback.objects.filter(message=self.messages["a6"]).delete()
         self.assertEqual(self.assert_cached_equals_fresh(scope)["feedback"]["bad"], 2)
 
-    def test_only_the_scopes_own_changes_move_its_version(self):
+    def test_only_the_scopes_own_changes_move_its_version(self) -> None:
         mine, everyone = dashboard_version([self.workspace.pk]), dashboard_version(None)
         RetrievalLog.objects.create(workspace=self.charlies_workspace, query="Annan", intent="factual")
         self.assertEqual(dashboard_version([self.workspace.pk]), mine)
         self.assertGreater(dashboard_version(None), everyone)
         self.assertGreater(dashboard_version([self.workspace.pk, self.charlies_workspace.pk]), mine)
 
-    def test_a_deleted_workspace_never_brings_the_sum_back_to_an_earlier_value(self):
+    def test_a_deleted_workspace_never_brings_the_sum_back_to_an_earlier_value(self) -> None:
         everyone = dashboard_version(None)
         self.charlies_workspace.delete()  # its logs go by cascade: a change every workspace's figures saw
         self.assertGreater(dashboard_version(None), everyone)

@@ -15,13 +15,13 @@ from compliance.models import Workspace
 pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
-def run(*args) -> dict:
+def run(*args: str) -> dict:
     out = io.StringIO()
     call_command(*args, stdout=out)
     return json.loads(out.getvalue())
 
 
-def test_seed_makes_the_rows_and_the_dashboard_counts_them():
+def test_seed_makes_the_rows_and_the_dashboard_counts_them() -> None:
     made = run("seed_dashboard", "--rows", "400", "--days", "7", "--workspace", "matning")
     assert made == {"workspace": "matning", "conversations": 20, "retrieval_logs": 400, "feedback": made["feedback"]}
     ws = Workspace.objects.get(slug="matning")
@@ -37,13 +37,13 @@ def test_seed_makes_the_rows_and_the_dashboard_counts_them():
     assert RetrievalLog.objects.filter(workspace=ws).count() == 100
 
 
-def test_seed_refuses_a_workspace_it_did_not_make():
+def test_seed_refuses_a_workspace_it_did_not_make() -> None:
     Workspace.objects.create(name="Riktig", slug="riktig")
     with pytest.raises(CommandError):
         call_command("seed_dashboard", "--rows", "10", "--workspace", "riktig", stdout=io.StringIO())
 
 
-def test_bench_prints_render_times_as_json():
+def test_bench_prints_render_times_as_json() -> None:
     result = run("bench_dashboard", "--json", "--rows", "300", "--repeat", "2", "--workspace", "matning")
     assert result["rows"] == 300 and result["seeded"]["retrieval_logs"] == 300
     for temperature in ("cold", "warm"):

@@ -4,7 +4,8 @@ retention pruning, across midnight, and per workspace."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -21,6 +22,7 @@ from agent.monitoring import dashboard
 from agent.monitoring.dashboard import retrieval_stats, rollup_through, sketch_percentiles
 from agent.monitoring.retrieval_logs import retrieval_log_prune
 from agent.tasks import rollup_retrieval_logs
+from compliance.models import Workspace
 from tests.helpers import BaseTestCase
 
 pytestmark = pytest.mark.clock
@@ -29,23 +31,23 @@ INTENTS = ("factual", "factual", "task", "greeting", "meta")
 MODES = ("model", "extractive", "direct", "error")
 
 
-def local(day, hour=12, minute=0, second=0) -> datetime:
+def local(day: date, hour: int = 12, minute: int = 0, second: int = 0) -> datetime:
     return timezone.make_aware(datetime.combine(day, time(hour, minute, second)))
 
 
 class RollupTests(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.conv = Conversation.objects.create(workspace=cls.workspace, user=cls.alice, title="X")
         cls.conv_c = Conversation.objects.create(workspace=cls.charlies_workspace, user=cls.charlie, title="C")
 
-    def setUp(self):
+    def setUp(self) -> None:
         self.today = timezone.localdate()
         self.now = local(self.today, 12)
         self.rng = random.Random(14)
 
-    def add_log(self, when, workspace=None, **fields):
+    def add_log(self, when: datetime, workspace: Workspace | None = None, **fields: Any) -> RetrievalLog:
         workspace = workspace or self.workspace
         conv = self.conv if workspace == self.workspace else self.conv_c
         mode = fields.pop("answer_mode", self.rng.choice(MODES))
@@ -64,21 +66,21 @@ class RollupTests(BaseTestCase):
         RetrievalLog.objects.filter(pk=log.pk).update(created_at=when)
         return log
 
-    def seed(self, days_back=40, per_day=4):
+    def seed(self, days_back: int = 40, per_day: int = 4) -> None:
         for n in range(days_back):
             day = self.today - timedelta(days=n)
             for k in range(per_day):
                 self.add_log(local(day, 8 + k), self.workspace)
             self.add_log(local(day, 9), self.charlies_workspace)
 
-    def assert_same_as_raw(self, workspace_ids, days, now=None):
+    def assert_same_as_raw(self, workspace_ids: list[int] | None, days: int, now: datetime | None = None) -> dict:
         now = now or self.now
         rolled = retrieval_stats(workspace_ids=workspace_ids, days=days, now=now)
         raw = retrieval_stats(workspace_ids=workspace_ids, days=days, now=now, rollup=False)
         self.assertEqual(rolled, raw)
         return rolled
 
-    def test_rolled_up_figures_equal_the_figures_of_every_log(self):
+    def test_rolled_up_figures_equal_the_figures_of_every_log(self) -> None:
         self.seed()
         for scope in ([self.workspace.pk], [self.charlies_workspace.pk], None,
                       [self.workspace.pk, self.charlies_workspace.pk]):
@@ -94,7 +96,7 @@ class RollupTests(BaseTestCase):
         self.assertFalse(RetrievalLogDay.objects.filter(day=self.today).exists())
         self.assertEqual(RetrievalLogDay.objects.filter(day=through).count(), 3)
 
-    def assert_close_to_raw(self, scope, days):
+    def assert_close_to_raw(self, scope: list[int], days: int) -> None:
         rolled = retrieval_stats(workspace_ids=scope, days=days, now=self.now)
         raw = retrieval_stats(workspace_ids=scope, days=days, now=self.now, rollup=False)
         for a, b in zip(rolled["daily"], raw["daily"], strict=True):
@@ -107,7 +109,7 @@ class RollupTests(BaseTestCase):
             self.assertEqual({k: v for k, v in a.items() if not k.endswith("_ms")},
                              {k: v for k, v in b.items() if not k.endswith("_ms")})
 
-    def test_new_logs_today_count_at_once_and_closed_days_are_not_read_again(self):
+    def test_new_logs_today_count_at_once_and_closed_days_are_not_read_again(self) -> None:
         self.seed(days_back=10)
         before = self.assert_same_as_raw([self.workspace.pk], 7)
         self.add_log(local(self.today, 11), self.workspace, intent="factual", answer_mode="model", zero_match=True,
@@ -120,7 +122,7 @@ class RollupTests(BaseTestCase):
         self.assertEqual(after, retrieval_stats(workspace_ids=[self.workspace.pk], days=7, now=self.now,
                                                 rollup=False))
 
-    def test_the_next_day_rolls_up_after_the_grace_period(self):
+    def test_the_next_day_rolls_up_after_the_grace_period(self) -> None:
         self.add_log(local(self.today, 23, 59, 59), self.workspace, total_ms=100.0)
         tomorrow = self.today + timedelta(days=1)
         self.add_log(local(tomorrow, 0, 0, 1), self.workspace, total_ms=300.0)
@@ -137,7 +139,7 @@ class RollupTests(BaseTestCase):
         stats = self.assert_same_as_raw([self.workspace.pk], 7, now=late)
         self.assertEqual([d["total_ms"]["p50"] for d in stats["daily"][-2:]], [100.0, 300.0])
 
-    def test_retention_pruning_removes_and_corrects_rolled_up_days(self):
+    def test_retention_pruning_removes_and_corrects_rolled_up_days(self) -> None:
         self.seed(days_back=12)
         rollup_through(now=self.now)
         # The cutoff falls at 10:30 five days ago: that day keeps its 11 o'clock log only.
@@ -151,7 +153,7 @@ class RollupTests(BaseTestCase):
         self.assert_same_as_raw([self.workspace.pk], 7)
         self.assert_same_as_raw(None, 7)
 
-    def test_workspaces_are_rolled_up_apart(self):
+    def test_workspaces_are_rolled_up_apart(self) -> None:
         yesterday = self.today - timedelta(days=1)
         self.add_log(local(yesterday, 10), self.workspace, intent="factual", skipped=False, retrieval_ms=10.0,
                      query="Alices fråga", zero_match=True)
@@ -172,7 +174,7 @@ class RollupTests(BaseTestCase):
         everyone = self.assert_same_as_raw(None, 7)
         self.assertEqual(everyone["daily"][-2]["retrieval_ms"]["p50"], 10.0)
 
-    def test_large_periods_use_the_merged_histograms_within_one_percent(self):
+    def test_large_periods_use_the_merged_histograms_within_one_percent(self) -> None:
         self.seed(days_back=20, per_day=6)
         with mock.patch.object(dashboard, "EXACT_PERCENTILE_ROWS", 10):
             rolled = retrieval_stats(workspace_ids=[self.workspace.pk], days=30, now=self.now)
@@ -183,7 +185,7 @@ class RollupTests(BaseTestCase):
                                        delta=0.011 * raw["totals"][metric][p])
         self.assertEqual(rolled["daily"], raw["daily"])
 
-    def test_sketch_percentiles_interpolate_like_percentile_cont(self):
+    def test_sketch_percentiles_interpolate_like_percentile_cont(self) -> None:
         bucket = lambda ms: int(dashboard.math.log(ms / dashboard.LATENCY_MIN_MS) // dashboard.math.log(dashboard.LATENCY_RATIO))
         values = [10, 20, 30, 40]
         hist = {}
@@ -194,7 +196,7 @@ class RollupTests(BaseTestCase):
         self.assertAlmostEqual(p95, 38.5, delta=0.4)
         self.assertIsNone(sketch_percentiles({}))
 
-    def test_the_beat_task_rolls_up_closed_days(self):
+    def test_the_beat_task_rolls_up_closed_days(self) -> None:
         self.add_log(local(self.today - timedelta(days=3), 10), self.workspace)
         result = rollup_retrieval_logs.apply().get()
         self.assertEqual(result["through"], rollup_through().isoformat())

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from agent.models import Feedback, RetrievalLog
+from agent.models import Conversation, Feedback, RetrievalLog
 from compliance.services import api_token_create
 from tests.api.base import assert_error
 
@@ -21,10 +22,10 @@ API = "/api/v1/workspaces/alices-ab/metrics"
 
 
 class DashboardPageTests(DashboardSeed):
-    def transcript(self, conversation, slug="alices-ab"):
+    def transcript(self, conversation: Conversation, slug: str = "alices-ab") -> str:
         return f"/ws/{slug}/oversikt/samtal/{conversation.pk}/"
 
-    def test_owner_sees_figures_lists_and_links(self):
+    def test_owner_sees_figures_lists_and_links(self) -> None:
         self.login(self.alice)
         response = self.client.get(PAGE)
         self.assertEqual(response.status_code, 200)
@@ -43,7 +44,7 @@ class DashboardPageTests(DashboardSeed):
         self.assertIn('<span class="word">mejl</span> <span class="muted">(1 fråga)</span>', html)
         self.assertNotIn("kvarkvisslan", html)
 
-    def test_period_switch_and_bad_period(self):
+    def test_period_switch_and_bad_period(self) -> None:
         self.login(self.alice)
         ninety = self.client.get(PAGE + "?dagar=90").content.decode()
         self.assertIn('data-figure="questions">7<', ninety)
@@ -54,7 +55,7 @@ class DashboardPageTests(DashboardSeed):
         self.assertEqual(bad.status_code, 400)
         self.assertIn("Ogiltig period: välj 7, 30 eller 90 dagar.", bad.content.decode())
 
-    def test_a_new_turn_or_rating_shows_at_once(self):
+    def test_a_new_turn_or_rating_shows_at_once(self) -> None:
         self.login(self.alice)
         self.assertIn('data-figure="questions">6<', self.client.get(PAGE).content.decode())
         self.assertIn("(1 / 2)", self.client.get(PAGE).content.decode())  # Bra / Inte bra
@@ -65,19 +66,19 @@ class DashboardPageTests(DashboardSeed):
         Feedback.objects.filter(message=self.messages["a6"]).update(rating=-1, updated_at=timezone.now())
         self.assertIn("(1 / 3)", self.client.get(PAGE).content.decode())
 
-    def test_member_who_is_not_owner_and_outsider_get_404(self):
+    def test_member_who_is_not_owner_and_outsider_get_404(self) -> None:
         for user in (self.bob, self.charlie):
             self.login(user)
             for url in (PAGE, self.transcript(self.conv_x), self.transcript(self.conv_y)):
                 with self.subTest(user=user.username, url=url):
                     self.assertEqual(self.client.get(url).status_code, 404)
 
-    def test_anonymous_is_sent_to_login(self):
+    def test_anonymous_is_sent_to_login(self) -> None:
         response = self.client.get(PAGE)
         self.assertEqual(response.status_code, 302)
         self.assertIn("/logga-in/", response["Location"])
 
-    def test_owner_reads_a_members_conversation_but_not_another_workspaces(self):
+    def test_owner_reads_a_members_conversation_but_not_another_workspaces(self) -> None:
         self.login(self.alice)
         response = self.client.get(self.transcript(self.conv_y))
         self.assertEqual(response.status_code, 200)
@@ -86,14 +87,14 @@ class DashboardPageTests(DashboardSeed):
         self.assertEqual(self.client.get(self.transcript(self.conv_c)).status_code, 404)
         self.assertEqual(self.client.get(self.transcript(self.conv_c, "charlies-ab")).status_code, 404)
 
-    def test_charlie_owns_his_own_dashboard_only(self):
+    def test_charlie_owns_his_own_dashboard_only(self) -> None:
         self.login(self.charlie)
         html = self.client.get("/ws/charlies-ab/oversikt/").content.decode()
         self.assertIn("Charlies hemliga fråga", html)
         self.assertNotIn("drönare", html)
         self.assertNotIn("Fel paragraf", html)
 
-    def test_staff_see_every_workspace_and_others_do_not(self):
+    def test_staff_see_every_workspace_and_others_do_not(self) -> None:
         self.login(self.alice)
         self.assertEqual(self.client.get("/oversikt/").status_code, 404)
         staff = get_user_model().objects.create_user("stina", password="x", is_staff=True)
@@ -107,11 +108,11 @@ class DashboardPageTests(DashboardSeed):
 class MetricsApiTests(DashboardSeed):
     client_class = APIClient
 
-    def auth(self, user):
+    def auth(self, user: User) -> None:
         key = api_token_create(user=user, name="test").key
         self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
 
-    def test_owner_gets_the_figures(self):
+    def test_owner_gets_the_figures(self) -> None:
         self.auth(self.alice)
         body = self.client.get(API + "?days=7").json()
         self.assertEqual(body["days"], 7)
@@ -123,12 +124,12 @@ class MetricsApiTests(DashboardSeed):
         self.assertNotIn("Charlies", str(body))
         self.assertEqual(self.client.get(API).json()["days"], 30)
 
-    def test_bad_days_is_a_structured_400(self):
+    def test_bad_days_is_a_structured_400(self) -> None:
         self.auth(self.alice)
         error = assert_error(self, self.client.get(API + "?days=14"), 400)
         self.assertIn("days", str(error["details"]))
 
-    def test_member_and_outsider_get_404_and_anonymous_401(self):
+    def test_member_and_outsider_get_404_and_anonymous_401(self) -> None:
         for user in (self.bob, self.charlie):
             self.auth(user)
             with self.subTest(user=user.username):

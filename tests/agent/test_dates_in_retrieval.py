@@ -4,9 +4,12 @@ date and by recency, and the dates every source card shows. Real statutes, real 
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -15,6 +18,7 @@ from agent.answering.prepare import prepare_context
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.sources import RetrievedChunk
 from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
@@ -28,13 +32,13 @@ PARENTAL_LEAVE = "1995:584"  # 3 § has two versions: one expires and one enters
 
 
 @pytest.fixture
-def setup(team):
+def setup(team: dict[str, Any]) -> tuple[User, Workspace]:
     get_retrieval_cache().clear()
     alice, ws = team["alice"], team["ws"]
     return alice, ws
 
 
-def upload(ws, user, name, text, uploaded_on: date):
+def upload(ws: Workspace, user: User, name: str, text: str, uploaded_on: date) -> UserFile:
     f = services.user_file_upload(workspace=ws, user=user,
                                   uploaded=SimpleUploadedFile(name, text.encode(), content_type="text/plain"))
     UserFile.objects.filter(pk=f.pk).update(created_at=timezone.make_aware(
@@ -43,7 +47,7 @@ def upload(ws, user, name, text, uploaded_on: date):
     return f
 
 
-def section_3_versions(question, ws, user):
+def section_3_versions(question: str, ws: Workspace, user: User) -> list[str]:
     statute_directory_invalidate()
     analysis = analyse_query(question, directory=statute_directory())
     result = retrieve_context(question, ws, user=user, analysis=analysis,
@@ -51,7 +55,7 @@ def section_3_versions(question, ws, user):
     return [c.header for c in result.chunks if c.document_number == PARENTAL_LEAVE and c.citation == "3 §"]
 
 
-def test_a_period_picks_the_version_of_a_section_in_force_then(setup):
+def test_a_period_picks_the_version_of_a_section_in_force_then(setup: tuple[User, Workspace]) -> None:
     alice, ws = setup
     load_statutes(PARENTAL_LEAVE, embed=False)
     try:
@@ -64,13 +68,13 @@ def test_a_period_picks_the_version_of_a_section_in_force_then(setup):
         statute_directory_invalidate()
 
 
-def test_own_documents_in_the_period_and_newer_ones_rank_higher(setup):
+def test_own_documents_in_the_period_and_newer_ones_rank_higher(setup: tuple[User, Workspace]) -> None:
     alice, ws = setup
     text = "Rutin för zebrasäkerhet på lagret: skyddsombudet går en runda varje fredag."
     old = upload(ws, alice, "zebra-2022.txt", text + " Version från förr.", date(2022, 3, 10))
     new = upload(ws, alice, "zebra-2024.txt", text + " Version från nu.", date(2024, 3, 12))
 
-    def file_order(question):
+    def file_order(question: str) -> tuple[list[int], list[dict]]:
         get_retrieval_cache().clear()
         prepared = prepare_context([{"role": "user", "content": question}], ws, alice)
         rows = sorted((c for c in prepared.citations if c["source_type"] == "USER_FILE"), key=lambda c: -c["score"])
@@ -84,11 +88,11 @@ def test_own_documents_in_the_period_and_newer_ones_rank_higher(setup):
     assert order[0] == new.pk
 
 
-def test_recency_breaks_ties_between_own_sources():
+def test_recency_breaks_ties_between_own_sources() -> None:
     from agent.retrieval.dating import date_sources
     from agent.retrieval.sources import RetrievedChunk
 
-    def chunk(cid, source_id):
+    def chunk(cid: int, source_id: int) -> RetrievedChunk:
         return RetrievedChunk(chunk_id=cid, source_type="USER_FILE", source_id=source_id, document_number="",
                               document_title="f", header="f", path="0", ordinal=0, citation="", text="t",
                               token_count=1, score=0.5)
@@ -106,7 +110,7 @@ def test_recency_breaks_ties_between_own_sources():
     assert all(c.score == 0.5 for c in ranked)  # no period: nothing is boosted
 
 
-def test_cards_show_dates_for_statutes_and_files(setup, client):
+def test_cards_show_dates_for_statutes_and_files(setup: tuple[User, Workspace], client: Client) -> None:
     alice, ws = setup
     LegalDocument.objects.filter(sfs_number="1977:1160").update(amended_through="SFS 2023:349")
     f = upload(ws, alice, "skyddsombud.txt", "Vår rutin: skyddsombudet deltar i varje riskbedömning på lagret.",

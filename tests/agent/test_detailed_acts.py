@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.context_additions import detailed_act_sections
 from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
 from chunks.services import chunk_document
-from compliance.models import LegalDocument
+from compliance.models import LegalDocument, Workspace
 from compliance.selectors import access_scope_for
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.services import legal_document_details_refresh
@@ -30,13 +32,13 @@ QUESTION = "Hur ofta ska brandvarnaren i bostaden provas, och vilken utrustning 
 OPTIONS = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0)
 
 
-def acts(result: RetrievalResult, ws, user, options: RetrievalOptions = OPTIONS) -> list:
+def acts(result: RetrievalResult, ws: Workspace, user: User, options: RetrievalOptions = OPTIONS) -> list:
     """What the pre-model step adds for `result`: the acts behind its regulations."""
     return detailed_act_sections(result, access_scope_for(user, ws), options)
 
 
 @pytest.fixture
-def corpus(settings):
+def corpus(settings: Settings) -> tuple[User, Workspace]:
     settings.RETRIEVAL_CHAPTER_ANCHORS = 0
     settings.RETRIEVAL_NEIGHBOUR_ANCHORS = 0
     settings.RETRIEVAL_CONTEXT_RESERVE = 0
@@ -53,7 +55,7 @@ def corpus(settings):
     return alice_owning_a_workspace()
 
 
-def test_the_regulation_details_the_act_it_cites():
+def test_the_regulation_details_the_act_it_cites() -> None:
     chunked_statute("2099:5", "Lag (2099:5) om brandskydd", ACT)
     legal_document_upsert(LegalDocumentData(
         sfs_number="RVFS 2099:1", title="Räddningsverkets föreskrifter (RVFS 2099:1) om brandvarnare",
@@ -63,7 +65,7 @@ def test_the_regulation_details_the_act_it_cites():
     assert LegalDocument.objects.get(sfs_number="RVFS 2099:1").details_sfs == ["2099:5"]
 
 
-def test_a_regulation_hit_brings_the_acts_best_section(corpus, settings):
+def test_a_regulation_hit_brings_the_acts_best_section(corpus: tuple[User, Workspace], settings: Settings) -> None:
     user, ws = corpus
     result = retrieve_context(QUESTION, ws, user=user, options=OPTIONS)
     assert [(c.document_number, c.citation) for c in result.chunks] == [("RVFS 2099:1", "1 §")]
@@ -76,7 +78,7 @@ def test_a_regulation_hit_brings_the_acts_best_section(corpus, settings):
     assert acts(retrieve_context(QUESTION, ws, user=user, options=OPTIONS), ws, user) == []
 
 
-def test_the_block_takes_the_acts_section_after_the_hit(corpus, settings):
+def test_the_block_takes_the_acts_section_after_the_hit(corpus: tuple[User, Workspace], settings: Settings) -> None:
     user, ws = corpus
 
     def block() -> list[tuple[str, str]]:
@@ -89,21 +91,21 @@ def test_the_block_takes_the_acts_section_after_the_hit(corpus, settings):
     assert block() == [("RVFS 2099:1", "1 §")]
 
 
-def test_an_act_hit_alone_brings_nothing_more(corpus):
+def test_an_act_hit_alone_brings_nothing_more(corpus: tuple[User, Workspace]) -> None:
     user, ws = corpus
     result = retrieve_context("Vem ska ha fiskekort?", ws, user=user, options=OPTIONS)
     assert [(c.document_number, c.citation) for c in result.chunks] == [("2099:5", "3 §")]
     assert acts(result, ws, user) == []
 
 
-def test_a_search_limited_to_some_statutes_stays_within_them(corpus):
+def test_a_search_limited_to_some_statutes_stays_within_them(corpus: tuple[User, Workspace]) -> None:
     user, ws = corpus
     limited = RetrievalOptions(**{**OPTIONS.__dict__, "sfs_numbers": ["RVFS 2099:1"]})
     result = retrieve_context(QUESTION, ws, user=user, options=limited)
     assert result.chunks and acts(result, ws, user, limited) == []
 
 
-def test_a_section_already_ranked_is_not_added_again(corpus):
+def test_a_section_already_ranked_is_not_added_again(corpus: tuple[User, Workspace]) -> None:
     user, ws = corpus
     two = RetrievalOptions(**{**OPTIONS.__dict__, "top_k": 2})
     result = retrieve_context(QUESTION, ws, user=user, options=two)

@@ -4,17 +4,21 @@ whole step warns when it runs over its budget."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from agent.answering import chat
 from agent.answering.prepare import prepare_context
 from agent.retrieval.cache import get_retrieval_cache
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
-from compliance.models import UserFile
+from compliance.models import UserFile, Workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +28,7 @@ QUESTION = "Hur går det till med zebrasäkerhet på lagret?"
 
 
 @pytest.fixture
-def setup(team):
+def setup(team: dict[str, Any]) -> tuple[User, Workspace, list[UserFile]]:
     get_retrieval_cache().clear()
     alice, ws = team["alice"], team["ws"]
     files = []
@@ -37,7 +41,8 @@ def setup(team):
     return alice, ws, files
 
 
-def test_a_duplicate_upload_takes_one_slot_shown_with_both_sources(setup, client):
+def test_a_duplicate_upload_takes_one_slot_shown_with_both_sources(setup: tuple[User, Workspace, list[UserFile]],
+                                                                   client: Client) -> None:
     alice, ws, (first, second) = setup
     prepared = prepare_context([{"role": "user", "content": QUESTION}], ws, alice)
     rows = [c for c in prepared.citations if c["source_type"] == "USER_FILE"]
@@ -60,7 +65,8 @@ def test_a_duplicate_upload_takes_one_slot_shown_with_both_sources(setup, client
     assert kept and all(a["source_id"] != other for s in kept for a in s.get("also_sources", []))
 
 
-def test_the_whole_step_warns_over_its_budget(setup, settings, caplog):
+def test_the_whole_step_warns_over_its_budget(setup: tuple[User, Workspace, list[UserFile]], settings: Settings,
+                                              caplog: pytest.LogCaptureFixture) -> None:
     alice, ws, _ = setup
     settings.PREPARE_SLOW_MS = 600000
     with caplog.at_level(logging.WARNING, logger="agent.answering.prepare"):

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from pytest_django import Settings
+
+from agent.retrieval.sources import RetrievedChunk
+from compliance.models import LegalDocument
 
 pytestmark = pytest.mark.django_db
 
@@ -20,20 +25,20 @@ QUESTIONS = [
 ]
 
 
-def run(name, *args) -> tuple[dict, str]:
+def run(name: str, *args: str) -> tuple[dict, str]:
     out, err = io.StringIO(), io.StringIO()
     call_command(name, *args, stdout=out, stderr=err)
     return json.loads(out.getvalue()), err.getvalue()
 
 
 @pytest.fixture
-def question_file(tmp_path):
+def question_file(tmp_path: Path) -> Path:
     path = tmp_path / "questions.jsonl"
     path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in QUESTIONS) + "\n", encoding="utf-8")
     return path
 
 
-def test_eval_retrieval_scores_the_loaded_statutes(loaded, question_file):
+def test_eval_retrieval_scores_the_loaded_statutes(loaded: list[LegalDocument], question_file: Path) -> None:
     report, err = run("eval_retrieval", "--questions", str(question_file), "--mode", "all", "--json")
     assert report["questions"] == 3
     assert report["questions_with_gold_loaded"] == 2
@@ -46,7 +51,7 @@ def test_eval_retrieval_scores_the_loaded_statutes(loaded, question_file):
         assert {"p50_ms", "p95_ms"} <= set(figures["latency"])
 
 
-def test_a_cited_section_is_recalled_first(loaded, question_file, tmp_path):
+def test_a_cited_section_is_recalled_first(loaded: list[LegalDocument], question_file: Path, tmp_path: Path) -> None:
     single = tmp_path / "one.jsonl"
     single.write_text(json.dumps(QUESTIONS[0], ensure_ascii=False) + "\n", encoding="utf-8")
     report, _ = run("eval_retrieval", "--questions", str(single), "--json")
@@ -58,7 +63,7 @@ def test_a_cited_section_is_recalled_first(loaded, question_file, tmp_path):
     assert hybrid["context_sources_avg"] >= 1 and hybrid["context_tokens_avg"] > 0
 
 
-def test_context_recall_counts_only_what_the_block_holds(loaded, tmp_path):
+def test_context_recall_counts_only_what_the_block_holds(loaded: list[LegalDocument], tmp_path: Path) -> None:
     # A gold section the retrieval cannot find (no such § in arbetsmiljölagen) is in no block.
     path = tmp_path / "absent.jsonl"
     path.write_text(json.dumps({"question": "Vad säger 3 kap. 2 a § arbetsmiljölagen?",
@@ -70,7 +75,7 @@ def test_context_recall_counts_only_what_the_block_holds(loaded, tmp_path):
     assert "context_recall" not in skipped["modes"]["hybrid"]
 
 
-def test_eval_retrieval_counts_questions_left_without_sources(loaded, tmp_path):
+def test_eval_retrieval_counts_questions_left_without_sources(loaded: list[LegalDocument], tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
     items = [QUESTIONS[0], {"question": "Hur lagar man en god fisksoppa till fredagsmiddagen?",
                             "gold_refs": [{"sfs": "1977:1160", "ref": "1 kap. 1 §"}]}]
@@ -79,11 +84,11 @@ def test_eval_retrieval_counts_questions_left_without_sources(loaded, tmp_path):
     assert report["modes"]["hybrid"]["no_sources"] == 1
 
 
-def test_eval_retrieval_dedupes_split_sections():
+def test_eval_retrieval_dedupes_split_sections() -> None:
     from agent.management.commands.eval_retrieval import score, unique_sections
     from agent.retrieval.sources import RetrievedChunk
 
-    def chunk(i, citation):
+    def chunk(i: int, citation: str) -> RetrievedChunk:
         return RetrievedChunk(chunk_id=i, source_type="LEGAL_DOCUMENT", source_id=1, document_number="1977:1160",
                               document_title="", header="", path=f"{i:05d}", ordinal=i, citation=citation,
                               text="", token_count=1)
@@ -94,7 +99,7 @@ def test_eval_retrieval_dedupes_split_sections():
     assert figures["recall@1"] == 0.0 and figures["recall@5"] == 1.0 and figures["mrr"] == 0.5
 
 
-def test_a_deep_k_reports_how_far_down_the_gold_sits(loaded, question_file):
+def test_a_deep_k_reports_how_far_down_the_gold_sits(loaded: list[LegalDocument], question_file: Path) -> None:
     report, _ = run("eval_retrieval", "--questions", str(question_file), "--k", "100", "--mode", "keyword", "--json")
     figures = report["modes"]["keyword"]
     assert "recall@50" in figures and "recall@100" in figures and "recall@200" not in figures
@@ -103,7 +108,7 @@ def test_a_deep_k_reports_how_far_down_the_gold_sits(loaded, question_file):
     assert "recall@50" not in shallow["modes"]["keyword"]
 
 
-def test_bench_context_prints_its_figures(loaded):
+def test_bench_context_prints_its_figures(loaded: list[LegalDocument]) -> None:
     report, _ = run("bench_context", "--questions", "3", "--json")
     assert report["questions"] == 3
     for key in ("miss", "hit", "avg_context_tokens", "avg_top20_tokens", "miss_stages_p50_ms", "machine"):
@@ -112,7 +117,7 @@ def test_bench_context_prints_its_figures(loaded):
     assert report["hits_served_from_cache"] == 3
 
 
-def test_bench_ingest_prints_its_figures():
+def test_bench_ingest_prints_its_figures() -> None:
     from chunks.models import ContentChunk
 
     report, _ = run("bench_ingest", "--sfs", "1977:1160", "--sample", "10", "--quick", "--no-corpus",
@@ -129,7 +134,8 @@ def test_bench_ingest_prints_its_figures():
     assert report["peak_rss_mb"]["self"] > 0
 
 
-def test_eval_abstain_counts_off_topic_questions_left_without_sources(loaded, tmp_path, settings):
+def test_eval_abstain_counts_off_topic_questions_left_without_sources(loaded: list[LegalDocument], tmp_path: Path,
+                                                                      settings: Settings) -> None:
     """With the threshold the cited question keeps its gold and the unrelated one gets nothing; without it,
     the unrelated one gets sources too. The report names the gate's settings."""
     settings.RETRIEVAL_MIN_RELEVANCE, settings.RETRIEVAL_MIN_RELEVANCE_ALONE = 0.84, 0.85

@@ -4,11 +4,14 @@ the statutes' words. Real statutes (arbetsmiljölagen, LAS) and real vectors; th
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
 
 from agent.retrieval.hybrid import RetrievalOptions, is_everyday_question, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory
+from compliance.models import LegalDocument, Workspace
 from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +21,7 @@ NAMING = "Vad säger arbetsmiljölagen om skyddsombud?"
 
 
 @pytest.fixture
-def alice(loaded):
+def alice(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     return alice_owning_a_workspace()
 
 
@@ -26,7 +29,7 @@ def _everyday(question: str) -> bool:
     return is_everyday_question(analyse_query(question, directory=statute_directory()))
 
 
-def test_a_short_question_naming_no_statute_is_everyday(alice, settings):
+def test_a_short_question_naming_no_statute_is_everyday(alice: tuple[User, Workspace], settings: Settings) -> None:
     settings.RETRIEVAL_EVERYDAY_MAX_WORDS = 6
     assert _everyday(EVERYDAY)
     assert not _everyday(NAMING)
@@ -35,12 +38,13 @@ def test_a_short_question_naming_no_statute_is_everyday(alice, settings):
                          "arbetsmiljön blir tillfredsställande för anställda vid nattarbete och skiftarbete?")
 
 
-def _scores(question: str, ws, user) -> list[tuple[int, float]]:
+def _scores(question: str, ws: Workspace, user: User) -> list[tuple[int, float]]:
     result = retrieve_context(question, ws, user=user, options=RetrievalOptions(use_references=False))
     return [(c.chunk_id, c.score) for c in result.chunks]
 
 
-def test_an_everyday_question_leans_on_meaning_as_its_words_miss(alice, settings):
+def test_an_everyday_question_leans_on_meaning_as_its_words_miss(alice: tuple[User, Workspace],
+                                                                 settings: Settings) -> None:
     user, ws = alice
     settings.RETRIEVAL_CITATION_PRIOR = 0.0  # the fusion alone
     settings.RETRIEVAL_VECTOR_SHARE = 0.6
@@ -66,7 +70,7 @@ def test_an_everyday_question_leans_on_meaning_as_its_words_miss(alice, settings
     assert _scores(EVERYDAY, ws, user) != leaning  # and the plain share ranks it otherwise
 
 
-def test_a_question_naming_a_statute_keeps_the_fixed_share(alice, settings):
+def test_a_question_naming_a_statute_keeps_the_fixed_share(alice: tuple[User, Workspace], settings: Settings) -> None:
     user, ws = alice
     settings.RETRIEVAL_EVERYDAY_VECTOR_SHARE = 0.0
     before = _scores(NAMING, ws, user)

@@ -8,7 +8,11 @@ second asks the retention question over dataskyddslagen and the GDPR.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+from django.contrib.auth.models import User
 
 from agent.retrieval.chunk_queries import run_chunk_query, search_params
 from agent.retrieval.hybrid import (
@@ -51,7 +55,7 @@ BOTH = (
 
 
 @pytest.fixture
-def member():
+def member() -> tuple[User, Workspace]:
     user = make_user("greta")
     ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
     Membership.objects.create(user=user, workspace=ws, role="owner")
@@ -68,7 +72,7 @@ def add_section(number: str, text: str) -> int:
     return chunks.get().pk
 
 
-def test_a_close_vector_only_hit_is_not_pushed_below_weak_keyword_only_hits(member):
+def test_a_close_vector_only_hit_is_not_pushed_below_weak_keyword_only_hits(member: tuple[User, Workspace]) -> None:
     user, ws = member
     rule = add_section("2091:1", RULE)
     weak = [add_section(f"2091:{n}", text) for n, text in enumerate(WEAK, start=2)]
@@ -97,7 +101,7 @@ def test_a_close_vector_only_hit_is_not_pushed_below_weak_keyword_only_hits(memb
     assert all(order.index(b) < order.index(w) for b in both for w in weak)
 
 
-def test_the_keyword_half_read_ahead_fuses_to_the_same_ranking_as_one_statement(member):
+def test_the_keyword_half_read_ahead_fuses_to_the_same_ranking_as_one_statement(member: tuple[User, Workspace]) -> None:
     """retrieve_context reads each search's keyword half while the question is embedded; fused with the vector
     half afterwards it must rank exactly as the statement that reads both halves, in every form of the keyword
     half: the whole corpus, a few named statutes, and a filter by source type."""
@@ -123,7 +127,7 @@ def test_the_keyword_half_read_ahead_fuses_to_the_same_ranking_as_one_statement(
 
 
 @pytest.fixture
-def data_protection(loaded, tmp_path, clean_queue):
+def data_protection(loaded: list[LegalDocument], tmp_path: Path, clean_queue: None) -> Iterator[None]:
     """Dataskyddslagen, and the GDPR as load_regulations loads it. The articles of chapters I–IV (the principles,
     the data subject's rights, the controller's duties: the vector half's competitors for a question on keeping
     customer data) are embedded with the real model; the rest is searched by keyword, as a document the worker
@@ -137,7 +141,7 @@ def data_protection(loaded, tmp_path, clean_queue):
     statute_directory_invalidate()
 
 
-def test_the_retention_question_gets_gdpr_article_5_next_to_dataskyddslagen(data_protection):
+def test_the_retention_question_gets_gdpr_article_5_next_to_dataskyddslagen(data_protection: None) -> None:
     alice = make_user("alice")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=alice, workspace=ws, role="owner")

@@ -11,7 +11,7 @@ from agent.answering.intent import IntentResult, classify
 
 
 @pytest.fixture(autouse=True)
-def _media_root():
+def _media_root() -> None:
     """Shadow the Django-only autouse fixture of tests/conftest.py: pure Python tests."""
 
 

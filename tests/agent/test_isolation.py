@@ -8,7 +8,12 @@ Covers plain retrieval, the exact-reference path and the retrieval cache (throug
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.http import Http404
 from django.utils import timezone
@@ -22,7 +27,7 @@ from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.selectors import chunk_list_visible
-from compliance.models import Assessment, Membership, UserFile, VersionState, Workspace, content_hash
+from compliance.models import Assessment, LegalDocument, Membership, UserFile, VersionState, Workspace, content_hash
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +44,7 @@ QUERIES = ["skyddsombud", "löner", "Vad säger 3 kap. 2 a § arbetsmiljölagen?
 _vectors: dict[str, list] = {}
 
 
-def vector_for(text: str, header: str):
+def vector_for(text: str, header: str) -> np.ndarray:
     key = passage_text(header, text)
     if key not in _vectors:
         _vectors[key] = get_provider().embed_passages([key])[0]
@@ -55,7 +60,7 @@ assessments_strategy = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(ran
 membership_strategy = st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=2, max_size=2)
 
 
-def add_chunk(workspace, text, header, **source):
+def add_chunk(workspace: Workspace, text: str, header: str, **source: Any) -> None:
     ContentChunk.objects.create(
         workspace=workspace, document_title=header.split(" > ")[0], header=header, path="00000.00000", ordinal=0,
         citation="", text=text, token_count=20, content_hash=content_hash(text), embedding=vector_for(text, header),
@@ -63,7 +68,8 @@ def add_chunk(workspace, text, header, **source):
     )
 
 
-def build(memberships, files, assessments=()):
+def build(memberships: list[list[bool]], files: list[tuple[int, int, bool, bool]],
+          assessments: Sequence[tuple[int, int, bool]] = ()) -> tuple[list[Workspace], list[User]]:
     workspaces = [Workspace.objects.create(name=f"WS {i}", slug=f"ws-{i}") for i in range(3)]
     users = []
     for u, row in enumerate(memberships):
@@ -86,7 +92,7 @@ def build(memberships, files, assessments=()):
     return workspaces, users
 
 
-def visible_own_chunks(workspace):
+def visible_own_chunks(workspace: Workspace) -> list[ContentChunk]:
     """The workspace's own chunks its members may search: assessments not deleted, files neither private nor
     deleted."""
     return [c for c in ContentChunk.objects.filter(workspace=workspace).select_related("user_file", "assessment")
@@ -94,7 +100,7 @@ def visible_own_chunks(workspace):
             and (c.assessment_id is None or c.assessment.deleted_at is None)]
 
 
-def assert_visible(chunk_ids, allowed_ids):
+def assert_visible(chunk_ids: list[int], allowed_ids: set[int]) -> None:
     """Every chunk is a statute's or from a workspace in `allowed_ids`, never private or deleted."""
     for chunk in ContentChunk.objects.filter(pk__in=chunk_ids).select_related("user_file", "assessment"):
         assert chunk.workspace_id is None or chunk.workspace_id in allowed_ids, "a chunk from another workspace leaked"
@@ -109,7 +115,9 @@ def assert_visible(chunk_ids, allowed_ids):
                                                                  HealthCheck.too_slow])
 @given(memberships=membership_strategy, files=files_strategy, assessments=assessments_strategy,
        query=st.sampled_from(QUERIES), mode=st.sampled_from(["hybrid", "vector", "keyword"]))
-def test_no_result_ever_leaks(loaded, memberships, files, assessments, query, mode):
+def test_no_result_ever_leaks(loaded: list[LegalDocument], memberships: list[list[bool]],
+                              files: list[tuple[int, int, bool, bool]], assessments: list[tuple[int, int, bool]],
+                              query: str, mode: str) -> None:
     get_retrieval_cache().clear()
     with transaction.atomic():
         workspaces, users = build(memberships, files, assessments)
@@ -134,7 +142,7 @@ def test_no_result_ever_leaks(loaded, memberships, files, assessments, query, mo
         transaction.set_rollback(True)
 
 
-def test_cache_is_not_shared_between_workspaces(loaded):
+def test_cache_is_not_shared_between_workspaces(loaded: list[LegalDocument]) -> None:
     get_retrieval_cache().clear()
     with transaction.atomic():
         workspaces, users = build([[True, True, False]], [(0, 0, False, False), (1, 0, False, False)])
@@ -148,7 +156,7 @@ def test_cache_is_not_shared_between_workspaces(loaded):
         transaction.set_rollback(True)
 
 
-def _file_chunk(workspace, i, text, *, private=False, deleted=False):
+def _file_chunk(workspace: Workspace, i: int, text: str, *, private: bool = False, deleted: bool = False) -> None:
     title = f"stat{i}.txt"
     f = UserFile.objects.create(workspace=workspace, title=title, original_name=title, file="x", is_private=private,
                                 deleted_at=timezone.now() if deleted else None, status="done")
@@ -160,7 +168,9 @@ def _file_chunk(workspace, i, text, *, private=False, deleted=False):
 @hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(files=files_strategy, query=st.sampled_from(QUERIES))
-def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, files, query):
+def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded: list[LegalDocument],
+                                                                      files: list[tuple[int, int, bool, bool]],
+                                                                      query: str) -> None:
     """Term weights and the keyword ranking of one workspace are the same whatever other
     workspaces, private files and deleted files hold: no count reveals their text."""
     from agent.retrieval.keyword_search import keyword_query
@@ -171,7 +181,7 @@ def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, fi
         mine, user = workspaces[0], users[0]
         options = RetrievalOptions(mode="keyword", use_references=False)
 
-        def observed():
+        def observed() -> tuple[list[tuple[str, float]], list[str], list[int]]:
             q = keyword_query(query, [mine.pk])
             ranked = [c.chunk_id for c in retrieve_context(query, mine, user=user, options=options).chunks]
             return list(zip(q.terms, q.weights)), q.unknown_words, ranked
@@ -186,7 +196,7 @@ def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded, fi
         transaction.set_rollback(True)
 
 
-def _counted_statistics(workspace):
+def _counted_statistics(workspace: Workspace) -> tuple[int, dict[str, int]]:
     """(n_docs, {lexeme: df}) the keyword index holds for the workspace's own chunks."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT coalesce(sum(n_docs), 0) FROM chunks_scopestat WHERE workspace_id = %s", [workspace.pk])
@@ -196,7 +206,7 @@ def _counted_statistics(workspace):
         return n_docs, dict(cursor.fetchall())
 
 
-def _recounted_statistics(workspace):
+def _recounted_statistics(workspace: Workspace) -> tuple[int, dict[str, int]]:
     """The same, counted afresh over what the ORM twin of the scope predicate lets the workspace see."""
     ids = list(chunk_list_visible([workspace.pk]).filter(workspace=workspace, retrievable=True)
                .values_list("pk", flat=True))
@@ -205,7 +215,7 @@ def _recounted_statistics(workspace):
         return len(ids), dict(cursor.fetchall())
 
 
-def _apply(op, target, files, assessments):
+def _apply(op: str, target: int, files: list[UserFile], assessments: list[Assessment]) -> None:
     """One change of what a workspace may search, made the way the services or admin make it."""
     now = timezone.now()
     if op in ("private", "public", "delete", "restore", "supersede", "current", "purge") and files:
@@ -245,7 +255,10 @@ def _apply(op, target, files, assessments):
        ops=st.lists(st.tuples(st.sampled_from(["private", "public", "delete", "restore", "supersede", "current",
                                                "purge", "drop_assessment", "undrop_assessment", "edit", "move"]),
                               st.integers(0, 7)), max_size=8))
-def test_stored_workspace_statistics_always_match_a_recount(loaded, files, assessments, ops):
+def test_stored_workspace_statistics_always_match_a_recount(loaded: list[LegalDocument],
+                                                            files: list[tuple[int, int, bool, bool]],
+                                                            assessments: list[tuple[int, int, bool]],
+                                                            ops: list[tuple[str, int]]) -> None:
     """The per-workspace document frequencies the keyword half reads (kept by triggers) equal a count
     made afresh over what each workspace may see, after any sequence of files made private or public,
     deleted, restored, superseded, purged or edited and assessments deleted or restored: no count ever
@@ -262,7 +275,7 @@ def test_stored_workspace_statistics_always_match_a_recount(loaded, files, asses
         transaction.set_rollback(True)
 
 
-def test_every_visibility_change_moves_the_stored_statistics(loaded):
+def test_every_visibility_change_moves_the_stored_statistics(loaded: list[LegalDocument]) -> None:
     """Each kind of change, once, in a row: the stored counts follow it (and it changes them)."""
     with transaction.atomic():
         workspaces, _ = build([[True, True, True]], [(0, 0, False, False), (0, 1, False, False)], [(0, 2, False)])
@@ -288,7 +301,9 @@ preferences_strategy = st.lists(st.lists(st.booleans(), min_size=3, max_size=3),
                                                                 HealthCheck.too_slow])
 @given(memberships=membership_strategy, profiles=profiles_strategy, preferences=preferences_strategy,
        query=st.sampled_from(["skyddsombud", "turordning LAS"]))
-def test_profiles_and_preferences_never_leak(loaded, memberships, profiles, preferences, query):
+def test_profiles_and_preferences_never_leak(loaded: list[LegalDocument], memberships: list[list[bool]],
+                                             profiles: list[tuple[bool, bool]], preferences: list[list[bool]],
+                                             query: str) -> None:
     """A workspace's profile reaches only its own members' context; a user's preferences only that user's,
     even in the same workspace, and through the cache too (each turn is asked twice)."""
     from compliance import services
@@ -328,8 +343,10 @@ def test_profiles_and_preferences_never_leak(loaded, memberships, profiles, pref
                                                                  HealthCheck.too_slow])
 @given(memberships=membership_strategy, files=files_strategy, assessments=assessments_strategy,
        query=st.sampled_from(QUERIES), named=st.integers(0, 2), allow=st.lists(st.booleans(), min_size=3, max_size=3))
-def test_a_named_workspace_widens_only_what_the_user_may_see(loaded, memberships, files, assessments, query, named,
-                                                            allow):
+def test_a_named_workspace_widens_only_what_the_user_may_see(loaded: list[LegalDocument], memberships: list[list[bool]],
+                                                             files: list[tuple[int, int, bool, bool]],
+                                                             assessments: list[tuple[int, int, bool]], query: str,
+                                                             named: int, allow: list[bool]) -> None:
     """Naming a workspace ("… i WS 1") adds its non-private sources only if the user is a member and it
     allows sharing; and then every such source can be found from the other workspace."""
     get_retrieval_cache().clear()

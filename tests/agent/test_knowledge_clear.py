@@ -3,15 +3,18 @@ from the retrieval cache; statutes and other workspaces are found as before. Rea
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from agent.answering.prepare import prepare_context
+import pytest
+from django.contrib.auth.models import User
+
+from agent.answering.prepare import PreparedContext, prepare_context
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from compliance.models import Assessment, Membership, UserFile, Workspace, content_hash
+from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace, content_hash
 from compliance.services import knowledge_clear
 from tests.helpers import make_user
 
@@ -22,7 +25,7 @@ ASSESSMENT_TEXT = "Utrymningsplanen för lager B uppdateras varje kvartal av fas
 QUESTION = "Vad gäller för skyddsombud och riskbedömning på lagret i Borlänge?"
 
 
-def add_chunk(workspace, text, header, **source):
+def add_chunk(workspace: Workspace, text: str, header: str, **source: Any) -> ContentChunk:
     return ContentChunk.objects.create(
         workspace=workspace, document_title=header.split(" > ")[0], header=header, path="00000.00000", ordinal=0,
         citation="", text=text, token_count=20, content_hash=content_hash(text),
@@ -30,27 +33,27 @@ def add_chunk(workspace, text, header, **source):
         **source)
 
 
-def add_file(workspace, title, text):
+def add_file(workspace: Workspace, title: str, text: str) -> ContentChunk:
     f = UserFile.objects.create(workspace=workspace, title=title, original_name=title, file="x", status="done")
     return add_chunk(workspace, text, f"{title} > Sida 1", source_type="USER_FILE", user_file=f)
 
 
-def add_assessment(workspace, title, text):
+def add_assessment(workspace: Workspace, title: str, text: str) -> ContentChunk:
     a = Assessment.objects.create(workspace=workspace, title=title, notes=text, status="done")
     return add_chunk(workspace, text, f"Bedömning: {title}", source_type="ASSESSMENT", assessment=a)
 
 
-def found(text, workspace, user, mode="hybrid"):
+def found(text: str, workspace: Workspace, user: User, mode: str = "hybrid") -> set[int]:
     options = RetrievalOptions(mode=mode, use_references=False)
     return {c.chunk_id for c in retrieve_context(text, workspace, user=user, options=options).chunks}
 
 
-def ask(workspace, user):
+def ask(workspace: Workspace, user: User) -> PreparedContext:
     # A fresh workspace row, as every request reads it: its knowledge version keys the cache.
     return prepare_context([{"role": "user", "content": QUESTION}], Workspace.objects.get(pk=workspace.pk), user)
 
 
-def test_cleared_sources_are_never_found_counted_or_served_from_the_cache(loaded):
+def test_cleared_sources_are_never_found_counted_or_served_from_the_cache(loaded: list[LegalDocument]) -> None:
     get_retrieval_cache().clear()
     alice, charlie = make_user("alice"), make_user("charlie")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")

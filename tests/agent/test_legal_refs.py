@@ -25,7 +25,7 @@ INDEX = Path(__file__).resolve().parents[2] / "data" / "sfs" / "index.tsv"
 
 
 @pytest.fixture(autouse=True)
-def _media_root():
+def _media_root() -> None:
     """Shadow the Django-only autouse fixture of tests/conftest.py: pure Python tests."""
 
 
@@ -347,7 +347,8 @@ def test_informal_section_forms(text: str, expected: list[str]) -> None:
         ("4 § första stycket 2 diskrimineringslagen", "2008:567", "4 §", 1),
     ],
 )
-def test_abbreviation_and_name_forms(directory: StatuteDirectory, text: str, sfs: str, cite: str, stycke: int | None) -> None:
+def test_abbreviation_and_name_forms(directory: StatuteDirectory, text: str, sfs: str, cite: str,
+                                     stycke: int | None) -> None:
     (ref,) = analyse_references(text, directory)
     assert (ref.sfs, citation(ref), ref.stycke) == (sfs, cite, stycke)
 
@@ -740,7 +741,8 @@ _SUBDIVISIONS = ["", " första stycket", " 1 st.", " 2 p.", " punkt 3", " 2", " 
     st.integers(1, 40), st.sampled_from(["", " a", " b"]), st.integers(1, 60),
     st.sampled_from(_SUBDIVISIONS), st.integers(1, 30), st.sampled_from(_SUBDIVISIONS), st.booleans(),
 )
-def test_property_chain_binds_through_subdivisions(named, chapter, letter, section, sub1, step, sub2, with_chapter):
+def test_property_chain_binds_through_subdivisions(named: tuple[str, str], chapter: int, letter: str, section: int,
+                                                   sub1: str, step: int, sub2: str, with_chapter: bool) -> None:
     sfs, name = named
     second = section + step
     prefix = f"{chapter} kap. " if with_chapter else ""
@@ -755,7 +757,8 @@ def test_property_chain_binds_through_subdivisions(named, chapter, letter, secti
 @hsettings(max_examples=200, deadline=None)
 @given(st.sampled_from(_NAMED), st.integers(1800, 2030), st.integers(1, 1999), st.integers(1, 60),
        st.booleans())
-def test_property_written_number_wins_over_the_name(named, year, number, section, sfs_prefix):
+def test_property_written_number_wins_over_the_name(named: tuple[str, str], year: int, number: int, section: int,
+                                                    sfs_prefix: bool) -> None:
     sfs, name = named
     written = f"{year}:{number}"
     text = f"Enligt {section} § {name} ({'SFS ' if sfs_prefix else ''}{written}) gällde annat."
@@ -766,7 +769,8 @@ def test_property_written_number_wins_over_the_name(named, year, number, section
 @hsettings(max_examples=200, deadline=None)
 @given(st.sampled_from(_NAMED + _ABBREVIATED), st.integers(1, 40), st.integers(1, 60),
        st.sampled_from(["", " samma lag", " nämnda lag", " denna lag"]), st.sampled_from([". ", "; ", ", och "]))
-def test_property_named_statute_is_carried_forward(named, chapter, section, anaphor, gap):
+def test_property_named_statute_is_carried_forward(named: tuple[str, str], chapter: int, section: int, anaphor: str,
+                                                   gap: str) -> None:
     sfs, name = named
     text = f"Frågan gäller {name}{gap}enligt {chapter} kap. {section} §{anaphor} ska arbetsgivaren agera."
     refs = [r for r in analyse_references(text, _DIRECTORY) if r.section]

@@ -72,18 +72,18 @@ TABLE = [
 ]
 
 
-def test_the_table_is_large_enough():
+def test_the_table_is_large_enough() -> None:
     assert len(TABLE) >= 40
     assert sum(1 for _, expected in TABLE if not expected) >= 12
 
 
 @pytest.mark.parametrize(("message", "expected"), TABLE, ids=[m[:40] for m, _ in TABLE])
-def test_detection(message, expected):
+def test_detection(message: str, expected: dict[tuple[str, str], object]) -> None:
     found = {(p.kind, p.field): p.value for p in detect(message)}
     assert found == expected
 
 
-def test_every_proposal_has_a_swedish_label():
+def test_every_proposal_has_a_swedish_label() -> None:
     for proposal in detect("Vi är 45 anställda och vi har kollektivavtal med Unionen. Jag jobbar som HR-chef"):
         assert proposal.label and ":" in proposal.label
     labels = [p.label for p in detect("Vi är 45 anställda")]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from agent.answering import chat
@@ -17,15 +21,15 @@ STATEMENT = "Vi är 45 anställda och vi har kollektivavtal med Unionen. Vad gä
 
 
 @pytest.fixture
-def setup(team):
+def setup(team: dict[str, Any]) -> tuple[User, User, User, Workspace]:
     return team["alice"], team["bob"], team["charlie"], team["ws"]
 
 
-def proposal_url(ws, message, index):
+def proposal_url(ws: Workspace, message: Message, index: int) -> str:
     return reverse("message_proposal", args=[ws.slug, message.conversation_id, message.pk, index])
 
 
-def test_a_statement_is_proposed_not_stored(setup):
+def test_a_statement_is_proposed_not_stored(setup: tuple[User, User, User, Workspace]) -> None:
     alice, _, _, ws = setup
     conversation = chat.conversation_create(workspace=ws, user=alice)
     message = chat.answer(conversation, alice, STATEMENT)
@@ -35,13 +39,14 @@ def test_a_statement_is_proposed_not_stored(setup):
     assert not WorkspaceProfile.objects.filter(workspace=ws).exists()
 
 
-def test_a_question_proposes_nothing(setup):
+def test_a_question_proposes_nothing(setup: tuple[User, User, User, Workspace]) -> None:
     alice, _, _, ws = setup
     conversation = chat.conversation_create(workspace=ws, user=alice)
     assert chat.answer(conversation, alice, "Har vi kollektivavtal?").proposals == []
 
 
-def test_spara_stores_with_the_conversation_as_origin_and_nej_tack_stores_nothing(setup, client):
+def test_spara_stores_with_the_conversation_as_origin_and_nej_tack_stores_nothing(setup: tuple[User, User, User, Workspace],
+                                                                                  client: Client) -> None:
     alice, _, _, ws = setup
     conversation = chat.conversation_create(workspace=ws, user=alice)
     message = chat.answer(conversation, alice, STATEMENT)
@@ -64,7 +69,7 @@ def test_spara_stores_with_the_conversation_as_origin_and_nej_tack_stores_nothin
                        HTTP_HX_REQUEST="true").status_code == 404
 
 
-def test_known_values_are_not_proposed_again(setup):
+def test_known_values_are_not_proposed_again(setup: tuple[User, User, User, Workspace]) -> None:
     alice, _, _, ws = setup
     services.profile_update(workspace=ws, user=alice, values={"employee_count": 45})
     conversation = chat.conversation_create(workspace=ws, user=alice)
@@ -72,7 +77,7 @@ def test_known_values_are_not_proposed_again(setup):
     assert [p["field"] for p in message.proposals] == ["role"]
 
 
-def test_a_reader_is_offered_only_own_preferences(setup):
+def test_a_reader_is_offered_only_own_preferences(setup: tuple[User, User, User, Workspace]) -> None:
     _, bob, _, ws = setup
     conversation = chat.conversation_create(workspace=ws, user=bob)
     message = chat.answer(conversation, bob, "Vi är 45 anställda. I'm not a lawyer, answer in English")
@@ -83,7 +88,7 @@ def test_a_reader_is_offered_only_own_preferences(setup):
     assert not ProfileFact.objects.exists()
 
 
-def test_it_checks_ownership(setup, client):
+def test_it_checks_ownership(setup: tuple[User, User, User, Workspace], client: Client) -> None:
     alice, _, charlie, ws = setup
     conversation = chat.conversation_create(workspace=ws, user=alice)
     message = chat.answer(conversation, alice, STATEMENT)

@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import DjangoAssertNumQueries, Settings
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.context_additions import block_sources, neighbour_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from compliance.models import LegalDocument, Workspace
 from compliance.selectors import access_scope_for
 from tests.helpers import alice_owning_a_workspace
 
@@ -19,11 +22,11 @@ QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
 
 
 @pytest.fixture
-def asker(loaded):
+def asker(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     return alice_owning_a_workspace()
 
 
-def test_the_sections_before_and_after_the_best_hit_come_after_every_hit(asker):
+def test_the_sections_before_and_after_the_best_hit_come_after_every_hit(asker: tuple[User, Workspace]) -> None:
     user, ws = asker
     hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks
     assert (hits[0].document_number, hits[0].citation) == ("1977:1160", "3 kap. 2 a §")
@@ -38,7 +41,8 @@ def test_the_sections_before_and_after_the_best_hit_come_after_every_hit(asker):
     assert all(c.extra["neighbour_of"] == hits[0].chunk_id for c in extra)
 
 
-def test_the_neighbours_are_read_in_one_statement(asker, django_assert_num_queries):
+def test_the_neighbours_are_read_in_one_statement(asker: tuple[User, Workspace],
+                                                  django_assert_num_queries: DjangoAssertNumQueries) -> None:
     # They are not ranked by the vector: no transaction and no HNSW settings around the one read.
     user, ws = asker
     hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks
@@ -48,14 +52,15 @@ def test_the_neighbours_are_read_in_one_statement(asker, django_assert_num_queri
     assert "3 kap. 2 §" in [c.citation for c in extra]
 
 
-def test_no_anchor_no_neighbours(asker):
+def test_no_anchor_no_neighbours(asker: tuple[User, Workspace]) -> None:
     user, ws = asker
     hits = retrieve_context(QUESTION, ws, user=user, options=RetrievalOptions(top_k=5)).chunks
     assert neighbour_sections(hits, access_scope_for(user, ws), RetrievalOptions(), anchors=0) == []
     assert neighbour_sections([], access_scope_for(user, ws), RetrievalOptions()) == []
 
 
-def test_the_context_block_carries_the_neighbours_within_its_budget(asker, settings):
+def test_the_context_block_carries_the_neighbours_within_its_budget(asker: tuple[User, Workspace],
+                                                                    settings: Settings) -> None:
     user, ws = asker
     settings.RETRIEVAL_CONTEXT_RESERVE = 0  # the reserve would fill what the neighbours leave: count them alone
     options = PrepareOptions(retrieval=RetrievalOptions(top_k=3), use_cache=False)
@@ -68,7 +73,8 @@ def test_the_context_block_carries_the_neighbours_within_its_budget(asker, setti
     assert without.metrics["chunks_included"] < with_neighbours.metrics["chunks_included"]
 
 
-def test_block_sources_puts_the_hits_first_then_what_they_bring_then_the_reserve(asker, settings):
+def test_block_sources_puts_the_hits_first_then_what_they_bring_then_the_reserve(asker: tuple[User, Workspace],
+                                                                                 settings: Settings) -> None:
     settings.RETRIEVAL_CONTEXT_RESERVE = 10
     user, ws = asker
     options = RetrievalOptions(top_k=5)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
+from pytest_django import Settings
 
-from agent.answering.prepare import PrepareOptions, prepare_context
+from agent.answering.prepare import PrepareOptions, PreparedContext, prepare_context
 from agent.models import RetrievalLog
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions
 from agent.tasks import prune_retrieval_logs
-from compliance.models import Membership, Workspace
+from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import workspace_touch_knowledge
 from tests.helpers import make_user
 
@@ -21,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def alice_ws(loaded):
+def alice_ws(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     get_retrieval_cache().clear()
     alice = make_user("alice")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
@@ -29,14 +32,14 @@ def alice_ws(loaded):
     return alice, ws
 
 
-def ask(text, ws, user, history=(), **opts):
+def ask(text: str, ws: Workspace, user: User, history: Any = (), **opts: Any) -> PreparedContext:
     messages = [*history, {"role": "user", "content": text}]
     return prepare_context(messages, ws, user, PrepareOptions(**opts) if opts else None)
 
 
 @pytest.mark.parametrize("text", ["Hej!", "God morgon", "Hello there", "Vad kan du göra?", "What can you do?",
                                   "Sammanfatta vårt samtal"])
-def test_greeting_and_meta_skip_retrieval(alice_ws, text):
+def test_greeting_and_meta_skip_retrieval(alice_ws: tuple[User, Workspace], text: str) -> None:
     alice, ws = alice_ws
     prepared = ask(text, ws, alice)
     assert prepared.skipped and prepared.citations == [] and prepared.context_text == ""
@@ -45,7 +48,7 @@ def test_greeting_and_meta_skip_retrieval(alice_ws, text):
     assert log.skipped and log.intent in ("greeting", "meta") and log.chunks_included == 0
 
 
-def test_factual_question_gets_a_separate_context_message(alice_ws):
+def test_factual_question_gets_a_separate_context_message(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     prepared = ask("Vad säger 3 kap. 2 a § arbetsmiljölagen?", ws, alice)
     roles = [m["role"] for m in prepared.messages]
@@ -65,14 +68,14 @@ def test_factual_question_gets_a_separate_context_message(alice_ws):
     assert {"intent", "analysis", "assemble", "retrieval_sql"} <= set(log.latency_ms)
 
 
-def test_budget_shrinks_with_a_small_context_window(alice_ws):
+def test_budget_shrinks_with_a_small_context_window(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     prepared = ask("Vad gäller för skyddsombud?", ws, alice, context_window=6000)
     assert prepared.metrics["token_budget"] < 8000
     assert prepared.metrics["tokens_used"] <= prepared.metrics["token_budget"]
 
 
-def test_same_topic_follow_up_hits_the_cache_until_knowledge_changes(alice_ws):
+def test_same_topic_follow_up_hits_the_cache_until_knowledge_changes(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     first = ask("turordning vid uppsägning", ws, alice)
     again = ask("Uppsägning och turordning?", ws, alice)
@@ -84,7 +87,7 @@ def test_same_topic_follow_up_hits_the_cache_until_knowledge_changes(alice_ws):
     assert not ask("turordning vid uppsägning", ws, alice).metrics["cache_hit"]
 
 
-def test_short_follow_up_uses_the_conversation(alice_ws):
+def test_short_follow_up_uses_the_conversation(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     history = [{"role": "user", "content": "Vilka regler gäller för semester enligt LAS och arbetsmiljölagen?"},
                {"role": "assistant", "content": "Det beror på..."}]
@@ -93,7 +96,7 @@ def test_short_follow_up_uses_the_conversation(alice_ws):
     assert prepared.messages[-1]["content"] == "och för minderåriga?"
 
 
-def test_retrieval_failure_degrades_instead_of_raising(alice_ws):
+def test_retrieval_failure_degrades_instead_of_raising(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     # An impossible date reaches Postgres, which refuses it: a real failure inside retrieval.
     prepared = ask("Vad gäller för skyddsombud?", ws, alice,
@@ -106,13 +109,13 @@ def test_retrieval_failure_degrades_instead_of_raising(alice_ws):
 
 
 @pytest.mark.parametrize("text", ["", "   ", "🙂🙂", "och det"])
-def test_empty_or_meaningless_messages_do_not_crash(alice_ws, text):
+def test_empty_or_meaningless_messages_do_not_crash(alice_ws: tuple[User, Workspace], text: str) -> None:
     alice, ws = alice_ws
     prepared = ask(text, ws, alice)
     assert isinstance(prepared.citations, list) and prepared.messages[0]["role"] == "system"
 
 
-def test_log_records_the_analysis_counts_and_timings(alice_ws):
+def test_log_records_the_analysis_counts_and_timings(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     prepared = ask("Vad säger 3 kap. 2 a § arbetsmiljölagen om arbetsgivarens ansvar 2024?", ws, alice)
     log = RetrievalLog.objects.get(pk=prepared.log.pk)
@@ -130,14 +133,14 @@ def test_log_records_the_analysis_counts_and_timings(alice_ws):
     assert again.chunks_excluded_by_threshold is None
 
 
-def test_skipped_turn_logs_confidence_and_total_but_no_retrieval(alice_ws):
+def test_skipped_turn_logs_confidence_and_total_but_no_retrieval(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     log = RetrievalLog.objects.get(pk=ask("Hej!", ws, alice).log.pk)
     assert log.skipped and log.intent_confidence == 0.95 and log.keywords == [] and log.retrieval_ms is None
     assert log.total_ms == log.latency_ms["total"] >= 0
 
 
-def test_prune_deletes_only_logs_older_than_the_retention(alice_ws, settings):
+def test_prune_deletes_only_logs_older_than_the_retention(alice_ws: tuple[User, Workspace], settings: Settings) -> None:
     _, ws = alice_ws
     old, edge, _ = (RetrievalLog.objects.create(workspace=ws, query=q, intent="factual") for q in "abc")
     now = timezone.now()

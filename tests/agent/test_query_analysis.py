@@ -18,7 +18,7 @@ TODAY = date(2024, 5, 15)  # a Wednesday
 
 
 @pytest.fixture(autouse=True)
-def _media_root():
+def _media_root() -> None:
     """Shadow the Django-only autouse fixture of tests/conftest.py: pure Python tests."""
 
 
@@ -251,7 +251,7 @@ ORDINARY = {"dotterbolaget", "lager"}  # what the statutes' vocabulary would say
     ("Vad står i Kundens avtal?", []),
     ("Hemliga Bolaget", ["Hemliga Bolaget AB"]),
 ])
-def test_workspace_mentions_are_robust(message, expected) -> None:
+def test_workspace_mentions_are_robust(message: str, expected: list[str]) -> None:
     qa = analyse_query(message, workspace_names=NAMES, ordinary_words=ORDINARY, today=TODAY)
     assert qa.workspace_mentions == expected
 

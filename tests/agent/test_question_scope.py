@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 STOCKHOLM = ZoneInfo("Europe/Stockholm")
 
 
-def test_a_question_asked_again_gets_an_analysis_of_its_own():
+def test_a_question_asked_again_gets_an_analysis_of_its_own() -> None:
     alice, ws = alice_owning_a_workspace()
     LegalDocument.objects.create(sfs_number="2099:11", title="Lag (2099:11) om zebrahägn")
     question = "Vad säger 3 § lagen om zebrahägn om stängslets höjd?"
@@ -33,7 +33,7 @@ def test_a_question_asked_again_gets_an_analysis_of_its_own():
     assert question_scope(question, [], alice, ws).analysis == second
 
 
-def test_a_statute_loaded_between_two_askings_is_recognised_the_second_time():
+def test_a_statute_loaded_between_two_askings_is_recognised_the_second_time() -> None:
     alice, ws = alice_owning_a_workspace()
     question = "Vad säger lagen om giraffhägn om stängslets höjd?"
     assert question_scope(question, [], alice, ws).analysis.sfs_numbers == []
@@ -42,7 +42,7 @@ def test_a_statute_loaded_between_two_askings_is_recognised_the_second_time():
     assert question_scope(question, [], alice, ws).analysis.sfs_numbers == ["2099:12"]
 
 
-def test_the_same_words_after_other_ones_are_analysed_as_a_follow_up():
+def test_the_same_words_after_other_ones_are_analysed_as_a_follow_up() -> None:
     alice, ws = alice_owning_a_workspace()
     alone = question_scope("och uppsägningstiden?", [], alice, ws).analysis
     after = question_scope("och uppsägningstiden?", ["Vad gäller för semester enligt semesterlagen?"],
@@ -51,7 +51,7 @@ def test_the_same_words_after_other_ones_are_analysed_as_a_follow_up():
     assert "semester" in after.keywords and "semester" not in alone.keywords
 
 
-def test_last_month_follows_the_day_the_question_is_asked():
+def test_last_month_follows_the_day_the_question_is_asked() -> None:
     alice, ws = alice_owning_a_workspace()
     question = "Vilka regler ändrades förra månaden?"
     with time_machine.travel(datetime(2026, 3, 10, 12, tzinfo=STOCKHOLM), tick=False):

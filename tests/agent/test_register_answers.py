@@ -4,8 +4,12 @@ same with a model), and a context citing a document on the list carries the list
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.http import HttpResponse
+from django.test import Client
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -18,6 +22,7 @@ from agent.models import Message, RetrievalLog
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument, Membership, Workspace
 from register.models import Action, ComplianceStatus, Evidence, LegalRegister, RegisterItem, Requirement
+from tests.fake_openai import FakeOpenAI
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +36,7 @@ LAW_QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
     "Finns det kravpunkter som saknar underlag?", "Lista det som saknar bevis",
     "Which requirements am I responsible for?",
 ])
-def test_register_questions_are_their_own_intent(question):
+def test_register_questions_are_their_own_intent(question: str) -> None:
     assert classify(question).intent == "register"
 
 
@@ -40,7 +45,7 @@ def test_register_questions_are_their_own_intent(question):
     "Vad krävs som bevis vid uppsägning?", "Vilka krav ställer arbetsmiljölagen på oss?",
     "Hur ska åtgärder som är försenade hanteras enligt AFS 2023:1?",
 ])
-def test_questions_about_the_law_stay_factual(question):
+def test_questions_about_the_law_stay_factual(question: str) -> None:
     assert classify(question).intent != "register"
 
 
@@ -48,20 +53,20 @@ def _register(ws: Workspace, name: str = "Laglista") -> LegalRegister:
     return LegalRegister.objects.get_or_create(workspace=ws, name=name)[0]
 
 
-def _item(ws: Workspace, doc: LegalDocument | None, *, status=ComplianceStatus.NOT_ASSESSED, title: str = "",
-          responsible=None, **extra) -> RegisterItem:
+def _item(ws: Workspace, doc: LegalDocument | None, *, status: str = ComplianceStatus.NOT_ASSESSED, title: str = "",
+          responsible: User | None = None, **extra: Any) -> RegisterItem:
     return RegisterItem.objects.create(register=_register(ws), workspace=ws, legal_document=doc, title=title,
                                        status=status, responsible=responsible, **extra)
 
 
 @pytest.fixture
-def setup(team):
+def setup(team: dict[str, Any]) -> dict[str, Any]:
     aml, las = (LegalDocument.objects.get(sfs_number=n) for n in ("1977:1160", "1982:80"))
     return {**team, "aml": aml, "las": las,
             "conv": chat.conversation_create(workspace=team["ws"], user=team["alice"])}
 
 
-def test_unassessed_items_are_listed_with_links_offline(setup):
+def test_unassessed_items_are_listed_with_links_offline(setup: dict[str, Any]) -> None:
     ws = setup["ws"]
     open_item = _item(ws, setup["aml"], responsible=setup["alice"])
     _item(ws, setup["las"], status=ComplianceStatus.COMPLIANT)
@@ -75,7 +80,7 @@ def test_unassessed_items_are_listed_with_links_offline(setup):
     assert log.intent == "register" and log.skipped and log.chunks_included == 0
 
 
-def test_missing_evidence_lists_only_kravpunkter_without_evidence(setup):
+def test_missing_evidence_lists_only_kravpunkter_without_evidence(setup: dict[str, Any]) -> None:
     ws = setup["ws"]
     item = _item(ws, setup["aml"])
     bare = Requirement.objects.create(item=item, workspace=ws, title="Skriftlig riskbedömning", section_ref="11 §",
@@ -89,7 +94,7 @@ def test_missing_evidence_lists_only_kravpunkter_without_evidence(setup):
     assert bare.item_id in answer.item_ids
 
 
-def test_my_requirements_are_the_askers_own(setup):
+def test_my_requirements_are_the_askers_own(setup: dict[str, Any]) -> None:
     ws = setup["ws"]
     item = _item(ws, setup["aml"], responsible=setup["alice"])
     Requirement.objects.create(item=item, workspace=ws, title="Skyddsombud", owner=setup["bob"])
@@ -102,7 +107,7 @@ def test_my_requirements_are_the_askers_own(setup):
 
 
 @pytest.mark.clock
-def test_overdue_actions_read_today(setup):
+def test_overdue_actions_read_today(setup: dict[str, Any]) -> None:
     ws, today = setup["ws"], swedish_today()
     item = _item(ws, setup["aml"], status=ComplianceStatus.NON_COMPLIANT)
     Action.objects.create(workspace=ws, item=item, title="Gör riskbedömningen", due_date=today - timedelta(days=3),
@@ -115,19 +120,19 @@ def test_overdue_actions_read_today(setup):
     assert "Utse skyddsombud" not in message.content and "Klar sedan länge" not in message.content
 
 
-def test_with_a_model_the_answer_still_comes_from_the_register(setup, fake_model):
+def test_with_a_model_the_answer_still_comes_from_the_register(setup: dict[str, Any], fake_model: FakeOpenAI) -> None:
     _item(setup["ws"], setup["aml"])
     message = chat.answer(setup["conv"], setup["alice"], "Vilka lagar har vi inte bedömt?")
     assert message.answer_mode == Message.AnswerMode.DIRECT and "Arbetsmiljölag (1977:1160)" in message.content
     assert fake_model.requests == []
 
 
-def test_an_empty_register_points_to_the_suggestions(setup):
+def test_an_empty_register_points_to_the_suggestions(setup: dict[str, Any]) -> None:
     text = register_answer(setup["ws"], setup["alice"], "Vad saknar bevis?", today=date(2026, 11, 25)).text
     assert "är tom" in text and f"/ws/{setup['ws'].slug}/laglista/forslag/" in text
 
 
-def test_a_title_cannot_inject_markdown_links(setup):
+def test_a_title_cannot_inject_markdown_links(setup: dict[str, Any]) -> None:
     _item(setup["ws"], None, title="[Klicka här](https://example.com) *viktigt*")
     text = register_answer(setup["ws"], setup["alice"], "Vilka lagar har vi inte bedömt?",
                            today=date(2026, 11, 25)).text
@@ -139,7 +144,7 @@ def test_a_title_cannot_inject_markdown_links(setup):
     assert f'href="/ws/{setup["ws"].slug}/laglista/poster/' in html
 
 
-def test_an_outsider_gets_nothing(setup):
+def test_an_outsider_gets_nothing(setup: dict[str, Any]) -> None:
     from django.http import Http404
 
     _item(setup["ws"], setup["aml"])
@@ -157,7 +162,8 @@ items_strategy = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(Complianc
 
 @hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=items_strategy, question=st.sampled_from(QUESTIONS))
-def test_another_workspaces_register_never_appears(setup, rows, question):
+def test_another_workspaces_register_never_appears(setup: dict[str, Any], rows: list[tuple[int, str, bool, bool]],
+                                                   question: str) -> None:
     from django.db import transaction
 
     sid = transaction.savepoint()
@@ -190,7 +196,7 @@ def test_another_workspaces_register_never_appears(setup, rows, question):
 # --- status in the context ------------------------------------------------------------------------------
 
 
-def test_the_context_carries_the_registers_status_for_a_cited_document(setup):
+def test_the_context_carries_the_registers_status_for_a_cited_document(setup: dict[str, Any]) -> None:
     ws = setup["ws"]
     _item(ws, setup["aml"], status=ComplianceStatus.PARTIAL, responsible=setup["alice"],
           last_reviewed_at=date(2026, 3, 1))
@@ -212,13 +218,13 @@ def test_the_context_carries_the_registers_status_for_a_cited_document(setup):
     assert all("register_status" not in c for c in others)
 
 
-def test_no_register_no_section(setup):
+def test_no_register_no_section(setup: dict[str, Any]) -> None:
     prepared = prepare_context([{"role": "user", "content": LAW_QUESTION}], setup["ws"], setup["alice"])
     assert "Er laglista" not in prepared.messages[-2]["content"]
     assert all("register_status" not in c for c in prepared.citations)
 
 
-def test_only_a_listed_legal_document_of_the_asked_workspaces_counts(setup):
+def test_only_a_listed_legal_document_of_the_asked_workspaces_counts(setup: dict[str, Any]) -> None:
     ws, other = setup["ws"], setup["other"]
     _item(other, setup["aml"])
     _item(ws, None, title="Egen rutin för brandskydd")  # an item of the company's own, no law behind it
@@ -228,7 +234,7 @@ def test_only_a_listed_legal_document_of_the_asked_workspaces_counts(setup):
     assert register_has_documents((ws.pk,))
 
 
-def test_a_status_line_cannot_close_its_section(setup):
+def test_a_status_line_cannot_close_its_section(setup: dict[str, Any]) -> None:
     _item(setup["ws"], setup["aml"], responsible=make_user("mallory"))
     from django.contrib.auth import get_user_model
 
@@ -241,7 +247,7 @@ def test_a_status_line_cannot_close_its_section(setup):
     assert section.count("Slut på er laglista ---") == 2  # the rule's mention and the real delimiter
 
 
-def test_the_source_card_shows_the_status(setup, client):
+def test_the_source_card_shows_the_status(setup: dict[str, Any], client: Client) -> None:
     from django.urls import reverse
 
     _item(setup["ws"], setup["aml"], status=ComplianceStatus.COMPLIANT)
@@ -259,14 +265,15 @@ def _offers(message: Message) -> list[tuple[int, dict]]:
     return [(i, p) for i, p in enumerate(message.proposals) if p["kind"] == "register_item"]
 
 
-def _decide(client, setup, message, index, decision="spara"):
+def _decide(client: Client, setup: dict[str, Any], message: Message, index: int,
+            decision: str = "spara") -> HttpResponse:
     from django.urls import reverse
 
     url = reverse("message_proposal", args=[setup["ws"].slug, setup["conv"].pk, message.pk, index])
     return client.post(url, {"decision": decision}, HTTP_HX_REQUEST="true")
 
 
-def test_an_answer_offers_its_cited_document_and_writes_only_on_a_click(setup, client):
+def test_an_answer_offers_its_cited_document_and_writes_only_on_a_click(setup: dict[str, Any], client: Client) -> None:
     _item(setup["ws"], setup["las"])  # the workspace keeps a laglista; LAS is on it already
     message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
     offers = _offers(message)
@@ -283,7 +290,7 @@ def test_an_answer_offers_its_cited_document_and_writes_only_on_a_click(setup, c
     assert message.proposals[offers[0][0]]["item_id"] == item.pk
 
 
-def test_an_offer_whose_target_changed_is_refused(setup, client):
+def test_an_offer_whose_target_changed_is_refused(setup: dict[str, Any], client: Client) -> None:
     register_item = _item(setup["ws"], setup["las"])
     message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
     index = _offers(message)[0][0]
@@ -303,7 +310,7 @@ def test_an_offer_whose_target_changed_is_refused(setup, client):
     assert not RegisterItem.objects.filter(legal_document=setup["aml"]).exists()
 
 
-def test_no_thanks_is_remembered_and_readers_get_no_offer(setup, client):
+def test_no_thanks_is_remembered_and_readers_get_no_offer(setup: dict[str, Any], client: Client) -> None:
     from register.models import SuggestionDecision
 
     _item(setup["ws"], setup["las"])
@@ -319,12 +326,12 @@ def test_no_thanks_is_remembered_and_readers_get_no_offer(setup, client):
     assert _decide(client, setup, message, _offers(message)[0][0] if _offers(message) else 0).status_code == 404
 
 
-def test_no_register_no_offer(setup):
+def test_no_register_no_offer(setup: dict[str, Any]) -> None:
     message = chat.answer(setup["conv"], setup["alice"], LAW_QUESTION)
     assert _offers(message) == []
 
 
-def test_a_question_naming_a_document_gets_its_rows_status(setup):
+def test_a_question_naming_a_document_gets_its_rows_status(setup: dict[str, Any]) -> None:
     _item(setup["ws"], setup["aml"], status=ComplianceStatus.PARTIAL, responsible=setup["alice"],
           last_reviewed_at=date(2026, 3, 1), next_review_date=date(2027, 3, 1))
     assert classify("Har vi bedömt arbetsmiljölagen?").intent == "register"

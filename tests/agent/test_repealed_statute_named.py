@@ -9,16 +9,20 @@ by its own record from rättsdatabaserna (upphävd genom SFS 2024:506); arbetsmi
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from pytest_django import Settings
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from compliance.models import Membership, Workspace
+from compliance.models import LegalDocument, Membership, Workspace
 from law.models import StatuteRepeal
 from tests.corpus import load_statutes
 from tests.helpers import make_user
@@ -36,7 +40,8 @@ WARNING = "upphävd genom SFS 2024:506, den 2025-10-01"
 
 
 @pytest.fixture
-def member(loaded, settings, tmp_path):
+def member(loaded: list[LegalDocument], settings: Settings,
+           tmp_path: Path) -> Iterator[tuple[User, Workspace, LegalDocument]]:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
     settings.RETRIEVAL_CACHE_ENABLED = False
@@ -49,24 +54,25 @@ def member(loaded, settings, tmp_path):
     statute_directory_invalidate()
 
 
-def repeal(tmp_path) -> None:
+def repeal(tmp_path: Path) -> None:
     path = write_records(tmp_path / "repeal.jsonl", [official_record(ALF)])
     out = io.StringIO()
     call_command("sync_sfs", "--file", str(path), "--sync", "--no-progress", stdout=out, stderr=io.StringIO())
     assert "1 upphävda" in out.getvalue()
 
 
-def stubs(doc) -> set[int]:
+def stubs(doc: LegalDocument) -> set[int]:
     found = set(ContentChunk.objects.filter(legal_document=doc, retrievable=False).values_list("pk", flat=True))
     assert found  # the act's repealed §§ ("27 § Har upphävts …"): chunked, never retrieved
     return found
 
 
-def numbers(result) -> set[str]:
+def numbers(result: RetrievalResult) -> set[str]:
     return {c.document_number for c in result.chunks}
 
 
-def test_a_repealed_statute_leaves_retrieval_unless_the_question_names_it(member, tmp_path):
+def test_a_repealed_statute_leaves_retrieval_unless_the_question_names_it(member: tuple[User, Workspace, LegalDocument],
+                                                                          tmp_path: Path) -> None:
     alice, ws, doc = member
     assert ALF in numbers(retrieve_context(NOT_NAMING, ws, user=alice))  # in force: found without its name
 
@@ -81,7 +87,8 @@ def test_a_repealed_statute_leaves_retrieval_unless_the_question_names_it(member
     assert f"{ALF} 27 §" in cited.references and not any(c.citation == "27 §" for c in cited.chunks)
 
 
-def test_a_named_repealed_statute_carries_the_repeal_on_the_card_and_in_the_context(member, tmp_path):
+def test_a_named_repealed_statute_carries_the_repeal_on_the_card_and_in_the_context(member: tuple[User, Workspace, LegalDocument],
+                                                                                    tmp_path: Path) -> None:
     alice, ws, _ = member
     repeal(tmp_path)
 
@@ -93,7 +100,8 @@ def test_a_named_repealed_statute_carries_the_repeal_on_the_card_and_in_the_cont
     assert f"({WARNING})" in prepared.context_text
 
 
-def test_a_repealed_statute_chunked_again_stays_out_of_ordinary_retrieval(member, tmp_path):
+def test_a_repealed_statute_chunked_again_stays_out_of_ordinary_retrieval(member: tuple[User, Workspace, LegalDocument],
+                                                                          tmp_path: Path) -> None:
     alice, ws, doc = member
     repeal(tmp_path)
     assert StatuteRepeal.objects.filter(document=doc).exists()

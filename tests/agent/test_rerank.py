@@ -7,8 +7,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
 
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from compliance.models import LegalDocument, Workspace
 from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
@@ -17,15 +20,15 @@ pytestmark = pytest.mark.django_db
 class RerankServer:
     """Scores documents by how often they contain `word` (Cohere's response shape), or fails."""
 
-    def __init__(self, word: str, fail: bool = False):
+    def __init__(self, word: str, fail: bool = False) -> None:
         self.word, self.fail, self.requests = word, fail, []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
+            def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self):
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"body": body, "auth": self.headers.get("Authorization")})
                 if server.fail:
@@ -48,20 +51,20 @@ class RerankServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/rerank"
 
-    def close(self):
+    def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
 
 
 @pytest.fixture
-def alice_ws(loaded):
+def alice_ws(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     return alice_owning_a_workspace()
 
 
 QUESTION = "Vilka skyldigheter har arbetsgivaren när det gäller arbetsmiljön?"
 
 
-def test_http_reranker_reorders_the_fused_candidates(alice_ws, settings):
+def test_http_reranker_reorders_the_fused_candidates(alice_ws: tuple[User, Workspace], settings: Settings) -> None:
     alice, ws = alice_ws
     plain = retrieve_context(QUESTION, ws, user=alice, options=RetrievalOptions(use_references=False))
     server = RerankServer("skyddsombud")
@@ -78,7 +81,7 @@ def test_http_reranker_reorders_the_fused_candidates(alice_ws, settings):
     assert "rerank" in reranked.timings_ms and not reranked.notice
 
 
-def test_a_failing_reranker_keeps_the_fused_order(alice_ws, settings):
+def test_a_failing_reranker_keeps_the_fused_order(alice_ws: tuple[User, Workspace], settings: Settings) -> None:
     alice, ws = alice_ws
     # The same candidate pool as the reranking search fetches (RERANK_CANDIDATES), unreranked.
     plain = retrieve_context(QUESTION, ws, user=alice,
@@ -93,7 +96,7 @@ def test_a_failing_reranker_keeps_the_fused_order(alice_ws, settings):
     assert [c.chunk_id for c in result.chunks] == [c.chunk_id for c in plain.chunks[:20]]
 
 
-def test_the_reranker_gets_rerank_candidates_sources(alice_ws, settings):
+def test_the_reranker_gets_rerank_candidates_sources(alice_ws: tuple[User, Workspace], settings: Settings) -> None:
     """It can only promote what it is given: RERANK_CANDIDATES sets the pool, not top_k."""
     alice, ws = alice_ws
     sent = []

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.cache import caches
 from django.db import connection
+from pytest_django import Settings
 
 from agent.retrieval import keyword_search
 from agent.retrieval.chunk_queries import filter_sql, search_params
 from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import compound_parts, keyword_cte, keyword_params, keyword_query
 from agent.retrieval.query_vector_cache import query_vectors
+from agent.retrieval.sources import RetrievedChunk
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
-from compliance.models import Membership, UserFile, Workspace, content_hash
+from compliance.models import LegalDocument, Membership, UserFile, Workspace, content_hash
 from compliance.selectors import AccessScope
 from tests.helpers import make_user
 
@@ -22,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def people(loaded):
+def people(loaded: list[LegalDocument]) -> tuple[User, User, Workspace, Workspace]:
     alice, charlie = make_user("alice"), make_user("charlie")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
@@ -31,7 +34,8 @@ def people(loaded):
     return alice, charlie, ws, other
 
 
-def add_file_chunk(ws, text, *, private=False, deleted=False, title="Policy.pdf"):
+def add_file_chunk(ws: Workspace, text: str, *, private: bool = False, deleted: bool = False,
+                   title: str = "Policy.pdf") -> ContentChunk:
     from django.utils import timezone
 
     f = UserFile.objects.create(workspace=ws, title=title, original_name=title, file="x", is_private=private,
@@ -42,7 +46,7 @@ def add_file_chunk(ws, text, *, private=False, deleted=False, title="Policy.pdf"
     )
 
 
-def test_a_cited_section_comes_first(people):
+def test_a_cited_section_comes_first(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     result = retrieve_context("Vad säger 3 kap. 2 a § arbetsmiljölagen?", ws, user=alice)
     first = result.chunks[0]
@@ -51,13 +55,13 @@ def test_a_cited_section_comes_first(people):
     assert "1977:1160 3 kap. 2 a §" in result.references
 
 
-def test_colon_form_and_abbreviation(people):
+def test_colon_form_and_abbreviation(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     result = retrieve_context("Vad innebär AML 3:2 a för arbetsgivaren?", ws, user=alice)
     assert (result.chunks[0].document_number, result.chunks[0].citation) == ("1977:1160", "3 kap. 2 a §")
 
 
-def test_a_named_statute_is_searched_first(people):
+def test_a_named_statute_is_searched_first(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     result = retrieve_context("Vilka regler gäller för turordning enligt LAS?", ws, user=alice)
     top = result.chunks[:5]
@@ -65,14 +69,14 @@ def test_a_named_statute_is_searched_first(people):
     assert any(c.citation == "22 §" for c in result.chunks[:10])
 
 
-def test_hybrid_finds_paraphrased_questions(people):
+def test_hybrid_finds_paraphrased_questions(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     result = retrieve_context("Hur länge måste man ha jobbat för att få företrädesrätt till återanställning?",
                               ws, user=alice)
     assert "25 §" in [c.citation for c in result.chunks[:10] if c.document_number == "1982:80"]
 
 
-def test_results_are_fused_by_standardised_scores(people):
+def test_results_are_fused_by_standardised_scores(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     result = retrieve_context("arbetsgivarens skyldighet att undersöka risker i verksamheten", ws, user=alice,
                               options=RetrievalOptions(use_references=False))
@@ -87,7 +91,8 @@ def test_results_are_fused_by_standardised_scores(people):
             assert not (b.vector_similarity > a.vector_similarity and b.keyword_rank > a.keyword_rank)
 
 
-def test_results_are_fused_by_rank_when_rrf_is_chosen(people, settings):
+def test_results_are_fused_by_rank_when_rrf_is_chosen(people: tuple[User, User, Workspace, Workspace],
+                                                      settings: Settings) -> None:
     settings.RETRIEVAL_FUSION = "rrf"
     # The fusion alone: the citation prior's factor is tested in tests/chunks/test_statute_book_search.py.
     settings.RETRIEVAL_CITATION_PRIOR = 0.0
@@ -105,7 +110,7 @@ def test_results_are_fused_by_rank_when_rrf_is_chosen(people, settings):
 
 
 @pytest.mark.parametrize("mode", ["vector", "keyword"])
-def test_single_modes(people, mode):
+def test_single_modes(people: tuple[User, User, Workspace, Workspace], mode: str) -> None:
     alice, _, ws, _ = people
     result = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(mode=mode, use_references=False))
     assert result.mode == mode and result.chunks
@@ -114,7 +119,7 @@ def test_single_modes(people, mode):
         assert (chunk.keyword_rank is None) == (mode == "vector")
 
 
-def test_scope_hides_private_deleted_and_foreign_files(people):
+def test_scope_hides_private_deleted_and_foreign_files(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, charlie, ws, other = people
     visible = add_file_chunk(ws, "Vår rutin för zebrasäkerhet på lagret.")
     add_file_chunk(ws, "Privat: zebrasäkerhet och löner.", private=True)
@@ -129,7 +134,7 @@ def test_scope_hides_private_deleted_and_foreign_files(people):
     assert foreign.pk in charlie_ids and visible.pk not in charlie_ids
 
 
-def test_outsider_cannot_search_a_workspace(people):
+def test_outsider_cannot_search_a_workspace(people: tuple[User, User, Workspace, Workspace]) -> None:
     from django.http import Http404
 
     _, charlie, ws, _ = people
@@ -137,7 +142,7 @@ def test_outsider_cannot_search_a_workspace(people):
         retrieve_context("skyddsombud", ws, user=charlie)
 
 
-def test_filters(people):
+def test_filters(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     add_file_chunk(ws, "Skyddsombud i vår verksamhet utses av facket.")
     only_files = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(source_types=["USER_FILE"]))
@@ -160,7 +165,8 @@ def test_filters(people):
     assert old.chunks and {c.document_number for c in old.chunks} == {"1977:1160"}
 
 
-def test_embedder_failure_falls_back_to_full_text(people, settings):
+def test_embedder_failure_falls_back_to_full_text(people: tuple[User, User, Workspace, Workspace],
+                                                  settings: Settings) -> None:
     alice, _, ws, _ = people
     settings.EMBEDDING_BACKEND = "openai"
     settings.EMBEDDING_MODEL = "text-embedding-3-small"
@@ -172,7 +178,7 @@ def test_embedder_failure_falls_back_to_full_text(people, settings):
     assert result.chunks and all(c.keyword_rank is not None or c.reference_match for c in result.chunks)
 
 
-def test_identical_queries_are_embedded_once(people):
+def test_identical_queries_are_embedded_once(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     query_vectors.clear()
     first = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
@@ -180,7 +186,7 @@ def test_identical_queries_are_embedded_once(people):
     assert first.timings_ms["embed_cached"] is False and second.timings_ms["embed_cached"] is True
 
 
-def test_a_query_vector_is_shared_across_processes(people):
+def test_a_query_vector_is_shared_across_processes(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     query_vectors.clear()
     first = retrieve_context("rätt till ledighet för fackligt arbete", ws, user=alice)
@@ -194,7 +200,8 @@ def test_a_query_vector_is_shared_across_processes(people):
     assert isinstance(stored, bytes) and len(stored) == settings.EMBEDDING_DIMENSIONS * 4
 
 
-def test_a_broken_shared_cache_still_answers(people, settings):
+def test_a_broken_shared_cache_still_answers(people: tuple[User, User, Workspace, Workspace],
+                                             settings: Settings) -> None:
     alice, _, ws, _ = people
     query_vectors.clear()
     # Nothing listens on the discard port: every cache call fails.
@@ -206,7 +213,8 @@ def test_a_broken_shared_cache_still_answers(people, settings):
     assert result.timings_ms["embed_cached"] is False
 
 
-def test_the_shared_query_vector_cache_can_be_turned_off(people, settings):
+def test_the_shared_query_vector_cache_can_be_turned_off(people: tuple[User, User, Workspace, Workspace],
+                                                         settings: Settings) -> None:
     alice, _, ws, _ = people
     settings.QUERY_VECTOR_CACHE_TTL_SECONDS = 0
     query_vectors.clear()
@@ -217,7 +225,7 @@ def test_the_shared_query_vector_cache_can_be_turned_off(people, settings):
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\x00\x01"])
-def test_empty_queries_get_a_clear_error(people, query):
+def test_empty_queries_get_a_clear_error(people: tuple[User, User, Workspace, Workspace], query: str) -> None:
     alice, _, ws, _ = people
     with pytest.raises(RetrievalInputError) as exc:
         retrieve_context(query, ws, user=alice)
@@ -228,20 +236,20 @@ def test_empty_queries_get_a_clear_error(people, query):
     "🙂🙂🙂", "'; DROP TABLE chunks_contentchunk; --", "arbetsmiljö " * 10000, "a\x00b\x07c § kap.",
     "!!! ??? & | ! <-> :*", "SFS 9999:9999 99 kap. 99 §", "((((((((", "Ö" * 5000,
 ])
-def test_any_text_returns_a_result(people, query):
+def test_any_text_returns_a_result(people: tuple[User, User, Workspace, Workspace], query: str) -> None:
     alice, _, ws, _ = people
     result = retrieve_context(query, ws, user=alice)
     assert isinstance(result.chunks, list)
     assert ContentChunk.objects.filter(legal_document__sfs_number="1977:1160").exists()
 
 
-def test_bad_mode_is_a_clear_error(people):
+def test_bad_mode_is_a_clear_error(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     with pytest.raises(RetrievalInputError):
         retrieve_context("x", ws, user=alice, options=RetrievalOptions(mode="magic"))
 
 
-def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(people):
+def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     options = RetrievalOptions(mode="keyword", rerank=False)
     assert retrieve_context("kvartalsgenomgångsprotokollet", ws, user=alice, options=options).chunks == []
@@ -252,14 +260,14 @@ def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(peop
     assert [c.chunk_id for c in hits] == [chunk.pk]  # no cached "matches nothing" for the new word
 
 
-def _weights(text, ws_ids):
+def _weights(text: str, ws_ids: list[int]) -> dict[str, float]:
     from agent.retrieval.keyword_search import keyword_query
 
     q = keyword_query(text, ws_ids)
     return dict(zip(q.terms, q.weights))
 
 
-def test_bm25_weighs_a_rare_term_above_a_common_one(people):
+def test_bm25_weighs_a_rare_term_above_a_common_one(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     weights = _weights("arbetsgivaren skyddskommitté", [ws.pk])
     assert weights["skyddskommitté"] > 2 * weights["arbetsgiv"]
@@ -270,10 +278,10 @@ def test_bm25_weighs_a_rare_term_above_a_common_one(people):
     assert all("skyddskommitté" in c.text.lower() for c in result.chunks)
 
 
-def test_keyword_statistics_follow_chunk_inserts_and_deletes(people):
+def test_keyword_statistics_follow_chunk_inserts_and_deletes(people: tuple[User, User, Workspace, Workspace]) -> None:
     from django.db import connection
 
-    def shared(term):
+    def shared(term: str) -> tuple[int, int, int, int]:
         with connection.cursor() as cursor:
             cursor.execute("SELECT (SELECT df FROM chunks_termstat WHERE lexeme = %s), "
                            "(SELECT n_docs FROM chunks_corpusstat), "
@@ -282,7 +290,7 @@ def test_keyword_statistics_follow_chunk_inserts_and_deletes(people):
                            " AND search_vector @@ to_tsquery('swedish', %s))", [term, term])
             return cursor.fetchone()
 
-    def consistent():
+    def consistent() -> tuple[int, int]:
         df, n_docs, chunks, matching = shared("skyddsombud")
         assert (df, n_docs) == (matching, chunks)
         return df, n_docs
@@ -304,7 +312,7 @@ def test_keyword_statistics_follow_chunk_inserts_and_deletes(people):
     assert consistent() == (0, 0)
 
 
-def test_keyword_statistics_are_per_workspace_scope(people):
+def test_keyword_statistics_are_per_workspace_scope(people: tuple[User, User, Workspace, Workspace]) -> None:
     """A private, deleted or other workspace's file never moves a workspace's weights or ranking."""
     alice, _, ws, other = people
     query = "skyddsombud arbetsgivaren ska anmäla"
@@ -324,7 +332,7 @@ def test_keyword_statistics_are_per_workspace_scope(people):
     assert _weights(query, [other.pk])["skyddsombud"] < before_w["skyddsombud"]
 
 
-def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people):
+def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     stub = ContentChunk.objects.get(document_number="1982:80", citation="6 a §")
     assert stub.text.startswith("6 a § Har upphävts") and not stub.retrievable
@@ -340,7 +348,8 @@ def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people)
     assert stub.pk in {c.pk for c in selectors.legal_document_chunks(doc)}  # what the statute page shows
 
 
-def test_a_compound_in_the_question_finds_sections_by_its_parts(people, monkeypatch):
+def test_a_compound_in_the_question_finds_sections_by_its_parts(people: tuple[User, User, Workspace, Workspace],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """No statute writes "arbetsmiljöansvar"; arbetsmiljölagen speaks of ansvar and arbetsmiljö apart."""
     alice, _, ws, _ = people
     assert compound_parts("Vem har arbetsmiljöansvar?") == ["ansv", "arbetsmiljö"]
@@ -353,7 +362,7 @@ def test_a_compound_in_the_question_finds_sections_by_its_parts(people, monkeypa
     assert retrieve_context("arbetsmiljöansvar", ws, user=alice, options=options).chunks == []  # whole, it is nowhere
 
 
-def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
+def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people: tuple[User, User, Workspace, Workspace]) -> None:
     alice, _, ws, _ = people
     # Ranking, not relevance: the threshold would cut both lists to their strongest sources.
     options = RetrievalOptions(mode="keyword", top_k=10, min_relevance=0)
@@ -365,11 +374,11 @@ def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people):
     assert any(c.document_number == "1977:1160" for c in named)  # a prior, not a fence
 
 
-def test_two_temporal_versions_of_a_section_take_one_slot():
+def test_two_temporal_versions_of_a_section_take_one_slot() -> None:
     from agent.retrieval.hybrid import one_version_per_section
     from agent.retrieval.sources import RetrievedChunk
 
-    def chunk(cid, path, citation, header):
+    def chunk(cid: int, path: str, citation: str, header: str) -> RetrievedChunk:
         return RetrievedChunk(chunk_id=cid, source_type="LEGAL_DOCUMENT", source_id=7, document_number="2010:110",
                               document_title="Socialförsäkringsbalk (2010:110)", header=header, path=path, ordinal=cid,
                               citation=citation, text="…", token_count=10)
@@ -383,7 +392,7 @@ def test_two_temporal_versions_of_a_section_take_one_slot():
     assert [c.chunk_id for c in one_version_per_section(ranked)] == [1, 3, 4]  # a split section keeps its parts
 
 
-def _keyword_top(query, ws, options, *, few_chunks):
+def _keyword_top(query: str, ws: Workspace, options: RetrievalOptions, *, few_chunks: bool) -> list[tuple[int, float]]:
     params = search_params(AccessScope(workspace_id=ws.pk, user_id=0, role="owner"), 20)
     where = filter_sql(options, params)
     params.update(keyword_params(keyword_query(query, [ws.pk])))
@@ -393,7 +402,7 @@ def _keyword_top(query, ws, options, *, few_chunks):
         return [(cid, round(rank, 9)) for cid, rank in cursor.fetchall()]
 
 
-def test_the_chunk_by_chunk_form_within_a_named_statute_scores_like_the_term_by_term_form(people):
+def test_the_chunk_by_chunk_form_within_a_named_statute_scores_like_the_term_by_term_form(people: tuple[User, User, Workspace, Workspace]) -> None:
     _, _, ws, other = people
     # Another workspace's chunk in the statute's words must stay out of both forms.
     add_file_chunk(other, "Skyddsombud och skyddskommitté i arbetsmiljölagen gäller hos oss.")

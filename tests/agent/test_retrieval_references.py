@@ -8,14 +8,20 @@ statute named earlier in the question, and "kungörelse" as a statute word.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from agent.answering import chat
 from agent.retrieval.context_additions import cited_units
-from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
 from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.anchors import celex_number, eur_lex_url, formal_citation
+from compliance.models import LegalDocument, Workspace
 from compliance.selectors import access_scope_for
 from tests.corpus import load_statutes
 from tests.helpers import alice_owning_a_workspace
@@ -25,11 +31,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def member(loaded):
+def member(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     return alice_owning_a_workspace()
 
 
-def first(result) -> tuple[str, str]:
+def first(result: RetrievalResult) -> tuple[str, str]:
     return result.chunks[0].document_number, result.chunks[0].citation
 
 
@@ -49,7 +55,7 @@ def first(result) -> tuple[str, str]:
         ("Vad säger 3 kap. 2 a § i SFS 1977:1160?", ("1977:1160", "3 kap. 2 a §")),
     ],
 )
-def test_cited_section_comes_first(member, question, expected):
+def test_cited_section_comes_first(member: tuple[User, Workspace], question: str, expected: tuple[str, str]) -> None:
     alice, ws = member
     result = retrieve_context(question, ws, user=alice)
     assert first(result) == expected
@@ -57,7 +63,7 @@ def test_cited_section_comes_first(member, question, expected):
     assert f"{expected[0]} {expected[1]}" in result.references
 
 
-def test_an_older_act_cited_by_its_own_number_is_not_todays_act(member):
+def test_an_older_act_cited_by_its_own_number_is_not_todays_act(member: tuple[User, Workspace]) -> None:
     alice, ws = member
     result = retrieve_context("Vad sa 7 § lagen om anställningsskydd (1974:12) om saklig grund?", ws, user=alice)
     assert result.references == []
@@ -67,7 +73,7 @@ def test_an_older_act_cited_by_its_own_number_is_not_todays_act(member):
 
 
 @pytest.fixture
-def regeringsformen(loaded):
+def regeringsformen(loaded: list[LegalDocument]) -> Iterator[None]:
     # Keyword and reference search need no vectors; the test's transaction removes it again.
     load_statutes("1974:152", embed=False)
     statute_directory_invalidate()
@@ -75,7 +81,7 @@ def regeringsformen(loaded):
     statute_directory_invalidate()
 
 
-def test_kungorelse_names_a_statute(member, regeringsformen):
+def test_kungorelse_names_a_statute(member: tuple[User, Workspace], regeringsformen: None) -> None:
     alice, ws = member
     result = retrieve_context("Vad säger 2 kap. 1 § kungörelsen om beslutad ny regeringsform?", ws, user=alice,)
     assert first(result) == ("1974:152", "2 kap. 1 §")
@@ -85,7 +91,7 @@ def test_kungorelse_names_a_statute(member, regeringsformen):
 # --- agency regulations and the GDPR: their §§, allmänna råd and articles ---
 
 @pytest.fixture
-def regulations(loaded, tmp_path, clean_queue):
+def regulations(loaded: list[LegalDocument], tmp_path: Path, clean_queue: None) -> Iterator[None]:
     """AFS 2023:1 and the GDPR as load_regulations loads them (keyword and reference search need no vectors)."""
     path = write_records(tmp_path / "regs.jsonl.gz", [shipped_record("AFS 2023:1"),
                                                       shipped_record("Förordning (EU) 2016/679")])
@@ -107,21 +113,23 @@ def regulations(loaded, tmp_path, clean_queue):
         ("Vad säger artikel 7 i EU:s dataskyddsförordning om samtycke?", ("(EU) 2016/679", "artikel 7")),
     ],
 )
-def test_a_cited_regulation_section_or_gdpr_article_comes_first(member, regulations, question, expected):
+def test_a_cited_regulation_section_or_gdpr_article_comes_first(member: tuple[User, Workspace], regulations: None,
+                                                                question: str, expected: tuple[str, str]) -> None:
     alice, ws = member
     result = retrieve_context(question, ws, user=alice, options=RetrievalOptions(mode="keyword"))
     assert first(result) == expected
     assert result.chunks[0].reference_match
 
 
-def test_a_cited_section_brings_its_allmant_rad_marked_as_advice(member, regulations):
+def test_a_cited_section_brings_its_allmant_rad_marked_as_advice(member: tuple[User, Workspace],
+                                                                 regulations: None) -> None:
     alice, ws = member
     result = retrieve_context("Vad säger AFS 2023:1 11 §?", ws, user=alice, options=RetrievalOptions(mode="keyword"))
     cited = [(c.citation, c.kind) for c in result.chunks if c.reference_match]
     assert cited == [("11 §", "Föreskrift (AFS)"), ("11 § allmänt råd (inte bindande)", "Allmänt råd")]
 
 
-def test_a_cited_led_puts_the_part_holding_it_first(member, regulations):
+def test_a_cited_led_puts_the_part_holding_it_first(member: tuple[User, Workspace], regulations: None) -> None:
     # Article 5.1 is chunked in two parts; led e is in the second.
     alice, ws = member
     result = retrieve_context("Vad säger artikel 5.1 e GDPR?", ws, user=alice, options=RetrievalOptions(mode="keyword"))
@@ -130,7 +138,7 @@ def test_a_cited_led_puts_the_part_holding_it_first(member, regulations):
     assert "\ne) " in f"\n{cited[0].text}" and "\ne) " not in f"\n{cited[1].text}"
 
 
-def test_an_article_range_gets_every_article_and_its_punkter(member, regulations):
+def test_an_article_range_gets_every_article_and_its_punkter(member: tuple[User, Workspace], regulations: None) -> None:
     alice, ws = member
     result = retrieve_context("Vad säger artiklarna 15–17?", ws, user=alice,
                               options=RetrievalOptions(mode="keyword", top_k=40))
@@ -141,7 +149,7 @@ def test_an_article_range_gets_every_article_and_its_punkter(member, regulations
     assert not any(c.startswith("artikel 1.") for c in cited)
 
 
-def test_eur_lex_links_by_celex_at_the_article():
+def test_eur_lex_links_by_celex_at_the_article() -> None:
     assert celex_number("(EU) 2016/679") == "32016R0679" and celex_number("AFS 2023:1") == ""
     base = "https://eur-lex.europa.eu/legal-content/SV/TXT/?uri=CELEX:32016R0679"
     assert eur_lex_url("(EU) 2016/679", "artikel 6.1") == f"{base}#art_6"
@@ -151,7 +159,9 @@ def test_eur_lex_links_by_celex_at_the_article():
     assert formal_citation("(EU) 2016/679", "artikel 6.1") == "Förordning (EU) 2016/679 artikel 6.1"
 
 
-def test_a_gdpr_source_card_cites_the_regulation_and_links_the_article_on_eur_lex(member, regulations, client):
+def test_a_gdpr_source_card_cites_the_regulation_and_links_the_article_on_eur_lex(member: tuple[User, Workspace],
+                                                                                  regulations: None,
+                                                                                  client: Client) -> None:
     alice, ws = member
     conversation = chat.conversation_create(workspace=ws, user=alice)
     message = chat.answer(conversation, alice, "Vad säger artikel 6.1 f GDPR om berättigat intresse?")
@@ -165,7 +175,8 @@ def test_a_gdpr_source_card_cites_the_regulation_and_links_the_article_on_eur_le
         1 for s in message.sources if s.get("document_number") == "(EU) 2016/679")
 
 
-def test_dataskyddslagens_page_links_its_gdpr_references_to_the_articles(member, regulations, client):
+def test_dataskyddslagens_page_links_its_gdpr_references_to_the_articles(member: tuple[User, Workspace],
+                                                                         regulations: None, client: Client) -> None:
     load_statutes("2018:218", embed=False)
     statute_directory_invalidate()
     alice, _ = member
@@ -180,7 +191,8 @@ def test_dataskyddslagens_page_links_its_gdpr_references_to_the_articles(member,
     assert 'href="/lag/1977:1160' not in page
 
 
-def test_gdpr_articles_a_best_hit_of_dataskyddslagen_cites_join_after_the_hits(member, regulations):
+def test_gdpr_articles_a_best_hit_of_dataskyddslagen_cites_join_after_the_hits(member: tuple[User, Workspace],
+                                                                               regulations: None) -> None:
     load_statutes("2018:218", embed=False)
     statute_directory_invalidate()
     alice, ws = member

@@ -6,7 +6,10 @@ Real Postgres and the real embedding model; statutes of our own, not from any qu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
+from pytest_django import Settings
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
@@ -23,7 +26,7 @@ QUESTION = "Vad gäller enligt AFS 1990:5?"
 
 
 @pytest.fixture
-def corpus():
+def corpus() -> Callable[[str, str], int]:
     chunked_statute("2091:1", "Lag (2091:1) om stegar", (
         "1 § Denna lag gäller arbete på stegar och bockar.\n\n"
         "2 § Arbetsgivaren ska se till att stegen står stadigt.\n\n"
@@ -44,7 +47,8 @@ def corpus():
     return section
 
 
-def test_a_cited_document_the_knowledge_base_does_not_hold_brings_the_sources_that_mention_it(corpus, settings):
+def test_a_cited_document_the_knowledge_base_does_not_hold_brings_the_sources_that_mention_it(corpus: Callable[[str, str], int],
+                                                                                              settings: Settings) -> None:
     # Each source must pass the relevance floor on its own, so what is kept for the question's sake shows.
     settings.RETRIEVAL_RELEVANCE_GATE = "source"
     user, ws = alice_owning_a_workspace()
@@ -60,14 +64,14 @@ def test_a_cited_document_the_knowledge_base_does_not_hold_brings_the_sources_th
     assert corpus("2091:1", "2 §") in ids
 
 
-def test_the_replacement_is_the_repealing_document_never_a_title_or_a_mere_mention(corpus):
+def test_the_replacement_is_the_repealing_document_never_a_title_or_a_mere_mention(corpus: Callable[[str, str], int]) -> None:
     user, ws = alice_owning_a_workspace()
     mentions = mention_search(["AFS 1990:5"], access_scope_for(user, ws), RetrievalOptions())
     assert mentions.replacements == ["2091:1"]  # "Genom denna lag upphävs …": the law it stands in
     assert {c.document_number for c in mentions.chunks} == {"2091:1", "2091:2", "2091:4"}
 
 
-def test_the_block_says_the_document_is_not_held_and_adds_nothing_around_a_mention(corpus):
+def test_the_block_says_the_document_is_not_held_and_adds_nothing_around_a_mention(corpus: Callable[[str, str], int]) -> None:
     user, ws = alice_owning_a_workspace()
     prepared = prepare_context([{"role": "user", "content": QUESTION}], ws, user, PrepareOptions(use_cache=False))
     assert "(nämner AFS 1990:5, som inte finns i kunskapsbasen)" in prepared.context_text
@@ -80,7 +84,7 @@ def test_the_block_says_the_document_is_not_held_and_adds_nothing_around_a_menti
     assert not {c.extra.get("neighbour_of") for c in sources} & mentions
 
 
-def test_a_held_document_is_searched_as_before(corpus):
+def test_a_held_document_is_searched_as_before(corpus: Callable[[str, str], int]) -> None:
     """A question citing a document the knowledge base has gets no mention search: "2091:1" is held."""
     user, ws = alice_owning_a_workspace()
     result = retrieve_context("Vad gäller enligt lag (2091:1)?", ws, user=user, options=RetrievalOptions(top_k=10))

@@ -10,14 +10,16 @@ on a test database full of rolled-back statute loads (an unrelated question then
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
+from pytest_django import Settings
 
 from agent.retrieval.chunk_queries import CANDIDATES, set_vector_search
 from agent.retrieval.hybrid import RetrievalOptions, _vector_literal, retrieve_context
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.vector_index import vector_index_build, vector_index_drop
-from compliance.models import UserFile, Workspace, content_hash
+from compliance.models import LegalDocument, UserFile, Workspace, content_hash
 from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +29,7 @@ HEADER = "handbok.txt > Sida 1"
 
 
 @pytest.fixture
-def crowded(loaded):
+def crowded(loaded: list[LegalDocument]) -> tuple[User, Workspace]:
     """alice's workspace, and another workspace's 80 chunks nearer the question than any statute §."""
     alice, ws = alice_owning_a_workspace()
     other = Workspace.objects.create(name="Charlies AB", slug="charlies-ab")
@@ -43,7 +45,7 @@ def crowded(loaded):
     return alice, ws
 
 
-def starve_the_index(settings) -> None:
+def starve_the_index(settings: Settings) -> None:
     """A graph built afresh, a tiny scan budget, and a planner that walks the index as it does on a large corpus
     (the test's own transaction takes all of these back).
 
@@ -74,7 +76,8 @@ def index_scan_rows(question: str) -> int:
 
 
 @pytest.mark.parametrize("mode", ["vector", "hybrid"])
-def test_a_starved_index_scan_still_finds_the_nearest_sources(crowded, settings, mode):
+def test_a_starved_index_scan_still_finds_the_nearest_sources(crowded: tuple[User, Workspace], settings: Settings,
+                                                              mode: str) -> None:
     alice, ws = crowded
     options = RetrievalOptions(mode=mode)
     with connection.cursor() as cursor:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import unittest
+
+from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.http import HttpResponse
 from rest_framework.test import APIClient
 
 from chunks.models import ContentChunk, SourceType
@@ -16,7 +20,7 @@ WS = f"{API}/workspaces/alices-ab"
 CWS = f"{API}/workspaces/charlies-ab"
 
 
-def assert_error(testcase, response, status: int, code: str | None = None):
+def assert_error(testcase: unittest.TestCase, response: HttpResponse, status: int, code: str | None = None) -> dict:
     testcase.assertEqual(response.status_code, status, getattr(response, "content", b"")[:500])
     body = response.json()
     testcase.assertEqual(set(body), {"error"}, body)
@@ -30,12 +34,12 @@ def assert_error(testcase, response, status: int, code: str | None = None):
 class ApiTestCase(BaseTestCase):
     client_class = APIClient
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         cache.clear()  # throttling counters
 
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.statute = LegalDocument.objects.create(
             sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)", full_text="1 § Text.",
@@ -66,7 +70,7 @@ class ApiTestCase(BaseTestCase):
                                                          legal_document=cls.statute)
         cls.charlie_assessment = Assessment.objects.create(workspace=cls.charlies_workspace, title="Charlies krav")
 
-    def auth(self, user):
+    def auth(self, user: User) -> str:
         """Authenticate the client with a fresh API token of `user`."""
         key = api_token_create(user=user, name="test").key
         self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")

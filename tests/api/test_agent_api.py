@@ -17,7 +17,7 @@ from .base import WS, ApiTestCase, assert_error
 
 class SearchTests(ApiTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         private = UserFile.objects.create(workspace=cls.workspace, title="Privat", original_name="p.txt",
                                           file="p.txt", size=1, is_private=True)
@@ -27,7 +27,7 @@ class SearchTests(ApiTestCase):
         ContentChunk.objects.create(**common, user_file=private, workspace=cls.workspace)
         ContentChunk.objects.create(**common, user_file=cls.charlie_file, workspace=cls.charlies_workspace)
 
-    def test_keyword_search_sees_statutes_and_own_files_only(self):
+    def test_keyword_search_sees_statutes_and_own_files_only(self) -> None:
         self.auth(self.bob)
         response = self.client.post(f"{WS}/search", {"query": "ohälsa", "mode": "keyword", "top_k": 10},
                                     format="json")
@@ -50,7 +50,7 @@ class SearchTests(ApiTestCase):
                                 "source_types": ["USER_FILE"]}, format="json").json()
         self.assertEqual({r["document_key"] for r in body["results"]}, {f"USER_FILE:{self.charlie_file.pk}"})
 
-    def test_search_names_the_words_no_source_the_caller_may_see_uses(self):
+    def test_search_names_the_words_no_source_the_caller_may_see_uses(self) -> None:
         # Only charlie's workspace writes the word: for bob it is unknown, and charlie's file stays unseen.
         ContentChunk.objects.create(source_type=SourceType.USER_FILE, header="Fil", path="00000.00001", ordinal=1,
                                     content_hash="z", text="Kvarkvisslan ringer vid utrymning.",
@@ -64,7 +64,7 @@ class SearchTests(ApiTestCase):
         body = self.client.post("/api/v1/workspaces/charlies-ab/search", query, format="json").json()
         self.assertEqual(body["unknown_words"], [])
 
-    def test_search_reads_the_membership_once(self):
+    def test_search_reads_the_membership_once(self) -> None:
         self.auth(self.bob)
         with CaptureQueriesContext(connection) as queries:
             response = self.client.post(f"{WS}/search", {"query": "ohälsa", "mode": "keyword"}, format="json")
@@ -72,7 +72,7 @@ class SearchTests(ApiTestCase):
         memberships = [q for q in queries.captured_queries if "compliance_membership" in q["sql"]]
         self.assertEqual(len(memberships), 1, [q["sql"] for q in memberships])
 
-    def test_options_filter_the_real_search(self):
+    def test_options_filter_the_real_search(self) -> None:
         self.auth(self.alice)
         response = self.client.post(f"{WS}/search", {
             "query": "ohälsa", "source_types": ["LEGAL_DOCUMENT"], "content_types": ["SFS_LAW"],
@@ -88,19 +88,19 @@ class SearchTests(ApiTestCase):
                                                        "mode": "keyword"}, format="json").json()
         self.assertEqual({r["source_type"] for r in files_only["results"]}, {"USER_FILE"})
 
-    def test_defaults(self):
+    def test_defaults(self) -> None:
         self.auth(self.alice)
         body = self.client.post(f"{WS}/search", {"query": "ohälsa"}, format="json").json()
         self.assertEqual(body["mode"], "hybrid")
         self.assertLessEqual(body["count"], 20)
         self.assertIn("sql", body["timings_ms"])
 
-    def test_retrieval_input_error_is_400(self):
+    def test_retrieval_input_error_is_400(self) -> None:
         self.auth(self.alice)
         error = assert_error(self, self.client.post(f"{WS}/search", {"query": "\x01\x02 "}, format="json"), 400)
         self.assertIn(error["code"], ("empty_query", "invalid"))
 
-    def test_viewer_may_search(self):
+    def test_viewer_may_search(self) -> None:
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
         self.auth(self.bob)
         response = self.client.post(f"{WS}/search", {"query": "ohälsa", "mode": "keyword"}, format="json")
@@ -108,7 +108,7 @@ class SearchTests(ApiTestCase):
 
 
 class ContextTests(ApiTestCase):
-    def test_prepares_context_with_citations(self):
+    def test_prepares_context_with_citations(self) -> None:
         self.auth(self.alice)
         response = self.client.post(f"{WS}/context", {
             "query": "Vad är lagens ändamål enligt arbetsmiljölagen?", "mode": "keyword",
@@ -128,7 +128,7 @@ class ContextTests(ApiTestCase):
         self.assertTrue(any(c.get("chunk_id") for c in body["citations"]), body)
         self.assertIn("ändamål", body["context_text"])
 
-    def test_greeting_skips_retrieval(self):
+    def test_greeting_skips_retrieval(self) -> None:
         self.auth(self.alice)
         body = self.client.post(f"{WS}/context", {"query": "Hej!"}, format="json").json()
         self.assertTrue(body["skipped"])
@@ -136,7 +136,7 @@ class ContextTests(ApiTestCase):
 
 
 class ConversationTests(ApiTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.auth(self.bob)
         response = self.client.post(f"{WS}/conversations/", {"title": "Brand"}, format="json")
@@ -144,7 +144,7 @@ class ConversationTests(ApiTestCase):
         self.conv = Conversation.objects.get(pk=response.json()["id"])
         self.base = f"{WS}/conversations/{self.conv.pk}"
 
-    def test_create_list_detail(self):
+    def test_create_list_detail(self) -> None:
         Conversation.objects.create(workspace=self.workspace, user=self.alice, title="Alices")
         listed = self.client.get(f"{WS}/conversations/").json()
         self.assertEqual([c["title"] for c in listed["results"]], ["Brand"])
@@ -152,19 +152,19 @@ class ConversationTests(ApiTestCase):
         self.assertEqual((detail["title"], detail["messages"]), ("Brand", []))
         assert_error(self, self.client.post(f"{WS}/conversations/", {"title": "x" * 201}, format="json"), 400)
 
-    def test_message_validation(self):
+    def test_message_validation(self) -> None:
         for body in ({}, {"content": ""}, {"content": "x" * 8001}, {"content": 1}, {"content": "a\x00"}):
             with self.subTest(body=body):
                 assert_error(self, self.client.post(f"{self.base}/messages", body, format="json"), 400)
         assert_error(self, self.client.post(f"{self.base}/messages?stream=kanske", {"content": "x"},
                                             format="json"), 400)
 
-    def test_stream_validation_error_with_sse_accept_is_still_4xx(self):
+    def test_stream_validation_error_with_sse_accept_is_still_4xx(self) -> None:
         response = self.client.post(f"{self.base}/messages?stream=true", {}, format="json",
                                     HTTP_ACCEPT="text/event-stream")
         assert_error(self, response, 400, "invalid")  # JSON, whatever the client accepts
 
-    def test_feedback(self):
+    def test_feedback(self) -> None:
         answer = Message.objects.create(conversation=self.conv, role="assistant", content="Svar")
         question = Message.objects.create(conversation=self.conv, role="user", content="Fråga")
         url = f"{self.base}/messages/{answer.pk}/feedback"
@@ -188,13 +188,13 @@ class ConversationTests(ApiTestCase):
 class RealChatTests(ApiTestCase):
     """The endpoints against the real agent.answering.chat (no model configured: the answer quotes the sources)."""
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.auth(self.alice)
         conversation = self.client.post(f"{WS}/conversations/", {}, format="json").json()
         self.base = f"{WS}/conversations/{conversation['id']}"
 
-    def test_answer_with_sources(self):
+    def test_answer_with_sources(self) -> None:
         response = self.client.post(f"{self.base}/messages", {"content": "Vad är arbetsmiljölagens ändamål?"},
                                     format="json")
         self.assertEqual(response.status_code, 201, response.content)
@@ -208,7 +208,7 @@ class RealChatTests(ApiTestCase):
         feedback = self.client.post(f"{self.base}/messages/{body['id']}/feedback", {"rating": 1}, format="json")
         self.assertEqual(feedback.status_code, 200)
 
-    def test_stream(self):
+    def test_stream(self) -> None:
         response = self.client.post(f"{self.base}/messages?stream=true", {"content": "Hej!"}, format="json",
                                     HTTP_ACCEPT="text/event-stream")
         self.assertEqual(response.status_code, 200)

@@ -6,7 +6,7 @@ from .base import WS, ApiTestCase, assert_error
 
 
 class AssessmentTests(ApiTestCase):
-    def test_crud(self):
+    def test_crud(self) -> None:
         self.auth(self.bob)
         response = self.client.post(f"{WS}/assessments/", {
             "title": "Systematiskt arbetsmiljöarbete", "legal_document": "1977:1160", "section_ref": "3 kap. 2 a §",
@@ -38,7 +38,7 @@ class AssessmentTests(ApiTestCase):
         self.assertEqual(self.client.delete(url).status_code, 204)
         assert_error(self, self.client.get(url), 404)
 
-    def test_list_filters(self):
+    def test_list_filters(self) -> None:
         self.auth(self.alice)
         Assessment.objects.create(workspace=self.workspace, title="Dataskydd", compliance_status="compliant",
                                   owner=self.bob)
@@ -52,7 +52,7 @@ class AssessmentTests(ApiTestCase):
             with self.subTest(query=query):
                 assert_error(self, self.client.get(f"{WS}/assessments/{query}"), 400)
 
-    def test_owner_must_be_a_member(self):
+    def test_owner_must_be_a_member(self) -> None:
         self.auth(self.alice)
         for owner in ("charlie", str(self.charlie.pk), "nobody", "9" * 40):
             with self.subTest(owner=owner):
@@ -61,7 +61,7 @@ class AssessmentTests(ApiTestCase):
                 self.assertIn("owner", error["details"])
                 self.assertIn("medlem", error["details"]["owner"][0])
 
-    def test_bad_input_is_400(self):
+    def test_bad_input_is_400(self) -> None:
         self.auth(self.alice)
         cases = [
             {},
@@ -81,7 +81,7 @@ class AssessmentTests(ApiTestCase):
                 assert_error(self, self.client.post(f"{WS}/assessments/", body, format="json"), 400, "invalid")
         self.assertEqual(Assessment.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_viewer_cannot_write(self):
+    def test_viewer_cannot_write(self) -> None:
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
         self.auth(self.bob)
         url = f"{WS}/assessments/{self.alice_assessment.pk}/"

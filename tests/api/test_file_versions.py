@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import HttpResponse
 
 from chunks.services import chunk_document
 from compliance.models import Membership, UserFile
@@ -14,12 +15,12 @@ MARCH = "Rapporten lämnas senast den 1 mars.\n".encode()
 APRIL = "Rapporten lämnas senast den 15 april.\n".encode()
 
 
-def upload(name: str, data: bytes):
+def upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type="text/plain")
 
 
 class FileVersionApiTests(ApiTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.auth(self.bob)
         response = self.client.post(f"{WS}/files/", {"file": upload("rapport.txt", MARCH)}, format="multipart")
@@ -27,11 +28,11 @@ class FileVersionApiTests(ApiTestCase):
         self.v1 = response.json()
         chunk_document("USER_FILE", self.v1["id"])
 
-    def new_version(self, data=APRIL, name="rapport.txt", file_id=None):
+    def new_version(self, data: bytes = APRIL, name: str = "rapport.txt", file_id: int | None = None) -> HttpResponse:
         return self.client.post(f"{WS}/files/{file_id or self.v1['id']}/versions/", {"file": upload(name, data)},
                                 format="multipart")
 
-    def test_identical_upload_is_a_structured_409_naming_the_existing_file(self):
+    def test_identical_upload_is_a_structured_409_naming_the_existing_file(self) -> None:
         error = assert_error(self, self.client.post(f"{WS}/files/", {"file": upload("kopia.txt", MARCH)},
                                                     format="multipart"), 409, "duplicate_file")
         self.assertEqual(error["message"], "Filen finns redan: rapport.txt")
@@ -39,7 +40,7 @@ class FileVersionApiTests(ApiTestCase):
         self.assertFalse(UserFile.objects.filter(original_name="kopia.txt").exists())
         assert_error(self, self.new_version(MARCH), 409, "duplicate_file")
 
-    def test_same_name_upload_is_version_two_and_detail_shows_the_history(self):
+    def test_same_name_upload_is_version_two_and_detail_shows_the_history(self) -> None:
         self.assertEqual((self.v1["version"], self.v1["is_current"]), (1, True))
         response = self.client.post(f"{WS}/files/", {"file": upload("rapport.txt", APRIL)}, format="multipart")
         self.assertEqual(response.status_code, 201, response.content)
@@ -53,7 +54,7 @@ class FileVersionApiTests(ApiTestCase):
         self.assertEqual([f["id"] for f in self.client.get(f"{WS}/files/").json()["results"]
                           if f["original_name"] == "rapport.txt"], [v2["id"]])
 
-    def test_new_version_list_download_and_restore(self):
+    def test_new_version_list_download_and_restore(self) -> None:
         response = self.new_version()
         self.assertEqual(response.status_code, 201, response.content)
         v2 = response.json()
@@ -68,7 +69,7 @@ class FileVersionApiTests(ApiTestCase):
         self.assertEqual((restored.json()["id"], restored.json()["is_current"]), (self.v1["id"], True))
         assert_error(self, self.client.get(f"{WS}/files/{v2['id']}/versions/9/download/"), 404)
 
-    def test_reader_sees_the_history_but_may_not_restore_or_upload_a_version(self):
+    def test_reader_sees_the_history_but_may_not_restore_or_upload_a_version(self) -> None:
         self.new_version()
         dave = make_user("dave")
         Membership.objects.create(user=dave, workspace=self.workspace, role=Membership.Role.VIEWER)
@@ -77,7 +78,7 @@ class FileVersionApiTests(ApiTestCase):
         assert_error(self, self.client.post(f"{WS}/files/{self.v1['id']}/versions/1/restore"), 403)
         assert_error(self, self.new_version(b"Annat.\n"), 403)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         self.new_version()
         self.auth(self.charlie)
         fid = self.v1["id"]
@@ -92,7 +93,7 @@ class FileVersionApiTests(ApiTestCase):
         response = self.client.post(f"{CWS}/files/", {"file": upload("rapport.txt", MARCH)}, format="multipart")
         self.assertEqual((response.status_code, response.json()["version"]), (201, 1))
 
-    def test_schema_documents_the_version_endpoints(self):
+    def test_schema_documents_the_version_endpoints(self) -> None:
         schema = self.client.get("/api/v1/schema/?format=json").json()
         paths = schema["paths"]
         base = "/api/v1/workspaces/{slug}/files/{file_id}/versions/"

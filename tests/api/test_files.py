@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import HttpResponse
 from django.test import override_settings
 
 from chunks.services import chunk_document
@@ -18,16 +20,17 @@ from .base import WS, ApiTestCase, assert_error
 SWEDISH_HINTS = ("å", "ä", "ö", "Filen", "fil", "kunde inte")
 
 
-def upload(name: str, data: bytes, content_type: str = "application/octet-stream"):
+def upload(name: str, data: bytes, content_type: str = "application/octet-stream") -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type=content_type)
 
 
 class FileTests(ApiTestCase):
-    def post_file(self, name, data, content_type="application/octet-stream", **fields):
+    def post_file(self, name: str, data: bytes, content_type: str = "application/octet-stream",
+                  **fields: Any) -> HttpResponse:
         return self.client.post(f"{WS}/files/", {"file": upload(name, data, content_type), **fields},
                                 format="multipart")
 
-    def test_upload_list_detail_download_delete(self):
+    def test_upload_list_detail_download_delete(self) -> None:
         self.auth(self.bob)
         response = self.post_file("rutin.txt", b"Rutin for brandskydd.\n\nAlla ska veta var utgangarna finns.",
                                   "text/plain", title="Brandrutin", is_private="true")
@@ -63,7 +66,7 @@ class FileTests(ApiTestCase):
         assert_error(self, self.client.get(f"{WS}/files/{file_id}/download/"), 404)
         self.assertEqual(self.client.get(f"{WS}/files/").json()["count"], 1)
 
-    def test_long_non_ascii_name_is_stored_safely_and_kept_for_display(self):
+    def test_long_non_ascii_name_is_stored_safely_and_kept_for_display(self) -> None:
         self.auth(self.bob)
         name = "ä" * 200 + ".txt"
         response = self.post_file(name, "Rutin för brandskydd.".encode(), "text/plain")
@@ -78,7 +81,7 @@ class FileTests(ApiTestCase):
         self.assertEqual(b"".join(download.streaming_content), "Rutin för brandskydd.".encode())
         self.assertIn("%C3%A4%C3%A4", download["Content-Disposition"])  # the original name, RFC 5987-encoded
 
-    def test_long_ascii_name_keeps_its_extension(self):
+    def test_long_ascii_name_keeps_its_extension(self) -> None:
         self.auth(self.bob)
         response = self.post_file("riktlinje-" * 25 + ".md", b"# Riktlinje\n\nText.", "text/markdown")
         self.assertEqual(response.status_code, 201, response.content)
@@ -86,7 +89,7 @@ class FileTests(ApiTestCase):
         self.assertTrue(user_file.original_name.endswith(".md"))
         self.assertTrue(Path(user_file.file.name).name.endswith(".md"))
 
-    def test_a_file_the_disk_refuses_is_a_structured_error(self):
+    def test_a_file_the_disk_refuses_is_a_structured_error(self) -> None:
         self.auth(self.bob)
         with self.settings(MEDIA_ROOT=blocked_media_root(self, self.workspace.pk)):
             response = self.post_file("rutin.txt", b"Rutin.", "text/plain")
@@ -94,7 +97,7 @@ class FileTests(ApiTestCase):
         self.assertIn("kunde inte sparas", error["message"])
         self.assertFalse(UserFile.objects.filter(original_name="rutin.txt").exists())
 
-    def test_viewer_reads_but_cannot_write(self):
+    def test_viewer_reads_but_cannot_write(self) -> None:
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
         self.auth(self.bob)
         self.assertEqual(self.client.get(f"{WS}/files/").status_code, 200)
@@ -104,18 +107,18 @@ class FileTests(ApiTestCase):
         self.assertIsNone(UserFile.objects.get(pk=self.alice_file.pk).deleted_at)
         self.assertEqual(UserFile.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_empty_file_is_400(self):
+    def test_empty_file_is_400(self) -> None:
         self.auth(self.alice)
         error = assert_error(self, self.post_file("tom.txt", b"", "text/plain"), 400, "empty")
         self.assertEqual(error["message"], "Filen är tom.")
 
     @override_settings(MAX_UPLOAD_BYTES=1000)
-    def test_too_large_file_is_400(self):
+    def test_too_large_file_is_400(self) -> None:
         self.auth(self.alice)
         error = assert_error(self, self.post_file("stor.txt", b"a" * 1001, "text/plain"), 400, "too_large")
         self.assertIn("för stor", error["message"])
 
-    def test_missing_file_or_bad_fields_are_400(self):
+    def test_missing_file_or_bad_fields_are_400(self) -> None:
         self.auth(self.alice)
         assert_error(self, self.client.post(f"{WS}/files/", {"title": "x"}, format="multipart"), 400, "invalid")
         assert_error(self, self.client.post(f"{WS}/files/", {"file": "not a file"}, format="multipart"), 400)
@@ -124,7 +127,7 @@ class FileTests(ApiTestCase):
         response = self.client.post(f"{WS}/files/", {"file": "x"}, format="json")
         assert_error(self, response, 415)
 
-    def test_bad_files_are_accepted_then_fail_with_a_swedish_message(self):
+    def test_bad_files_are_accepted_then_fail_with_a_swedish_message(self) -> None:
         self.auth(self.alice)
         docx_without_document = io.BytesIO()
         with zipfile.ZipFile(docx_without_document, "w") as zf:
@@ -152,6 +155,6 @@ class FileTests(ApiTestCase):
                 self.assertEqual(body["progress"]["percent"], 0)
         self.assertEqual(self.client.get(f"{WS}/files/?status=failed").json()["count"], len(cases))
 
-    def test_download_of_missing_stored_file_is_404(self):
+    def test_download_of_missing_stored_file_is_404(self) -> None:
         self.auth(self.alice)
         assert_error(self, self.client.get(f"{WS}/files/{self.alice_file.pk}/download/"), 404)

@@ -3,6 +3,8 @@ workspace's object ids are a 404 even through the caller's own workspace."""
 
 from __future__ import annotations
 
+from django.http import HttpResponse
+
 from agent.models import Conversation, Message
 from compliance import selectors, services
 from compliance.models import Membership
@@ -12,7 +14,7 @@ from .base import API, CWS, WS, ApiTestCase, assert_error
 
 class IsolationTests(ApiTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.alice_conv = Conversation.objects.create(workspace=cls.workspace, user=cls.alice, title="A")
         cls.alice_msg = Message.objects.create(conversation=cls.alice_conv, role="assistant", content="svar")
@@ -29,7 +31,8 @@ class IsolationTests(ApiTestCase):
         cls.charlie_msg.proposals = cls.alice_msg.proposals
         cls.charlie_msg.save()
 
-    def endpoints(self, base, *, file_id, assessment_id, conv_id, msg_id, member_id, fact_id):
+    def endpoints(self, base: str, *, file_id: int, assessment_id: int, conv_id: int, msg_id: int, member_id: int,
+                  fact_id: int) -> list[tuple[str, str, dict | None]]:
         return [
             ("get", f"{base}/", None),
             ("get", f"{base}/stats/", None),
@@ -67,11 +70,11 @@ class IsolationTests(ApiTestCase):
             ("delete", f"{base}/preferences", None),
         ]
 
-    def call(self, method, url, body):
+    def call(self, method: str, url: str, body: dict | None) -> HttpResponse:
         return getattr(self.client, method)(url, body, format="json") if body is not None \
             else getattr(self.client, method)(url)
 
-    def test_outsider_gets_404_everywhere(self):
+    def test_outsider_gets_404_everywhere(self) -> None:
         self.auth(self.charlie)
         ids = dict(file_id=self.alice_file.pk, assessment_id=self.alice_assessment.pk, conv_id=self.alice_conv.pk,
                    msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk,
@@ -80,7 +83,7 @@ class IsolationTests(ApiTestCase):
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
 
-    def test_other_workspaces_ids_through_own_workspace_are_404(self):
+    def test_other_workspaces_ids_through_own_workspace_are_404(self) -> None:
         self.auth(self.alice)
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
                    conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk,
@@ -103,7 +106,7 @@ class IsolationTests(ApiTestCase):
         self.charlie_msg.refresh_from_db()
         self.assertEqual(self.charlie_msg.proposals[0]["status"], "pending")
 
-    def test_charlies_workspace_is_404_for_alice(self):
+    def test_charlies_workspace_is_404_for_alice(self) -> None:
         self.auth(self.alice)
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
                    conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk,
@@ -112,7 +115,7 @@ class IsolationTests(ApiTestCase):
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
 
-    def test_another_members_conversation_is_404(self):
+    def test_another_members_conversation_is_404(self) -> None:
         """Conversations are personal: bob, a member, cannot read or write alice's."""
         self.auth(self.bob)
         base = f"{WS}/conversations/{self.alice_conv.pk}"
@@ -122,13 +125,13 @@ class IsolationTests(ApiTestCase):
                                             format="json"), 404)
         self.assertEqual(self.client.get(f"{WS}/conversations/").json()["count"], 0)
 
-    def test_workspace_list_only_shows_own(self):
+    def test_workspace_list_only_shows_own(self) -> None:
         self.auth(self.charlie)
         body = self.client.get(f"{API}/workspaces/").json()
         self.assertEqual([w["slug"] for w in body["results"]], ["charlies-ab"])
         self.assertEqual(body["results"][0]["role"], "owner")
 
-    def test_unauthenticated_is_401_everywhere(self):
+    def test_unauthenticated_is_401_everywhere(self) -> None:
         ids = dict(file_id=self.alice_file.pk, assessment_id=self.alice_assessment.pk, conv_id=self.alice_conv.pk,
                    msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk,
                    fact_id=self.alice_fact.pk)

@@ -10,7 +10,7 @@ CLEAR = f"{WS}/knowledge/clear"
 
 
 class KnowledgeClearApiTests(ApiTestCase):
-    def test_owner_clears_and_gets_the_counts(self):
+    def test_owner_clears_and_gets_the_counts(self) -> None:
         Assessment.objects.create(workspace=self.workspace, title="Andra kravet")
         version_before = self.workspace.knowledge_version
         self.auth(self.alice)
@@ -36,13 +36,13 @@ class KnowledgeClearApiTests(ApiTestCase):
 
         self.assertEqual(self.client.post(CLEAR).json(), {"files": 0, "assessments": 0})
 
-    def test_editors_get_403(self):
+    def test_editors_get_403(self) -> None:
         self.auth(self.bob)
         assert_error(self, self.client.post(CLEAR), 403, "permission_denied")
         self.assertIsNone(UserFile.objects.get(pk=self.alice_file.pk).deleted_at)
         self.assertIsNone(Assessment.objects.get(pk=self.alice_assessment.pk).deleted_at)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         self.auth(self.charlie)
         assert_error(self, self.client.post(CLEAR), 404, "not_found")
         self.assertIsNone(UserFile.objects.get(pk=self.alice_file.pk).deleted_at)
@@ -51,12 +51,12 @@ class KnowledgeClearApiTests(ApiTestCase):
         self.assertEqual(self.client.post(f"{CWS}/knowledge/clear").json(), {"files": 1, "assessments": 1})
         self.assertIsNone(UserFile.objects.get(pk=self.alice_file.pk).deleted_at)
 
-    def test_only_post(self):
+    def test_only_post(self) -> None:
         self.auth(self.alice)
         assert_error(self, self.client.get(CLEAR), 405)
         self.assertIsNone(UserFile.objects.get(pk=self.alice_file.pk).deleted_at)
 
-    def test_it_is_in_the_schema(self):
+    def test_it_is_in_the_schema(self) -> None:
         schema = self.client.get(f"{API}/schema/?format=json").json()
         operation = schema["paths"]["/api/v1/workspaces/{slug}/knowledge/clear"]["post"]
         ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]

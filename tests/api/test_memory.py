@@ -10,7 +10,7 @@ from .base import WS, ApiTestCase, assert_error
 
 
 class ProfileApiTests(ApiTestCase):
-    def test_patch_get_and_origin(self):
+    def test_patch_get_and_origin(self) -> None:
         self.auth(self.alice)
         r = self.client.patch(f"{WS}/profile", {"employee_count": 45, "has_collective_agreement": True,
                                                 "collective_agreement": "Unionen"}, format="json")
@@ -20,7 +20,7 @@ class ProfileApiTests(ApiTestCase):
         self.assertEqual(body["origins"]["employee_count"]["origin"], "api")
         self.assertEqual(body["facts"], [])
 
-    def test_absurd_values_are_structured_400s_and_nothing_is_lost(self):
+    def test_absurd_values_are_structured_400s_and_nothing_is_lost(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         self.auth(self.alice)
         for data, code, field in (({"employee_count": -3}, "negative", "employee_count"),
@@ -38,7 +38,7 @@ class ProfileApiTests(ApiTestCase):
         self.assertIn("employee_count", error["details"])
         self.assertEqual(selectors.workspace_profile_get(self.workspace).employee_count, 45)
 
-    def test_facts_add_and_delete(self):
+    def test_facts_add_and_delete(self) -> None:
         self.auth(self.bob)
         r = self.client.post(f"{WS}/profile/facts", {"text": "Vi har lager i Borås"}, format="json")
         self.assertEqual(r.status_code, 201)
@@ -49,7 +49,7 @@ class ProfileApiTests(ApiTestCase):
         self.assertEqual(self.client.delete(f"{WS}/profile/facts/{fact_id}").status_code, 204)
         self.assertEqual(self.client.get(f"{WS}/profile").json()["facts"], [])
 
-    def test_reader_may_read_but_not_write(self):
+    def test_reader_may_read_but_not_write(self) -> None:
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         self.auth(self.bob)
@@ -58,7 +58,7 @@ class ProfileApiTests(ApiTestCase):
         assert_error(self, self.client.delete(f"{WS}/profile"), 403)
         assert_error(self, self.client.post(f"{WS}/profile/facts", {"text": "x y z"}, format="json"), 403)
 
-    def test_clear(self):
+    def test_clear(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         self.auth(self.alice)
         self.assertEqual(self.client.delete(f"{WS}/profile").status_code, 204)
@@ -66,7 +66,7 @@ class ProfileApiTests(ApiTestCase):
 
 
 class PreferenceApiTests(ApiTestCase):
-    def test_own_preferences_only(self):
+    def test_own_preferences_only(self) -> None:
         self.auth(self.alice)
         r = self.client.patch(f"{WS}/preferences", {"role": "HR-chef", "language": "en"}, format="json")
         self.assertEqual(r.status_code, 200, r.content)
@@ -76,7 +76,7 @@ class PreferenceApiTests(ApiTestCase):
         self.client.delete(f"{WS}/preferences")
         self.assertEqual(selectors.preference_get(self.workspace, self.alice).role, "HR-chef")
 
-    def test_bad_preference_is_a_structured_400(self):
+    def test_bad_preference_is_a_structured_400(self) -> None:
         self.auth(self.alice)
         error = assert_error(self, self.client.patch(f"{WS}/preferences", {"language": "fr"}, format="json"), 400,
                              "invalid_choice")
@@ -84,7 +84,7 @@ class PreferenceApiTests(ApiTestCase):
 
 
 class ProposalApiTests(ApiTestCase):
-    def test_save_and_decline(self):
+    def test_save_and_decline(self) -> None:
         conversation = Conversation.objects.create(workspace=self.workspace, user=self.alice)
         message = Message.objects.create(conversation=conversation, role="assistant", content="svar", proposals=[
             {"kind": "profile", "field": "employee_count", "value": 45, "label": "Antal anställda: 45",

@@ -6,11 +6,11 @@ from .base import API, ApiTestCase
 
 
 class SchemaTests(ApiTestCase):
-    def test_schema_validates_without_warnings(self):
+    def test_schema_validates_without_warnings(self) -> None:
         # Raises SchemaGenerationError on any warning, CommandError on an invalid schema.
         call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
 
-    def test_schema_and_docs_are_served(self):
+    def test_schema_and_docs_are_served(self) -> None:
         schema = self.client.get(f"{API}/schema/?format=json").json()
         self.assertEqual(schema["info"]["title"], "Lagrum API")
         paths = schema["paths"]

@@ -8,6 +8,9 @@ status code (the one error shape included).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 import schemathesis
 from django.core.cache import cache
@@ -41,7 +44,7 @@ HEALTH_CHECKS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, Heal
 
 
 @pytest.fixture
-def wsgi_in_test_transaction():
+def wsgi_in_test_transaction() -> Iterator[None]:
     """Requests go through the real WSGI handler, which closes the DB connection when a
     request finishes; that would end the test's transaction. Django's test client
     disconnects the same handlers."""
@@ -53,7 +56,7 @@ def wsgi_in_test_transaction():
 
 
 @pytest.fixture
-def world(db, wsgi_in_test_transaction):
+def world(db: None, wsgi_in_test_transaction: None) -> dict[str, Any]:
     alice, bob = make_user("alice"), make_user("bob")
     workspace = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=alice, workspace=workspace, role=Membership.Role.OWNER)
@@ -98,7 +101,7 @@ def world(db, wsgi_in_test_transaction):
     }
 
 
-def check(case, world):
+def check(case: schemathesis.Case, world: dict[str, Any]) -> None:
     cache.clear()  # throttling counters: generated traffic must not be rate limited
     if case.path_parameters:
         # Aim at alice's real objects; random ids would only ever exercise the 404 path.
@@ -111,11 +114,11 @@ def check(case, world):
 
 @crud_schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=HEALTH_CHECKS)
-def test_api_conforms_to_its_schema(case, world):
+def test_api_conforms_to_its_schema(case: schemathesis.Case, world: dict[str, Any]) -> None:
     check(case, world)
 
 
 @agent_schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES_AGENT, deadline=None, suppress_health_check=HEALTH_CHECKS)
-def test_agent_api_conforms_to_its_schema(case, world):
+def test_agent_api_conforms_to_its_schema(case: schemathesis.Case, world: dict[str, Any]) -> None:
     check(case, world)

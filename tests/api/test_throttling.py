@@ -8,7 +8,7 @@ from .base import API, ApiTestCase, assert_error
 
 
 class ThrottleTests(ApiTestCase):
-    def test_each_token_has_its_own_budget(self):
+    def test_each_token_has_its_own_budget(self) -> None:
         from django.conf import settings
 
         rest = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "2/min"}}

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.clock
 
 
 class TokenTests(ApiTestCase):
-    def test_create_with_session_shows_key_once_and_stores_only_hash(self):
+    def test_create_with_session_shows_key_once_and_stores_only_hash(self) -> None:
         self.login(self.alice)
         response = self.client.post(f"{API}/tokens/", {"name": "CI"}, format="json")
         self.assertEqual(response.status_code, 201, response.content)
@@ -35,7 +35,7 @@ class TokenTests(ApiTestCase):
         self.assertNotIn("key", listed["results"][0])
         self.assertNotIn(key, self.client.get(f"{API}/tokens/").content.decode())
 
-    def test_token_auth_works_and_records_use(self):
+    def test_token_auth_works_and_records_use(self) -> None:
         key = self.auth(self.alice)
         response = self.client.get(f"{API}/workspaces/")
         self.assertEqual(response.status_code, 200)
@@ -45,7 +45,7 @@ class TokenTests(ApiTestCase):
         self.client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         self.assertEqual(self.client.get(f"{WS}/").status_code, 200)
 
-    def test_last_use_is_written_at_most_once_a_minute(self):
+    def test_last_use_is_written_at_most_once_a_minute(self) -> None:
         key = self.auth(self.alice)
         token = ApiToken.objects.get(key_hash=ApiToken.hash_key(key))
         recent = timezone.now() - timedelta(seconds=5)
@@ -59,13 +59,13 @@ class TokenTests(ApiTestCase):
         self.client.get(f"{API}/workspaces/")
         self.assertGreater(ApiToken.objects.get(pk=token.pk).last_used_at, recent)
 
-    def test_token_can_create_token(self):
+    def test_token_can_create_token(self) -> None:
         self.auth(self.bob)
         response = self.client.post(f"{API}/tokens/", {"name": "Andra"}, format="json")
         self.assertEqual(response.status_code, 201)
         self.assertEqual(ApiToken.objects.filter(user=self.bob).count(), 2)
 
-    def test_revoked_token_fails_with_401(self):
+    def test_revoked_token_fails_with_401(self) -> None:
         key = self.auth(self.alice)
         token = ApiToken.objects.get(key_hash=ApiToken.hash_key(key))
         self.assertEqual(self.client.delete(f"{API}/tokens/{token.pk}/").status_code, 204)
@@ -75,19 +75,19 @@ class TokenTests(ApiTestCase):
         error = assert_error(self, response, 401, "authentication_failed")
         self.assertIn("återkallad", error["message"])
 
-    def test_bad_tokens_are_401(self):
+    def test_bad_tokens_are_401(self) -> None:
         for header in ("Bearer lgr_nope", "Bearer", "Bearer a b", "Token \x00"):
             with self.subTest(header=header):
                 self.client.credentials(HTTP_AUTHORIZATION=header)
                 assert_error(self, self.client.get(f"{API}/workspaces/"), 401)
 
-    def test_inactive_user_token_is_401(self):
+    def test_inactive_user_token_is_401(self) -> None:
         self.auth(self.bob)
         self.bob.is_active = False
         self.bob.save()
         assert_error(self, self.client.get(f"{API}/workspaces/"), 401)
 
-    def test_cannot_revoke_or_see_another_users_token(self):
+    def test_cannot_revoke_or_see_another_users_token(self) -> None:
         charlies = api_token_create(user=self.charlie, name="c").token
         self.auth(self.alice)
         assert_error(self, self.client.delete(f"{API}/tokens/{charlies.pk}/"), 404, "not_found")
@@ -95,7 +95,7 @@ class TokenTests(ApiTestCase):
         self.assertIsNone(charlies.revoked_at)
         self.assertEqual(self.client.get(f"{API}/tokens/").json()["count"], 1)
 
-    def test_revoke_is_idempotent(self):
+    def test_revoke_is_idempotent(self) -> None:
         key = self.auth(self.alice)
         token = ApiToken.objects.get(key_hash=ApiToken.hash_key(key))
         self.login(self.alice)
@@ -105,13 +105,13 @@ class TokenTests(ApiTestCase):
         self.assertEqual(self.client.delete(f"{API}/tokens/{token.pk}/").status_code, 204)
         self.assertEqual(ApiToken.objects.get(pk=token.pk).revoked_at, first)
 
-    def test_token_name_is_validated(self):
+    def test_token_name_is_validated(self) -> None:
         self.auth(self.alice)
         for body in ({}, {"name": ""}, {"name": "x" * 101}, {"name": "a\x00b"}, {"name": ["a"]}, {"name": None}):
             with self.subTest(body=body):
                 assert_error(self, self.client.post(f"{API}/tokens/", body, format="json"), 400, "invalid")
 
-    def test_session_writes_need_csrf(self):
+    def test_session_writes_need_csrf(self) -> None:
         from rest_framework.test import APIClient
 
         client = APIClient(enforce_csrf_checks=True)

@@ -14,11 +14,19 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import pytest
 from django.conf import settings
+from pytest_django import DjangoDbBlocker
+
+if TYPE_CHECKING:  # for annotations only: the broker's client is imported when a test first reaches it
+    import redis
+
+T = TypeVar("T")
 
 QUEUE = "lagrum"  # the interactive queue; "lagrum-bulk" shares the prefix (queued_task_calls sees both)
 QUEUES = "lagrum,lagrum-bulk"
@@ -41,7 +49,7 @@ WORKER_MAIN = (
 )
 
 
-def wait_for(predicate, *, timeout: float, interval: float = 0.1, what: str = "condition"):
+def wait_for(predicate: Callable[[], T], *, timeout: float, interval: float = 0.1, what: str = "condition") -> T:
     """Poll until `predicate()` is truthy; a bounded wait, never a fixed sleep."""
     deadline = time.monotonic() + timeout
     while True:
@@ -53,7 +61,7 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.1, what: str = "c
         time.sleep(interval)
 
 
-def _redis():
+def _redis() -> redis.Redis:
     import redis
 
     return redis.Redis.from_url(BROKER_URL)
@@ -127,7 +135,7 @@ def queued_in_consumption_order(queues: tuple[str, ...] = ("lagrum", "lagrum-bul
 class Worker:
     """One `celery worker` process (solo pool by default: SIGKILL takes the running task with it)."""
 
-    def __init__(self, name: str, log_path: Path, env: dict, pool: str = "solo"):
+    def __init__(self, name: str, log_path: Path, env: dict, pool: str = "solo") -> None:
         self.name = name
         self.log_path = log_path
         self.env = env
@@ -223,8 +231,21 @@ class Beat(Worker):
         return "Sending due task" in self.log() or "beat: Starting..." in self.log()
 
 
+class WorkerFactory(Protocol):
+    """What `worker_factory` gives a test: call it to start a worker; its media folder, its workers, and a way
+    to stop them all."""
+
+    media_root: Path
+    workers: list[Worker]
+    stop_all: Callable[[], None]
+
+    def __call__(self, name: str = "", *, pool: str = "solo", extra_env: dict | None = None,
+                 beat: bool = False) -> Worker: ...
+
+
 @pytest.fixture(scope="module")
-def worker_factory(django_db_setup, django_db_blocker, tmp_path_factory):
+def worker_factory(django_db_setup: None, django_db_blocker: DjangoDbBlocker,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerFactory]:
     """Start workers on the test database and broker; every one is stopped at teardown."""
     from django.db import connection
 
@@ -274,13 +295,13 @@ def worker_factory(django_db_setup, django_db_blocker, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def celery_worker(worker_factory):
+def celery_worker(worker_factory: WorkerFactory) -> Worker:
     """One worker for the whole module."""
     return worker_factory()
 
 
 @pytest.fixture
-def clean_queue():
+def clean_queue() -> Iterator[None]:
     """For tests that enqueue without a worker: nothing they queue outlives them."""
     purge_test_queue()
     yield

@@ -48,7 +48,7 @@ def _assert_left_as_found(before: dict) -> None:
 
 
 @pytest.fixture
-def statute_and_waiting_message(clean_queue):
+def statute_and_waiting_message(clean_queue: None) -> dict[int, tuple[list[float], str]]:
     load_statutes(SFS)
     embed_chunks.apply_async((SENTINEL,))
     return _vectors()
@@ -56,7 +56,7 @@ def statute_and_waiting_message(clean_queue):
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_bench_priority_times_the_upload_and_leaves_the_instance_as_it_found_it(statute_and_waiting_message):
+def test_bench_priority_times_the_upload_and_leaves_the_instance_as_it_found_it(statute_and_waiting_message: dict[int, tuple[list[float], str]]) -> None:
     out = io.StringIO()
     call_command("bench_priority", "--layouts", "priority", "--warmup", "0", "--json", stdout=out)
 
@@ -72,7 +72,7 @@ def test_bench_priority_times_the_upload_and_leaves_the_instance_as_it_found_it(
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_failing_run_restores_what_it_touched(statute_and_waiting_message):
+def test_a_failing_run_restores_what_it_touched(statute_and_waiting_message: dict[int, tuple[list[float], str]]) -> None:
     # No time at all to wait for the workers: the run fails after it dropped the statute vectors.
     with pytest.raises(CommandError, match="timed out"):
         call_command("bench_priority", "--layouts", "priority", "--warmup", "0", "--timeout", "0",
@@ -81,7 +81,7 @@ def test_a_failing_run_restores_what_it_touched(statute_and_waiting_message):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_vectors_a_killed_run_left_dropped_are_restored_first(statute_and_waiting_message):
+def test_vectors_a_killed_run_left_dropped_are_restored_first(statute_and_waiting_message: dict[int, tuple[list[float], str]]) -> None:
     # What a run killed with SIGKILL leaves: the snapshot committed, the vectors dropped.
     bench_isolation.snapshot_statute_vectors()
     doc = LegalDocument.objects.get(sfs_number=SFS)

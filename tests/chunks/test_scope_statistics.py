@@ -21,7 +21,7 @@ from tests.helpers import run_at_once
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _add_chunk(workspace, text):
+def _add_chunk(workspace: Workspace, text: str) -> None:
     assessment = Assessment.objects.create(workspace=workspace, title="Bedömning", notes=text, status="done")
     ContentChunk.objects.create(
         source_type="ASSESSMENT", assessment=assessment, workspace=workspace, document_title="Bedömning",
@@ -29,7 +29,7 @@ def _add_chunk(workspace, text):
         content_hash=content_hash(text))
 
 
-def _waits_for_a_lock(pid):
+def _waits_for_a_lock(pid: int) -> bool | None:
     with connections["default"].cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")  # else a transaction sees its first snapshot only
         cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
@@ -37,11 +37,11 @@ def _waits_for_a_lock(pid):
         return row and row[0] == "Lock"
 
 
-def test_two_writers_in_one_workspace_both_commit():
+def test_two_writers_in_one_workspace_both_commit() -> None:
     workspace = Workspace.objects.create(name="Samtidigt AB", slug="samtidigt")
     first_written, pids = threading.Event(), {}
 
-    def writer_a():
+    def writer_a() -> None:
         with transaction.atomic():
             pids["a"] = connection.connection.info.backend_pid
             _add_chunk(workspace, "Mötesprotokoll")  # holds the row of "mötesprotokoll"
@@ -51,7 +51,7 @@ def test_two_writers_in_one_workspace_both_commit():
                 time.sleep(0.05)
             _add_chunk(workspace, "Avvikelserapport")  # needs "avvikelserapport", which b wants too
 
-    def writer_b():
+    def writer_b() -> None:
         first_written.wait(10)
         with transaction.atomic():
             pids["b"] = connection.connection.info.backend_pid

@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
@@ -34,7 +36,7 @@ def corpus_chunks() -> list[tuple[str, str]]:
             for d in chunk_statute(r["title"], r["sfs"], r["text"])]
 
 
-def load_sfs(*args) -> str:
+def load_sfs(*args: str) -> str:
     out = io.StringIO()
     call_command("load_sfs", *args, "--no-progress", stdout=out)
     return out.getvalue().strip()
@@ -45,7 +47,7 @@ def queued_chunk_ids() -> list[int]:
 
 
 @pytest.mark.slow
-def test_shipped_vectors_cover_whole_statutes_and_equal_what_the_model_computes():
+def test_shipped_vectors_cover_whole_statutes_and_equal_what_the_model_computes() -> None:
     shipped = shipped_vectors()
     assert shipped is not None, f"no shipped vectors for {active_model_name()} at {default_path()}"
     chunks = corpus_chunks()
@@ -72,7 +74,7 @@ def test_shipped_vectors_cover_whole_statutes_and_equal_what_the_model_computes(
 
 
 @pytest.mark.django_db
-def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue):
+def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue: None) -> None:
     record = corpus_record(SMALL_SFS)
     drafts = chunk_statute(record["title"], SMALL_SFS, record["text"])
     target = drafts[len(drafts) // 2]
@@ -102,8 +104,8 @@ def test_load_uses_shipped_vectors_and_a_changed_text_gets_none(clean_queue):
 
 
 @pytest.mark.django_db
-def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue,
-                                                                              django_capture_on_commit_callbacks):
+def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(clean_queue: None,
+                                                                               django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         assert load_sfs("--only", SMALL_SFS, "--sync") == "1 författningar lästa, 1 nya eller ändrade."
 
@@ -115,7 +117,8 @@ def test_load_sfs_of_the_bundled_text_is_searchable_at_once_and_queues_nothing(c
 
 
 @pytest.mark.django_db
-def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_queue, django_capture_on_commit_callbacks):
+def test_another_embedding_model_ignores_the_shipped_vectors(settings: Settings, clean_queue: None,
+                                                             django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     settings.EMBEDDING_BACKEND = "openai"
     settings.EMBEDDING_MODEL = "text-embedding-3-small"
     assert shipped_vectors() is None
@@ -133,7 +136,8 @@ def test_another_embedding_model_ignores_the_shipped_vectors(settings, clean_que
 
 
 @pytest.mark.django_db
-def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp_path, settings, clean_queue):
+def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp_path: Path, settings: Settings,
+                                                                             clean_queue: None) -> None:
     computed_path = tmp_path / "computed.npz"
     out = io.StringIO()
     call_command("build_sfs_vectors", "--only", SMALL_SFS, "--no-reuse", "--output", str(computed_path),
@@ -168,7 +172,8 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
 
 
 @pytest.mark.django_db
-def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_path, settings, clean_queue):
+def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_path: Path, settings: Settings,
+                                                                          clean_queue: None) -> None:
     from chunks.shipped_vectors import book_path
     from law.sfs_corpus import read_book_lines
 
@@ -198,7 +203,9 @@ def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_pa
 
 
 @pytest.mark.django_db
-def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_model(tmp_path, settings, clean_queue):
+def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_model(tmp_path: Path,
+                                                                                      settings: Settings,
+                                                                                      clean_queue: None) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no vector file yet: the chunks wait for the model
     record = corpus_record(SMALL_SFS)
     doc = legal_document_upsert(LegalDocumentData(sfs_number=SMALL_SFS, title=record["title"],
@@ -220,7 +227,8 @@ def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_
 
 
 @pytest.mark.django_db
-def test_the_regulations_file_is_int8_and_loading_a_regulation_takes_its_vectors(tmp_path, settings, clean_queue):
+def test_the_regulations_file_is_int8_and_loading_a_regulation_takes_its_vectors(tmp_path: Path, settings: Settings,
+                                                                                 clean_queue: None) -> None:
     """The agency regulations and the GDPR ship vectors too: loaded, they are searchable by meaning at once."""
     import gzip
 
@@ -253,7 +261,7 @@ def test_the_regulations_file_is_int8_and_loading_a_regulation_takes_its_vectors
 
 
 @pytest.mark.django_db
-def test_build_sfs_vectors_takes_a_historical_number_and_refuses_a_word(tmp_path):
+def test_build_sfs_vectors_takes_a_historical_number_and_refuses_a_word(tmp_path: Path) -> None:
     out = io.StringIO()
     # Handelsbalken's parts carry the historical numbers the book file holds: its vectors come from that file.
     call_command("build_sfs_vectors", "--book", "--only", "1736:0123 2", "--reuse-only",

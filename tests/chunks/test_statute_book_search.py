@@ -7,9 +7,12 @@ import gzip
 import io
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from pytest_django import Settings
 
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.models import ContentChunk
@@ -39,7 +42,7 @@ OTHERS = [(f"2090:{n}", f"Lag (2090:{n}) om {subject}", LegalDocument.ContentTyp
 
 
 @pytest.fixture
-def member():
+def member() -> tuple[User, Workspace]:
     user = make_user("greta")
     ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
     Membership.objects.create(user=user, workspace=ws, role="owner")
@@ -56,13 +59,13 @@ def add_statute(number: str, title: str, content_type: str, text: str, *, embed:
     return doc
 
 
-def ranked_numbers(question: str, member, mode: str) -> list[str]:
+def ranked_numbers(question: str, member: tuple[User, Workspace], mode: str) -> list[str]:
     user, ws = member
     result = retrieve_context(question, ws, user=user, options=RetrievalOptions(mode=mode, min_relevance=0))
     return list(dict.fromkeys(c.document_number for c in result.chunks))
 
 
-def ranked(question: str, member, mode: str) -> dict[str, float]:
+def ranked(question: str, member: tuple[User, Workspace], mode: str) -> dict[str, float]:
     """{document number: its best score}, in rank order."""
     user, ws = member
     result = retrieve_context(question, ws, user=user, options=RetrievalOptions(mode=mode, min_relevance=0))
@@ -83,8 +86,8 @@ class PriorRankings:
         assert all(self.primed[n] == pytest.approx(self.plain[n]) for n in self.plain if n != number)
 
 
-def ranked_without_and_with(settings, name: str, off: float, on: float, question: str, member,
-                            mode: str) -> PriorRankings:
+def ranked_without_and_with(settings: Settings, name: str, off: float, on: float, question: str,
+                            member: tuple[User, Workspace], mode: str) -> PriorRankings:
     """The ranking with the prior setting `name` at `off`, then at `on`."""
     setattr(settings, name, off)
     plain = ranked(question, member, mode)
@@ -93,7 +96,8 @@ def ranked_without_and_with(settings, name: str, off: float, on: float, question
 
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
-def test_the_kind_prior_puts_the_binding_rule_before_a_notice_without_hiding_it(member, settings, mode):
+def test_the_kind_prior_puts_the_binding_rule_before_a_notice_without_hiding_it(member: tuple[User, Workspace],
+                                                                                settings: Settings, mode: str) -> None:
     for number, title, content_type, text in (LAW, NOTICE, *OTHERS):
         add_statute(number, title, content_type, text, embed=True)
     question = "Vilken tillsyn gäller över hundar och hundägare?"
@@ -106,14 +110,15 @@ def test_the_kind_prior_puts_the_binding_rule_before_a_notice_without_hiding_it(
     assert list(rankings.primed)[:2] == ["2090:1", "2090:2"]
 
 
-def test_a_question_naming_the_notice_still_gets_it_first(member):
+def test_a_question_naming_the_notice_still_gets_it_first(member: tuple[User, Workspace]) -> None:
     for number, title, content_type, text in (LAW, NOTICE):
         add_statute(number, title, content_type, text, embed=True)
     assert ranked_numbers("Vad säger SFS 2090:2 om tillsyn över hundar?", member, "hybrid")[0] == "2090:2"
 
 
-def test_a_book_statute_without_vectors_is_found_by_keyword_and_answers_at_once(member, tmp_path, settings,
-                                                                                  clean_queue):
+def test_a_book_statute_without_vectors_is_found_by_keyword_and_answers_at_once(member: tuple[User, Workspace],
+                                                                                tmp_path: Path, settings: Settings,
+                                                                                clean_queue: None) -> None:
     load_statutes("1998:209")  # a statute with vectors, so the vector half has candidates of its own
     with gzip.open(settings.SFS_BOOK_PATH, "rt", encoding="utf-8") as fh:
         record = next(json.loads(line) for line in fh if json.loads(line)["sfs"] == "1934:36")
@@ -147,7 +152,8 @@ CITING = [(f"2090:{n}", f"Lag (2090:{n}) om {subject}", LegalDocument.ContentTyp
 
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
-def test_the_citation_prior_puts_the_act_the_law_points_to_first(member, settings, mode):
+def test_the_citation_prior_puts_the_act_the_law_points_to_first(member: tuple[User, Workspace], settings: Settings,
+                                                                 mode: str) -> None:
     for number, title, content_type, text in (LAW, RIVAL, *CITING):
         add_statute(number, title, content_type, text, embed=True)
     legal_document_cited_by_refresh()
@@ -175,7 +181,7 @@ OWN_WORK = ("2090:13", "Lag (2090:13) om Hundverkets tillsyn över hundar", Lega
             "1 § Hundverkets tillsyn över hundar och hundägare utövas enligt denna lag.")
 
 
-def test_the_addressee_is_found_for_statutes_and_never_for_an_agency_regulation(member):
+def test_the_addressee_is_found_for_statutes_and_never_for_an_agency_regulation(member: tuple[User, Workspace]) -> None:
     for number, title, content_type, text in (LAW, INSTRUCTION, OWN_WORK):
         add_statute(number, title, content_type, text, embed=False)
     regulation = legal_document_upsert(LegalDocumentData(
@@ -197,7 +203,8 @@ def test_the_addressee_is_found_for_statutes_and_never_for_an_agency_regulation(
 
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
-def test_the_addressee_prior_puts_the_rule_for_everyone_before_an_authoritys_own(member, settings, mode):
+def test_the_addressee_prior_puts_the_rule_for_everyone_before_an_authoritys_own(member: tuple[User, Workspace],
+                                                                                 settings: Settings, mode: str) -> None:
     for number, title, content_type, text in (LAW, INSTRUCTION, OWN_WORK, *OTHERS):
         add_statute(number, title, content_type, text, embed=True)
     legal_document_addressee_refresh()
@@ -229,7 +236,8 @@ REGULATION = ("HVFS 2090:1", "Hundverkets föreskrifter (HVFS 2090:1) om tillsyn
 
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
-def test_the_regulation_prior_puts_the_act_before_the_regulation_that_details_it(member, settings, mode):
+def test_the_regulation_prior_puts_the_act_before_the_regulation_that_details_it(member: tuple[User, Workspace],
+                                                                                 settings: Settings, mode: str) -> None:
     for number, title, content_type, text in (LAW, *OTHERS):
         add_statute(number, title, content_type, text, embed=True)
     add_statute(*REGULATION, embed=True, agency="Hundverket")
@@ -242,7 +250,8 @@ def test_the_regulation_prior_puts_the_act_before_the_regulation_that_details_it
     assert list(rankings.primed)[:2] == ["2090:1", "HVFS 2090:1"]
 
 
-def test_a_question_naming_the_regulation_still_gets_it_first(member, settings):
+def test_a_question_naming_the_regulation_still_gets_it_first(member: tuple[User, Workspace],
+                                                              settings: Settings) -> None:
     add_statute(*LAW, embed=True)
     add_statute(*REGULATION, embed=True, agency="Hundverket")
     settings.RETRIEVAL_REGULATION_PRIOR = 0.8
@@ -271,7 +280,7 @@ def add_eu_act() -> LegalDocument:
     return doc
 
 
-def ranked_units(question: str, member, mode: str) -> dict[str, float]:
+def ranked_units(question: str, member: tuple[User, Workspace], mode: str) -> dict[str, float]:
     """{citation of the EU act's unit: its score}, in rank order."""
     user, ws = member
     result = retrieve_context(question, ws, user=user, options=RetrievalOptions(mode=mode, min_relevance=0))
@@ -279,7 +288,8 @@ def ranked_units(question: str, member, mode: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
-def test_the_recital_prior_puts_the_article_before_the_recital_that_explains_it(member, settings, mode):
+def test_the_recital_prior_puts_the_article_before_the_recital_that_explains_it(member: tuple[User, Workspace],
+                                                                                settings: Settings, mode: str) -> None:
     for number, title, content_type, text in OTHERS:
         add_statute(number, title, content_type, text, embed=True)
     add_eu_act()

@@ -8,11 +8,13 @@ import io
 import json
 import threading
 import time
+from pathlib import Path
 
 import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from pytest_django import Settings
 
 from chunks.models import ContentChunk
 from chunks.tasks import vector_index_repair
@@ -61,7 +63,7 @@ def assert_graph_as_the_model_defines_it() -> None:
     assert (status.m, status.ef_construction) == model_graph()
 
 
-def test_a_load_into_an_empty_graph_builds_it_once_at_the_end(clean_queue):
+def test_a_load_into_an_empty_graph_builds_it_once_at_the_end(clean_queue: None) -> None:
     before = graph_oid()
 
     report, err = load_sfs("--only", LARGE_SFS)
@@ -75,7 +77,7 @@ def test_a_load_into_an_empty_graph_builds_it_once_at_the_end(clean_queue):
     assert ContentChunk.objects.filter(embedding__isnull=False).count() > 50  # shipped vectors, in the new graph
 
 
-def test_a_small_load_against_a_large_graph_inserts_into_it(clean_queue):
+def test_a_small_load_against_a_large_graph_inserts_into_it(clean_queue: None) -> None:
     load_sfs("--only", LARGE_SFS)
     before = graph_oid()
 
@@ -88,7 +90,7 @@ def test_a_small_load_against_a_large_graph_inserts_into_it(clean_queue):
     assert ContentChunk.objects.filter(legal_document__sfs_number=SMALL_SFS, embedding__isnull=False).exists()
 
 
-def test_the_share_that_makes_a_load_large_is_a_setting(clean_queue, settings):
+def test_the_share_that_makes_a_load_large_is_a_setting(clean_queue: None, settings: Settings) -> None:
     load_sfs("--only", SMALL_SFS)
     settings.VECTOR_INDEX_REBUILD_SHARE = 1000.0  # the large statute is some 60 times the small one, not 1000
 
@@ -97,7 +99,7 @@ def test_the_share_that_makes_a_load_large_is_a_setting(clean_queue, settings):
     assert report["vector_index"]["reason"] == "small"
 
 
-def test_keep_vector_index_keeps_the_graph_even_for_a_large_load(clean_queue):
+def test_keep_vector_index_keeps_the_graph_even_for_a_large_load(clean_queue: None) -> None:
     load_sfs("--only", SMALL_SFS)
     before = graph_oid()
 
@@ -107,7 +109,7 @@ def test_keep_vector_index_keeps_the_graph_even_for_a_large_load(clean_queue):
     assert graph_oid() == before
 
 
-def test_a_load_with_nothing_new_leaves_the_graph_alone(clean_queue):
+def test_a_load_with_nothing_new_leaves_the_graph_alone(clean_queue: None) -> None:
     load_sfs("--only", LARGE_SFS)
     before = graph_oid()
 
@@ -118,7 +120,7 @@ def test_a_load_with_nothing_new_leaves_the_graph_alone(clean_queue):
     assert graph_oid() == before
 
 
-def test_a_load_builds_a_missing_graph_even_with_nothing_to_load(clean_queue):
+def test_a_load_builds_a_missing_graph_even_with_nothing_to_load(clean_queue: None) -> None:
     load_sfs("--only", SMALL_SFS)
     vector_index_drop()
     assert not vector_index_status().exists
@@ -131,7 +133,7 @@ def test_a_load_builds_a_missing_graph_even_with_nothing_to_load(clean_queue):
     assert_graph_as_the_model_defines_it()
 
 
-def test_load_regulations_builds_the_graph_once_too(clean_queue, tmp_path):
+def test_load_regulations_builds_the_graph_once_too(clean_queue: None, tmp_path: Path) -> None:
     one = tmp_path / "one.jsonl.gz"
     with gzip.open(one, "wt", encoding="utf-8") as fh:
         fh.write(json.dumps(shipped_record("MSBFS 2020:5"), ensure_ascii=False) + "\n")
@@ -147,7 +149,7 @@ def test_load_regulations_builds_the_graph_once_too(clean_queue, tmp_path):
 
 
 @pytest.mark.django_db
-def test_a_load_inside_a_transaction_keeps_the_graph(clean_queue):
+def test_a_load_inside_a_transaction_keeps_the_graph(clean_queue: None) -> None:
     assert connection.in_atomic_block
     before = graph_oid()
 
@@ -158,7 +160,7 @@ def test_a_load_inside_a_transaction_keeps_the_graph(clean_queue):
     assert graph_oid() == before
 
 
-def test_the_graph_is_built_again_when_the_load_fails_half_way():
+def test_the_graph_is_built_again_when_the_load_fails_half_way() -> None:
     plan = vector_index_plan(pending_chars=1_000_000)
     assert plan.rebuild  # nothing is indexed: any load is large
 
@@ -169,7 +171,7 @@ def test_the_graph_is_built_again_when_the_load_fails_half_way():
     assert_graph_as_the_model_defines_it()
 
 
-def test_no_rebuild_plan_leaves_the_graph_alone():
+def test_no_rebuild_plan_leaves_the_graph_alone() -> None:
     before = graph_oid()
     plan = VectorIndexPlan(rebuild=False, reason="small", pending_chars=10, indexed_chars=10_000)
 
@@ -179,7 +181,7 @@ def test_no_rebuild_plan_leaves_the_graph_alone():
     assert outcome.build_seconds is None and graph_oid() == before
 
 
-def test_repair_builds_a_missing_graph_unless_a_load_holds_it_dropped():
+def test_repair_builds_a_missing_graph_unless_a_load_holds_it_dropped() -> None:
     vector_index_drop()
     db = connection.settings_dict
     # A load elsewhere holds the graph dropped: its session has the advisory lock.
@@ -195,7 +197,7 @@ def test_repair_builds_a_missing_graph_unless_a_load_holds_it_dropped():
     assert vector_index_repair() is None  # nothing left to do
 
 
-def test_two_bulk_loads_at_once_take_turns_without_a_deadlock():
+def test_two_bulk_loads_at_once_take_turns_without_a_deadlock() -> None:
     """The second load waits for the first to build its graph, then plans against that graph. While it waits
     it must hold no snapshot: the first load's concurrent build waits for every older snapshot, and a
     blocking lock call would have made the two wait on each other until Postgres aborted the build."""

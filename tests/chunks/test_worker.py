@@ -14,7 +14,7 @@ from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
-from tests.chunks.conftest import WORKER_BATCH_SIZE, queued_task_calls, wait_for
+from tests.chunks.conftest import WORKER_BATCH_SIZE, WorkerFactory, queued_task_calls, wait_for
 from tests.corpus import corpus_record
 
 SFS = "1998:209"
@@ -29,7 +29,7 @@ def _progress(doc_id: int) -> tuple[int, int]:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_worker_killed_mid_batch_resumes_and_embeds_each_chunk_once(worker_factory):
+def test_worker_killed_mid_batch_resumes_and_embeds_each_chunk_once(worker_factory: WorkerFactory) -> None:
     first = worker_factory("kill-me")
     record = corpus_record(SFS)
 
@@ -39,7 +39,7 @@ def test_worker_killed_mid_batch_resumes_and_embeds_each_chunk_once(worker_facto
     assert upserted.changed
     doc = upserted.document
 
-    def some_but_not_all_embedded():
+    def some_but_not_all_embedded() -> tuple[int, int] | bool:
         total, embedded = _progress(doc.pk)
         return total > WORKER_BATCH_SIZE and 0 < embedded < total and (total, embedded)
 
@@ -58,7 +58,7 @@ def test_worker_killed_mid_batch_resumes_and_embeds_each_chunk_once(worker_facto
 
     second = worker_factory("take-over")
 
-    def done():
+    def done() -> bool:
         doc.refresh_from_db()
         return doc.status == ProcessingStatus.DONE
 
@@ -98,17 +98,17 @@ RECOVERY_ENV = {"EMBEDDING_RECOVERY_AFTER_SECONDS": "3", "EMBEDDING_RECOVERY_INT
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk_once(worker_factory):
+def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk_once(worker_factory: WorkerFactory) -> None:
     worker_factory.stop_all()
     record = corpus_record(SFS)
     doc = legal_document_upsert(LegalDocumentData(sfs_number=SFS, title=record["title"],
                                                   full_text=record["text"])).document
 
-    def some_but_not_all_embedded():
+    def some_but_not_all_embedded() -> tuple[int, int] | bool:
         total, embedded = _progress(doc.pk)
         return total > WORKER_BATCH_SIZE and 0 < embedded < total and (total, embedded)
 
-    def lost_chunks():
+    def lost_chunks() -> set[int]:
         """Chunks still without a vector that no queued call will embed: only recovery can finish them."""
         queued = {chunk_id for args, _ in queued_task_calls(EMBED) for chunk_id in args[0]}
         missing = ContentChunk.objects.filter(legal_document=doc, embedding__isnull=True).values_list("id", flat=True)
@@ -134,7 +134,7 @@ def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk
     second = worker_factory("after-whole-kill", extra_env=RECOVERY_ENV)
     beat = worker_factory("beat", extra_env=RECOVERY_ENV, beat=True)
 
-    def done():
+    def done() -> bool:
         doc.refresh_from_db()
         return doc.status == ProcessingStatus.DONE
 
@@ -165,7 +165,7 @@ def test_whole_worker_killed_is_recovered_by_the_beat_task_and_embeds_each_chunk
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_two_workers_on_one_broker_embed_a_large_statute_exactly_once(worker_factory):
+def test_two_workers_on_one_broker_embed_a_large_statute_exactly_once(worker_factory: WorkerFactory) -> None:
     """Scaling out: several workers (on one host here, on several in production) share the queues."""
     sfs = "1972:207"  # 42 chunks: 21 batches to share
     worker_factory.stop_all()
@@ -174,7 +174,7 @@ def test_two_workers_on_one_broker_embed_a_large_statute_exactly_once(worker_fac
     doc = legal_document_upsert(LegalDocumentData(sfs_number=sfs, title=record["title"],
                                                   full_text=record["text"])).document
 
-    def done():
+    def done() -> bool:
         doc.refresh_from_db()
         return doc.status == ProcessingStatus.DONE
 

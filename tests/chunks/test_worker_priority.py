@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from compliance.celery import lower_priority
-from tests.chunks.conftest import wait_for
+from tests.chunks.conftest import WorkerFactory, wait_for
 
 
 def _nice(pid: int) -> int:
@@ -18,7 +18,7 @@ def _nice(pid: int) -> int:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_started_worker_runs_at_the_configured_niceness_in_its_own_autogroup(worker_factory):
+def test_a_started_worker_runs_at_the_configured_niceness_in_its_own_autogroup(worker_factory: WorkerFactory) -> None:
     # 19: above whatever niceness the test run itself has, so only the worker's setting can explain it.
     worker = worker_factory("nice", pool="prefork", extra_env={"WORKER_NICE": "19"})
     assert _nice(worker.proc.pid) == 19
@@ -31,7 +31,7 @@ def test_a_started_worker_runs_at_the_configured_niceness_in_its_own_autogroup(w
         assert autogroup.read_text().split()[-1] == "19"
 
 
-def test_zero_leaves_the_priority_alone():
+def test_zero_leaves_the_priority_alone() -> None:
     before = os.nice(0)
     lower_priority(0)
     assert os.nice(0) == before

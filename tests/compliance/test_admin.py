@@ -9,7 +9,7 @@ from tests.helpers import BaseTestCase
 
 class AdminTests(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
         cls.doc = LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)",
@@ -21,10 +21,10 @@ class AdminTests(BaseTestCase):
         UserFile.objects.create(workspace=cls.workspace, title="Policy", original_name="p.txt", file="p.txt")
         Assessment.objects.create(workspace=cls.workspace, title="Riskbedömning")
 
-    def setUp(self):
+    def setUp(self) -> None:
         self.client.force_login(self.admin)
 
-    def test_every_changelist_and_filters_load(self):
+    def test_every_changelist_and_filters_load(self) -> None:
         for model in ("workspace", "membership", "legaldocument", "userfile", "assessment", "apitoken"):
             self.assertEqual(self.client.get(reverse(f"admin:compliance_{model}_changelist")).status_code, 200)
         url = reverse("admin:compliance_legaldocument_changelist")
@@ -32,7 +32,7 @@ class AdminTests(BaseTestCase):
         self.assertEqual(self.client.get(reverse("admin:chunks_contentchunk_changelist")).status_code, 200)
         self.assertEqual(self.client.get(reverse("admin:agent_retrievallog_changelist")).status_code, 200)
 
-    def test_reprocess_action_enqueues_on_commit(self):
+    def test_reprocess_action_enqueues_on_commit(self) -> None:
         url = reverse("admin:compliance_legaldocument_changelist")
         with self.captureOnCommitCallbacks() as callbacks:
             self.client.post(url, {"action": "reprocess", "_selected_action": [self.doc.pk]})
@@ -40,7 +40,7 @@ class AdminTests(BaseTestCase):
         self.doc.refresh_from_db()
         self.assertEqual(self.doc.status, ProcessingStatus.PENDING)
 
-    def test_reembed_action_drops_vectors_and_enqueues(self):
+    def test_reembed_action_drops_vectors_and_enqueues(self) -> None:
         url = reverse("admin:compliance_legaldocument_changelist")
         with self.captureOnCommitCallbacks() as callbacks:
             self.client.post(url, {"action": "reembed", "_selected_action": [self.doc.pk]})
@@ -48,12 +48,12 @@ class AdminTests(BaseTestCase):
         self.chunk.refresh_from_db()
         self.assertIsNone(self.chunk.embedding)
 
-    def test_non_staff_cannot_use_admin(self):
+    def test_non_staff_cannot_use_admin(self) -> None:
         self.client.force_login(self.alice)
         response = self.client.get(reverse("admin:compliance_legaldocument_changelist"))
         self.assertEqual(response.status_code, 302)
 
-    def test_staff_who_are_not_superusers_see_only_their_workspaces(self):
+    def test_staff_who_are_not_superusers_see_only_their_workspaces(self) -> None:
         # charlie is staff with every view permission, but a member of his own workspace only.
         charlie = self.charlie
         charlie.is_staff = True
@@ -76,7 +76,7 @@ class AdminTests(BaseTestCase):
         # Shared statutes stay visible to every staff member with the permission.
         self.assertContains(self.client.get(reverse("admin:compliance_legaldocument_changelist")), "1977:1160")
 
-    def test_a_saved_sources_workspace_cannot_be_changed_in_admin(self):
+    def test_a_saved_sources_workspace_cannot_be_changed_in_admin(self) -> None:
         # Its chunks carry the workspace: a moved file would stay searchable where it was.
         f = UserFile.objects.create(workspace=self.workspace, title="Policy", original_name="p.txt", file="x",
                                     uploaded_by=self.alice)
@@ -87,7 +87,7 @@ class AdminTests(BaseTestCase):
 
 class MemoryAdminTests(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         from compliance import services
         cls.admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
@@ -96,7 +96,7 @@ class MemoryAdminTests(BaseTestCase):
         cls.preference = services.preference_update(workspace=cls.workspace, user=cls.alice,
                                                     values={"role": "HR-chef"})
 
-    def test_profile_and_facts_are_listed_and_preferences_are_read_only(self):
+    def test_profile_and_facts_are_listed_and_preferences_are_read_only(self) -> None:
         self.client.force_login(self.admin)
         self.assertContains(self.client.get(reverse("admin:compliance_workspaceprofile_changelist")), "45")
         self.assertContains(self.client.get(reverse("admin:compliance_profilefact_changelist")), "Vi har lager")
@@ -109,7 +109,7 @@ class MemoryAdminTests(BaseTestCase):
         self.preference.refresh_from_db()
         self.assertEqual(self.preference.role, "HR-chef")
 
-    def test_profile_changes_go_through_the_service(self):
+    def test_profile_changes_go_through_the_service(self) -> None:
         self.client.force_login(self.admin)
         url = reverse("admin:compliance_workspaceprofile_change", args=[self.profile.pk])
         self.client.post(url, {"employee_count": "50", "industry": "", "sni_code": "", "collective_agreement": "",
@@ -119,7 +119,7 @@ class MemoryAdminTests(BaseTestCase):
         self.assertEqual(self.profile.employee_count, 50)
         self.assertEqual(self.profile.origins["employee_count"]["user_id"], self.admin.pk)
 
-    def test_staff_see_only_their_own_preferences(self):
+    def test_staff_see_only_their_own_preferences(self) -> None:
         staff = get_user_model().objects.create_user("staffan", password="pw", is_staff=True)
         staff.user_permissions.add(Permission.objects.get(codename="view_personalpreference"))
         self.client.force_login(staff)

@@ -8,7 +8,7 @@ from django.conf import settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_compose_names_the_images_and_services():
+def test_compose_names_the_images_and_services() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
     assert set(services) >= {"db", "redis", "web", "worker", "beat"}
@@ -30,13 +30,13 @@ def test_compose_names_the_images_and_services():
         assert env["RETRIEVAL_CACHE_BACKEND"] == "django"  # shared cache across processes and hosts
 
 
-def test_dockerfile_runs_gunicorn():
+def test_dockerfile_runs_gunicorn() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert dockerfile.startswith("#") and "FROM python:3.11" in dockerfile
     assert "gunicorn" in dockerfile and "compliance.wsgi:application" in dockerfile
 
 
-def test_beat_runs_the_periodic_tasks_in_compose_and_make_run():
+def test_beat_runs_the_periodic_tasks_in_compose_and_make_run() -> None:
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "compliance", "beat"]
     assert "celery -A compliance beat" in (ROOT / "scripts" / "run.sh").read_text()
@@ -44,7 +44,7 @@ def test_beat_runs_the_periodic_tasks_in_compose_and_make_run():
     assert "agent.tasks.prune_retrieval_logs" in tasks
 
 
-def test_prometheus_is_optional_and_scrapes_the_app():
+def test_prometheus_is_optional_and_scrapes_the_app() -> None:
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     assert services["prometheus"]["profiles"] == ["monitoring"]
     assert "./prometheus.yml:/etc/prometheus/prometheus.yml:ro" in services["prometheus"]["volumes"]

@@ -17,14 +17,14 @@ from tests.helpers import make_user
 
 @pytest.mark.parametrize("cls", [UploadError, MembershipError, ExtractionError, SourceFailed, ChatInputError,
                                  RetrievalInputError])
-def test_every_domain_error_is_an_application_error(cls):
+def test_every_domain_error_is_an_application_error(cls: type[ApplicationError]) -> None:
     error = cls("some_code", "Ett fel på svenska.")
     assert isinstance(error, ApplicationError)
     assert (error.code, error.message, error.status) == ("some_code", "Ett fel på svenska.", 400)
 
 
 @pytest.mark.django_db
-def test_html_pages_show_the_swedish_message_with_the_errors_status():
+def test_html_pages_show_the_swedish_message_with_the_errors_status() -> None:
     request = RequestFactory().get("/ws/demo/kunskapsbas/")
     request.user = make_user("erik")
     middleware = ApplicationErrorMiddleware(lambda r: None)
@@ -34,7 +34,7 @@ def test_html_pages_show_the_swedish_message_with_the_errors_status():
     assert middleware.process_exception(request, ValueError("not ours")) is None
 
 
-def test_the_api_is_left_to_its_own_handler():
+def test_the_api_is_left_to_its_own_handler() -> None:
     request = RequestFactory().get("/api/v1/workspaces/")
     middleware = ApplicationErrorMiddleware(lambda r: None)
     assert middleware.process_exception(request, UploadError("empty", "Filen är tom.")) is None

@@ -27,7 +27,7 @@ from compliance.models import STORED_NAME_MAX_BYTES, display_file_name, stored_f
         ("namn.ä", ""),  # not an extension: not a plain letter or digit
     ],
 )
-def test_stored_names_are_bounded_and_keep_the_extension(original, expected_suffix):
+def test_stored_names_are_bounded_and_keep_the_extension(original: str, expected_suffix: str) -> None:
     stored = stored_file_name(original)
     assert 0 < len(stored.encode()) <= STORED_NAME_MAX_BYTES
     assert stored.endswith(expected_suffix)
@@ -36,17 +36,17 @@ def test_stored_names_are_bounded_and_keep_the_extension(original, expected_suff
     assert all(ch.isprintable() for ch in stored)
 
 
-def test_short_ordinary_names_are_kept_as_they_are():
+def test_short_ordinary_names_are_kept_as_they_are() -> None:
     assert stored_file_name("Arbetsmiljöpolicy.pdf") == "Arbetsmiljöpolicy.pdf"
     assert stored_file_name("läsmig.md") == "läsmig.md"
 
 
-def test_truncation_never_splits_a_character():
+def test_truncation_never_splits_a_character() -> None:
     stored = stored_file_name("ä" * 200 + ".txt")
     assert stored == "ä" * ((STORED_NAME_MAX_BYTES - 4) // 2) + ".txt"
 
 
-def test_display_names_keep_their_extension_within_the_field():
+def test_display_names_keep_their_extension_within_the_field() -> None:
     assert display_file_name("ä" * 200 + ".txt") == "ä" * 200 + ".txt"
     long_ascii = display_file_name("riktlinje-" * 40 + ".pdf")
     assert long_ascii.endswith(".pdf") and len(long_ascii) <= 250

@@ -43,12 +43,12 @@ def process(user_file: UserFile) -> None:
 
 class VersionTestCase(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.dave = make_user("dave")
         Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
 
-    def setUp(self):
+    def setUp(self) -> None:
         get_retrieval_cache().clear()
         self.v1 = services.user_file_upload(workspace=self.workspace, user=self.alice,
                                             uploaded=upload("rapport.txt", MARCH))
@@ -59,12 +59,12 @@ class VersionTestCase(BaseTestCase):
                                  options=RetrievalOptions(mode=mode, use_references=False))
         return [c.text for c in found.chunks if c.source_type == "USER_FILE"]
 
-    def url(self, name: str, *args, slug: str | None = None) -> str:
+    def url(self, name: str, *args: object, slug: str | None = None) -> str:
         return reverse(name, args=[slug or self.workspace.slug, *args])
 
 
 class IdenticalUploadTests(VersionTestCase):
-    def test_identical_bytes_are_refused_with_the_existing_name_and_nothing_is_stored(self):
+    def test_identical_bytes_are_refused_with_the_existing_name_and_nothing_is_stored(self) -> None:
         before = UserFile.objects.count()
         with self.captureOnCommitCallbacks(execute=False) as callbacks, \
                 self.assertRaises(ApplicationError) as raised:
@@ -75,20 +75,20 @@ class IdenticalUploadTests(VersionTestCase):
         self.assertEqual(UserFile.objects.count(), before)
         self.assertEqual(callbacks, [])  # not indexed again
 
-    def test_another_workspaces_identical_file_does_not_count(self):
+    def test_another_workspaces_identical_file_does_not_count(self) -> None:
         theirs = services.user_file_upload(workspace=self.charlies_workspace, user=self.charlie,
                                            uploaded=upload("rapport.txt", MARCH))
         self.assertEqual(theirs.version, 1)
         self.assertEqual(theirs.version_state, VersionState.CURRENT)
         self.assertIsNone(theirs.version_of_id)
 
-    def test_a_deleted_file_does_not_count(self):
+    def test_a_deleted_file_does_not_count(self) -> None:
         services.user_file_delete(self.v1)
         again = services.user_file_upload(workspace=self.workspace, user=self.alice,
                                           uploaded=upload("rapport.txt", MARCH))
         self.assertEqual((again.version, again.version_state), (1, VersionState.CURRENT))
 
-    def test_browser_batch_reports_the_duplicate_in_swedish_and_saves_the_others(self):
+    def test_browser_batch_reports_the_duplicate_in_swedish_and_saves_the_others(self) -> None:
         self.login(self.bob)
         r = self.client.post(self.url("file_upload"),
                              {"files": [upload("kopia.txt", MARCH), upload("ny.txt", "Något helt annat.\n")]},
@@ -105,7 +105,7 @@ class NewVersionTests(VersionTestCase):
         return services.user_file_upload(workspace=self.workspace, user=self.bob,
                                          uploaded=upload("rapport.txt", APRIL))
 
-    def test_same_name_makes_version_two_which_replaces_the_first_once_processed(self):
+    def test_same_name_makes_version_two_which_replaces_the_first_once_processed(self) -> None:
         v2 = self.upload_april()
         self.assertEqual((v2.version, v2.version_of_id, v2.version_state), (2, self.v1.pk, VersionState.PENDING))
         # Until the new version is processed, the old one stays current and searchable.
@@ -126,7 +126,7 @@ class NewVersionTests(VersionTestCase):
         self.assertEqual(set(visible.values_list("user_file_id", flat=True)), {v2.pk})
         self.assertTrue(ContentChunk.objects.filter(user_file=self.v1).exists())
 
-    def test_the_retrieval_cache_never_serves_the_superseded_text(self):
+    def test_the_retrieval_cache_never_serves_the_superseded_text(self) -> None:
         messages = [{"role": "user", "content": QUERY}]
         first = prepare_context(messages, self.workspace, self.alice)
         self.assertIn("1 mars", first.context_text)
@@ -146,7 +146,7 @@ class NewVersionTests(VersionTestCase):
         self.assertIn("1 mars", restored.context_text)
         self.assertNotIn("15 april", restored.context_text)
 
-    def test_a_failed_new_version_leaves_the_old_one_current_and_searchable(self):
+    def test_a_failed_new_version_leaves_the_old_one_current_and_searchable(self) -> None:
         # Whitespace only: extraction finds no text, so processing the new version fails.
         broken = services.user_file_upload(workspace=self.workspace, user=self.bob,
                                            uploaded=upload("rapport.txt", " \n \n"))
@@ -157,7 +157,7 @@ class NewVersionTests(VersionTestCase):
         self.assertEqual(self.v1.version_state, VersionState.CURRENT)
         self.assertTrue(any("1 mars" in t for t in self.found_texts("hybrid")))
 
-    def test_a_later_upload_wins_over_an_earlier_one_still_waiting(self):
+    def test_a_later_upload_wins_over_an_earlier_one_still_waiting(self) -> None:
         v2 = self.upload_april()
         v3 = services.user_file_upload(workspace=self.workspace, user=self.bob,
                                        uploaded=upload("rapport.txt", APRIL + "Tillägg.\n"))
@@ -168,14 +168,14 @@ class NewVersionTests(VersionTestCase):
         self.assertEqual(states, {self.v1.pk: VersionState.SUPERSEDED, v2.pk: VersionState.SUPERSEDED,
                                   v3.pk: VersionState.CURRENT})
 
-    def test_explicit_replace_under_another_name(self):
+    def test_explicit_replace_under_another_name(self) -> None:
         v2 = services.user_file_upload(workspace=self.workspace, user=self.bob, replaces=self.v1,
                                        uploaded=upload("rapport-2026.txt", APRIL))
         self.assertEqual((v2.version, v2.version_of_id), (2, self.v1.pk))
         process(v2)
         self.assertEqual(list(selectors.user_file_list(self.workspace)), [v2])
 
-    def test_restore_makes_the_old_version_current_without_reprocessing(self):
+    def test_restore_makes_the_old_version_current_without_reprocessing(self) -> None:
         v2 = self.upload_april()
         process(v2)
         v1_chunks = set(ContentChunk.objects.filter(user_file=self.v1).values_list("pk", flat=True))
@@ -190,7 +190,7 @@ class NewVersionTests(VersionTestCase):
                 self.assertTrue(any("1 mars" in t for t in texts), texts)
                 self.assertFalse(any("15 april" in t for t in texts), texts)
 
-    def test_a_version_that_failed_cannot_be_restored(self):
+    def test_a_version_that_failed_cannot_be_restored(self) -> None:
         broken = services.user_file_upload(workspace=self.workspace, user=self.bob,
                                            uploaded=upload("rapport.txt", " \n \n"))
         chunk_document("USER_FILE", broken.pk)
@@ -198,7 +198,7 @@ class NewVersionTests(VersionTestCase):
             services.user_file_version_restore(UserFile.objects.get(pk=broken.pk))
         self.assertEqual(raised.exception.status, 409)
 
-    def test_every_version_keeps_its_bytes(self):
+    def test_every_version_keeps_its_bytes(self) -> None:
         v2 = self.upload_april()
         process(v2)
         services.user_file_version_restore(self.v1)
@@ -206,7 +206,7 @@ class NewVersionTests(VersionTestCase):
             with UserFile.objects.get(pk=version.pk).file.open("rb") as fh:
                 self.assertEqual(fh.read(), text.encode())
 
-    def test_a_new_version_reuses_the_vectors_of_its_unchanged_passages(self):
+    def test_a_new_version_reuses_the_vectors_of_its_unchanged_passages(self) -> None:
         first = "# Ansvar\n\nChefen ansvarar för arbetsmiljön.\n\n# Rapport\n\nRapporten lämnas senast 1 mars.\n"
         doc = services.user_file_upload(workspace=self.workspace, user=self.bob,
                                         uploaded=upload("rutin.md", first, "text/markdown"))
@@ -217,7 +217,7 @@ class NewVersionTests(VersionTestCase):
         result = chunk_document("USER_FILE", second.pk)
         self.assertEqual((result.chunks, result.reused_embeddings, len(result.to_embed)), (2, 1, 1))
 
-    def test_processing_again_changes_no_version(self):
+    def test_processing_again_changes_no_version(self) -> None:
         v2 = self.upload_april()
         process(v2)
         # A redelivered task, or an admin's "Bearbeta om" of the old version: neither switches back.
@@ -226,7 +226,7 @@ class NewVersionTests(VersionTestCase):
         self.assertEqual(list(selectors.user_file_list(self.workspace)), [v2])
         self.assertEqual(UserFile.objects.get(pk=self.v1.pk).version_state, VersionState.SUPERSEDED)
 
-    def test_deleting_removes_every_version(self):
+    def test_deleting_removes_every_version(self) -> None:
         v2 = self.upload_april()
         process(v2)
         services.user_file_delete(v2)
@@ -235,13 +235,13 @@ class NewVersionTests(VersionTestCase):
 
 
 class VersionPageTests(VersionTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.v2 = services.user_file_upload(workspace=self.workspace, user=self.bob,
                                             uploaded=upload("rapport.txt", APRIL))
         process(self.v2)
 
-    def test_history_on_the_file_page(self):
+    def test_history_on_the_file_page(self) -> None:
         self.login(self.dave)
         r = self.client.get(self.url("file_detail", self.v2.pk))
         self.assertContains(r, "Versionshistorik")
@@ -253,21 +253,21 @@ class VersionPageTests(VersionTestCase):
         self.assertNotContains(r, "Återställ")
         self.assertNotContains(r, "Ersätt")
 
-    def test_editor_sees_replace_and_restore(self):
+    def test_editor_sees_replace_and_restore(self) -> None:
         self.login(self.bob)
         r = self.client.get(self.url("file_detail", self.v2.pk))
         self.assertContains(r, "Ersätt")
         self.assertContains(r, "Återställ")
         self.assertContains(r, self.url("file_version_restore", self.v1.pk))
 
-    def test_editor_restores_from_the_page(self):
+    def test_editor_restores_from_the_page(self) -> None:
         self.login(self.bob)
         r = self.client.post(self.url("file_version_restore", self.v1.pk), follow=True)
         self.assertEqual(r.status_code, 200)
         self.assertContains(r, "Version 1 är nu nuvarande version.")
         self.assertEqual(list(selectors.user_file_list(self.workspace)), [self.v1])
 
-    def test_reader_may_not_restore_or_replace(self):
+    def test_reader_may_not_restore_or_replace(self) -> None:
         self.login(self.dave)
         self.assertEqual(self.client.post(self.url("file_version_restore", self.v1.pk)).status_code, 403)
         r = self.client.post(self.url("file_replace", self.v2.pk), {"file": upload("x.txt", "Ny text.\n")})
@@ -275,7 +275,7 @@ class VersionPageTests(VersionTestCase):
         self.assertEqual(list(selectors.user_file_list(self.workspace)), [self.v2])
         self.assertFalse(UserFile.objects.filter(original_name="x.txt").exists())
 
-    def test_editor_replaces_from_the_page(self):
+    def test_editor_replaces_from_the_page(self) -> None:
         self.login(self.bob)
         r = self.client.post(self.url("file_replace", self.v2.pk),
                              {"file": upload("rapport-ny.txt", "Helt ny rapporttext.\n")}, follow=True)
@@ -284,14 +284,14 @@ class VersionPageTests(VersionTestCase):
         v3 = UserFile.objects.get(original_name="rapport-ny.txt")
         self.assertEqual((v3.version, v3.version_of_id, v3.version_state), (3, self.v1.pk, VersionState.PENDING))
 
-    def test_replace_with_identical_bytes_is_refused_in_swedish(self):
+    def test_replace_with_identical_bytes_is_refused_in_swedish(self) -> None:
         self.login(self.bob)
         r = self.client.post(self.url("file_replace", self.v2.pk), {"file": upload("rapport.txt", APRIL)},
                              follow=True)
         self.assertContains(r, "Filen finns redan: rapport.txt")
         self.assertEqual(UserFile.objects.filter(workspace=self.workspace).count(), 2)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         self.login(self.charlie)
         for url in (self.url("file_detail", self.v1.pk, slug=self.charlies_workspace.slug),
                     self.url("file_download", self.v1.pk, slug=self.charlies_workspace.slug)):
@@ -304,13 +304,13 @@ class VersionPageTests(VersionTestCase):
 
 
 class VersionAdminTests(VersionTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.v2 = services.user_file_upload(workspace=self.workspace, user=self.bob,
                                             uploaded=upload("rapport.txt", APRIL))
         process(self.v2)
 
-    def test_admin_shows_the_history_and_restores(self):
+    def test_admin_shows_the_history_and_restores(self) -> None:
         self.bob.is_staff = True
         self.bob.save()
         self.bob.user_permissions.set(Permission.objects.filter(codename__in=["view_userfile", "change_userfile"]))
@@ -324,7 +324,7 @@ class VersionAdminTests(VersionTestCase):
                          {"action": "restore_version", "_selected_action": [self.v1.pk]})
         self.assertEqual(list(selectors.user_file_list(self.workspace)), [self.v1])
 
-    def test_admin_versions_are_scoped_like_everything_else(self):
+    def test_admin_versions_are_scoped_like_everything_else(self) -> None:
         self.charlie.is_staff = True
         self.charlie.save()
         self.charlie.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))

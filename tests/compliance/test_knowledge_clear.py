@@ -2,6 +2,7 @@
 after a confirmation naming the counts; statutes and other workspaces are untouched."""
 
 from datetime import timedelta
+from typing import Any
 
 from django.http import Http404
 from django.urls import reverse
@@ -15,19 +16,19 @@ from compliance.services import knowledge_clear
 from tests.helpers import BaseTestCase
 
 
-def make_file(workspace, title, **extra):
+def make_file(workspace: Workspace, title: str, **extra: Any) -> UserFile:
     return UserFile.objects.create(workspace=workspace, title=title, original_name=f"{title}.txt", file="x",
                                    content_hash=title, chunked_hash=title, status="done", **extra)
 
 
-def make_chunk(source, text, **fk):
+def make_chunk(source: UserFile | Assessment, text: str, **fk: Any) -> ContentChunk:
     return ContentChunk.objects.create(workspace_id=source.workspace_id, header=text, path="00000", ordinal=0,
                                        text=text, content_hash=text, **fk)
 
 
 class KnowledgeClearTests(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.statute = LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)",
                                                    full_text="1 § Text.")
@@ -50,10 +51,10 @@ class KnowledgeClearTests(BaseTestCase):
         for a in (*cls.assessments, cls.charlies_assessment):
             make_chunk(a, f"Text ur {a.title}", source_type="ASSESSMENT", assessment=a)
 
-    def url(self, name="knowledge_clear", ws=None):
+    def url(self, name: str = "knowledge_clear", ws: Workspace | None = None) -> str:
         return reverse(name, args=[(ws or self.workspace).slug])
 
-    def test_the_confirmation_names_the_counts(self):
+    def test_the_confirmation_names_the_counts(self) -> None:
         self.login(self.alice)
         r = self.client.get(self.url())
         self.assertEqual(r.status_code, 200)
@@ -63,19 +64,19 @@ class KnowledgeClearTests(BaseTestCase):
         self.assertNotContains(r, "<script>")  # CSP: a page, no inline script
         self.assertIsNone(UserFile.objects.get(pk=self.policy.pk).deleted_at)  # asking deletes nothing
 
-    def test_singular_counts(self):
+    def test_singular_counts(self) -> None:
         UserFile.objects.exclude(pk=self.policy.pk).update(deleted_at=timezone.now())
         Assessment.objects.filter(pk__in=[a.pk for a in self.assessments[1:]]).update(deleted_at=timezone.now())
         self.login(self.alice)
         self.assertContains(self.client.get(self.url()), "Ta bort 1 fil och 1 bedömning från kunskapsbasen?")
 
-    def test_the_knowledge_page_offers_it_to_owners_only(self):
+    def test_the_knowledge_page_offers_it_to_owners_only(self) -> None:
         self.login(self.alice)
         self.assertContains(self.client.get(self.url("knowledge")), self.url())
         self.login(self.bob)
         self.assertNotContains(self.client.get(self.url("knowledge")), self.url())
 
-    def test_owner_clears_files_and_assessments(self):
+    def test_owner_clears_files_and_assessments(self) -> None:
         version_before = self.workspace.knowledge_version
         self.login(self.alice)
         r = self.client.post(self.url(), follow=True)
@@ -110,27 +111,27 @@ class KnowledgeClearTests(BaseTestCase):
         self.assertEqual(len(chunk_list_visible([self.charlies_workspace.pk]).filter(
             workspace=self.charlies_workspace)), 2)
 
-    def test_the_service_reports_what_it_removed(self):
+    def test_the_service_reports_what_it_removed(self) -> None:
         first = knowledge_clear(workspace=self.workspace)
         self.assertEqual((first.files, first.assessments), (3, 3))
         again = knowledge_clear(workspace=self.workspace)
         self.assertEqual((again.files, again.assessments), (0, 0))
 
-    def test_an_empty_knowledge_base_says_so(self):
+    def test_an_empty_knowledge_base_says_so(self) -> None:
         self.login(self.charlie)
         knowledge_clear(workspace=self.charlies_workspace)
         r = self.client.get(self.url(ws=self.charlies_workspace))
         self.assertContains(r, "Kunskapsbasen är redan tom.")
         self.assertNotContains(r, 'type="submit" class="danger"')
 
-    def test_editors_may_not_clear(self):
+    def test_editors_may_not_clear(self) -> None:
         self.login(self.bob)
         self.assertEqual(self.client.get(self.url()).status_code, 403)
         self.assertEqual(self.client.post(self.url()).status_code, 403)
         self.assertEqual(selectors.user_file_list(self.workspace).count(), 3)
         self.assertEqual(selectors.assessment_list(self.workspace).count(), 3)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         self.login(self.charlie)
         self.assertEqual(self.client.get(self.url()).status_code, 404)
         self.assertEqual(self.client.post(self.url()).status_code, 404)

@@ -2,6 +2,7 @@
 shown as a relative time with the exact time on hover."""
 
 from datetime import timedelta
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -10,7 +11,7 @@ from django.utils import timezone
 
 from chunks.models import ContentChunk
 from chunks.tasks import BULK_QUEUE
-from compliance.models import Assessment, ProcessingStatus, UserFile
+from compliance.models import Assessment, ProcessingStatus, UserFile, Workspace
 from compliance.templatetags.lagrum_time import relative_time
 from tests.helpers import BaseTestCase
 
@@ -18,15 +19,16 @@ pytestmark = pytest.mark.clock
 
 
 class KnowledgeControlTests(BaseTestCase):
-    def url(self, name, ws=None):
+    def url(self, name: str, ws: Workspace | None = None) -> str:
         return reverse(name, args=[(ws or self.workspace).slug])
 
-    def make_file(self, title, *, content="a", chunked="a", status=ProcessingStatus.DONE, **extra):
+    def make_file(self, title: str, *, content: str = "a", chunked: str = "a", status: str = ProcessingStatus.DONE,
+                  **extra: Any) -> UserFile:
         return UserFile.objects.create(workspace=self.workspace, title=title, original_name=f"{title}.txt",
                                        file="x", content_hash=content, chunked_hash=chunked, status=status,
                                        processed_at=timezone.now(), **extra)
 
-    def test_sync_requeues_only_what_changed_on_the_bulk_queue(self):
+    def test_sync_requeues_only_what_changed_on_the_bulk_queue(self) -> None:
         same = self.make_file("Oförändrad")
         changed = self.make_file("Ändrad", content="b")
         failed = self.make_file("Misslyckad", status=ProcessingStatus.FAILED)
@@ -53,20 +55,20 @@ class KnowledgeControlTests(BaseTestCase):
         # The page polls while anything is pending: progress is visible.
         self.assertContains(r, 'hx-trigger="every 2s"')
 
-    def test_sync_with_nothing_to_do_says_so(self):
+    def test_sync_with_nothing_to_do_says_so(self) -> None:
         self.make_file("Oförändrad")
         self.login(self.alice)
         r = self.client.post(self.url("knowledge_sync"), follow=True)
         self.assertContains(r, "Allt är redan uppdaterat")
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         changed = self.make_file("Ändrad", content="b")
         self.login(self.charlie)
         self.assertEqual(self.client.post(self.url("knowledge_sync")).status_code, 404)
         changed.refresh_from_db()
         self.assertEqual(changed.status, ProcessingStatus.DONE)
 
-    def test_last_update_is_relative_with_the_exact_time_on_hover(self):
+    def test_last_update_is_relative_with_the_exact_time_on_hover(self) -> None:
         self.make_file("Fil")
         UserFile.objects.update(processed_at=timezone.now() - timedelta(minutes=5))
         self.login(self.alice)

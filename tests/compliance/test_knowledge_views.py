@@ -8,8 +8,10 @@ never executed.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import HttpResponse
 from django.test import override_settings
 from django.urls import reverse
 
@@ -27,7 +29,7 @@ def upload(name: str, data: bytes, content_type: str = "text/plain") -> SimpleUp
 
 class KnowledgeTestCase(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.dave = make_user("dave")
         Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
@@ -42,7 +44,7 @@ class KnowledgeTestCase(BaseTestCase):
         # charlie's own objects: alice must not reach them through her slug either.
         cls.charlies_assessment = Assessment.objects.create(workspace=cls.charlies_workspace, title="Charlies krav")
 
-    def setUp(self):
+    def setUp(self) -> None:
         # Files are stored per test: each test has its own MEDIA_ROOT (tests/conftest.py).
         self.file = services.user_file_upload(
             workspace=self.workspace, user=self.alice,
@@ -52,10 +54,10 @@ class KnowledgeTestCase(BaseTestCase):
             workspace=self.charlies_workspace, user=self.charlie, uploaded=upload("hemlig.txt", b"Charlies text"),
         )
 
-    def url(self, name: str, *args, slug: str | None = None) -> str:
+    def url(self, name: str, *args: object, slug: str | None = None) -> str:
         return reverse(name, args=[slug or self.workspace.slug, *args])
 
-    def read_urls(self, slug=None) -> list[str]:
+    def read_urls(self, slug: str | None = None) -> list[str]:
         return [
             self.url("workspace", slug=slug),
             self.url("knowledge", slug=slug),
@@ -64,7 +66,7 @@ class KnowledgeTestCase(BaseTestCase):
             self.url("file_download", self.file.pk, slug=slug),
         ]
 
-    def write_get_urls(self, slug=None) -> list[str]:
+    def write_get_urls(self, slug: str | None = None) -> list[str]:
         return [
             self.url("file_delete", self.file.pk, slug=slug),
             self.url("assessment_create", slug=slug),
@@ -72,7 +74,7 @@ class KnowledgeTestCase(BaseTestCase):
             self.url("assessment_delete", self.assessment.pk, slug=slug),
         ]
 
-    def write_post_urls(self, slug=None) -> list[str]:
+    def write_post_urls(self, slug: str | None = None) -> list[str]:
         return [
             self.url("file_upload", slug=slug),
             self.url("file_delete", self.file.pk, slug=slug),
@@ -83,7 +85,7 @@ class KnowledgeTestCase(BaseTestCase):
 
 
 class OwnershipTests(KnowledgeTestCase):
-    def test_anonymous_is_sent_to_login_everywhere(self):
+    def test_anonymous_is_sent_to_login_everywhere(self) -> None:
         for url in self.read_urls() + self.write_get_urls():
             with self.subTest(url=url):
                 r = self.client.get(url)
@@ -95,14 +97,14 @@ class OwnershipTests(KnowledgeTestCase):
                 self.assertTrue(r["Location"].startswith(reverse("login")))
         self.assertTrue(UserFile.objects.filter(pk=self.file.pk, deleted_at__isnull=True).exists())
 
-    def test_owner_and_editor_can_read_and_open_every_form(self):
+    def test_owner_and_editor_can_read_and_open_every_form(self) -> None:
         for user in (self.alice, self.bob):
             self.login(user)
             for url in self.read_urls() + self.write_get_urls():
                 with self.subTest(user=user.username, url=url):
                     self.assertEqual(self.client.get(url).status_code, 200)
 
-    def test_viewer_reads_but_may_not_write(self):
+    def test_viewer_reads_but_may_not_write(self) -> None:
         self.login(self.dave)
         for url in self.read_urls():
             with self.subTest(url=url):
@@ -117,7 +119,7 @@ class OwnershipTests(KnowledgeTestCase):
         self.assertTrue(Assessment.objects.filter(pk=self.assessment.pk, title="Systematiskt arbetsmiljöarbete").exists())
         self.assertEqual(UserFile.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_viewer_does_not_see_the_controls(self):
+    def test_viewer_does_not_see_the_controls(self) -> None:
         self.login(self.dave)
         r = self.client.get(self.url("knowledge"))
         self.assertContains(r, "policy.txt")
@@ -128,7 +130,7 @@ class OwnershipTests(KnowledgeTestCase):
         self.assertNotContains(r, self.url("assessment_edit", self.assessment.pk))
         self.assertContains(r, self.url("file_download", self.file.pk))
 
-    def test_editor_sees_the_controls(self):
+    def test_editor_sees_the_controls(self) -> None:
         self.login(self.bob)
         r = self.client.get(self.url("knowledge"))
         self.assertContains(r, 'type="file"')
@@ -137,7 +139,7 @@ class OwnershipTests(KnowledgeTestCase):
         self.assertContains(r, self.url("assessment_create"))
         self.assertContains(r, self.url("assessment_edit", self.assessment.pk))
 
-    def test_outsider_gets_404_for_every_url(self):
+    def test_outsider_gets_404_for_every_url(self) -> None:
         self.login(self.charlie)
         for url in self.read_urls() + self.write_get_urls():
             with self.subTest(url=url):
@@ -149,7 +151,7 @@ class OwnershipTests(KnowledgeTestCase):
         self.assertTrue(Assessment.objects.filter(pk=self.assessment.pk).exists())
         self.assertEqual(UserFile.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_outsider_gets_404_for_alices_ids_through_his_own_workspace(self):
+    def test_outsider_gets_404_for_alices_ids_through_his_own_workspace(self) -> None:
         """IDOR: alice's file and assessment ids under charlie's own slug."""
         self.login(self.charlie)
         slug = self.charlies_workspace.slug
@@ -171,7 +173,7 @@ class OwnershipTests(KnowledgeTestCase):
         # His own objects still work under his own slug.
         self.assertEqual(self.client.get(self.url("file_detail", self.charlies_file.pk, slug=slug)).status_code, 200)
 
-    def test_owner_gets_404_for_charlies_ids_through_her_workspace(self):
+    def test_owner_gets_404_for_charlies_ids_through_her_workspace(self) -> None:
         self.login(self.alice)
         for url in (
             self.url("file_detail", self.charlies_file.pk),
@@ -187,23 +189,23 @@ class OwnershipTests(KnowledgeTestCase):
         self.assertIsNone(UserFile.objects.get(pk=self.charlies_file.pk).deleted_at)
         self.assertTrue(Assessment.objects.filter(pk=self.charlies_assessment.pk).exists())
 
-    def test_knowledge_page_never_lists_another_workspaces_files(self):
+    def test_knowledge_page_never_lists_another_workspaces_files(self) -> None:
         self.login(self.alice)
         r = self.client.get(self.url("knowledge"))
         self.assertContains(r, "policy.txt")
         self.assertNotContains(r, "hemlig.txt")
         self.assertNotContains(r, "Charlies krav")
 
-    def test_get_on_upload_is_not_allowed(self):
+    def test_get_on_upload_is_not_allowed(self) -> None:
         self.login(self.alice)
         self.assertEqual(self.client.get(self.url("file_upload")).status_code, 405)
 
 
 class UploadTests(KnowledgeTestCase):
-    def post_files(self, *files, **data):
+    def post_files(self, *files: SimpleUploadedFile, **data: Any) -> HttpResponse:
         return self.client.post(self.url("file_upload"), {"files": list(files), **data}, follow=True)
 
-    def test_several_files_in_one_post(self):
+    def test_several_files_in_one_post(self) -> None:
         self.login(self.bob)
         with self.captureOnCommitCallbacks(execute=False) as callbacks:
             r = self.post_files(upload("rutin.txt", "Rutin för tillbud.\n".encode()),
@@ -222,7 +224,7 @@ class UploadTests(KnowledgeTestCase):
         # Something is waiting: the status partial polls.
         self.assertContains(r, 'hx-trigger="every 2s"')
 
-    def test_a_long_non_ascii_name_first_in_a_batch_costs_nothing(self):
+    def test_a_long_non_ascii_name_first_in_a_batch_costs_nothing(self) -> None:
         self.login(self.bob)
         long_name = "ä" * 200 + ".txt"
         r = self.post_files(upload(long_name, "Rutin.".encode()), upload("bra.txt", b"Innehall."))
@@ -233,7 +235,7 @@ class UploadTests(KnowledgeTestCase):
         self.assertTrue(saved.file.name.endswith(".txt"))
         self.assertTrue(UserFile.objects.filter(original_name="bra.txt").exists())
 
-    def test_a_file_the_disk_refuses_is_reported_in_swedish_and_the_page_still_works(self):
+    def test_a_file_the_disk_refuses_is_reported_in_swedish_and_the_page_still_works(self) -> None:
         self.login(self.bob)
         with self.settings(MEDIA_ROOT=blocked_media_root(self, self.workspace.pk)):
             r = self.post_files(upload("rutin.txt", b"Rutin."), upload("bra.txt", b"Innehall."))
@@ -242,14 +244,14 @@ class UploadTests(KnowledgeTestCase):
         self.assertContains(r, "bra.txt: Filen kunde inte sparas")
         self.assertFalse(UserFile.objects.filter(original_name__in=["rutin.txt", "bra.txt"]).exists())
 
-    def test_private_flag(self):
+    def test_private_flag(self) -> None:
         self.login(self.alice)
         self.post_files(upload("privat.txt", b"Bara for oss."), is_private="on")
         self.assertTrue(UserFile.objects.get(original_name="privat.txt").is_private)
         r = self.client.get(self.url("knowledge"))
         self.assertContains(r, "privat</span>")
 
-    def test_empty_file_is_refused_in_swedish_and_the_others_are_saved(self):
+    def test_empty_file_is_refused_in_swedish_and_the_others_are_saved(self) -> None:
         self.login(self.alice)
         r = self.post_files(upload("tom.txt", b""), upload("bra.txt", b"Innehall."))
         self.assertContains(r, "tom.txt: Filen är tom.")
@@ -258,19 +260,19 @@ class UploadTests(KnowledgeTestCase):
         self.assertTrue(UserFile.objects.filter(original_name="bra.txt", workspace=self.workspace).exists())
 
     @override_settings(MAX_UPLOAD_BYTES=100)
-    def test_too_large_file_is_refused_and_the_others_are_saved(self):
+    def test_too_large_file_is_refused_and_the_others_are_saved(self) -> None:
         self.login(self.alice)
         r = self.post_files(upload("stor.txt", b"x" * 101), upload("liten.txt", b"y" * 100))
         self.assertContains(r, "stor.txt: Filen är för stor")
         self.assertFalse(UserFile.objects.filter(original_name="stor.txt").exists())
         self.assertTrue(UserFile.objects.filter(original_name="liten.txt").exists())
 
-    def test_no_file_chosen(self):
+    def test_no_file_chosen(self) -> None:
         self.login(self.alice)
         r = self.client.post(self.url("file_upload"), {}, follow=True)
         self.assertContains(r, "Välj minst en fil")
 
-    def test_unsupported_file_is_accepted_and_its_failure_shown(self):
+    def test_unsupported_file_is_accepted_and_its_failure_shown(self) -> None:
         self.login(self.alice)
         self.post_files(upload("bild.png", b"\x89PNG\r\n\x1a\n....", "image/png"))
         f = UserFile.objects.get(original_name="bild.png")
@@ -282,7 +284,7 @@ class UploadTests(KnowledgeTestCase):
         self.assertContains(r, "fel</span>")
         self.assertContains(r, "Filtypen stöds inte.")
 
-    def test_download_returns_the_uploaded_bytes(self):
+    def test_download_returns_the_uploaded_bytes(self) -> None:
         data = "Åtgärdsplan för 2026.\n".encode()
         self.login(self.alice)
         self.post_files(upload("plan.txt", data))
@@ -297,7 +299,7 @@ class UploadTests(KnowledgeTestCase):
 
 
 class DeleteTests(KnowledgeTestCase):
-    def test_confirm_page_then_soft_delete(self):
+    def test_confirm_page_then_soft_delete(self) -> None:
         self.login(self.bob)
         r = self.client.get(self.url("file_delete", self.file.pk))
         self.assertContains(r, "Ta bort filen?")
@@ -314,7 +316,7 @@ class DeleteTests(KnowledgeTestCase):
         self.assertGreater(self.workspace.knowledge_version, version)
         self.assertNotContains(self.client.get(self.url("knowledge")), "policy.txt")
 
-    def test_a_deleted_file_is_gone_from_every_page(self):
+    def test_a_deleted_file_is_gone_from_every_page(self) -> None:
         services.user_file_delete(self.file)
         self.login(self.alice)
         for name in ("file_detail", "file_download", "file_delete"):
@@ -324,7 +326,7 @@ class DeleteTests(KnowledgeTestCase):
 
 
 class AssessmentTests(KnowledgeTestCase):
-    def form_data(self, **overrides):
+    def form_data(self, **overrides: Any) -> dict:
         data = {
             "title": "Riskbedömning av kemikalier",
             "legal_document": self.statute.pk,
@@ -337,7 +339,7 @@ class AssessmentTests(KnowledgeTestCase):
         data.update(overrides)
         return data
 
-    def test_form_is_swedish_and_offers_statutes_and_members_only(self):
+    def test_form_is_swedish_and_offers_statutes_and_members_only(self) -> None:
         self.login(self.alice)
         r = self.client.get(self.url("assessment_create"))
         for text in ("Krav", "Författning", "Paragraf", "Bedömning", "Anteckningar", "Ansvarig", "Förfallodatum",
@@ -346,7 +348,7 @@ class AssessmentTests(KnowledgeTestCase):
         owners = list(r.context["form"].fields["owner"].queryset)
         self.assertEqual(set(owners), {self.alice, self.bob, self.dave})  # never charlie
 
-    def test_create(self):
+    def test_create(self) -> None:
         self.login(self.bob)
         with self.captureOnCommitCallbacks(execute=False) as callbacks:
             r = self.client.post(self.url("assessment_create"), self.form_data(), follow=True)
@@ -362,14 +364,14 @@ class AssessmentTests(KnowledgeTestCase):
         self.assertContains(r, "Riskbedömning av kemikalier")
         self.assertContains(r, "delvis uppfyllt")
 
-    def test_owner_must_be_a_member(self):
+    def test_owner_must_be_a_member(self) -> None:
         self.login(self.alice)
         r = self.client.post(self.url("assessment_create"), self.form_data(owner=self.charlie.pk))
         self.assertEqual(r.status_code, 200)
         self.assertFalse(Assessment.objects.filter(title="Riskbedömning av kemikalier").exists())
         self.assertTrue(r.context["form"].errors["owner"])
 
-    def test_title_is_required(self):
+    def test_title_is_required(self) -> None:
         self.login(self.alice)
         r = self.client.post(self.url("assessment_create"), self.form_data(title="  "))
         self.assertEqual(r.status_code, 200)
@@ -377,7 +379,7 @@ class AssessmentTests(KnowledgeTestCase):
         self.assertContains(r, 'role="alert"')
         self.assertEqual(Assessment.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_edit(self):
+    def test_edit(self) -> None:
         self.login(self.alice)
         r = self.client.get(self.url("assessment_edit", self.assessment.pk))
         self.assertContains(r, 'value="Systematiskt arbetsmiljöarbete"')
@@ -390,14 +392,14 @@ class AssessmentTests(KnowledgeTestCase):
         self.assertIsNone(self.assessment.owner)
         self.assertEqual(self.assessment.workspace, self.workspace)
 
-    def test_delete(self):
+    def test_delete(self) -> None:
         self.login(self.bob)
         self.assertContains(self.client.get(self.url("assessment_delete", self.assessment.pk)), "Ta bort bedömningen?")
         r = self.client.post(self.url("assessment_delete", self.assessment.pk))
         self.assertRedirects(r, self.url("knowledge"))
         self.assertFalse(Assessment.objects.filter(pk=self.assessment.pk).exists())
 
-    def test_table_shows_the_assessment(self):
+    def test_table_shows_the_assessment(self) -> None:
         self.login(self.dave)
         r = self.client.get(self.url("knowledge"))
         for text in ("Systematiskt arbetsmiljöarbete", "1977:1160", "3 kap. 2 a §", "ej bedömt", "bob", "2026-12-31"):
@@ -405,7 +407,7 @@ class AssessmentTests(KnowledgeTestCase):
 
 
 class FiguresTests(KnowledgeTestCase):
-    def add_chunk(self, **fields):
+    def add_chunk(self, **fields: Any) -> ContentChunk:
         defaults = {"header": "h", "path": "00000.00000", "ordinal": 0, "text": "t", "content_hash": "x"}
         defaults.update(fields)
         chunk = ContentChunk.objects.create(**defaults)
@@ -413,12 +415,12 @@ class FiguresTests(KnowledgeTestCase):
         return chunk
 
     @staticmethod
-    def refresh_counters(chunk):
+    def refresh_counters(chunk: ContentChunk) -> None:
         # The figures come from the per-source counters that ingestion keeps; chunks made
         # here by hand get them from the same service the worker calls.
         source_progress_refresh({chunk_source_key(chunk)})
 
-    def test_private_and_deleted_files_are_not_counted(self):
+    def test_private_and_deleted_files_are_not_counted(self) -> None:
         private = UserFile.objects.create(workspace=self.workspace, title="Hemlig", original_name="h.txt",
                                           is_private=True)
         self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace)
@@ -428,7 +430,7 @@ class FiguresTests(KnowledgeTestCase):
         services.user_file_delete(self.file)
         self.assertEqual(knowledge_stats(self.workspace)["chunks"], 0)
 
-    def test_figures(self):
+    def test_figures(self) -> None:
         from chunks.embedding import active_model_name
 
         self.add_chunk(source_type="LEGAL_DOCUMENT", legal_document=self.statute, embedding=[0.1] * 384,
@@ -450,7 +452,7 @@ class FiguresTests(KnowledgeTestCase):
         self.assertContains(r, active_model_name())
         self.assertContains(r, "50 %")
 
-    def test_model_state(self):
+    def test_model_state(self) -> None:
         from django.core.cache import cache
 
         from chunks.embedding import active_model_name
@@ -472,7 +474,7 @@ class FiguresTests(KnowledgeTestCase):
             embedding_record_ok()
         self.assertIsNone(cache.get(EMBEDDING_ERROR_CACHE_KEY))
 
-    def test_queue_and_time_left_come_from_counts_and_the_measured_rate(self):
+    def test_queue_and_time_left_come_from_counts_and_the_measured_rate(self) -> None:
         from django.core.cache import cache
 
         from chunks.services import EMBED_RATE_CACHE_KEY, embedding_rate_record
@@ -505,12 +507,12 @@ class FiguresTests(KnowledgeTestCase):
         finally:
             cache.delete(EMBED_RATE_CACHE_KEY)
 
-    def test_index_size_selector(self):
+    def test_index_size_selector(self) -> None:
         size = chunk_index_size()
         self.assertGreaterEqual(size["total_bytes"], size["index_bytes"])
         self.assertGreater(size["index_bytes"], 0)  # the indexes exist even when empty
 
-    def test_polling_only_while_something_is_processing(self):
+    def test_polling_only_while_something_is_processing(self) -> None:
         self.login(self.alice)
         partial = self.client.get(self.url("knowledge_status"))
         self.assertContains(partial, 'id="knowledge-status"')

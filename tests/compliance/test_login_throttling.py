@@ -14,6 +14,7 @@ from axes.utils import reset
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.http import HttpResponse
 from django.test import override_settings
 from django.urls import reverse
 
@@ -26,16 +27,16 @@ LIMIT = 3
 
 @override_settings(AXES_FAILURE_LIMIT=LIMIT)
 class LoginThrottlingTests(BaseTestCase):
-    def post_login(self, username, password, ip="10.0.0.1"):
+    def post_login(self, username: str, password: str, ip: str = "10.0.0.1") -> HttpResponse:
         return self.client.post(reverse("login"), {"username": username, "password": password},
                                 REMOTE_ADDR=ip)
 
-    def fail(self, username, times, ip="10.0.0.1"):
+    def fail(self, username: str, times: int, ip: str = "10.0.0.1") -> HttpResponse:
         for _ in range(times):
             response = self.post_login(username, "fel-lösenord", ip)
         return response
 
-    def test_a_few_wrong_passwords_lock_the_user_even_with_the_right_one(self):
+    def test_a_few_wrong_passwords_lock_the_user_even_with_the_right_one(self) -> None:
         response = self.fail("alice", LIMIT - 1)
         self.assertEqual(response.status_code, 200)
         self.assertContains(response, "Fel användarnamn eller lösenord")
@@ -48,7 +49,7 @@ class LoginThrottlingTests(BaseTestCase):
         self.assertNotIn("_auth_user_id", self.client.session)
         self.assertContains(response, "Logga in", status_code=429)
 
-    def test_one_ip_guessing_many_user_names_is_locked_out(self):
+    def test_one_ip_guessing_many_user_names_is_locked_out(self) -> None:
         for name in ("anna", "bertil", "cecilia"):
             self.post_login(name, "fel-lösenord", ip="10.0.0.9")
         # bob never failed, but this IP did: it is shut out, another IP is not.
@@ -58,14 +59,14 @@ class LoginThrottlingTests(BaseTestCase):
         self.assertEqual(response.status_code, 302)
         self.assertEqual(int(self.client.session["_auth_user_id"]), self.bob.pk)
 
-    def test_a_success_before_the_limit_clears_the_count(self):
+    def test_a_success_before_the_limit_clears_the_count(self) -> None:
         self.fail("alice", LIMIT - 1)
         self.assertEqual(self.post_login("alice", PASSWORD).status_code, 302)
         self.client.logout()
         self.assertEqual(self.fail("alice", LIMIT - 1).status_code, 200)
         self.assertEqual(self.post_login("alice", PASSWORD).status_code, 302)
 
-    def test_lockouts_are_listed_in_admin_and_can_be_cleared(self):
+    def test_lockouts_are_listed_in_admin_and_can_be_cleared(self) -> None:
         self.fail("alice", LIMIT)
         admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
         self.client.force_login(admin)
@@ -78,7 +79,7 @@ class LoginThrottlingTests(BaseTestCase):
         self.assertEqual(self.post_login("alice", PASSWORD).status_code, 302)
 
     @override_settings(AXES_COOLOFF_TIME=timedelta(minutes=7))
-    def test_the_lockout_message_says_how_long_it_lasts_also_to_someone_coming_back(self):
+    def test_the_lockout_message_says_how_long_it_lasts_also_to_someone_coming_back(self) -> None:
         response = self.fail("alice", LIMIT)
         self.assertContains(response, "spärrad i 7 minuter räknat från det senaste misslyckade försöket",
                             status_code=429)
@@ -90,10 +91,10 @@ class LoginThrottlingTests(BaseTestCase):
         self.assertNotContains(self.client.get(reverse("login"), REMOTE_ADDR="10.0.0.2"), "spärrad")
 
     @override_settings(AXES_COOLOFF_TIME=timedelta(minutes=1))
-    def test_one_minute_is_singular(self):
+    def test_one_minute_is_singular(self) -> None:
         self.assertContains(self.fail("alice", LIMIT), "spärrad i 1 minut räknat", status_code=429)
 
-    def test_the_readmes_way_to_lift_a_lockout_works(self):
+    def test_the_readmes_way_to_lift_a_lockout_works(self) -> None:
         readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
         commands = re.findall(r"manage\.py (axes_reset\w*)(?: ([\w.]+))?`", readme)
         self.assertIn(("axes_reset_ip", "127.0.0.1"), commands)

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
 from http.cookiejar import CookieJar
 from pathlib import Path
 from urllib.parse import urlencode
@@ -30,7 +31,7 @@ def port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def wait_for(predicate, seconds: float, what: str):
+def wait_for(predicate: Callable[[], object], seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if predicate():
@@ -40,7 +41,7 @@ def wait_for(predicate, seconds: float, what: str):
 
 
 @pytest.fixture
-def run_env():
+def run_env() -> Iterator[dict[str, str]]:
     data = ROOT / ".data" / "make-run-test"  # stable: a private checkout keeps one outside cluster for it
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL",
                                                             "CACHE_BACKEND", "LAGRUM_TEST_DB_SUFFIX")}
@@ -52,7 +53,7 @@ def run_env():
     shutil.rmtree(data, ignore_errors=True)
 
 
-def test_make_run_serves_the_app_and_stops_on_ctrl_c(run_env):
+def test_make_run_serves_the_app_and_stops_on_ctrl_c(run_env: dict[str, str]) -> None:
     assert not any(port_open(p) for p in PORTS.values()), "a port this test needs is taken"
     log = open(Path(run_env["LAGRUM_DATA_DIR"]).with_suffix(".log"), "w+")
     proc = subprocess.Popen(["make", "run", f"PORT={PORTS['web']}"], cwd=ROOT, env=run_env, stdout=log,

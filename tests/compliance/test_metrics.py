@@ -7,7 +7,7 @@ import os
 import tempfile
 from unittest import mock
 
-from django.test import override_settings
+from django.test import Client, override_settings
 from prometheus_client import Counter, values
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -16,7 +16,7 @@ from compliance.models import LegalDocument
 from tests.helpers import BaseTestCase
 
 
-def scrape(client, **extra) -> dict:
+def scrape(client: Client, **extra: str) -> dict:
     response = client.get("/metrics", **extra)
     assert response.status_code == 200, response.content[:300]
     assert response["Content-Type"].startswith("text/plain; version=")
@@ -27,12 +27,12 @@ def scrape(client, **extra) -> dict:
     return samples
 
 
-def value(samples, name, **labels):
+def value(samples: dict, name: str, **labels: str) -> float:
     return samples.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 class MetricsTests(BaseTestCase):
-    def test_exposes_requests_turns_latencies_and_knowledge_figures(self):
+    def test_exposes_requests_turns_latencies_and_knowledge_figures(self) -> None:
         LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag", full_text="x", status="done",
                                      chunks_total=10, chunks_embedded=4)
         LegalDocument.objects.create(sfs_number="1982:80", title="LAS", full_text="x", status="pending")
@@ -60,7 +60,7 @@ class MetricsTests(BaseTestCase):
             self.assertIn((name, ()), after)
 
     @override_settings(METRICS_ALLOWED_NETWORKS=[ipaddress.ip_network("127.0.0.1/32")], METRICS_TOKEN="hemligt")
-    def test_outside_the_allowed_networks_a_token_is_needed(self):
+    def test_outside_the_allowed_networks_a_token_is_needed(self) -> None:
         self.assertEqual(self.client.get("/metrics", REMOTE_ADDR="10.1.2.3").status_code, 403)
         self.assertEqual(self.client.get("/metrics", REMOTE_ADDR="10.1.2.3",
                                          HTTP_AUTHORIZATION="Bearer fel").status_code, 403)
@@ -68,12 +68,12 @@ class MetricsTests(BaseTestCase):
         scrape(self.client)  # loopback
 
     @override_settings(METRICS_ALLOWED_NETWORKS=[ipaddress.ip_network("10.0.0.0/8")], METRICS_TOKEN="")
-    def test_without_a_token_only_the_networks_get_in(self):
+    def test_without_a_token_only_the_networks_get_in(self) -> None:
         scrape(self.client, REMOTE_ADDR="10.1.2.3")
         self.assertEqual(self.client.get("/metrics").status_code, 403)
         self.assertEqual(self.client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code, 403)
 
-    def test_multiprocess_mode_merges_the_workers_files(self):
+    def test_multiprocess_mode_merges_the_workers_files(self) -> None:
         # Under gunicorn each worker writes its figures to PROMETHEUS_MULTIPROC_DIR; the scrape reads them all.
         with tempfile.TemporaryDirectory() as folder, mock.patch.dict(os.environ, {"PROMETHEUS_MULTIPROC_DIR": folder}):
             in_process = values.ValueClass

@@ -7,7 +7,7 @@ from tests.helpers import BaseTestCase
 
 
 class ProfileServiceTests(BaseTestCase):
-    def test_fields_are_stored_with_their_origin(self):
+    def test_fields_are_stored_with_their_origin(self) -> None:
         profile = services.profile_update(workspace=self.workspace, user=self.alice,
                                           values={"employee_count": "45", "has_collective_agreement": "ja",
                                                   "collective_agreement": "Unionen", "sector": "private"})
@@ -21,7 +21,7 @@ class ProfileServiceTests(BaseTestCase):
         self.assertEqual(learned.origins["employee_count"]["origin"], "form")
         self.assertGreater(learned.revision, profile.revision - 1)
 
-    def test_absurd_values_get_swedish_errors_and_lose_nothing(self):
+    def test_absurd_values_get_swedish_errors_and_lose_nothing(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45,
                                                                                    "industry": "Bemanning"})
         cases = [
@@ -49,7 +49,7 @@ class ProfileServiceTests(BaseTestCase):
         profile = selectors.workspace_profile_get(self.workspace)
         self.assertEqual((profile.employee_count, profile.industry, profile.location), (45, "Bemanning", ""))
 
-    def test_facts_validate_and_deduplicate(self):
+    def test_facts_validate_and_deduplicate(self) -> None:
         fact = services.profile_fact_add(workspace=self.workspace, user=self.alice, text="  Vi har  kontor i Oslo ")
         self.assertEqual(fact.text, "Vi har kontor i Oslo")
         again = services.profile_fact_add(workspace=self.workspace, user=self.alice, text="vi har kontor i oslo")
@@ -61,7 +61,7 @@ class ProfileServiceTests(BaseTestCase):
             self.assertEqual(caught.exception.code, code)
         self.assertEqual(ProfileFact.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_every_change_bumps_the_revision(self):
+    def test_every_change_bumps_the_revision(self) -> None:
         revisions = []
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 10})
         revisions.append(selectors.workspace_profile_get(self.workspace).revision)
@@ -73,7 +73,7 @@ class ProfileServiceTests(BaseTestCase):
         revisions.append(selectors.workspace_profile_get(self.workspace).revision)
         self.assertEqual(revisions, sorted(set(revisions)))
 
-    def test_clear_forgets_fields_facts_and_origins(self):
+    def test_clear_forgets_fields_facts_and_origins(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 10,
                                                                                    "sector": "public"})
         services.profile_fact_add(workspace=self.workspace, user=self.alice, text="Vi har lager")
@@ -82,7 +82,7 @@ class ProfileServiceTests(BaseTestCase):
         self.assertEqual((profile.employee_count, profile.sector, profile.origins), (None, "", {}))
         self.assertFalse(selectors.profile_fact_list(self.workspace).exists())
 
-    def test_another_workspaces_fact_is_not_found(self):
+    def test_another_workspaces_fact_is_not_found(self) -> None:
         fact = services.profile_fact_add(workspace=self.workspace, user=self.alice, text="Vi har lager")
         from django.http import Http404
         with self.assertRaises(Http404):
@@ -90,14 +90,14 @@ class ProfileServiceTests(BaseTestCase):
 
 
 class PreferenceServiceTests(BaseTestCase):
-    def test_preferences_are_per_user(self):
+    def test_preferences_are_per_user(self) -> None:
         services.preference_update(workspace=self.workspace, user=self.alice,
                                    values={"role": "HR-chef", "language": "en", "expertise": "novice"})
         self.assertEqual(selectors.preference_get(self.workspace, self.alice).role, "HR-chef")
         self.assertEqual(selectors.preference_get(self.workspace, self.bob).role, "")
         self.assertIsNone(selectors.preference_get(self.workspace, self.bob).pk)
 
-    def test_bad_preferences_are_refused(self):
+    def test_bad_preferences_are_refused(self) -> None:
         for values, code in (({"language": "fr"}, "invalid_choice"), ({"role": "<i>x</i>"}, "html_not_allowed"),
                              ({"tone": "arg"}, "invalid_choice")):
             with self.assertRaises(ProfileInputError) as caught:
@@ -105,7 +105,7 @@ class PreferenceServiceTests(BaseTestCase):
             self.assertEqual(caught.exception.code, code)
         self.assertFalse(PersonalPreference.objects.exists())
 
-    def test_clear_empties_only_own_preferences(self):
+    def test_clear_empties_only_own_preferences(self) -> None:
         services.preference_update(workspace=self.workspace, user=self.alice, values={"role": "HR-chef"})
         services.preference_update(workspace=self.workspace, user=self.bob, values={"role": "VD"})
         services.preference_clear(workspace=self.workspace, user=self.alice)

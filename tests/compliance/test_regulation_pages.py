@@ -17,7 +17,7 @@ NUMBERS = ["1977:1160", "AFS 2023:10", "(EU) 2016/679", "1736:0123 2", "1909:bih
 
 
 @pytest.mark.parametrize("number", NUMBERS)
-def test_every_kind_of_number_is_valid_and_has_a_reversible_url_form(number):
+def test_every_kind_of_number_is_valid_and_has_a_reversible_url_form(number: str) -> None:
     validate_document_number(number)
     slug = document_slug(number)
     assert " " not in slug and "/" not in slug and "(" not in slug
@@ -25,13 +25,13 @@ def test_every_kind_of_number_is_valid_and_has_a_reversible_url_form(number):
 
 
 @pytest.mark.parametrize("value", ["", "AFS", "AFS 2023", "afs 2023:1", "(EU) 2016", "SOU 2019:1 x", "1977:1160 "])
-def test_bad_numbers_are_rejected_in_swedish(value):
+def test_bad_numbers_are_rejected_in_swedish(value: str) -> None:
     with pytest.raises(ValidationError) as exc:
         validate_document_number(value)
     assert "Ogiltig beteckning" in str(exc.value)
 
 
-def test_urls_of_the_new_numbers_and_old_sfs_links():
+def test_urls_of_the_new_numbers_and_old_sfs_links() -> None:
     assert statute_url("1977:1160", "3 kap. 2 a §") == "/lag/1977:1160#3kap2a"
     assert statute_url("AFS 2023:1", "3 §") == "/lag/AFS_2023:1#3"
     assert statute_url("(EU) 2016/679", "artikel 6.1") == "/lag/EU_2016-679#artikel-61"
@@ -40,7 +40,7 @@ def test_urls_of_the_new_numbers_and_old_sfs_links():
 
 class RegulationPageTests(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         for designation in ("AFS 2023:1", "AFS 2023:10", "Förordning (EU) 2016/679"):
             legal_document_upsert(regulation_from_record(shipped_record(designation)), process=False)
@@ -49,7 +49,7 @@ class RegulationPageTests(BaseTestCase):
         LegalDocument.objects.create(sfs_number="1977:1166", title="Arbetsmiljöförordning (1977:1166)",
                                      full_text="1 § Text.", content_type=LegalDocument.ContentType.SFS_ORDINANCE)
 
-    def test_afs_page_with_metadata_advice_set_apart_and_legal_basis_linked(self):
+    def test_afs_page_with_metadata_advice_set_apart_and_legal_basis_linked(self) -> None:
         self.login(self.alice)
         response = self.client.get("/lag/AFS_2023:1")
         self.assertEqual(response.status_code, 200)
@@ -65,7 +65,7 @@ class RegulationPageTests(BaseTestCase):
         self.assertEqual(self.client.get("/lag/AFS%202023:1").status_code, 200)
         self.assertEqual(self.client.get("/lag/AFS_2023:1/").status_code, 200)
 
-    def test_afs_2023_10_contents_by_avdelning_chapter_and_bilaga(self):
+    def test_afs_2023_10_contents_by_avdelning_chapter_and_bilaga(self) -> None:
         self.login(self.alice)
         page = self.client.get("/lag/AFS_2023:10").content.decode()
         contents = page.split('<nav class="toc" aria-label="Innehåll">', 1)[1].split("</nav>", 1)[0]
@@ -75,7 +75,7 @@ class RegulationPageTests(BaseTestCase):
         self.assertLess(contents.index("Avdelning II"), contents.index("2 kap. Buller"))
         self.assertIn('id="2kap"', page)
 
-    def test_gdpr_page_links_each_article_to_eur_lex(self):
+    def test_gdpr_page_links_each_article_to_eur_lex(self) -> None:
         self.login(self.alice)
         page = self.client.get("/lag/EU_2016-679").content.decode()
         self.assertIn("EU-förordning", page)
@@ -84,16 +84,16 @@ class RegulationPageTests(BaseTestCase):
         self.assertIn('id="artikel-61"', page)
         self.assertIn('id="skal-4"', page)
 
-    def test_unknown_and_malformed_numbers_are_404(self):
+    def test_unknown_and_malformed_numbers_are_404(self) -> None:
         self.login(self.alice)
         self.assertEqual(self.client.get("/lag/AFS_2099:1").status_code, 404)
         self.assertEqual(self.client.get("/lag/nonsense").status_code, 404)
 
-    def test_old_sfs_links_keep_working(self):
+    def test_old_sfs_links_keep_working(self) -> None:
         self.login(self.alice)
         self.assertEqual(self.client.get("/lag/1977:1166").status_code, 200)
 
-    def test_list_filters_by_kind_and_agency(self):
+    def test_list_filters_by_kind_and_agency(self) -> None:
         self.login(self.alice)
         page = self.client.get("/lag/", {"typ": "EU_REGULATION"}).content.decode()
         rows = page.split("<tbody>", 1)[1]
@@ -109,7 +109,7 @@ class RegulationPageTests(BaseTestCase):
         self.assertIn("BFS 2011:11", page)
         self.assertNotIn('href="/lag/AFS_2023:1"', page)
 
-    def test_api_statute_carries_kind_and_regulation_fields(self):
+    def test_api_statute_carries_kind_and_regulation_fields(self) -> None:
         self.login(self.alice)
         response = self.client.get("/api/v1/statutes/", {"agency": "AFS"})
         self.assertEqual(response.status_code, 200, response.content)

@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def start_django(**env) -> subprocess.CompletedProcess:
+def start_django(**env: str) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "DJANGO_SETTINGS_MODULE": "compliance.settings", **env}
     return subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=full_env,
                           capture_output=True, text=True, timeout=60)
@@ -32,24 +32,24 @@ def start_django(**env) -> subprocess.CompletedProcess:
         ("RETRIEVAL_LOG_RETENTION_DAYS", "0"),
     ],
 )
-def test_bad_value_names_the_variable(variable, value):
+def test_bad_value_names_the_variable(variable: str, value: str) -> None:
     result = start_django(**{variable: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert variable in result.stderr.splitlines()[-1]
 
 
-def test_production_requires_a_secret_key():
+def test_production_requires_a_secret_key() -> None:
     result = start_django(DEBUG="false", SECRET_KEY="")
     assert "SECRET_KEY" in result.stderr.splitlines()[-1]
 
 
-def test_http_reranker_requires_its_url():
+def test_http_reranker_requires_its_url() -> None:
     result = start_django(RERANK_BACKEND="http", RERANK_URL="")
     assert "RERANK_URL" in result.stderr.splitlines()[-1]
 
 
-def test_defaults_start_cleanly_and_database_url_is_parsed():
+def test_defaults_start_cleanly_and_database_url_is_parsed() -> None:
     code = ("import django; django.setup(); from django.conf import settings as s; "
             "d=s.DATABASES['default']; print(d['NAME'], d['HOST'], d['PORT'], s.RETRIEVAL_MAX_TOKENS)")
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "compliance.settings",

@@ -4,15 +4,15 @@ deleting one fact, "Rensa allt" with a confirmation naming the count, and isolat
 from django.urls import reverse
 
 from compliance import selectors, services
-from compliance.models import FactOrigin, Membership, PersonalPreference
+from compliance.models import FactOrigin, Membership, PersonalPreference, Workspace
 from tests.helpers import BaseTestCase
 
 
 class SettingsPageTests(BaseTestCase):
-    def url(self, name="workspace_settings", *args, ws=None):
+    def url(self, name: str = "workspace_settings", *args: object, ws: Workspace | None = None) -> str:
         return reverse(name, args=[(ws or self.workspace).slug, *args])
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         fact = services.profile_fact_add(workspace=self.workspace, user=self.alice, text="Vi har lager")
         self.login(self.charlie)
@@ -26,7 +26,7 @@ class SettingsPageTests(BaseTestCase):
         self.assertEqual(selectors.workspace_profile_get(self.workspace).employee_count, 45)
         self.assertTrue(selectors.profile_fact_list(self.workspace).exists())
 
-    def test_the_page_shows_profile_preferences_and_origins(self):
+    def test_the_page_shows_profile_preferences_and_origins(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         services.profile_update(workspace=self.workspace, user=self.alice,
                                 values={"collective_agreement": "Unionen"}, origin=FactOrigin.CONVERSATION,
@@ -42,14 +42,14 @@ class SettingsPageTests(BaseTestCase):
         self.assertContains(r, "HR-chef")
         self.assertContains(r, 'aria-current="page">Inställningar</a>', html=False)
 
-    def test_preferences_are_never_shown_to_another_member(self):
+    def test_preferences_are_never_shown_to_another_member(self) -> None:
         services.preference_update(workspace=self.workspace, user=self.alice, values={"role": "Hemlig roll"})
         self.login(self.bob)
         r = self.client.get(self.url())
         self.assertNotContains(r, "Hemlig roll")
         self.assertContains(r, "Inga personliga inställningar ännu.")
 
-    def test_editor_saves_the_profile(self):
+    def test_editor_saves_the_profile(self) -> None:
         self.login(self.bob)
         r = self.client.post(self.url("profile_save"), {"employee_count": "45", "has_collective_agreement": "ja",
                                                         "collective_agreement": "Unionen", "sector": "private"})
@@ -58,7 +58,7 @@ class SettingsPageTests(BaseTestCase):
         self.assertEqual((profile.employee_count, profile.has_collective_agreement, profile.sector),
                          (45, True, "private"))
 
-    def test_bad_input_gets_a_swedish_error_and_keeps_what_was_stored(self):
+    def test_bad_input_gets_a_swedish_error_and_keeps_what_was_stored(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         self.login(self.alice)
         for data, words in (({"employee_count": "-3"}, "kan inte vara negativt"),
@@ -71,7 +71,7 @@ class SettingsPageTests(BaseTestCase):
         self.assertEqual(selectors.workspace_profile_get(self.workspace).employee_count, 45)
         self.assertEqual(selectors.workspace_profile_get(self.workspace).industry, "")
 
-    def test_reader_sees_but_cannot_edit(self):
+    def test_reader_sees_but_cannot_edit(self) -> None:
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45})
         self.login(self.bob)
@@ -85,7 +85,7 @@ class SettingsPageTests(BaseTestCase):
         self.assertRedirects(r, self.url())
         self.assertEqual(selectors.preference_get(self.workspace, self.bob).language, "en")
 
-    def test_delete_one_fact_and_one_field(self):
+    def test_delete_one_fact_and_one_field(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45,
                                                                                    "location": "Umeå"})
         keep = services.profile_fact_add(workspace=self.workspace, user=self.alice, text="Vi har lager")
@@ -98,7 +98,7 @@ class SettingsPageTests(BaseTestCase):
         self.assertEqual((profile.employee_count, profile.location), (None, "Umeå"))
         self.assertNotIn("employee_count", profile.origins)
 
-    def test_clear_all_asks_first_naming_the_count(self):
+    def test_clear_all_asks_first_naming_the_count(self) -> None:
         services.profile_update(workspace=self.workspace, user=self.alice, values={"employee_count": 45,
                                                                                    "location": "Umeå"})
         services.profile_fact_add(workspace=self.workspace, user=self.alice, text="Vi har lager")
@@ -110,7 +110,7 @@ class SettingsPageTests(BaseTestCase):
         self.assertContains(r, "Inga uppgifter om organisationen ännu.")
         self.assertFalse(selectors.profile_fact_list(self.workspace).exists())
 
-    def test_clear_own_preferences_leaves_others(self):
+    def test_clear_own_preferences_leaves_others(self) -> None:
         services.preference_update(workspace=self.workspace, user=self.alice, values={"role": "HR-chef"})
         services.preference_update(workspace=self.workspace, user=self.bob, values={"role": "VD"})
         self.login(self.alice)

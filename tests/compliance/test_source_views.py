@@ -17,25 +17,26 @@ TITLE = "Arbetsmiljölag (1977:1160)"
 
 
 class CitationAnchorTests(SimpleTestCase):
-    def test_sections(self):
+    def test_sections(self) -> None:
         self.assertEqual(citation_anchor("3 kap. 2 a §"), "3kap2a")
         self.assertEqual(citation_anchor("7 §"), "7")
         self.assertEqual(citation_anchor("1 kap. 1 §"), "1kap1")
         self.assertEqual(citation_anchor("12 a kap. 3 b §"), "12akap3b")
         self.assertEqual(citation_anchor("  36 § "), "36")
 
-    def test_other_units(self):
+    def test_other_units(self) -> None:
         self.assertEqual(citation_anchor("3 kap."), "3kap")
         self.assertEqual(citation_anchor("Övergångsbestämmelser 2009:1439"), "overgangsbestammelser-2009-1439")
         self.assertEqual(citation_anchor("Bilaga 1"), "bilaga-1")
         self.assertEqual(citation_anchor(""), "")
 
-    def test_statute_url(self):
+    def test_statute_url(self) -> None:
         self.assertEqual(statute_url("1977:1160", "3 kap. 2 a §"), "/lag/1977:1160#3kap2a")
         self.assertEqual(statute_url("1977:1160"), "/lag/1977:1160")
 
 
-def add_chunk(doc, path, citation, text, *, header=None, kind="section", chapter=""):
+def add_chunk(doc: LegalDocument, path: str, citation: str, text: str, *, header: str | None = None,
+              kind: str = "section", chapter: str = "") -> ContentChunk:
     return ContentChunk.objects.create(
         source_type="LEGAL_DOCUMENT", legal_document=doc, document_number=doc.sfs_number,
         document_title=doc.title, header=header or f"{TITLE} > {citation}", path=path,
@@ -46,7 +47,7 @@ def add_chunk(doc, path, citation, text, *, header=None, kind="section", chapter
 
 class StatutePageTests(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.doc = LegalDocument.objects.create(
             sfs_number="1977:1160", title=TITLE, full_text="(full text)", category="arbetsmiljö",
@@ -69,21 +70,21 @@ class StatutePageTests(BaseTestCase):
         add_chunk(cls.doc, "00004.00000", "3 kap. 3 §", "Tredje paragrafen.", chapter="3",
                   header=f"{TITLE} > 3 kap. Allmänna skyldigheter > 3 §")
 
-    def test_anonymous_is_sent_to_login(self):
+    def test_anonymous_is_sent_to_login(self) -> None:
         for url in (reverse("statute_list"), "/lag/1977:1160", "/lag/1977:1160/"):
             with self.subTest(url=url):
                 r = self.client.get(url)
                 self.assertEqual(r.status_code, 302)
                 self.assertTrue(r["Location"].startswith(reverse("login")))
 
-    def test_any_logged_in_user_sees_shared_statutes(self):
+    def test_any_logged_in_user_sees_shared_statutes(self) -> None:
         for user in (self.alice, self.bob, self.charlie, make_user("nobody")):
             self.login(user)
             with self.subTest(user=user.username):
                 self.assertContains(self.client.get("/lag/1977:1160"), TITLE)
                 self.assertContains(self.client.get(reverse("statute_list")), "1977:1160")
 
-    def test_url_with_and_without_slash(self):
+    def test_url_with_and_without_slash(self) -> None:
         self.login(self.alice)
         self.assertEqual(reverse("statute", args=["1977:1160"]), "/lag/1977:1160")
         self.assertEqual(self.client.get("/lag/1977:1160").status_code, 200)
@@ -91,20 +92,20 @@ class StatutePageTests(BaseTestCase):
         self.assertEqual(self.client.get("/lag/1999:1").status_code, 404)
         self.assertEqual(self.client.get("/lag/inte-ett-nummer/").status_code, 404)
 
-    def test_metadata(self):
+    def test_metadata(self) -> None:
         self.login(self.alice)
         r = self.client.get("/lag/1977:1160")
         for text in ("SFS-nummer", "1977:1160", "Ändring införd t.o.m.", "SFS 2024:1234", "Område", "arbetsmiljö"):
             self.assertContains(r, text)
 
-    def test_a_statute_governing_an_authoritys_own_work_says_so(self):
+    def test_a_statute_governing_an_authoritys_own_work_says_so(self) -> None:
         self.login(self.alice)
         self.assertNotContains(self.client.get("/lag/1977:1160"), "<dt>Reglerar</dt>")
         LegalDocument.objects.filter(pk=self.ordinance.pk).update(addressee="Arbetsmiljöverket")
         self.assertContains(self.client.get("/lag/1977:1166"),
                             "<dt>Reglerar</dt><dd>Arbetsmiljöverket: myndighetens egen verksamhet</dd>", html=False)
 
-    def test_source_is_the_official_database_with_the_sfs_number_linked_there(self):
+    def test_source_is_the_official_database_with_the_sfs_number_linked_there(self) -> None:
         # What the bundled corpus stores: the cached copy it was built from (technical provenance).
         provenance = "mttias/swedish-laws@56a0d3f7a7d5:cache/4012.xml"
         LegalDocument.objects.filter(pk=self.doc.pk).update(source=provenance)
@@ -121,14 +122,14 @@ class StatutePageTests(BaseTestCase):
         change = self.client.get(reverse("admin:compliance_legaldocument_change", args=[self.doc.pk]))
         self.assertContains(change, provenance)
 
-    def test_a_source_given_as_a_web_address_stays_a_link(self):
+    def test_a_source_given_as_a_web_address_stays_a_link(self) -> None:
         url = "https://rkrattsbaser.gov.se/sfst?bet=1977:1166"
         LegalDocument.objects.filter(pk=self.ordinance.pk).update(source=url)
         self.login(self.alice)
         self.assertContains(self.client.get("/lag/1977:1166"),
                             f'<dt>Källa</dt><dd><a href="{url}" rel="noopener noreferrer">{url}</a></dd>')
 
-    def test_anchors_and_document_order(self):
+    def test_anchors_and_document_order(self) -> None:
         self.login(self.alice)
         body = self.client.get("/lag/1977:1160").content.decode()
         for anchor in ('id="1kap1"', 'id="3kap2a"', 'id="3kap3"', 'id="overgangsbestammelser-2009-1439"',
@@ -147,13 +148,13 @@ class StatutePageTests(BaseTestCase):
         self.assertIn("Systematiskt arbetsmiljöarbete", body)
         self.assertIn("Övergångsbestämmelser", body)
 
-    def test_transitional_provisions_come_last_whatever_their_path(self):
+    def test_transitional_provisions_come_last_whatever_their_path(self) -> None:
         add_chunk(self.doc, "00000.00000", "Övergångsbestämmelser 1991:677", "TIDIG ÖVERGÅNG", kind="transitional")
         self.login(self.alice)
         body = self.client.get("/lag/1977:1160").content.decode()
         self.assertLess(body.index('id="3kap3"'), body.index("TIDIG ÖVERGÅNG"))
 
-    def test_two_versions_of_a_section_get_unique_anchors(self):
+    def test_two_versions_of_a_section_get_unique_anchors(self) -> None:
         add_chunk(self.doc, "00006.00000", "3 kap. 3 §", "NY LYDELSE", chapter="3",
                   header=f"{TITLE} > 3 kap. Allmänna skyldigheter > 3 § (träder i kraft 2025-07-01)")
         self.login(self.alice)
@@ -162,13 +163,13 @@ class StatutePageTests(BaseTestCase):
         self.assertIn('id="3kap3-2"', body)
         self.assertIn("träder i kraft 2025-07-01", body)
 
-    def test_without_chunks_the_full_text_is_shown(self):
+    def test_without_chunks_the_full_text_is_shown(self) -> None:
         self.login(self.alice)
         r = self.client.get("/lag/1977:1166")
         self.assertContains(r, "Författningen bearbetas")
         self.assertContains(r, '<pre class="statute">1 § Text.</pre>', html=False)
 
-    def test_list_search_and_filter(self):
+    def test_list_search_and_filter(self) -> None:
         self.login(self.alice)
         r = self.client.get(reverse("statute_list"), {"q": "förordning"})
         self.assertContains(r, "1977:1166")
@@ -186,7 +187,7 @@ class StatutePageTests(BaseTestCase):
 
 
 class FilePageTests(BaseTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         self.dave = make_user("dave")
         Membership.objects.create(user=self.dave, workspace=self.workspace, role=Membership.Role.VIEWER)
         self.file = services.user_file_upload(
@@ -203,7 +204,7 @@ class FilePageTests(BaseTestCase):
         )
         self.url = reverse("file_detail", args=[self.workspace.slug, self.file.pk])
 
-    def test_members_see_metadata_and_chunks_in_order_with_anchors(self):
+    def test_members_see_metadata_and_chunks_in_order_with_anchors(self) -> None:
         for user in (self.alice, self.bob, self.dave):
             self.login(user)
             with self.subTest(user=user.username):
@@ -216,14 +217,14 @@ class FilePageTests(BaseTestCase):
                 self.assertLess(body.index("FÖRSTA STYCKET"), body.index("ANDRA STYCKET"))
                 self.assertContains(r, "Del två")
 
-    def test_delete_control_only_for_editors(self):
+    def test_delete_control_only_for_editors(self) -> None:
         delete_url = reverse("file_delete", args=[self.workspace.slug, self.file.pk])
         self.login(self.dave)
         self.assertNotContains(self.client.get(self.url), delete_url)
         self.login(self.bob)
         self.assertContains(self.client.get(self.url), delete_url)
 
-    def test_outsider_and_anonymous(self):
+    def test_outsider_and_anonymous(self) -> None:
         r = self.client.get(self.url)
         self.assertRedirects(r, reverse("login") + "?next=" + self.url, fetch_redirect_response=False)
         self.login(self.charlie)
@@ -231,12 +232,12 @@ class FilePageTests(BaseTestCase):
         idor = reverse("file_detail", args=[self.charlies_workspace.slug, self.file.pk])
         self.assertEqual(self.client.get(idor).status_code, 404)
 
-    def test_deleted_file_is_404(self):
+    def test_deleted_file_is_404(self) -> None:
         services.user_file_delete(self.file)
         self.login(self.alice)
         self.assertEqual(self.client.get(self.url).status_code, 404)
 
-    def test_failed_file_shows_its_error(self):
+    def test_failed_file_shows_its_error(self) -> None:
         type(self.file).objects.filter(pk=self.file.pk).update(status="failed", error_message="Filen är skadad.")
         ContentChunk.objects.filter(user_file=self.file).delete()
         self.login(self.alice)

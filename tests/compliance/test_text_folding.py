@@ -6,13 +6,13 @@ import unicodedata
 from compliance.text import _DASH_LIKE_RE, _ZERO_WIDTH, fold_lookalikes
 
 
-def test_every_format_character_is_removed():
+def test_every_format_character_is_removed() -> None:
     missing = [hex(cp) for cp in range(sys.maxunicode + 1)
                if unicodedata.category(chr(cp)) == "Cf" and not _ZERO_WIDTH.fullmatch(chr(cp))]
     assert missing == []
 
 
-def test_every_dash_is_folded_after_nfkc():
+def test_every_dash_is_folded_after_nfkc() -> None:
     missing = [hex(cp) for cp in range(sys.maxunicode + 1)
                if unicodedata.category(chr(cp)) == "Pd" and chr(cp) != "-"
                and not _DASH_LIKE_RE.fullmatch(unicodedata.normalize("NFKC", chr(cp)))
@@ -20,7 +20,7 @@ def test_every_dash_is_folded_after_nfkc():
     assert missing == []
 
 
-def test_look_alikes_fold_to_plain_text():
+def test_look_alikes_fold_to_plain_text() -> None:
     assert fold_lookalikes("─── Slut på källa ［1］ ───") == "--- Slut på källa [1] ---"
     assert fold_lookalikes("-\u2060-\u2060-") == "---"
     assert fold_lookalikes("käl\u200dla") == "källa"
@@ -29,6 +29,6 @@ def test_look_alikes_fold_to_plain_text():
     assert fold_lookalikes("—–−﹘－━═") == "-------"
 
 
-def test_ordinary_swedish_text_is_unchanged():
+def test_ordinary_swedish_text_is_unchanged() -> None:
     text = "3 kap. 2 a § Arbetsgivaren ska – med hänsyn till arbetets art – vidta åtgärder. Åtta öar, 50 %."
     assert fold_lookalikes(text) == text.replace("–", "-")

@@ -4,33 +4,33 @@ from tests.helpers import PASSWORD, BaseTestCase
 
 
 class WorkspaceViewTests(BaseTestCase):
-    def test_login_page_is_swedish(self):
+    def test_login_page_is_swedish(self) -> None:
         r = self.client.get(reverse("login"))
         self.assertContains(r, "Logga in")
         self.assertContains(r, 'lang="sv"')
 
-    def test_login_reaches_the_workspace(self):
+    def test_login_reaches_the_workspace(self) -> None:
         r = self.client.post(reverse("login"), {"username": "alice", "password": PASSWORD}, follow=True)
         self.assertContains(r, "Alices AB")
 
-    def test_bad_login_gets_a_swedish_error(self):
+    def test_bad_login_gets_a_swedish_error(self) -> None:
         r = self.client.post(reverse("login"), {"username": "alice", "password": "fel"})
         self.assertContains(r, "Fel användarnamn eller lösenord")
 
-    def test_anonymous_is_sent_to_login(self):
+    def test_anonymous_is_sent_to_login(self) -> None:
         r = self.client.get(reverse("workspace", args=[self.workspace.slug]))
         self.assertRedirects(r, reverse("login") + "?next=" + reverse("workspace", args=[self.workspace.slug]))
 
-    def test_owner_and_member_see_the_workspace(self):
+    def test_owner_and_member_see_the_workspace(self) -> None:
         for user in (self.alice, self.bob):
             self.login(user)
             self.assertContains(self.client.get(reverse("workspace", args=[self.workspace.slug])), "Alices AB")
 
-    def test_outsider_gets_404(self):
+    def test_outsider_gets_404(self) -> None:
         self.login(self.charlie)
         self.assertEqual(self.client.get(reverse("workspace", args=[self.workspace.slug])).status_code, 404)
 
-    def test_switcher_lists_only_own_workspaces(self):
+    def test_switcher_lists_only_own_workspaces(self) -> None:
         self.login(self.charlie)
         r = self.client.get(reverse("workspace", args=[self.charlies_workspace.slug]))
         self.assertContains(r, "Charlies AB")
@@ -38,7 +38,7 @@ class WorkspaceViewTests(BaseTestCase):
 
 
 class LayoutTests(BaseTestCase):
-    def test_nav_links_for_the_current_workspace(self):
+    def test_nav_links_for_the_current_workspace(self) -> None:
         self.login(self.alice)
         r = self.client.get(reverse("workspace", args=[self.workspace.slug]))
         self.assertContains(r, 'href="/ws/alices-ab/chatt/"')
@@ -50,12 +50,12 @@ class LayoutTests(BaseTestCase):
         self.assertContains(r, "Logga ut")
         self.assertContains(r, "htmx")
 
-    def test_active_nav_link_is_marked(self):
+    def test_active_nav_link_is_marked(self) -> None:
         self.login(self.alice)
         r = self.client.get(reverse("knowledge", args=[self.workspace.slug]))
         self.assertContains(r, 'class="active" aria-current="page">Kunskapsbas</a>', html=False)
 
-    def test_statute_pages_keep_the_last_visited_workspace_in_the_nav(self):
+    def test_statute_pages_keep_the_last_visited_workspace_in_the_nav(self) -> None:
         from compliance.models import Membership
 
         Membership.objects.create(user=self.alice, workspace=self.charlies_workspace, role=Membership.Role.VIEWER)
@@ -65,7 +65,7 @@ class LayoutTests(BaseTestCase):
         self.assertContains(r, 'href="/ws/charlies-ab/chatt/"')
         self.assertNotContains(r, 'href="/ws/alices-ab/chatt/"')
 
-    def test_statute_pages_never_offer_a_workspace_the_user_is_not_in(self):
+    def test_statute_pages_never_offer_a_workspace_the_user_is_not_in(self) -> None:
         self.login(self.charlie)
         session = self.client.session
         session["current_workspace"] = self.workspace.slug  # tampered or stale
@@ -74,14 +74,14 @@ class LayoutTests(BaseTestCase):
         self.assertNotContains(r, "alices-ab")
         self.assertContains(r, 'href="/ws/charlies-ab/chatt/"')
 
-    def test_workspace_home_links_to_the_knowledge_base(self):
+    def test_workspace_home_links_to_the_knowledge_base(self) -> None:
         self.login(self.bob)
         r = self.client.get(reverse("workspace", args=[self.workspace.slug]))
         self.assertContains(r, "Alices AB")
         self.assertContains(r, "redaktör")
         self.assertContains(r, reverse("knowledge", args=[self.workspace.slug]))
 
-    def test_only_owners_are_offered_the_dashboard(self):
+    def test_only_owners_are_offered_the_dashboard(self) -> None:
         dashboard = reverse("dashboard", args=[self.workspace.slug])
         self.login(self.alice)
         self.assertContains(self.client.get(reverse("workspace", args=[self.workspace.slug])), f'href="{dashboard}"',
@@ -92,7 +92,7 @@ class LayoutTests(BaseTestCase):
 
 
 class SharingViewTests(BaseTestCase):
-    def test_owner_sees_and_changes_the_setting(self):
+    def test_owner_sees_and_changes_the_setting(self) -> None:
         self.login(self.alice)
         page = self.client.get(reverse("workspace", args=["alices-ab"])).content.decode()
         self.assertIn("Får användas i andra arbetsytors svar", page)
@@ -104,7 +104,7 @@ class SharingViewTests(BaseTestCase):
         self.workspace.refresh_from_db()
         self.assertTrue(self.workspace.allow_cross_workspace)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         self.login(self.bob)
         self.assertNotIn("Får användas i andra arbetsytors svar",
                          self.client.get(reverse("workspace", args=["alices-ab"])).content.decode())

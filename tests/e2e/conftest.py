@@ -1,8 +1,13 @@
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -10,7 +15,7 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser() -> "Iterator[Browser]":
     """Debian's Chromium driven by Playwright (`make browser` installs it; downloads are impossible here)."""
     from playwright.sync_api import sync_playwright
 

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import DjangoDbBlocker, Settings
+from pytest_django.live_server_helper import LiveServer
 
 from agent.models import Feedback
 from compliance.models import Membership, Workspace
 from tests.e2e.browsing import log_in
 from tests.helpers import make_user
+
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -15,7 +24,7 @@ QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
 
 
 @pytest.fixture
-def alice(settings, django_db_blocker):
+def alice(settings: Settings, django_db_blocker: DjangoDbBlocker) -> User:
     from tests.corpus import load_statutes
 
     settings.OPENAI_API_KEY = ""
@@ -30,7 +39,7 @@ def alice(settings, django_db_blocker):
     return user
 
 
-def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
+def test_ask_read_open_and_rate(live_server: LiveServer, browser: Browser, artifacts: Path, alice: User) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
     page.set_default_timeout(60_000)
     # Anything the Content-Security-Policy blocks shows up as a console error.
@@ -74,7 +83,8 @@ def test_ask_read_open_and_rate(live_server, browser, artifacts, alice):
     page.close()
 
 
-def test_a_word_no_source_uses_is_named_in_the_answer(live_server, browser, artifacts, alice):
+def test_a_word_no_source_uses_is_named_in_the_answer(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                                      alice: User) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
     page.set_default_timeout(60_000)
     log_in(page, live_server.url, "alice")

@@ -4,13 +4,20 @@ works, and a question that found nothing links to its conversation."""
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
+from pytest_django.live_server_helper import LiveServer
 
 from agent.models import Conversation, Message, RetrievalLog
 from compliance.models import Membership, Workspace
 from tests.helpers import PASSWORD, make_user
+
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +25,7 @@ MISSING = "Vilka regler gäller för drönare över kontoret?"
 
 
 @pytest.fixture
-def history():
+def history() -> tuple[User, Conversation]:
     alice = make_user("alice")
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=alice, workspace=ws, role="owner")
@@ -44,7 +51,8 @@ def history():
     return alice, conv
 
 
-def test_charts_period_switch_and_found_nothing_link(live_server, browser, artifacts, history):
+def test_charts_period_switch_and_found_nothing_link(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                                     history: tuple[User, Conversation]) -> None:
     _, conv = history
     page = browser.new_page(viewport={"width": 1280, "height": 1000}, locale="sv-SE")
     page.set_default_timeout(30_000)

@@ -5,9 +5,16 @@ and an action, and finds the answer in the item's history."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from register.models import Action, ChangeNotice, ImpactAssessment
+import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
+from pytest_django.live_server_helper import LiveServer
+
+from compliance.models import Workspace
+from register.models import Action, ChangeNotice, ImpactAssessment, RegisterItem
 from tests.chunks.conftest import clean_queue  # noqa: F401  (the import queues chunking: nothing outlives the test)
 from tests.e2e.browsing import log_in
 from tests.register.notices_fixtures import (
@@ -19,11 +26,15 @@ from tests.register.notices_fixtures import (
     workspace_with,
 )
 
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def byggbolaget(clean_queue, settings, tmp_path):
+def byggbolaget(clean_queue: None, settings: Settings,  # noqa: F811  (the fixture imported above, asked for by name)
+                tmp_path: Path) -> tuple[Workspace, User, RegisterItem]:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # the statute is not chunked here: no vectors needed
@@ -34,8 +45,10 @@ def byggbolaget(clean_queue, settings, tmp_path):
     return ws, owner, item
 
 
-def test_a_member_answers_a_change_notice_in_the_browser_and_it_is_in_the_items_history(
-        live_server, browser, artifacts, byggbolaget):
+def test_a_member_answers_a_change_notice_in_the_browser_and_it_is_in_the_items_history(live_server: LiveServer,
+                                                                                        browser: Browser,
+                                                                                        artifacts: Path,
+                                                                                        byggbolaget: tuple[Workspace, User, RegisterItem]) -> None:
     ws, owner, item = byggbolaget
     notice = ChangeNotice.objects.get(workspace=ws)
     page = browser.new_page()

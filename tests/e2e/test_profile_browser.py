@@ -3,12 +3,21 @@ settings page, gets an answer that uses it, clears it, and it is gone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import DjangoDbBlocker, Settings
+from pytest_django.live_server_helper import LiveServer
 
 from compliance import selectors
 from compliance.models import Membership, Workspace
 from tests.e2e.browsing import log_in
 from tests.helpers import make_user
+
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser, Locator, Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -17,7 +26,7 @@ QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
 
 
 @pytest.fixture
-def alice(settings, django_db_blocker):
+def alice(settings: Settings, django_db_blocker: DjangoDbBlocker) -> tuple[User, Workspace]:
     from tests.corpus import load_statutes
 
     settings.OPENAI_API_KEY = ""
@@ -30,7 +39,7 @@ def alice(settings, django_db_blocker):
     return user, ws
 
 
-def ask(page, text):
+def ask(page: Page, text: str) -> Locator:
     count = page.locator(".msg-assistant[data-message-id]").count()
     page.fill("#chat-input", text)
     page.click("#chat-send")
@@ -38,7 +47,8 @@ def ask(page, text):
     return page.locator(".msg-assistant[data-message-id]").nth(count)
 
 
-def test_propose_save_see_use_clear(live_server, browser, artifacts, alice):
+def test_propose_save_see_use_clear(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                    alice: tuple[User, Workspace]) -> None:
     _, ws = alice
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
     page.set_default_timeout(60_000)

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import openpyxl
 import pytest
+from django.contrib.auth.models import User
 from pypdf import PdfReader
+from pytest_django import Settings
+from pytest_django.live_server_helper import LiveServer
 
 from compliance import selectors as compliance_selectors
 from compliance.models import LegalDocument, Membership, ProcessingStatus, UserFile, Workspace
@@ -21,13 +26,16 @@ from register.models import Action, Evidence, RegisterItem, Review
 from tests.e2e.browsing import log_in
 from tests.helpers import make_user
 
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser, Page
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 SLUG = "nya-ab"
 
 
 @pytest.fixture
-def newcomer(settings):
+def newcomer(settings: Settings) -> tuple[User, Workspace]:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
     for number, title, kind in (("1977:1160", "Arbetsmiljölag (1977:1160)", "SFS_LAW"),
@@ -44,7 +52,7 @@ def newcomer(settings):
 # --- Steps ------------------------------------------------------------------------------------------------
 
 
-def fill_in_profile(page, base):
+def fill_in_profile(page: Page, base: str) -> None:
     page.goto(f"{base}/ws/{SLUG}/installningar/")
     page.click("details.edit-profile > summary")
     page.fill("#id_employee_count", "60")
@@ -54,7 +62,7 @@ def fill_in_profile(page, base):
     assert "Företagsprofilen har sparats." in page.inner_text("main")
 
 
-def upload_knowledge_file(page, base, tmp_path):
+def upload_knowledge_file(page: Page, base: str, tmp_path: Path) -> None:
     path = tmp_path / "sam-rutin.txt"
     path.write_text("Rutin för systematiskt arbetsmiljöarbete: riskbedömning varje år.", encoding="utf-8")
     page.goto(f"{base}/ws/{SLUG}/kunskapsbas/")
@@ -64,19 +72,19 @@ def upload_knowledge_file(page, base, tmp_path):
     assert "sam-rutin.txt: uppladdad" in page.inner_text("main")
 
 
-def open_register(page, base):
+def open_register(page: Page, base: str) -> None:
     page.goto(f"{base}/ws/{SLUG}/")
     page.get_by_role("link", name="Laglista", exact=True).first.click()
     page.wait_for_url(f"**/ws/{SLUG}/laglista/")
 
 
-def create_register(page):
+def create_register(page: Page) -> None:
     assert page.locator("#register-empty").is_visible()
     page.click("#register-create")
     page.wait_for_selector("#item-add")
 
 
-def add_item(page, *, search: str, group: str, reason: str):
+def add_item(page: Page, *, search: str, group: str, reason: str) -> None:
     page.click("#item-add")
     page.wait_for_url("**/poster/ny/")
     page.fill("#id_q", search)
@@ -91,7 +99,7 @@ def add_item(page, *, search: str, group: str, reason: str):
     page.wait_for_selector("#item-title")
 
 
-def assess_item(page, *, status_label: str, how: str):
+def assess_item(page: Page, *, status_label: str, how: str) -> None:
     page.click("#item-edit > summary")
     page.select_option("#item-edit-form #id_status", label=status_label)
     page.fill("#item-edit-form #id_how_we_comply", how)
@@ -99,7 +107,7 @@ def assess_item(page, *, status_label: str, how: str):
     page.wait_for_selector("text=Posten är sparad.")
 
 
-def add_requirement(page, *, title: str, section: str):
+def add_requirement(page: Page, *, title: str, section: str) -> None:
     page.click("#requirement-add > summary")
     page.fill("#id_krav-title", title)
     page.fill("#id_krav-section_ref", section)
@@ -108,7 +116,7 @@ def add_requirement(page, *, title: str, section: str):
     page.wait_for_selector("text=är tillagd.")
 
 
-def attach_file_as_evidence(page, *, file_title: str):
+def attach_file_as_evidence(page: Page, *, file_title: str) -> None:
     requirement = page.locator("article.requirement").first
     requirement.locator("details.add-form > summary").click()
     requirement.locator("select[name$='-user_file']").select_option(label=file_title)
@@ -117,7 +125,7 @@ def attach_file_as_evidence(page, *, file_title: str):
     assert file_title in page.locator("article.requirement").first.inner_text()
 
 
-def change_status_inline(page, item_pk: int, value: str):
+def change_status_inline(page: Page, item_pk: int, value: str) -> None:
     """The overview's per-row status select (htmx swaps the row)."""
     row = page.locator(f"#post-{item_pk}")
     with page.expect_response(lambda r: r.url.endswith(f"/poster/{item_pk}/status/")):
@@ -125,7 +133,7 @@ def change_status_inline(page, item_pk: int, value: str):
     page.locator(f"#post-{item_pk} select[name=status] option[value={value}][selected]").wait_for(state="attached")
 
 
-def start_review(page, base, *, title: str):
+def start_review(page: Page, base: str, *, title: str) -> None:
     page.goto(f"{base}/ws/{SLUG}/laglista/kontroller/")
     page.click("#review-start")
     page.fill("#id_title", title)
@@ -134,7 +142,7 @@ def start_review(page, base, *, title: str):
     page.wait_for_selector("text=är startad.")
 
 
-def rate_entry(page, index: int, *, rating_label: str, justification: str, with_evidence: bool = False):
+def rate_entry(page: Page, index: int, *, rating_label: str, justification: str, with_evidence: bool = False) -> None:
     entry = page.locator("article.review-entry").nth(index)
     entry.locator("select[name$='-rating']").select_option(label=rating_label)
     entry.locator("textarea[name$='-justification']").fill(justification)
@@ -144,12 +152,12 @@ def rate_entry(page, index: int, *, rating_label: str, justification: str, with_
     page.wait_for_selector("text=är bedömd och signerad.")
 
 
-def close_review(page):
+def close_review(page: Page) -> None:
     page.click("#review-close")
     page.wait_for_selector("text=är avslutad och fryst.")
 
 
-def import_excel_list(page, base, tmp_path, *, rows: list[tuple[str, str, str]]):
+def import_excel_list(page: Page, base: str, tmp_path: Path, *, rows: list[tuple[str, str, str]]) -> None:
     """Another service's list: an .xlsx of number, title and group; previewed, then confirmed."""
     book = openpyxl.Workbook()
     sheet = book.active
@@ -168,7 +176,7 @@ def import_excel_list(page, base, tmp_path, *, rows: list[tuple[str, str, str]])
     assert "Importen är klar" in page.inner_text("main")
 
 
-def download(page, selector: str, folder) -> bytes:
+def download(page: Page, selector: str, folder: Path) -> bytes:
     with page.expect_download() as info:
         page.click(selector)
     path = folder / info.value.suggested_filename
@@ -179,7 +187,8 @@ def download(page, selector: str, folder) -> bytes:
 # --- The journey ------------------------------------------------------------------------------------------
 
 
-def test_a_new_user_runs_the_register_to_a_closed_review(live_server, browser, artifacts, newcomer, tmp_path):
+def test_a_new_user_runs_the_register_to_a_closed_review(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                                         newcomer: tuple[User, Workspace], tmp_path: Path) -> None:
     user, ws = newcomer
     base = live_server.url
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")

@@ -4,12 +4,21 @@ the register, with a link to the item."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
+from pytest_django.live_server_helper import LiveServer
 
 from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
 from register.models import RegisterItem, SuggestionDecision
 from tests.e2e.browsing import log_in
 from tests.helpers import make_user
+
+if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
+    from playwright.sync_api import Browser
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +32,7 @@ DOCUMENTS = {
 
 
 @pytest.fixture
-def alice(settings):
+def alice(settings: Settings) -> tuple[User, Workspace]:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
     for number, (title, kind) in DOCUMENTS.items():
@@ -37,7 +46,8 @@ def alice(settings):
     return user, ws
 
 
-def test_accept_reject_template_and_ask(live_server, browser, artifacts, alice):
+def test_accept_reject_template_and_ask(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                        alice: tuple[User, Workspace]) -> None:
     _, ws = alice
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
     page.set_default_timeout(60_000)

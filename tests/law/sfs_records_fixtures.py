@@ -26,7 +26,7 @@ NEW_TEXT = (
 
 def record(sfs: str = "2099:1", *, text: str = NEW_TEXT, andring: str | None = "t.o.m. SFS 2099:11",
            title: str | None = None, repealed_on: str | None = None, repealed_by: str | None = None,
-           issued: str = "2099-01-10T00:00:00", updated: str = "2100-01-01T10:00:00", **extra) -> dict:
+           issued: str = "2099-01-10T00:00:00", updated: str = "2100-01-01T10:00:00", **extra: object) -> dict:
     raw = {
         "beteckning": sfs,
         "rubrik": title or f"Lag ({sfs}) om provföretag",

@@ -18,19 +18,19 @@ def finder() -> AddresseeFinder:
     return AddresseeFinder(authority_names(INSTRUCTIONS, agencies=["Katthuset"]))
 
 
-def test_authorities_are_read_from_instructions_and_regulation_issuers():
+def test_authorities_are_read_from_instructions_and_regulation_issuers() -> None:
     assert authority_names([*INSTRUCTIONS, "Lag (2090:1) om tillsyn över hundar"], agencies=["Katthuset"]) == {
         "Hundverket", "Nämnden för provfiske", "Provkassan", "Katthuset"}
 
 
-def test_a_lower_case_or_bracketed_instruction_names_no_authority():
+def test_a_lower_case_or_bracketed_instruction_names_no_authority() -> None:
     assert authority_names(["Förordning (2090:23) med instruktion för de lokala nämnderna",
                             "Förordning (2090:24) med instruktion för Provrådet (PR)"]) == set()
 
 
 @pytest.mark.parametrize("name, form", [("Hundverket", "Hundverkets"), ("Nämnden för provfiske", "Nämnden för provfiskes"),
                                         ("Provkollegium", "Provkollegiums"), ("Provfors", "Provfors")])
-def test_genitive(name, form):
+def test_genitive(name: str, form: str) -> None:
     assert genitive(name) == form
 
 
@@ -42,7 +42,7 @@ def test_genitive(name, form):
     ("Förordning (2090:33) om avgifter hos Provkassan", "Provkassan"),
     ("Förordning (2090:34) om Katthusets tillsyn", "Katthuset"),
 ])
-def test_a_title_about_an_authoritys_own_work_names_it(finder, title, addressee):
+def test_a_title_about_an_authoritys_own_work_names_it(finder: AddresseeFinder, title: str, addressee: str) -> None:
     assert finder.addressee(title) == addressee
 
 
@@ -55,15 +55,15 @@ def test_a_title_about_an_authoritys_own_work_names_it(finder, title, addressee)
     "Lag (2090:42) om Hundverketsamverkan",
     "Förordning (2090:43) om stöd till Provkassanlån",
 ])
-def test_a_title_naming_no_authority_or_naming_it_elsewhere_has_none(finder, title):
+def test_a_title_naming_no_authority_or_naming_it_elsewhere_has_none(finder: AddresseeFinder, title: str) -> None:
     assert finder.addressee(title) == ""
 
 
-def test_the_longest_name_wins():
+def test_the_longest_name_wins() -> None:
     finder = AddresseeFinder({"Provverket", "Provverket för fiske"})
     assert finder.addressee("Lag (2090:50) om behandling av personuppgifter vid Provverket för fiske") == \
         "Provverket för fiske"
 
 
-def test_a_corpus_without_instructions_finds_none():
+def test_a_corpus_without_instructions_finds_none() -> None:
     assert AddresseeFinder(set()).addressee("Lag (2090:30) om Hundverkets behandling av personuppgifter") == ""

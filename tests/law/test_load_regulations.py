@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -34,7 +35,7 @@ def shipped_record(designation: str) -> dict:
     raise LookupError(designation)
 
 
-def write_records(path, records: list) -> str:
+def write_records(path: Path, records: list) -> str:
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         for record in records:
             fh.write((record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)) + "\n")
@@ -49,13 +50,13 @@ def load(*files: str) -> tuple[str, str]:
 
 
 @pytest.fixture
-def small_corpus(tmp_path, clean_queue):
+def small_corpus(tmp_path: Path, clean_queue: None) -> str:
     """AFS 2023:1, AFS 2023:10 and the GDPR: what the tests below load."""
     return write_records(tmp_path / "regs.jsonl.gz", [shipped_record("AFS 2023:1"), shipped_record("AFS 2023:10"),
                                                       shipped_record("Förordning (EU) 2016/679")])
 
 
-def test_every_shipped_regulation_is_a_record_the_loader_takes():
+def test_every_shipped_regulation_is_a_record_the_loader_takes() -> None:
     """A regulation whose record lacks a title (or anything else the loader requires) would be skipped by
     every load: the shipped file must hold none, so no parsed regulation is silently missing."""
     refused = []
@@ -71,7 +72,7 @@ def test_every_shipped_regulation_is_a_record_the_loader_takes():
     assert len(records) == 165  # every PDF of data/foreskrifter's quality.json but the one scanned image
 
 
-def test_loads_regulations_with_their_metadata(small_corpus):
+def test_loads_regulations_with_their_metadata(small_corpus: str) -> None:
     output, errors = load(small_corpus)
 
     assert output.startswith("3 föreskrifter och förordningar lästa, 3 nya eller ändrade, 0 felaktiga")
@@ -88,7 +89,7 @@ def test_loads_regulations_with_their_metadata(small_corpus):
     assert gdpr.source.endswith("CELEX:32016R0679")
 
 
-def test_each_paragraph_and_advice_is_its_own_chunk_and_advice_is_marked(small_corpus):
+def test_each_paragraph_and_advice_is_its_own_chunk_and_advice_is_marked(small_corpus: str) -> None:
     load(small_corpus)
     chunks = {c.citation: c for c in ContentChunk.objects.filter(document_number="AFS 2023:1")}
 
@@ -107,7 +108,7 @@ def test_each_paragraph_and_advice_is_its_own_chunk_and_advice_is_marked(small_c
     assert ten.filter(kind="appendix").values("citation").distinct().count() == 18
 
 
-def test_gdpr_articles_by_punkt_and_recitals_not_binding(small_corpus):
+def test_gdpr_articles_by_punkt_and_recitals_not_binding(small_corpus: str) -> None:
     load(small_corpus)
     gdpr = ContentChunk.objects.filter(document_number="(EU) 2016/679")
 
@@ -119,7 +120,7 @@ def test_gdpr_articles_by_punkt_and_recitals_not_binding(small_corpus):
     assert gdpr.filter(kind="recital").values("citation").distinct().count() == 173
 
 
-def test_second_run_changes_nothing(small_corpus):
+def test_second_run_changes_nothing(small_corpus: str) -> None:
     load(small_corpus)
     ids = sorted(ContentChunk.objects.values_list("id", flat=True))
     versions = dict(LegalDocument.objects.values_list("sfs_number", "updated_at"))
@@ -131,7 +132,7 @@ def test_second_run_changes_nothing(small_corpus):
     assert dict(LegalDocument.objects.values_list("sfs_number", "updated_at")) == versions
 
 
-def test_a_bad_record_is_reported_by_name_and_the_rest_loads(tmp_path, clean_queue):
+def test_a_bad_record_is_reported_by_name_and_the_rest_loads(tmp_path: Path, clean_queue: None) -> None:
     no_units = {**shipped_record("AFS 2023:2"), "units": []}
     bad_number = {**shipped_record("AFS 2023:3"), "designation": "AFS två"}
     path = write_records(tmp_path / "bad.jsonl.gz", [no_units, "{not json", bad_number, shipped_record("AFS 2023:1")])
@@ -145,7 +146,7 @@ def test_a_bad_record_is_reported_by_name_and_the_rest_loads(tmp_path, clean_que
     assert list(LegalDocument.objects.values_list("sfs_number", flat=True)) == ["AFS 2023:1"]
 
 
-def test_a_record_the_database_refuses_is_reported_and_the_rest_loads(tmp_path, clean_queue):
+def test_a_record_the_database_refuses_is_reported_and_the_rest_loads(tmp_path: Path, clean_queue: None) -> None:
     too_long = {**shipped_record("AFS 2023:2"), "title": "Arbetsmiljöverkets föreskrifter om " + "ändring " * 130}
     path = write_records(tmp_path / "long.jsonl.gz", [too_long, shipped_record("AFS 2023:1")])
 
@@ -157,7 +158,7 @@ def test_a_record_the_database_refuses_is_reported_and_the_rest_loads(tmp_path, 
     assert not ContentChunk.objects.filter(document_number="AFS 2023:2").exists()
 
 
-def test_a_new_title_for_the_same_text_is_carried_into_every_chunk(tmp_path, clean_queue):
+def test_a_new_title_for_the_same_text_is_carried_into_every_chunk(tmp_path: Path, clean_queue: None) -> None:
     """The chunks' headers and stored title come from the document's title: a reload that corrects the title
     (a parser fix) chunks the unchanged text again under it."""
     record = shipped_record("AFS 2023:1")
@@ -175,7 +176,7 @@ def test_a_new_title_for_the_same_text_is_carried_into_every_chunk(tmp_path, cle
     assert "0 nya eller ändrade" in load(write_records(tmp_path / "c.jsonl.gz", [retitled]))[0]
 
 
-def test_a_changed_text_keeps_the_vectors_of_unchanged_chunks(tmp_path, clean_queue):
+def test_a_changed_text_keeps_the_vectors_of_unchanged_chunks(tmp_path: Path, clean_queue: None) -> None:
     record = shipped_record("AFS 2023:1")
     load(write_records(tmp_path / "a.jsonl.gz", [record]))
     ContentChunk.objects.update(embedding=[0.1] * settings.EMBEDDING_DIMENSIONS, embedding_model=active_model_name())
@@ -192,7 +193,7 @@ def test_a_changed_text_keeps_the_vectors_of_unchanged_chunks(tmp_path, clean_qu
     assert list(chunks.filter(embedding__isnull=True).values_list("citation", flat=True)) == ["7 §"]
 
 
-def test_gdpr_article_6_1_f_found_by_keyword_and_advice_labelled_in_context(small_corpus):
+def test_gdpr_article_6_1_f_found_by_keyword_and_advice_labelled_in_context(small_corpus: str) -> None:
     load(small_corpus)
     user = make_user("dpo")
     workspace = workspace_create(name="Bolaget", owner=user)
@@ -219,7 +220,7 @@ def test_gdpr_article_6_1_f_found_by_keyword_and_advice_labelled_in_context(smal
     assert f"Källa [{n_advice}]: " in message and "> 7 § allmänt råd (inte bindande) ---" in message
 
 
-def test_a_regulation_named_by_its_number_is_ranked_first(small_corpus):
+def test_a_regulation_named_by_its_number_is_ranked_first(small_corpus: str) -> None:
     load(small_corpus)
     user = make_user("arbetsmiljo")
     workspace = workspace_create(name="Verkstaden", owner=user)
@@ -235,7 +236,7 @@ def test_a_regulation_named_by_its_number_is_ranked_first(small_corpus):
                                                                           "(EU) 2016/679"]
 
 
-def test_a_load_finds_the_statutes_a_regulation_details_in_either_order(small_corpus):
+def test_a_load_finds_the_statutes_a_regulation_details_in_either_order(small_corpus: str) -> None:
     # AFS 2023:1 rests on arbetsmiljöförordningen and cites arbetsmiljölagen throughout.
     load(small_corpus)
     assert LegalDocument.objects.get(sfs_number="AFS 2023:1").details_sfs == []  # neither statute loaded yet

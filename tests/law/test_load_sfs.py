@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, ProcessingStatus
@@ -18,7 +20,7 @@ from tests.corpus import corpus_record
 pytestmark = pytest.mark.django_db
 
 
-def load_sfs(*args) -> str:
+def load_sfs(*args: str) -> str:
     out = io.StringIO()
     call_command("load_sfs", *args, "--no-progress", stdout=out)
     return out.getvalue().strip()
@@ -28,8 +30,8 @@ def queued_chunk_ids() -> list[int]:
     return sorted(cid for (ids,), _ in queued_task_calls("chunks.tasks.embed_chunks") for cid in ids)
 
 
-def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue, settings, tmp_path,
-                                                                django_capture_on_commit_callbacks):
+def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue: None, settings: Settings, tmp_path: Path,
+                                                                django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")  # without shipped vectors (tests/chunks/test_shipped_vectors.py)
     with django_capture_on_commit_callbacks(execute=True):  # vectors are queued once each statute commits
         output = load_sfs("--only", "1977:1160, SFS 1982:80", "--sync")
@@ -53,7 +55,8 @@ def test_only_loads_exactly_those_statutes_with_names_and_types(clean_queue, set
     assert queued_chunk_ids() == sorted(ContentChunk.objects.values_list("id", flat=True))
 
 
-def test_second_run_changes_nothing(clean_queue, django_capture_on_commit_callbacks):
+def test_second_run_changes_nothing(clean_queue: None,
+                                    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         load_sfs("--only", "1977:1160,1982:80", "--sync")
     ids = sorted(ContentChunk.objects.values_list("id", flat=True))
@@ -69,13 +72,13 @@ def test_second_run_changes_nothing(clean_queue, django_capture_on_commit_callba
     assert len(queued_task_calls("chunks.tasks.embed_chunks")) == queued  # nothing new to embed
 
 
-def test_a_load_counts_who_cites_whom(clean_queue):
+def test_a_load_counts_who_cites_whom(clean_queue: None) -> None:
     # Anställningsskyddslagen refers to arbetstvistlagen (1974:371); nothing loaded refers to it.
     load_sfs("--only", "1982:80,1974:371", "--sync")
     assert dict(LegalDocument.objects.values_list("sfs_number", "cited_by")) == {"1974:371": 1, "1982:80": 0}
 
 
-def test_a_load_finds_whose_own_work_a_statute_governs(clean_queue):
+def test_a_load_finds_whose_own_work_a_statute_governs(clean_queue: None) -> None:
     # Arbetsmiljöverket's instruction governs the authority's work; arbetsmiljölagen binds every employer.
     load_sfs("--only", "2007:913,1977:1160", "--sync")
     assert dict(LegalDocument.objects.values_list("sfs_number", "addressee")) == {
@@ -87,19 +90,19 @@ def test_a_load_finds_whose_own_work_a_statute_governs(clean_queue):
     ("1977:1160,lagen", "invalid SFS number(s): lagen (expected e.g. 1977:1160)"),
     ("1977:1160,2099:1", "not in the corpus: 2099:1"),
 ])
-def test_bad_only_values_are_refused(only, message):
+def test_bad_only_values_are_refused(only: str, message: str) -> None:
     with pytest.raises(CommandError) as caught:
         load_sfs("--only", only, "--sync")
     assert str(caught.value) == message
     assert not LegalDocument.objects.exists()  # refused before anything was loaded
 
 
-def test_only_and_all_are_exclusive():
+def test_only_and_all_are_exclusive() -> None:
     with pytest.raises(CommandError, match="not allowed with argument"):
         load_sfs("--only", "1977:1160", "--all")
 
 
-def test_default_is_the_core_set_and_all_of_it_is_in_the_corpus(settings):
+def test_default_is_the_core_set_and_all_of_it_is_in_the_corpus(settings: Settings) -> None:
     wanted = Command._wanted({"all": False, "only": None})
     assert wanted == set(CORE_SFS) and len(wanted) == 18
     assert {"1977:1160", "1982:80"} <= wanted
@@ -109,7 +112,7 @@ def test_default_is_the_core_set_and_all_of_it_is_in_the_corpus(settings):
     assert Command._wanted({"all": True, "only": None}) is None
 
 
-def test_corpus_option_and_all_load_every_record_of_that_file(tmp_path, clean_queue):
+def test_corpus_option_and_all_load_every_record_of_that_file(tmp_path: Path, clean_queue: None) -> None:
     corpus = tmp_path / "liten.jsonl"
     records = [corpus_record("2018:1277"), corpus_record("1998:901")]
     corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")

@@ -6,11 +6,14 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, ProcessingStatus
@@ -33,7 +36,7 @@ SLICE = {
 CURATED = "1998:209"  # nine chunks
 
 
-def book_records(numbers) -> list[dict]:
+def book_records(numbers: Iterable[str]) -> list[dict]:
     wanted = set(numbers)
     with gzip.open(settings.SFS_BOOK_PATH, "rt", encoding="utf-8") as fh:
         found = [json.loads(line) for line in fh if json.loads(line)["sfs"] in wanted]
@@ -42,7 +45,7 @@ def book_records(numbers) -> list[dict]:
 
 
 @pytest.fixture
-def book_files(tmp_path) -> tuple[Path, Path]:
+def book_files(tmp_path: Path) -> tuple[Path, Path]:
     curated = tmp_path / "kurerad.jsonl"
     curated.write_text(json.dumps(corpus_record(CURATED), ensure_ascii=False) + "\n", encoding="utf-8")
     lines = [json.dumps(r, ensure_ascii=False) for r in book_records(SLICE)]
@@ -65,8 +68,9 @@ def load_book(curated: Path, book: Path) -> tuple[str, str]:
     return out.getvalue().strip(), err.getvalue()
 
 
-def test_the_book_loads_every_kind_and_reports_each_malformed_line_by_name(book_files, clean_queue,
-                                                                            django_capture_on_commit_callbacks):
+def test_the_book_loads_every_kind_and_reports_each_malformed_line_by_name(book_files: tuple[Path, Path],
+                                                                           clean_queue: None,
+                                                                           django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         output, errors = load_book(*book_files)
 
@@ -92,7 +96,8 @@ def test_the_book_loads_every_kind_and_reports_each_malformed_line_by_name(book_
     assert progress.eta_seconds is None and progress.percent == 100.0
 
 
-def test_a_second_run_over_the_book_changes_nothing(book_files, clean_queue, django_capture_on_commit_callbacks):
+def test_a_second_run_over_the_book_changes_nothing(book_files: tuple[Path, Path], clean_queue: None,
+                                                    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         load_book(*book_files)
     chunk_ids = sorted(ContentChunk.objects.values_list("id", flat=True))
@@ -109,7 +114,7 @@ def test_a_second_run_over_the_book_changes_nothing(book_files, clean_queue, dja
     assert callbacks == []  # nothing queued for embedding
 
 
-def test_progress_while_loading_has_a_time_left_and_a_stopped_loader_shows_as_interrupted():
+def test_progress_while_loading_has_a_time_left_and_a_stopped_loader_shows_as_interrupted() -> None:
     from law.services import BookLoadProgress, statute_book_progress_record
 
     progress = BookLoadProgress(total=4610, started_at=1_000.0, done=461)
@@ -122,7 +127,8 @@ def test_progress_while_loading_has_a_time_left_and_a_stopped_loader_shows_as_in
     assert statute_book_progress(now=written + 61).state == "interrupted"
 
 
-def test_the_kind_shows_as_a_badge_and_filters_the_list(client, book_files, clean_queue):
+def test_the_kind_shows_as_a_badge_and_filters_the_list(client: Client, book_files: tuple[Path, Path],
+                                                        clean_queue: None) -> None:
     load_book(*book_files)
     user = make_user("lisa")
     client.force_login(user)
@@ -138,7 +144,7 @@ def test_the_kind_shows_as_a_badge_and_filters_the_list(client, book_files, clea
     assert client.get(f"/lag/{historical.slug}").status_code == 200
 
 
-def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left(client):
+def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left(client: Client) -> None:
     from django.contrib.auth import get_user_model
 
     from compliance.models import Membership, Workspace
@@ -165,7 +171,7 @@ def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left
     assert "författningsboken" not in client.get(f"/ws/{ws.slug}/kunskapsbas/status/").content.decode()
 
 
-def test_a_missing_book_file_is_named(tmp_path):
+def test_a_missing_book_file_is_named(tmp_path: Path) -> None:
     from django.core.management import CommandError
 
     with pytest.raises(CommandError, match=f"filen finns inte: {tmp_path / 'saknas.jsonl.gz'}"):

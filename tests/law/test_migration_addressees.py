@@ -11,7 +11,7 @@ AFTER = [("law", "0004_addressees")]
 class AddresseesMigrationTests(MigrationTestCase):
     before = [("law", "0003_cited_by_counts"), ("compliance", "0012_legaldocument_addressee")]
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         LegalDocument = self.before_apps.get_model("compliance", "LegalDocument")
         LegalDocument.objects.create(sfs_number="2099:1", title="Förordning (2099:1) med instruktion för Provverket",
@@ -21,7 +21,7 @@ class AddresseesMigrationTests(MigrationTestCase):
         LegalDocument.objects.create(sfs_number="2099:3", title="Lag (2099:3) om provföretag",
                                      full_text="1 § Denna lag gäller provföretag.")
 
-    def test_forward_finds_the_addressees_of_the_documents_already_loaded(self):
+    def test_forward_finds_the_addressees_of_the_documents_already_loaded(self) -> None:
         apps = self.migrate(AFTER)
         LegalDocument = apps.get_model("compliance", "LegalDocument")
         assert dict(LegalDocument.objects.values_list("sfs_number", "addressee")) == {

@@ -11,7 +11,7 @@ AFTER = [("law", "0003_cited_by_counts")]
 class CitedByCountsMigrationTests(MigrationTestCase):
     before = [("law", "0002_change_summary"), ("compliance", "0011_legaldocument_cited_by")]
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         LegalDocument = self.before_apps.get_model("compliance", "LegalDocument")
         LegalDocument.objects.create(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
@@ -21,7 +21,7 @@ class CitedByCountsMigrationTests(MigrationTestCase):
         LegalDocument.objects.create(sfs_number="2099:3", title="Lag (2099:3) om provregister",
                                      full_text="1 § Utöver provföretagslagen gäller denna lag.")
 
-    def test_forward_counts_the_documents_already_loaded(self):
+    def test_forward_counts_the_documents_already_loaded(self) -> None:
         apps = self.migrate(AFTER)
         LegalDocument = apps.get_model("compliance", "LegalDocument")
         assert dict(LegalDocument.objects.values_list("sfs_number", "cited_by")) == {

@@ -12,7 +12,7 @@ AFTER = [("law", "0005_details")]
 class DetailsMigrationTests(MigrationTestCase):
     before = [("law", "0004_addressees"), ("compliance", "0013_legaldocument_details_sfs")]
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         LegalDocument = self.before_apps.get_model("compliance", "LegalDocument")
         LegalDocument.objects.create(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
@@ -24,7 +24,7 @@ class DetailsMigrationTests(MigrationTestCase):
             content_type="AGENCY_REGULATION", legal_basis_sfs=["2099:2"],
             full_text="1 § Kraven i lagen (2099:1) gäller. 2 § Provföretaget ska följa 2 § lagen (2099:1).")
 
-    def test_forward_finds_the_statutes_the_regulations_already_loaded_detail(self):
+    def test_forward_finds_the_statutes_the_regulations_already_loaded_detail(self) -> None:
         apps = self.migrate(AFTER)
         LegalDocument = apps.get_model("compliance", "LegalDocument")
         assert dict(LegalDocument.objects.values_list("sfs_number", "details_sfs")) == {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -14,12 +15,12 @@ from law.sfs_records import normalise_text, parse_record
 from tests.law.sfs_records_fixtures import NEW_TEXT, OLD_TEXT, record, write_records
 
 
-def test_normalise_joins_hard_wrapped_lines_and_keeps_paragraphs():
+def test_normalise_joins_hard_wrapped_lines_and_keeps_paragraphs() -> None:
     text = normalise_text("1 § Ett tjänst-\r\ngöringsställe och en\r\nbygg- och\r\nrivningsåtgärd.\r\n2 § Nästa.\r\n\r\nRubrik")
     assert text == "1 § Ett tjänstgöringsställe och en bygg- och rivningsåtgärd.\n\n2 § Nästa.\n\nRubrik"
 
 
-def test_each_kind_of_change_with_its_act_and_date():
+def test_each_kind_of_change_with_its_act_and_date() -> None:
     new = normalise_text(NEW_TEXT)
     diff = diff_statute(OLD_TEXT, new, "2099:1", in_force_by_act={"2099:11": date(2100, 7, 1)})
     by_citation = {c.citation: c for c in diff.changes}
@@ -37,12 +38,12 @@ def test_each_kind_of_change_with_its_act_and_date():
     assert coming.temporal == "Träder i kraft I:2100-07-01" and coming.in_force == date(2100, 7, 1)
 
 
-def test_a_section_removed_without_a_stub_is_repealed():
+def test_a_section_removed_without_a_stub_is_repealed() -> None:
     diff = diff_statute("1 § A gäller.\n\n2 § B gäller.", "1 § A gäller.", "2099:1")
     assert [(c.kind, c.citation, c.new_text) for c in diff.changes] == [(REPEALED, "2 §", "")]
 
 
-def test_tag_agreement_counts_wording_and_tags_separately():
+def test_tag_agreement_counts_wording_and_tags_separately() -> None:
     old = "1 § A gäller. Lag (2099:1).\n\n2 § B gäller.\n\n3 § C gäller."
     # 1 §: new tag, same wording (disagrees with (a)); 2 §: new wording and tag; 3 §: new wording, no tag.
     new = "1 § A gäller. Lag (2099:9).\n\n2 § B gäller inte. Lag (2099:9).\n\n3 § C gäller inte."
@@ -52,7 +53,7 @@ def test_tag_agreement_counts_wording_and_tags_separately():
     assert agreement.tag_changed_share == 0.5 and agreement.text_changed_share == 0.5
 
 
-def test_word_diff_marks_words_added_and_removed():
+def test_word_diff_marks_words_added_and_removed() -> None:
     stycken = word_diff("2 § Ett företag ska föra register.", "2 § Ett företag ska föra ett digitalt register.")
     assert len(stycken) == 1
     ops = [(s.op, s.text.strip()) for s in stycken[0]]
@@ -62,7 +63,7 @@ def test_word_diff_marks_words_added_and_removed():
     assert ("removed", "alltid") in [(s.op, s.text.strip()) for s in removed]
 
 
-def test_report_over_a_small_fixture(tmp_path):
+def test_report_over_a_small_fixture(tmp_path: Path) -> None:
     baseline = tmp_path / "corpus.jsonl.gz"
     with gzip.open(baseline, "wt", encoding="utf-8") as fh:
         fh.write(json.dumps({"sfs": "2099:1", "title": "Lag (2099:1) om provföretag", "text": OLD_TEXT,
@@ -83,7 +84,7 @@ def test_report_over_a_small_fixture(tmp_path):
     assert len(report["errors"]) == 1 and report["errors"][0].startswith("rad 3")
 
 
-def test_parse_record_reads_the_fields():
+def test_parse_record_reads_the_fields() -> None:
     parsed = parse_record(record("2099:1"))
     assert parsed.amended_through == "SFS 2099:11" and parsed.record_id == "4711"
     assert parsed.amending_acts["2099:11"].in_force == date(2100, 7, 1)
@@ -103,7 +104,7 @@ COUNCIL_OLD = (
 )
 
 
-def test_a_changed_item_of_a_dashed_list_in_a_bilaga_is_a_change_with_its_act():
+def test_a_changed_item_of_a_dashed_list_in_a_bilaga_is_a_change_with_its_act() -> None:
     old = COUNCIL_OLD.format(m="–")
     # As the service sends it: hard-wrapped, CRLF; only one item of the Bilaga (and its tag) changed.
     new = normalise_text(old.replace("\n", "\r\n").replace("Myndigheten för provberedskap",
@@ -120,7 +121,7 @@ def test_a_changed_item_of_a_dashed_list_in_a_bilaga_is_a_change_with_its_act():
 
 
 @pytest.mark.parametrize("marker", ["–", "-", "•", "1."])
-def test_a_changed_list_item_inside_a_section_is_a_change_whatever_its_marker(marker):
+def test_a_changed_list_item_inside_a_section_is_a_change_whatever_its_marker(marker: str) -> None:
     old = COUNCIL_OLD.format(m=marker)
     new = old.replace(f"{marker} följa utvecklingen på området, och",
                       f"{marker} följa och analysera utvecklingen på området, och")
@@ -133,7 +134,7 @@ def test_a_changed_list_item_inside_a_section_is_a_change_whatever_its_marker(ma
         [], [], [("added", "och analysera")], []]
 
 
-def test_a_list_joined_in_one_version_and_split_in_the_other_shows_only_the_changed_item():
+def test_a_list_joined_in_one_version_and_split_in_the_other_shows_only_the_changed_item() -> None:
     old = "2 § Rådet ska\n\n- samordna tillsynen,\n\n- följa utvecklingen, och\n\n- lämna en rapport."
     new = "2 § Rådet ska - samordna tillsynen, - följa utvecklingen noga, och - lämna en rapport."
 
@@ -144,7 +145,7 @@ def test_a_list_joined_in_one_version_and_split_in_the_other_shows_only_the_chan
         ("removed", "utvecklingen,"), ("added", "utvecklingen noga,")]
 
 
-def test_a_later_act_moving_a_date_in_transitional_provisions_is_a_change_but_a_new_block_is_not():
+def test_a_later_act_moving_a_date_in_transitional_provisions_is_a_change_but_a_new_block_is_not() -> None:
     old = ("1 § Bidrag lämnas för provverksamhet.\n\nÖvergångsbestämmelser\n\n2099:7\n\n"
            "1. Denna förordning träder i kraft den 1 juli 2099.\n\n"
            "2. Bestämmelserna tillämpas på ansökningar som kommer in senast 2101.")
@@ -159,7 +160,7 @@ def test_a_later_act_moving_a_date_in_transitional_provisions_is_a_change_but_a_
         (AMENDED, "Övergångsbestämmelser 2099:7", "2100:4")]
 
 
-def test_a_coming_version_now_in_force_is_no_change_and_alike_sections_are_not_renumbered():
+def test_a_coming_version_now_in_force_is_no_change_and_alike_sections_are_not_renumbered() -> None:
     old = ("1 kap. Första\n\n1 § Avgift tas inte ut.\n\n"
            "2 kap. Andra\n\n1 § /Upphör att gälla U:2100-01-01/ Avgift tas ut.\n\n"
            "1 § /Träder i kraft I:2100-01-01/ Avgift tas inte ut.")
@@ -168,6 +169,6 @@ def test_a_coming_version_now_in_force_is_no_change_and_alike_sections_are_not_r
     assert diff_statute(old, new, "2099:7").changes == []
 
 
-def test_a_reference_wrapped_to_a_line_start_does_not_start_a_paragraph():
+def test_a_reference_wrapped_to_a_line_start_does_not_start_a_paragraph() -> None:
     text = normalise_text("5 § Den som sprider bild i strid med 5 kap.\r\n9 b § döms till böter.\r\n6 § Nästa.")
     assert text == "5 § Den som sprider bild i strid med 5 kap. 9 b § döms till böter.\n\n6 § Nästa."

@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 import json
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
@@ -26,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def statute(clean_queue, settings, tmp_path):
+def statute(clean_queue: None, settings: Settings, tmp_path: Path) -> LegalDocument:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = legal_document_upsert(LegalDocumentData(
         sfs_number="2099:1", title="Lag (2099:1) om provföretag", full_text=OLD_TEXT,
@@ -40,13 +43,13 @@ def statute(clean_queue, settings, tmp_path):
     return doc
 
 
-def sync(path, *extra) -> tuple[str, str]:
+def sync(path: Path, *extra: str) -> tuple[str, str]:
     out, err = io.StringIO(), io.StringIO()
     call_command("sync_sfs", "--file", str(path), "--sync", "--no-progress", *extra, stdout=out, stderr=err)
     return out.getvalue(), err.getvalue()
 
 
-def test_newer_version_becomes_current_and_the_old_stays_readable(statute, tmp_path):
+def test_newer_version_becomes_current_and_the_old_stays_readable(statute: LegalDocument, tmp_path: Path) -> None:
     unchanged = ContentChunk.objects.filter(legal_document=statute, text__startswith="1 §").first()
     out, err = sync(write_records(tmp_path / "r.jsonl", [record("2099:1")]))
 
@@ -67,7 +70,7 @@ def test_newer_version_becomes_current_and_the_old_stays_readable(statute, tmp_p
     assert amended.exists() and all(chunk.embedding is None for chunk in amended)
 
 
-def test_the_same_file_twice_changes_nothing(statute, tmp_path):
+def test_the_same_file_twice_changes_nothing(statute: LegalDocument, tmp_path: Path) -> None:
     path = write_records(tmp_path / "r.jsonl", [record("2099:1")])
     sync(path)
     chunk_ids = sorted(ContentChunk.objects.values_list("pk", flat=True))
@@ -80,7 +83,7 @@ def test_the_same_file_twice_changes_nothing(statute, tmp_path):
     assert sorted(ContentChunk.objects.values_list("pk", flat=True)) == chunk_ids
 
 
-def test_an_older_version_is_refused(statute, tmp_path):
+def test_an_older_version_is_refused(statute: LegalDocument, tmp_path: Path) -> None:
     sync(write_records(tmp_path / "new.jsonl", [record("2099:1")]))
     out, err = sync(write_records(tmp_path / "old.jsonl", [record("2099:1", text="1 § Gammalt.",
                                                                   andring="t.o.m. SFS 2099:8")]))
@@ -90,7 +93,8 @@ def test_an_older_version_is_refused(statute, tmp_path):
     assert StatuteVersion.objects.filter(document=statute).count() == 2
 
 
-def test_bad_records_are_reported_by_name_and_the_rest_applied(statute, settings, tmp_path):
+def test_bad_records_are_reported_by_name_and_the_rest_applied(statute: LegalDocument, settings: Settings,
+                                                               tmp_path: Path) -> None:
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
     bad_field = record("2099:7", unexpected=1)
     bad_number = record("99-1")
@@ -106,7 +110,8 @@ def test_bad_records_are_reported_by_name_and_the_rest_applied(statute, settings
     assert not LegalDocument.objects.filter(sfs_number__in=["2099:7", "2099:8"]).exists()
 
 
-def test_a_new_statute_is_created_and_an_old_unloaded_one_skipped(clean_queue, settings, tmp_path):
+def test_a_new_statute_is_created_and_an_old_unloaded_one_skipped(clean_queue: None, settings: Settings,
+                                                                  tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
     out, _ = sync(write_records(tmp_path / "r.jsonl", [
@@ -119,7 +124,8 @@ def test_a_new_statute_is_created_and_an_old_unloaded_one_skipped(clean_queue, s
     assert not LegalDocument.objects.filter(sfs_number="1990:3").exists()
 
 
-def test_a_repealed_statute_is_marked_leaves_retrieval_and_stays_readable(statute, tmp_path):
+def test_a_repealed_statute_is_marked_leaves_retrieval_and_stays_readable(statute: LegalDocument,
+                                                                          tmp_path: Path) -> None:
     path = write_records(tmp_path / "r.jsonl", [record(
         "2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])
     out, _ = sync(path)
@@ -136,7 +142,7 @@ def test_a_repealed_statute_is_marked_leaves_retrieval_and_stays_readable(statut
     assert "1 oförändrade" in out and StatuteRepeal.objects.count() == 1
 
 
-def test_service_client_replays_recorded_responses(statute, settings):
+def test_service_client_replays_recorded_responses(statute: LegalDocument, settings: Settings) -> None:
     settings.SFS_SERVICE_ENABLED = True
     recorded = {"https://example.test/sfs/2099:1": json.dumps(record("2099:1")).encode()}
     def replay(url: str) -> bytes:
@@ -150,13 +156,14 @@ def test_service_client_replays_recorded_responses(statute, settings):
     assert lines[1].error == "kunde inte hämtas (OSError: HTTP 404)" and lines[1].name == "rad 2 (SFS 2099:2)"
 
 
-def test_service_is_off_by_default(settings):
+def test_service_is_off_by_default(settings: Settings) -> None:
     assert settings.SFS_SERVICE_ENABLED is False
     with pytest.raises(CommandError, match="avstängd"):
         call_command("sync_sfs", "--service", "--no-progress")
 
 
-def test_statute_page_shows_changes_per_act_as_word_diffs_and_the_old_version(statute, client, tmp_path):
+def test_statute_page_shows_changes_per_act_as_word_diffs_and_the_old_version(statute: LegalDocument, client: Client,
+                                                                              tmp_path: Path) -> None:
     sync(write_records(tmp_path / "r.jsonl", [record("2099:1")]))
     client.force_login(make_user("lasare"))
     page = client.get(reverse("statute", args=["2099:1"])).content.decode()
@@ -172,7 +179,8 @@ def test_statute_page_shows_changes_per_act_as_word_diffs_and_the_old_version(st
     assert "Så här löd lagen" in older and "Ett företag ska föra register. Lag (2099:5)." in older
 
 
-def test_statute_page_says_a_repealed_statute_is_repealed(statute, client, tmp_path):
+def test_statute_page_says_a_repealed_statute_is_repealed(statute: LegalDocument, client: Client,
+                                                          tmp_path: Path) -> None:
     sync(write_records(tmp_path / "r.jsonl", [record(
         "2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")]))
     client.force_login(make_user("lasare"))
@@ -180,14 +188,16 @@ def test_statute_page_says_a_repealed_statute_is_repealed(statute, client, tmp_p
     assert "Upphävd genom SFS 2099:99, den 2100-01-01" in page
 
 
-def test_the_daily_task_runs_the_service_sync(settings):
+def test_the_daily_task_runs_the_service_sync(settings: Settings) -> None:
     # Off by default: the task runs the command, which refuses without the service.
     with pytest.raises(CommandError, match="avstängd"):
         sync_sfs_daily()
     assert "sync-sfs" not in settings.CELERY_BEAT_SCHEDULE
 
 
-def test_a_version_that_changed_only_an_item_of_a_bilagas_list_records_that_change(clean_queue, settings, tmp_path):
+def test_a_version_that_changed_only_an_item_of_a_bilagas_list_records_that_change(clean_queue: None,
+                                                                                   settings: Settings,
+                                                                                   tmp_path: Path) -> None:
     from tests.law.test_statute_diff import COUNCIL_OLD
 
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")

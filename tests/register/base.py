@@ -3,14 +3,17 @@ charlie is an outsider with a workspace (and a register) of his own."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from compliance.models import Assessment, LegalDocument, Membership, UserFile
 from register import services
+from register.models import LegalRegister, RegisterItem, Requirement, Review
 from tests.helpers import BaseTestCase, make_user
 
 
 class RegisterTestCase(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.dave = make_user("dave")
         cls.erin = make_user("erin")
@@ -33,18 +36,18 @@ class RegisterTestCase(BaseTestCase):
         cls.assessment = Assessment.objects.create(workspace=cls.workspace, title="Riskbedömning")
         cls.charlie_assessment = Assessment.objects.create(workspace=cls.charlies_workspace, title="Charlies")
 
-    def make_register(self, name: str = "Laglista"):
+    def make_register(self, name: str = "Laglista") -> LegalRegister:
         return services.register_create(workspace=self.workspace, user=self.alice, name=name)
 
-    def make_item(self, register, document=None, **kwargs):
+    def make_item(self, register: LegalRegister, document: LegalDocument | None = None, **kwargs: Any) -> RegisterItem:
         return services.register_item_add(register=register, user=self.alice,
                                           legal_document=document if document is not None else self.aml,
                                           **kwargs).item
 
-    def make_requirement(self, item, title: str = "Undersöka risker", **data):
+    def make_requirement(self, item: RegisterItem, title: str = "Undersöka risker", **data: Any) -> Requirement:
         return services.requirement_create(item=item, user=self.alice, data={"title": title, **data})
 
-    def make_closed_review(self, register, *, rating: str = "compliant"):
+    def make_closed_review(self, register: LegalRegister, *, rating: str = "compliant") -> Review:
         review = services.review_start(register=register, user=self.alice, title="Kontroll 2026")
         for entry in review.entries.all():
             services.review_entry_rate(entry=entry, user=self.bob, rating=rating, justification="Genomgånget")

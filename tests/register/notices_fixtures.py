@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from compliance.models import LegalDocument, Membership, Workspace
@@ -46,7 +47,8 @@ def load_corpus_statute(sfs: str) -> LegalDocument:
     return doc
 
 
-def workspace_with(name: str, *, owner_name: str, documents: list[LegalDocument]) -> tuple[Workspace, object, list]:
+def workspace_with(name: str, *, owner_name: str,
+                   documents: list[LegalDocument]) -> tuple[Workspace, User, list[RegisterItem]]:
     owner = make_user(owner_name)
     ws = Workspace.objects.create(name=name, slug=name.lower().replace(" ", "-"))
     Membership.objects.create(user=owner, workspace=ws, role=Membership.Role.OWNER)
@@ -59,7 +61,7 @@ def add_requirement(item: RegisterItem, section_ref: str, title: str = "Krav") -
     return Requirement.objects.create(item=item, workspace=item.workspace, title=title, section_ref=section_ref)
 
 
-def member(ws: Workspace, username: str, role: str):
+def member(ws: Workspace, username: str, role: str) -> User:
     user = make_user(username)
     Membership.objects.create(user=user, workspace=ws, role=role)
     return user

@@ -25,7 +25,7 @@ from .base import RegisterTestCase
 
 
 class RegisterAdminTests(RegisterTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
         self.item = self.make_item(self.register, responsible=self.bob)
@@ -43,13 +43,13 @@ class RegisterAdminTests(RegisterTestCase):
         self.bob.save()
         self.bob.user_permissions.set(Permission.objects.filter(content_type__app_label__in=["register", "auditlog"]))
 
-    def test_every_register_model_and_the_trail_are_registered(self):
+    def test_every_register_model_and_the_trail_are_registered(self) -> None:
         for model in (LegalRegister, RegisterGroup, RegisterItem, Requirement, Evidence, Review, ReviewEntry, Action,
                       LogEntry):
             with self.subTest(model=model.__name__):
                 self.assertTrue(admin.site.is_registered(model))
 
-    def test_item_page_shows_its_history(self):
+    def test_item_page_shows_its_history(self) -> None:
         self.login(self.root)
         response = self.client.get(reverse("admin:register_registeritem_change", args=[self.item.pk]))
         self.assertContains(response, "Historik")
@@ -57,7 +57,7 @@ class RegisterAdminTests(RegisterTestCase):
         self.assertContains(response, " → Rutin R1")
         self.assertContains(response, reverse("admin:auditlog_logentry_changelist"))
 
-    def test_staff_see_only_their_workspaces(self):
+    def test_staff_see_only_their_workspaces(self) -> None:
         self.login(self.bob)
         listing = self.client.get(reverse("admin:register_registeritem_changelist"))
         self.assertContains(listing, "Arbetsmiljölag")
@@ -72,7 +72,7 @@ class RegisterAdminTests(RegisterTestCase):
         self.assertContains(page, "Alices AB")
         self.assertNotContains(page, "Charlies AB")
 
-    def test_admin_changes_are_recorded_with_the_staff_member(self):
+    def test_admin_changes_are_recorded_with_the_staff_member(self) -> None:
         self.login(self.root)
         url = reverse("admin:register_action_add")
         response = self.client.post(url, {"workspace": self.workspace.pk, "title": "Från admin", "state": "open",
@@ -81,7 +81,7 @@ class RegisterAdminTests(RegisterTestCase):
         action = Action.objects.get(title="Från admin")
         self.assertEqual(LogEntry.objects.get_for_object(action).get().actor, self.root)
 
-    def test_the_audit_trail_is_read_only(self):
+    def test_the_audit_trail_is_read_only(self) -> None:
         self.login(self.root)
         entry = LogEntry.objects.filter(additional_data__workspace_id=self.workspace.pk).first()
         self.assertEqual(self.client.get(reverse("admin:auditlog_logentry_add")).status_code, 403)
@@ -94,7 +94,7 @@ class RegisterAdminTests(RegisterTestCase):
         self.assertNotEqual(entry.object_repr, "ändrad")
         self.assertTrue(LogEntry.objects.filter(pk=entry.pk).exists())
 
-    def test_closed_review_is_read_only(self):
+    def test_closed_review_is_read_only(self) -> None:
         review = self.make_closed_review(self.register)
         entry = review.entries.get()
         self.login(self.root)

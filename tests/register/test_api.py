@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 import time_machine
 from auditlog.models import LogEntry
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
@@ -28,15 +29,15 @@ CREG = "/api/v1/workspaces/charlies-ab/register"
 class RegisterApiTestCase(RegisterTestCase):
     client_class = APIClient
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         cache.clear()  # throttling counters
 
-    def auth(self, user):
+    def auth(self, user: User) -> None:
         key = api_token_create(user=user, name="test").key
         self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
 
-    def build(self):
+    def build(self) -> None:
         """A register with a group, an item with a kravpunkt and evidence, an open review and an action."""
         self.register = self.make_register()
         self.group = services.register_group_get_or_create(register=self.register, user=self.alice,
@@ -52,7 +53,7 @@ class RegisterApiTestCase(RegisterTestCase):
 
 
 class RegisterAndItemApiTests(RegisterApiTestCase):
-    def test_register_and_group_create_and_list(self):
+    def test_register_and_group_create_and_list(self) -> None:
         self.auth(self.bob)
         response = self.client.post(f"{REG}/registers/", {"name": "Miljö", "description": "ISO 14001"}, format="json")
         self.assertEqual(response.status_code, 201, response.content)
@@ -69,7 +70,7 @@ class RegisterAndItemApiTests(RegisterApiTestCase):
                              "name_taken")
         self.assertEqual(error["details"], {"field": "name"})
 
-    def test_item_create_is_idempotent_and_reads_back(self):
+    def test_item_create_is_idempotent_and_reads_back(self) -> None:
         self.register = self.make_register()
         group = services.register_group_get_or_create(register=self.register, user=self.alice, name="Arbetsmiljö")
         self.auth(self.bob)
@@ -85,7 +86,7 @@ class RegisterAndItemApiTests(RegisterApiTestCase):
         self.assertEqual((again.status_code, again.json()["id"]), (200, data["id"]))
         self.assertEqual(RegisterItem.objects.count(), 1)
 
-    def test_item_create_without_register_uses_the_default(self):
+    def test_item_create_without_register_uses_the_default(self) -> None:
         self.auth(self.alice)
         response = self.client.post(f"{REG}/items/", {"legal_document": "AFS 2023:1"}, format="json")
         self.assertEqual(response.status_code, 201, response.content)
@@ -93,7 +94,7 @@ class RegisterAndItemApiTests(RegisterApiTestCase):
         self.assertEqual((item.register.name, item.legal_document, item.workspace), ("Laglista", self.afs,
                                                                                      self.workspace))
 
-    def test_item_create_bad_input(self):
+    def test_item_create_bad_input(self) -> None:
         self.register = self.make_register()
         charlies = services.register_create(workspace=self.charlies_workspace, user=self.charlie, name="C")
         charlies_group = services.register_group_get_or_create(register=charlies, user=self.charlie, name="G")
@@ -116,7 +117,7 @@ class RegisterAndItemApiTests(RegisterApiTestCase):
         self.assertFalse(RegisterItem.objects.exists())
 
     @time_machine.travel(datetime(2026, 3, 2, 12, 0, tzinfo=STOCKHOLM), tick=False)
-    def test_item_detail_patch_delete(self):
+    def test_item_detail_patch_delete(self) -> None:
         self.build()
         self.auth(self.bob)
         detail = self.client.get(f"{REG}/items/{self.item.pk}/").json()
@@ -139,7 +140,7 @@ class RegisterAndItemApiTests(RegisterApiTestCase):
         self.assertFalse(RegisterItem.objects.filter(pk=self.item.pk).exists())
         assert_error(self, self.client.get(f"{REG}/items/{self.item.pk}/"), 404, "not_found")
 
-    def test_item_list_filters(self):
+    def test_item_list_filters(self) -> None:
         self.register = self.make_register()
         group = services.register_group_get_or_create(register=self.register, user=self.alice, name="Dataskydd")
         aml = self.make_item(self.register, self.aml, responsible=self.bob)
@@ -170,7 +171,7 @@ class RegisterAndItemApiTests(RegisterApiTestCase):
 
 
 class RequirementAndEvidenceApiTests(RegisterApiTestCase):
-    def test_requirement_crud(self):
+    def test_requirement_crud(self) -> None:
         self.build()
         self.auth(self.bob)
         response = self.client.post(f"{REG}/items/{self.item.pk}/requirements/",
@@ -191,7 +192,7 @@ class RequirementAndEvidenceApiTests(RegisterApiTestCase):
         self.assertEqual(self.client.delete(f"{REG}/requirements/{data['id']}/").status_code, 204)
         self.assertEqual(Requirement.objects.count(), 1)
 
-    def test_evidence_add_list_delete(self):
+    def test_evidence_add_list_delete(self) -> None:
         self.build()
         self.auth(self.bob)
         url = f"{REG}/requirements/{self.requirement.pk}/evidence/"
@@ -204,7 +205,7 @@ class RequirementAndEvidenceApiTests(RegisterApiTestCase):
         self.assertEqual(self.client.delete(f"{REG}/evidence/{external.json()['id']}/").status_code, 204)
         self.assertEqual(Evidence.objects.count(), 2)
 
-    def test_evidence_of_another_workspace_is_refused(self):
+    def test_evidence_of_another_workspace_is_refused(self) -> None:
         self.build()
         self.auth(self.alice)
         url = f"{REG}/requirements/{self.requirement.pk}/evidence/"
@@ -218,7 +219,7 @@ class RequirementAndEvidenceApiTests(RegisterApiTestCase):
                 assert_error(self, self.client.post(url, body, format="json"), 400, code)
         self.assertEqual(Evidence.objects.count(), before)
 
-    def test_private_file_title_hidden_from_revisor(self):
+    def test_private_file_title_hidden_from_revisor(self) -> None:
         self.build()
         private = services.evidence_add(requirement=self.requirement, user=self.alice, kind="file",
                                         user_file=self.private_file)
@@ -238,7 +239,7 @@ class RequirementAndEvidenceApiTests(RegisterApiTestCase):
 
 class ReviewAndActionApiTests(RegisterApiTestCase):
     @time_machine.travel(datetime(2026, 3, 2, 12, 0, tzinfo=STOCKHOLM), tick=False)
-    def test_a_review_to_its_end(self):
+    def test_a_review_to_its_end(self) -> None:
         self.build()
         second = self.make_item(self.register, self.gdpr, group=self.group)
         private = services.evidence_add(requirement=self.requirement, user=self.alice, kind="file",
@@ -293,7 +294,7 @@ class ReviewAndActionApiTests(RegisterApiTestCase):
         assert_error(self, self.client.post(f"{base}/close"), 409, "review_closed")
         self.assertEqual(Action.objects.filter(review_entry__isnull=False).count(), 1)
 
-    def test_review_start_bad_input(self):
+    def test_review_start_bad_input(self) -> None:
         self.build()
         charlies = services.register_create(workspace=self.charlies_workspace, user=self.charlie, name="C")
         self.auth(self.alice)
@@ -307,7 +308,7 @@ class ReviewAndActionApiTests(RegisterApiTestCase):
                 self.assertIn(field, error["details"])
         self.assertEqual(Review.objects.count(), 1)
 
-    def test_actions(self):
+    def test_actions(self) -> None:
         self.build()
         self.auth(self.bob)
         response = self.client.post(f"{REG}/actions/", {"title": "Uppdatera policy", "requirement": self.requirement.pk,
@@ -327,7 +328,7 @@ class ReviewAndActionApiTests(RegisterApiTestCase):
 
 
 class HistoryApiTests(RegisterApiTestCase):
-    def test_item_history_is_read_only_and_has_before_after(self):
+    def test_item_history_is_read_only_and_has_before_after(self) -> None:
         self.build()
         services.register_item_update(item=self.item, user=self.bob, data={"status": "partial"})
         self.auth(self.erin)
@@ -360,7 +361,7 @@ class HistoryApiTests(RegisterApiTestCase):
 
 
 class PermissionApiTests(RegisterApiTestCase):
-    def writes(self):
+    def writes(self) -> list[tuple[str, str, dict | None]]:
         return [
             ("post", f"{REG}/registers/", {"name": "Ny"}),
             ("post", f"{REG}/registers/{self.register.pk}/groups/", {"name": "Ny"}),
@@ -379,7 +380,7 @@ class PermissionApiTests(RegisterApiTestCase):
             ("patch", f"{REG}/actions/{self.action.pk}/", {"state": "done"}),
         ]
 
-    def test_readers_and_revisors_are_refused_every_write(self):
+    def test_readers_and_revisors_are_refused_every_write(self) -> None:
         self.build()
         before = (LogEntry.objects.count(), RegisterItem.objects.count(), Requirement.objects.count(),
                   Evidence.objects.count(), Review.objects.count(), Action.objects.count())
@@ -392,7 +393,7 @@ class PermissionApiTests(RegisterApiTestCase):
         self.assertEqual((LogEntry.objects.count(), RegisterItem.objects.count(), Requirement.objects.count(),
                           Evidence.objects.count(), Review.objects.count(), Action.objects.count()), before)
 
-    def test_readers_and_revisors_read_everything(self):
+    def test_readers_and_revisors_read_everything(self) -> None:
         self.build()
         reads = [f"{REG}/registers/", f"{REG}/registers/{self.register.pk}/", f"{REG}/registers/{self.register.pk}/groups/",
                  f"{REG}/items/", f"{REG}/items/{self.item.pk}/", f"{REG}/items/{self.item.pk}/history/",
@@ -406,7 +407,7 @@ class PermissionApiTests(RegisterApiTestCase):
                 with self.subTest(user=user.username, url=url):
                     self.assertEqual(self.client.get(url).status_code, 200)
 
-    def test_unauthenticated_is_401(self):
+    def test_unauthenticated_is_401(self) -> None:
         self.build()
         for method, url, body in self.writes():
             with self.subTest(method=method, url=url):

@@ -6,14 +6,16 @@ other workspace changes."""
 from __future__ import annotations
 
 from auditlog.models import LogEntry
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import transaction
+from django.http import HttpResponse
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase as HypothesisTestCase
 
-from compliance.models import Membership
+from compliance.models import Membership, Workspace
 from register import services
 from register.models import Action, Evidence, RegisterItem, Requirement, Review
 from tests.api.base import assert_error
@@ -59,7 +61,7 @@ ROUTES = [
 ROLES = [None, Membership.Role.OWNER, Membership.Role.EDITOR, Membership.Role.VIEWER, Membership.Role.AUDITOR]
 
 
-def fill(value, ids: dict):
+def fill(value: object, ids: dict) -> object:
     if isinstance(value, str):
         if value.startswith("{") and value.endswith("}") and value[1:-1] in ids:
             return ids[value[1:-1]]
@@ -71,13 +73,13 @@ def fill(value, ids: dict):
 
 class RegisterApiIsolationTests(HypothesisTestCase, RegisterApiTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.ids = {"alices-ab": cls.world(cls.workspace, cls.alice),
                    "charlies-ab": cls.world(cls.charlies_workspace, cls.charlie)}
 
     @classmethod
-    def world(cls, workspace, owner) -> dict:
+    def world(cls, workspace: Workspace, owner: User) -> dict:
         register = services.register_create(workspace=workspace, user=owner, name="Laglista")
         group = services.register_group_get_or_create(register=register, user=owner, name="Arbetsmiljö")
         item = services.register_item_add(register=register, user=owner, legal_document=cls.aml, group=group).item
@@ -88,7 +90,7 @@ class RegisterApiIsolationTests(HypothesisTestCase, RegisterApiTestCase):
         return {"register": register.pk, "group": group.pk, "item": item.pk, "requirement": requirement.pk,
                 "evidence": evidence.pk, "review": review.pk, "entry": review.entries.get().pk, "action": action.pk}
 
-    def snapshot(self, workspace) -> tuple:
+    def snapshot(self, workspace: Workspace) -> tuple:
         """Everything of a workspace's register a request could change."""
         return (
             LogEntry.objects.filter(additional_data__workspace_id=workspace.pk).count(),
@@ -104,7 +106,8 @@ class RegisterApiIsolationTests(HypothesisTestCase, RegisterApiTestCase):
     @given(role=st.sampled_from(ROLES), route=st.sampled_from(ROUTES),
            url_workspace=st.sampled_from(["alices-ab", "charlies-ab"]),
            ids_workspace=st.sampled_from(["alices-ab", "charlies-ab"]))
-    def test_no_request_reaches_another_workspace(self, role, route, url_workspace, ids_workspace):
+    def test_no_request_reaches_another_workspace(self, role: str | None, route: tuple[str, str, dict | None, bool],
+                                                  url_workspace: str, ids_workspace: str) -> None:
         """dave's role in Alices AB varies; he is never a member of Charlies AB."""
         method, template, body, writes = route
         cache.clear()
@@ -149,5 +152,5 @@ class RegisterApiIsolationTests(HypothesisTestCase, RegisterApiTestCase):
                 self.assertEqual(self.snapshot(workspace), before, url)
             transaction.set_rollback(True)
 
-    def assert_error(self, response, status: int, code: str) -> dict:
+    def assert_error(self, response: HttpResponse, status: int, code: str) -> dict:
         return assert_error(self, response, status, code)

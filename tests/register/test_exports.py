@@ -10,6 +10,8 @@ from datetime import date, datetime
 
 import pytest
 import time_machine
+from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.urls import reverse
 from openpyxl import load_workbook
 from pypdf import PdfReader
@@ -40,7 +42,7 @@ def pdf_text(content: bytes) -> str:
 
 
 class ExportFixture(RegisterTestCase):
-    def build(self):
+    def build(self) -> None:
         self.register = self.make_register("Arbetsmiljö och dataskydd")
         group = services.register_group_get_or_create(register=self.register, user=self.alice, name="Arbetsmiljö")
         self.aml_item = self.make_item(self.register, self.aml, group=group, responsible=self.bob)
@@ -64,17 +66,17 @@ class ExportFixture(RegisterTestCase):
 
 @time_machine.travel(PRINTED, tick=False)
 class RegisterExportTests(ExportFixture, RegisterApiTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.build()
 
-    def download(self, user, url: str):
+    def download(self, user: User, url: str) -> HttpResponse:
         self.client.force_login(user)
         response = self.client.get(url)
         self.assertEqual(response.status_code, 200, response.content[:300])
         return response
 
-    def test_register_xlsx(self):
+    def test_register_xlsx(self) -> None:
         response = self.download(self.bob, reverse("register_export", args=["alices-ab", self.register.pk, "xlsx"]))
         self.assertEqual(response["Content-Type"], exports.CONTENT_TYPES["xlsx"])
         self.assertIn('filename="laglista-arbetsmiljo-och-dataskydd-2026-11-25.xlsx"', response["Content-Disposition"])
@@ -100,7 +102,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
         self.assertIn(["Arbetsmiljölag (1977:1160)", "1977:1160", "3 kap. 2 a §", "Undersöka risker", "ej bedömd",
                        "bob", "nej", "Arbetsmiljöpolicy\nHemlig lönelista\n=HYPERLINK(1)"], requirements)
 
-    def test_register_pdf(self):
+    def test_register_pdf(self) -> None:
         response = self.download(self.bob, reverse("register_export", args=["alices-ab", self.register.pk, "pdf"]))
         self.assertEqual(response["Content-Type"], "application/pdf")
         text = pdf_text(response.content)
@@ -110,7 +112,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
                          "Sida 1", "Sammanställning: ej bedömd 0, uppfylls 0, uppfylls delvis 1, uppfylls inte 1"):
             self.assertIn(expected, text)
 
-    def test_register_csv(self):
+    def test_register_csv(self) -> None:
         response = self.download(self.bob, reverse("register_export", args=["alices-ab", self.register.pk, "csv"]))
         self.assertTrue(response.content.startswith(b"\xef\xbb\xbf"))
         rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
@@ -119,7 +121,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
                          ("partial", "uppfylls delvis", "bob", "2026-03-02", "1"))
         self.assertEqual(aml["bevis"], "Arbetsmiljöpolicy | Hemlig lönelista | =HYPERLINK(1)")
 
-    def test_revisor_never_sees_a_private_files_title(self):
+    def test_revisor_never_sees_a_private_files_title(self) -> None:
         for fmt in ("xlsx", "pdf", "csv"):
             with self.subTest(fmt=fmt):
                 response = self.download(self.erin, reverse("register_export", args=["alices-ab", self.register.pk,
@@ -137,7 +139,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
                 self.assertNotIn("Hemlig lönelista", text)
                 self.assertIn("Privat fil", text)
 
-    def test_closed_review_xlsx_and_pdf(self):
+    def test_closed_review_xlsx_and_pdf(self) -> None:
         # The register changes after the review closed: the export shows what the review saw.
         services.register_item_update(item=self.aml_item, user=self.alice, data={"status": "compliant"})
         response = self.download(self.dave, reverse("review_export", args=["alices-ab", self.review.pk, "xlsx"]))
@@ -166,7 +168,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
                          "Åtgärder", "Bedömd av", "t.o.m. SFS 2024:100"):
             self.assertIn(expected, text)
 
-    def test_open_review_and_unknown_format(self):
+    def test_open_review_and_unknown_format(self) -> None:
         open_review = services.review_start(register=self.register, user=self.alice, title="Pågående")
         self.client.force_login(self.bob)
         response = self.client.get(reverse("review_export", args=["alices-ab", open_review.pk, "pdf"]))
@@ -177,7 +179,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
         self.assertEqual(self.client.get(reverse("review_export", args=["alices-ab", self.review.pk,
                                                                         "csv"])).status_code, 404)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         """charlie (an outsider) and alice through charlie's workspace: 404 for the register and the review."""
         charlies = services.register_create(workspace=self.charlies_workspace, user=self.charlie, name="C")
         services.register_item_add(register=charlies, user=self.charlie, legal_document=self.aml)
@@ -199,7 +201,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
         self.assertEqual(self.client.get(reverse("register_export", args=["alices-ab", self.register.pk,
                                                                           "xlsx"])).status_code, 302)
 
-    def test_api_exports(self):
+    def test_api_exports(self) -> None:
         self.auth(self.erin)
         response = self.client.get(f"{REG}/registers/{self.register.pk}/export/xlsx")
         self.assertEqual(response.status_code, 200)
@@ -217,7 +219,7 @@ class RegisterExportTests(ExportFixture, RegisterApiTestCase):
 class PureExportTests(RegisterTestCase):
     """The builders are pure: data in, bytes out; an empty register and characters outside Latin-1 too."""
 
-    def test_empty_register_and_unusual_characters(self):
+    def test_empty_register_and_unusual_characters(self) -> None:
         data = RegisterExport(workspace="Åsa & Örjan <AB>", register="Tom lista", printed=date(2026, 1, 1),
                               items=[], summary={"ej bedömd": 0})
         self.assertIn("Åsa & Örjan <AB>", pdf_text(exports.register_pdf(data)))
@@ -231,7 +233,7 @@ class PureExportTests(RegisterTestCase):
         self.assertEqual(exports.register_csv(data).decode("utf-8-sig").splitlines()[1].split(",")[2],
                          "Łódź → 😀 lag")
 
-    def test_formula_looking_text_stays_text(self):
+    def test_formula_looking_text_stays_text(self) -> None:
         row = ItemRow(id=1, group="+SUM(A1)", title="=cmd|' /C calc'!A0", number="", kind="Eget krav",
                       status="compliant", status_label="uppfylls", responsible="@bob", last_reviewed_at=None,
                       last_reviewed_by="", next_review_date=None, reason="-1", how_we_comply="")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from openpyxl import Workbook
@@ -46,22 +47,22 @@ ROWS = [
 
 class ImportTestCase(RegisterTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.mbl = LegalDocument.objects.create(sfs_number="1976:580", title="Lag (1976:580) om medbestämmande i "
                                                "arbetslivet", full_text="1 §", short_names=["medbestämmandelagen"])
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
 
-    def preview(self, name: str, content: bytes, *, user=None):
+    def preview(self, name: str, content: bytes, *, user: User | None = None) -> imports.ImportPreview:
         return imports.import_preview(workspace_id=self.workspace.pk, register_id=self.register.pk,
                                       user_id=(user or self.alice).pk, file_name=name, content=content)
 
 
 class ReadAndMatchTests(ImportTestCase):
-    def test_xlsx_rows_matched_with_their_confidence(self):
+    def test_xlsx_rows_matched_with_their_confidence(self) -> None:
         preview = self.preview("lista.xlsx", xlsx(ROWS, title_rows=2))
         got = [(row.line, row.confidence, row.document.sfs_number if row.document else None, row.group)
                for row in preview.rows]
@@ -76,13 +77,13 @@ class ReadAndMatchTests(ImportTestCase):
         # Nothing is written by a preview.
         self.assertFalse(RegisterItem.objects.exists())
 
-    def test_title_with_its_number_and_short_name_match_exactly(self):
+    def test_title_with_its_number_and_short_name_match_exactly(self) -> None:
         content = "Titel\nLag (1976:580) om medbestämmande i arbetslivet\nmedbestämmandelagen\n".encode()
         preview = self.preview("lista.csv", content)
         self.assertEqual([(r.confidence, r.document.sfs_number) for r in preview.rows],
                          [(Confidence.TITLE_EXACT, "1976:580"), (Confidence.TITLE_EXACT, "1976:580")])
 
-    def test_csv_separators_and_encodings(self):
+    def test_csv_separators_and_encodings(self) -> None:
         text_semicolon = "Beteckning;Författningens namn;Område\r\nAFS 2023:1;Systematiskt arbetsmiljöarbete;Arbetsmiljö\r\n"
         text_comma = 'SFS nr,Rubrik,Kategori\n1977:1160,"Arbetsmiljölag, med ändringar",Arbetsmiljö\n'
         variants = {
@@ -101,7 +102,7 @@ class ReadAndMatchTests(ImportTestCase):
                 self.assertEqual(rows[0].group, "Arbetsmiljö")
                 self.assertIn(rows[0].document.sfs_number, ("AFS 2023:1", "1977:1160"))
 
-    def test_number_normalisation(self):
+    def test_number_normalisation(self) -> None:
         for text, number in (("SFS 1977:1160", "1977:1160"), ("1977: 1160", "1977:1160"), ("AFS2023:1", "AFS 2023:1"),
                              ("afs 2023:01", "AFS 2023:1"), ("EU 2016/679", "(EU) 2016/679"),
                              ("Förordning (EU) nr 2016/679", "(EU) 2016/679"), ("ELSÄK-FS 2022:1", "ELSÄK-FS 2022:1"),
@@ -109,7 +110,7 @@ class ReadAndMatchTests(ImportTestCase):
             with self.subTest(text=text):
                 self.assertEqual(document_number_in(text), number)
 
-    def test_bad_files_are_refused_with_swedish_errors(self):
+    def test_bad_files_are_refused_with_swedish_errors(self) -> None:
         cases = {
             "empty_file": ("lista.csv", b""),
             "file_too_large": ("lista.csv", b"Titel\n" + b"a" * (imports.MAX_FILE_BYTES + 1)),
@@ -128,7 +129,7 @@ class ReadAndMatchTests(ImportTestCase):
             self.preview("lista.xls", old_excel)
         self.assertIn(".xlsx", caught.exception.message)
 
-    def test_broken_rows_are_listed_by_line(self):
+    def test_broken_rows_are_listed_by_line(self) -> None:
         content = xlsx([["SFS-nummer", "Titel"], ["1977:1160", "Arbetsmiljölag"], ["", ""], ["", None],
                         ["hej hopp", ""], ["", "x" * 501]])
         with self.assertRaises(RegisterImportError) as caught:
@@ -137,7 +138,7 @@ class ReadAndMatchTests(ImportTestCase):
         self.assertEqual([row["line"] for row in caught.exception.details["rows"]], [5, 6])
         self.assertIn("Rad 5", caught.exception.details["rows"][0]["message"])
 
-    def test_too_many_rows(self):
+    def test_too_many_rows(self) -> None:
         content = ("Titel\n" + "\n".join(f"Lag nummer {i}" for i in range(imports.MAX_ROWS + 1))).encode()
         with self.assertRaises(RegisterImportError) as caught:
             self.preview("lista.csv", content)
@@ -145,7 +146,7 @@ class ReadAndMatchTests(ImportTestCase):
 
 
 class ConfirmTests(ImportTestCase):
-    def test_confirm_commits_the_chosen_rows_once(self):
+    def test_confirm_commits_the_chosen_rows_once(self) -> None:
         preview = self.preview("lista.xlsx", xlsx(ROWS))
         token = imports.preview_from_token(preview.token, workspace_id=self.workspace.pk,
                                            register_id=self.register.pk, user_id=self.alice.pk)
@@ -165,7 +166,7 @@ class ConfirmTests(ImportTestCase):
         self.assertEqual((again.created, again.existing), (0, 4))
         self.assertEqual(RegisterItem.objects.count(), 4)
 
-    def test_skip_and_unknown_choices(self):
+    def test_skip_and_unknown_choices(self) -> None:
         preview = self.preview("lista.xlsx", xlsx(ROWS))
         rows = imports.import_choices(preview, {2: imports.SKIP, 3: "skip"})
         self.assertEqual([r.legal_document is None for r in rows], [True, True, False, True])
@@ -175,7 +176,7 @@ class ConfirmTests(ImportTestCase):
                 imports.import_choices(preview, choices)
             self.assertEqual(caught.exception.code, code)
 
-    def test_a_failing_row_commits_nothing(self):
+    def test_a_failing_row_commits_nothing(self) -> None:
         preview = self.preview("lista.xlsx", xlsx(ROWS))
         rows = imports.import_choices(preview, {})
         # The last group's name is too long for a group: the service refuses it after the first rows were added.
@@ -185,7 +186,7 @@ class ConfirmTests(ImportTestCase):
         self.assertFalse(RegisterItem.objects.exists())
         self.assertFalse(RegisterGroup.objects.exists())
 
-    def test_token_is_bound_to_workspace_register_and_person(self):
+    def test_token_is_bound_to_workspace_register_and_person(self) -> None:
         preview = self.preview("lista.xlsx", xlsx(ROWS))
         other = services.register_create(workspace=self.workspace, user=self.alice, name="Annan")
         for kwargs in (dict(workspace_id=self.charlies_workspace.pk, register_id=self.register.pk,
@@ -200,7 +201,7 @@ class ConfirmTests(ImportTestCase):
                                        register_id=self.register.pk, user_id=self.alice.pk)
         self.assertEqual(caught.exception.code, "invalid_token")
 
-    def test_readers_cannot_confirm(self):
+    def test_readers_cannot_confirm(self) -> None:
         preview = self.preview("lista.xlsx", xlsx(ROWS), user=self.dave)
         with self.assertRaises(services.PermissionDeniedError):
             services.register_import_confirm(register=self.register, user=self.dave,
@@ -212,7 +213,7 @@ class ImportPageTests(ImportTestCase):
     def url(self, name: str, slug: str = "alices-ab", register_id: int | None = None) -> str:
         return reverse(name, args=[slug, register_id or self.register.pk])
 
-    def test_upload_preview_confirm(self):
+    def test_upload_preview_confirm(self) -> None:
         self.login(self.bob)
         page = self.client.get(self.url("register_import"))
         self.assertContains(page, "Importera en lista till Laglista")
@@ -230,7 +231,7 @@ class ImportPageTests(ImportTestCase):
         self.assertEqual(set(RegisterItem.objects.values_list("legal_document__sfs_number", flat=True)),
                          {"1977:1160", "(EU) 2016/679", "1976:580"})
 
-    def test_errors_are_shown_in_swedish_and_nothing_committed(self):
+    def test_errors_are_shown_in_swedish_and_nothing_committed(self) -> None:
         self.login(self.alice)
         response = self.client.post(self.url("register_import"),
                                     {"file": SimpleUploadedFile("lista.xlsx", xlsx([["Titel"], ["Lag"], ["x" * 600]]))})
@@ -249,7 +250,7 @@ class ImportPageTests(ImportTestCase):
         self.assertContains(response, "Förhandsgranskningen är ogiltig", status_code=400)
         self.assertFalse(RegisterItem.objects.exists())
 
-    def test_readers_and_revisors_are_refused(self):
+    def test_readers_and_revisors_are_refused(self) -> None:
         for user in (self.dave, self.erin):
             self.login(user)
             with self.subTest(user=user.username):
@@ -257,7 +258,7 @@ class ImportPageTests(ImportTestCase):
                 self.assertEqual(self.client.post(self.url("register_import_confirm"), {"token": "x"}).status_code,
                                  403)
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         charlies = services.register_create(workspace=self.charlies_workspace, user=self.charlie, name="C")
         self.login(self.charlie)
         for url in (self.url("register_import"), self.url("register_import", "charlies-ab"),
@@ -272,7 +273,7 @@ class ImportPageTests(ImportTestCase):
 
 
 class ImportApiTests(ImportTestCase, RegisterApiTestCase):
-    def test_preview_and_confirm(self):
+    def test_preview_and_confirm(self) -> None:
         self.auth(self.bob)
         url = f"{REG}/registers/{self.register.pk}/import"
         response = self.client.post(url, {"file": SimpleUploadedFile("lista.xlsx", xlsx(ROWS))}, format="multipart")
@@ -292,7 +293,7 @@ class ImportApiTests(ImportTestCase, RegisterApiTestCase):
         self.assertEqual(default.json(), {"created": 1, "existing": 2, "skipped": 1})
         self.assertEqual(RegisterItem.objects.count(), 4)
 
-    def test_errors_are_structured_400s(self):
+    def test_errors_are_structured_400s(self) -> None:
         self.auth(self.alice)
         url = f"{REG}/registers/{self.register.pk}/import"
         error = assert_error(self, self.client.post(url, {"file": SimpleUploadedFile(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.apps.registry import Apps
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
@@ -18,7 +19,7 @@ AFTER = [("register", "0002_assessments_into_register")]
 class AssessmentMigrationTests(MigrationTestCase):
     before = BEFORE
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         apps = self.before_apps
         User = apps.get_model("auth", "User")
@@ -48,16 +49,16 @@ class AssessmentMigrationTests(MigrationTestCase):
         self.assessment_rows = self.snapshot_assessments(apps)
 
     @staticmethod
-    def snapshot_assessments(apps):
+    def snapshot_assessments(apps: Apps) -> list[dict]:
         return list(apps.get_model("compliance", "Assessment").objects.order_by("pk").values())
 
-    def register_rows(self, apps):
+    def register_rows(self, apps: Apps) -> tuple[int, int, int]:
         Requirement = apps.get_model("register", "Requirement")
         RegisterItem = apps.get_model("register", "RegisterItem")
         LegalRegister = apps.get_model("register", "LegalRegister")
         return (LegalRegister.objects.count(), RegisterItem.objects.count(), Requirement.objects.count())
 
-    def test_forward_makes_kravpunkter_with_nothing_lost(self):
+    def test_forward_makes_kravpunkter_with_nothing_lost(self) -> None:
         apps = self.migrate(AFTER)
         Requirement = apps.get_model("register", "Requirement")
         RegisterItem = apps.get_model("register", "RegisterItem")
@@ -91,7 +92,7 @@ class AssessmentMigrationTests(MigrationTestCase):
         # The assessments themselves are untouched.
         self.assertEqual(self.snapshot_assessments(apps), self.assessment_rows)
 
-    def test_rerun_makes_no_duplicates(self):
+    def test_rerun_makes_no_duplicates(self) -> None:
         apps = self.migrate(AFTER)
         first = self.register_rows(apps)
         # Run the migration's function again on the same data, as a second `migrate` after a partial one would.
@@ -101,7 +102,7 @@ class AssessmentMigrationTests(MigrationTestCase):
         self.assertEqual(self.register_rows(apps), first)
         self.assertEqual(first, (2, 3, 4))
 
-    def test_forward_uses_an_existing_register_and_item(self):
+    def test_forward_uses_an_existing_register_and_item(self) -> None:
         LegalRegister = self.apps.get_model("register", "LegalRegister")
         RegisterItem = self.apps.get_model("register", "RegisterItem")
         register = LegalRegister.objects.create(workspace_id=self.ws.pk, name="Vår lista", created_by_id=self.alice.pk)
@@ -121,7 +122,7 @@ class AssessmentMigrationTests(MigrationTestCase):
         self.assertTrue(apps.get_model("register", "LegalRegister").objects.filter(pk=register.pk).exists())
         self.assertFalse(apps.get_model("register", "Requirement").objects.exists())
 
-    def test_reverse_removes_only_what_it_made(self):
+    def test_reverse_removes_only_what_it_made(self) -> None:
         apps = self.migrate(AFTER)
         Requirement = apps.get_model("register", "Requirement")
         RegisterItem = apps.get_model("register", "RegisterItem")
@@ -148,7 +149,7 @@ class AssessmentMigrationTests(MigrationTestCase):
         self.assertEqual(Requirement.objects.filter(assessment__isnull=False).count(), 4)
         self.assertEqual(Requirement.objects.filter(assessment_id=self.risk.pk, item_id=aml_item.pk).count(), 1)
 
-    def test_reverse_of_a_clean_run_leaves_nothing(self):
+    def test_reverse_of_a_clean_run_leaves_nothing(self) -> None:
         self.migrate(AFTER)
         apps = self.migrate(BEFORE)
         self.assertEqual(self.register_rows(apps), (0, 0, 0))

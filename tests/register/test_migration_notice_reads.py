@@ -15,7 +15,7 @@ READ = datetime(2026, 3, 2, 8, 30, tzinfo=timezone.utc)
 class NoticeReadMigrationTests(MigrationTestCase):
     before = BEFORE
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         apps = self.before_apps
         User = apps.get_model("auth", "User")
@@ -33,7 +33,7 @@ class NoticeReadMigrationTests(MigrationTestCase):
         self.unread = ChangeNotice.objects.create(workspace=ws, legal_document=doc, version=versions[1],
                                                   kind="amended")
 
-    def test_forward_keeps_the_recorded_reader_and_reverse_restores_it(self):
+    def test_forward_keeps_the_recorded_reader_and_reverse_restores_it(self) -> None:
         apps = self.migrate(AFTER)
         NoticeRead = apps.get_model("register", "NoticeRead")
         assert list(NoticeRead.objects.values_list("notice_id", "user_id", "read_at")) == [

@@ -6,13 +6,17 @@ item's audit trail. Repeals propose the replacing act; new statutes are suggeste
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from pytest_django import Settings
 
-from compliance.models import LegalDocument, Membership
+from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteVersion
 from register.models import (
@@ -43,13 +47,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def pbl(clean_queue, settings, tmp_path):
+def pbl(clean_queue: None, settings: Settings, tmp_path: Path) -> LegalDocument:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     return load_corpus_statute(PBL)
 
 
 @pytest.fixture
-def bygg(pbl):
+def bygg(pbl: LegalDocument) -> tuple[Workspace, User, RegisterItem]:
     """Byggbolaget's laglista holds plan- och bygglagen, with one kravpunkt on §§ the 2026 record changes
     (16 kap. 8–9 §§) and one on a § it leaves alone (8 kap. 4 §)."""
     ws, owner, (item,) = workspace_with("Byggbolaget", owner_name="bygg", documents=[pbl])
@@ -58,7 +62,9 @@ def bygg(pbl):
     return ws, owner, item
 
 
-def test_the_real_amendment_makes_one_notice_with_the_touched_sections_first(bygg, pbl, tmp_path):
+def test_the_real_amendment_makes_one_notice_with_the_touched_sections_first(bygg: tuple[Workspace, User, RegisterItem],
+                                                                             pbl: LegalDocument,
+                                                                             tmp_path: Path) -> None:
     ws, owner, item = bygg
     # Another workspace, whose laglista does not hold the statute, hears nothing.
     other_ws, _, _ = workspace_with("Kontoret", owner_name="kontor", documents=[])
@@ -86,7 +92,8 @@ def test_the_real_amendment_makes_one_notice_with_the_touched_sections_first(byg
     assert any(entry.content_type.model == "changenotice" for entry in trail)
 
 
-def test_importing_again_changes_nothing_and_notifies_nobody_twice(bygg, tmp_path):
+def test_importing_again_changes_nothing_and_notifies_nobody_twice(bygg: tuple[Workspace, User, RegisterItem],
+                                                                   tmp_path: Path) -> None:
     sync_records(tmp_path, [official_record(PBL)])
     notice = ChangeNotice.objects.get()
 
@@ -98,14 +105,15 @@ def test_importing_again_changes_nothing_and_notifies_nobody_twice(bygg, tmp_pat
     assert notices_create_for_versions().total == 0
 
 
-def test_a_document_put_on_the_register_after_the_change_gets_no_notice(pbl, tmp_path):
+def test_a_document_put_on_the_register_after_the_change_gets_no_notice(pbl: LegalDocument, tmp_path: Path) -> None:
     sync_records(tmp_path, [official_record(PBL)])
     workspace_with("Sent AB", owner_name="sen", documents=[pbl])
     assert notices_create_for_versions().total == 0
     assert not ChangeNotice.objects.exists()
 
 
-def test_a_member_answers_in_the_browser_and_the_answer_is_in_the_items_history(bygg, client, tmp_path):
+def test_a_member_answers_in_the_browser_and_the_answer_is_in_the_items_history(bygg: tuple[Workspace, User, RegisterItem],
+                                                                                client: Client, tmp_path: Path) -> None:
     ws, owner, item = bygg
     sync_records(tmp_path, [official_record(PBL)])
     notice = ChangeNotice.objects.get()
@@ -139,7 +147,8 @@ def test_a_member_answers_in_the_browser_and_the_answer_is_in_the_items_history(
         reverse("notice_list", args=[ws.slug]) + "?status=obesvarade").content.decode()
 
 
-def test_answering_again_updates_the_one_answer_and_the_trail_says_what_changed(bygg, tmp_path):
+def test_answering_again_updates_the_one_answer_and_the_trail_says_what_changed(bygg: tuple[Workspace, User, RegisterItem],
+                                                                                tmp_path: Path) -> None:
     ws, owner, item = bygg
     sync_records(tmp_path, [official_record(PBL)])
     notice = ChangeNotice.objects.get()
@@ -156,7 +165,8 @@ def test_answering_again_updates_the_one_answer_and_the_trail_says_what_changed(
     assert updates[0].changes_dict["affects_us"] == ["unknown", "yes"] and "comment" not in updates[0].changes_dict
 
 
-def test_bad_answers_get_a_swedish_error(bygg, client, tmp_path):
+def test_bad_answers_get_a_swedish_error(bygg: tuple[Workspace, User, RegisterItem], client: Client,
+                                         tmp_path: Path) -> None:
     ws, owner, _ = bygg
     sync_records(tmp_path, [official_record(PBL)])
     notice = ChangeNotice.objects.get()
@@ -173,7 +183,8 @@ def test_bad_answers_get_a_swedish_error(bygg, client, tmp_path):
     assert not ImpactAssessment.objects.exists() and not Action.objects.exists()
 
 
-def test_readers_and_revisors_read_but_do_not_answer(bygg, client, tmp_path):
+def test_readers_and_revisors_read_but_do_not_answer(bygg: tuple[Workspace, User, RegisterItem], client: Client,
+                                                     tmp_path: Path) -> None:
     ws, _, _ = bygg
     sync_records(tmp_path, [official_record(PBL)])
     notice = ChangeNotice.objects.get()
@@ -190,7 +201,8 @@ def test_readers_and_revisors_read_but_do_not_answer(bygg, client, tmp_path):
         f"user-{Membership.Role.AUDITOR}", f"user-{Membership.Role.VIEWER}"]
 
 
-def test_the_header_counts_the_members_own_unread_notices_in_one_query(bygg, client, tmp_path):
+def test_the_header_counts_the_members_own_unread_notices_in_one_query(bygg: tuple[Workspace, User, RegisterItem],
+                                                                       client: Client, tmp_path: Path) -> None:
     ws, owner, _ = bygg
     editor = member(ws, "redaktor", Membership.Role.EDITOR)
     sync_records(tmp_path, [official_record(PBL)])
@@ -211,7 +223,8 @@ def test_the_header_counts_the_members_own_unread_notices_in_one_query(bygg, cli
     assert "notice-count" not in client.get(reverse("workspace_settings", args=[ws.slug])).content.decode()
 
 
-def test_a_repeal_notice_proposes_the_replacing_act(clean_queue, client, settings, tmp_path):
+def test_a_repeal_notice_proposes_the_replacing_act(clean_queue: None, client: Client, settings: Settings,
+                                                    tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     old = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),
@@ -236,7 +249,8 @@ def test_a_repeal_notice_proposes_the_replacing_act(clean_queue, client, setting
     assert added.origin == ItemOrigin.CHANGE
 
 
-def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject(clean_queue, settings, tmp_path):
+def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject(clean_queue: None, settings: Settings,
+                                                                                 tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
     base = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",
@@ -263,7 +277,8 @@ def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject
     assert notice.item == result.added_item and notice.is_answered
 
 
-def test_a_declined_suggestion_is_remembered_and_a_decided_document_not_suggested(clean_queue, settings, tmp_path):
+def test_a_declined_suggestion_is_remembered_and_a_decided_document_not_suggested(clean_queue: None, settings: Settings,
+                                                                                  tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
     base = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om bygg",

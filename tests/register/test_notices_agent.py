@@ -5,9 +5,11 @@ Each test passes its own "today"; the one that needs a notice's date fixes the c
 from __future__ import annotations
 
 from datetime import date, datetime
+from pathlib import Path
 
 import pytest
 import time_machine
+from pytest_django import Settings
 
 from agent.answering import chat
 from agent.answering.change_answers import change_answer, is_change_question
@@ -15,6 +17,7 @@ from agent.answering.context_assembly import assemble_context
 from agent.retrieval.dating import date_sources
 from agent.retrieval.sources import RetrievedChunk
 from compliance.clock import STOCKHOLM
+from compliance.models import LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice
 from register.notices.services import notice_answer
@@ -25,7 +28,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def statute(clean_queue, settings, tmp_path):
+def statute(clean_queue: None, settings: Settings, tmp_path: Path) -> LegalDocument:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),
@@ -33,14 +36,15 @@ def statute(clean_queue, settings, tmp_path):
     return doc
 
 
-def chunk(doc, citation: str, n: int = 1) -> RetrievedChunk:
+def chunk(doc: LegalDocument, citation: str, n: int = 1) -> RetrievedChunk:
     return RetrievedChunk(chunk_id=n, source_type="LEGAL_DOCUMENT", source_id=doc.pk, document_number=doc.sfs_number,
                           document_title=doc.title, header=f"{doc.title} > {citation}", path=str(n), ordinal=n,
                           citation=citation, text=f"{citation} Text.", token_count=5, score=0.9,
                           content_type="SFS_LAW")
 
 
-def test_a_recently_amended_section_says_which_act_changed_it_on_the_card_and_in_the_context(statute, tmp_path):
+def test_a_recently_amended_section_says_which_act_changed_it_on_the_card_and_in_the_context(statute: LegalDocument,
+                                                                                             tmp_path: Path) -> None:
     sync_records(tmp_path, [record("2099:1")])
     amended, untouched = chunk(statute, "2 §", 1), chunk(statute, "1 §", 2)
 
@@ -53,7 +57,7 @@ def test_a_recently_amended_section_says_which_act_changed_it_on_the_card_and_in
     assert "Lag (2099:1) om provföretag > 2 § (ändrad genom SFS 2099:10, i kraft 2099-07-01)" in context
 
 
-def test_an_amendment_older_than_twelve_months_is_not_mentioned(statute, tmp_path):
+def test_an_amendment_older_than_twelve_months_is_not_mentioned(statute: LegalDocument, tmp_path: Path) -> None:
     sync_records(tmp_path, [record("2099:1")])
     amended = chunk(statute, "2 §")
     date_sources([amended], None, date(2101, 8, 1))
@@ -62,13 +66,13 @@ def test_an_amendment_older_than_twelve_months_is_not_mentioned(statute, tmp_pat
     assert "ändrad genom" not in assemble_context([amended]).text
 
 
-def test_a_statute_never_updated_from_the_official_records_says_nothing_new(statute):
+def test_a_statute_never_updated_from_the_official_records_says_nothing_new(statute: LegalDocument) -> None:
     plain = chunk(statute, "2 §")
     date_sources([plain], None, date(2099, 12, 1))
     assert plain.date_label.startswith("ändring införd t.o.m. SFS 2099:5") and "ändrad genom" not in plain.date_label
 
 
-def test_a_repealed_statute_says_by_which_act(statute, tmp_path):
+def test_a_repealed_statute_says_by_which_act(statute: LegalDocument, tmp_path: Path) -> None:
     sync_records(tmp_path, [record("2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])
     repealed = chunk(statute, "2 §")
     date_sources([repealed], None, date(2100, 2, 1))
@@ -76,7 +80,8 @@ def test_a_repealed_statute_says_by_which_act(statute, tmp_path):
     assert "(upphävd genom SFS 2099:99, den 2100-01-01)" in assemble_context([repealed]).text
 
 
-def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline(statute, tmp_path, settings):
+def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline(statute: LegalDocument, tmp_path: Path,
+                                                                                 settings: Settings) -> None:
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
 
@@ -104,7 +109,7 @@ def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline
     assert "Lag (2099:1) om provföretag" in listed and "bedömd: påverkar oss nej" in listed
 
 
-def test_a_question_about_one_statutes_changes_is_left_to_retrieval():
+def test_a_question_about_one_statutes_changes_is_left_to_retrieval() -> None:
     assert is_change_question("Vilka lagändringar har vi kvar att bedöma?")
     assert is_change_question("Vad har ändrats i lagar som berör oss sedan i våras?")
     assert not is_change_question("Vad har ändrats i 3 kap. 2 § arbetsmiljölagen?")
@@ -113,7 +118,8 @@ def test_a_question_about_one_statutes_changes_is_left_to_retrieval():
 
 
 @pytest.mark.clock
-def test_changes_since_a_season_are_those_in_force_or_noticed_since_then(statute, tmp_path):
+def test_changes_since_a_season_are_those_in_force_or_noticed_since_then(statute: LegalDocument,
+                                                                         tmp_path: Path) -> None:
     with time_machine.travel(datetime(2026, 11, 25, 9, 0, tzinfo=STOCKHOLM)):
         ws, _, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
         sync_records(tmp_path, [record("2099:1")])

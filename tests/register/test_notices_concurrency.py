@@ -10,9 +10,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from django.core.mail import EmailMessage
 from django.db import connection, connections, transaction
+from pytest_django import Settings
 
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteVersion
@@ -51,7 +54,7 @@ def _race(run: Callable[[], int], *, what: str) -> RaceResult:
     errors: list[BaseException] = []
     first_inserted, release_first = threading.Event(), threading.Event()
 
-    def first():
+    def first() -> None:
         try:
             with transaction.atomic():
                 results["first"] = run()
@@ -63,7 +66,7 @@ def _race(run: Callable[[], int], *, what: str) -> RaceResult:
         finally:
             connections.close_all()
 
-    def second():
+    def second() -> None:
         try:
             results["second"] = run()
         except BaseException as exc:
@@ -84,7 +87,7 @@ def _race(run: Callable[[], int], *, what: str) -> RaceResult:
     return RaceResult(first=results["first"], second=results["second"])
 
 
-def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
+def test_two_creators_at_once_make_one_notice(clean_queue: None, settings: Settings, tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),
@@ -105,7 +108,8 @@ def test_two_creators_at_once_make_one_notice(clean_queue, settings, tmp_path):
     assert item.needs_reassessment is True
 
 
-def test_two_digest_senders_at_once_send_once(clean_queue, settings, tmp_path, mailoutbox):
+def test_two_digest_senders_at_once_send_once(clean_queue: None, settings: Settings, tmp_path: Path,
+                                              mailoutbox: list[EmailMessage]) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.NOTICE_DIGEST_HOUR = 0
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",

@@ -6,13 +6,19 @@ hour the suite runs."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from smtplib import SMTPException
+from typing import Any, Never
 
 import pytest
 import time_machine
+from django.contrib.auth.models import User
 from django.core import mail
+from django.core.mail import EmailMessage
 from django.core.mail.backends.base import BaseEmailBackend
+from pytest_django import Settings
 
 from compliance.clock import STOCKHOLM
 from compliance.models import Membership
@@ -31,18 +37,18 @@ MONDAY_MORNING = datetime(2026, 11, 23, 8, 0, tzinfo=STOCKHOLM)
 class FailingBackend(BaseEmailBackend):
     """An SMTP server that refuses: the send raises, as smtplib does."""
 
-    def send_messages(self, messages):
+    def send_messages(self, messages: Sequence[EmailMessage]) -> Never:
         raise SMTPException("451 try again later")
 
 
 @pytest.fixture
-def clock():
+def clock() -> Iterator[time_machine.Traveller]:
     with time_machine.travel(MONDAY_MORNING, tick=False) as traveller:
         yield traveller
 
 
 @pytest.fixture
-def setup(clock, clean_queue, settings, tmp_path):
+def setup(clock: time_machine.Traveller, clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SITE_URL = "https://lagrum.example.se"
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
@@ -58,11 +64,11 @@ def setup(clock, clean_queue, settings, tmp_path):
             "charlies_notice": ChangeNotice.objects.get(workspace=charlie_ws)}
 
 
-def mails_to(user) -> list:
+def mails_to(user: User) -> list[EmailMessage]:
     return [m for m in mail.outbox if m.to == [user.email]]
 
 
-def test_the_digest_lands_once_with_absolute_links_and_only_its_workspace(setup):
+def test_the_digest_lands_once_with_absolute_links_and_only_its_workspace(setup: dict[str, Any]) -> None:
     result = digests_send()
 
     assert result.sent == 2 and result.failed == 0  # alice's and charlie's, each of their own workspace
@@ -83,7 +89,8 @@ def test_the_digest_lands_once_with_absolute_links_and_only_its_workspace(setup)
     assert len(mail.outbox) == 2
 
 
-def test_unanswered_notices_are_reminded_in_the_next_period_and_answered_ones_are_not(setup, clock):
+def test_unanswered_notices_are_reminded_in_the_next_period_and_answered_ones_are_not(setup: dict[str, Any],
+                                                                                      clock: time_machine.Traveller) -> None:
     digests_send()
     clock.shift(timedelta(days=1))
     assert digests_send().sent == 0  # a weekly digest waits for the next week
@@ -102,7 +109,7 @@ def test_unanswered_notices_are_reminded_in_the_next_period_and_answered_ones_ar
     assert len(mails_to(setup["charlie"])) == 3  # charlie's is still unanswered
 
 
-def test_daily_off_and_per_type(setup, clock):
+def test_daily_off_and_per_type(setup: dict[str, Any], clock: time_machine.Traveller) -> None:
     alice_ws = setup["alice_ws"]
     notice_subscription_save(workspace=alice_ws, user=setup["alice"], frequency="daily")
     reader = member(alice_ws, "lasare", Membership.Role.VIEWER)
@@ -119,14 +126,15 @@ def test_daily_off_and_per_type(setup, clock):
     assert len(mails_to(setup["alice"])) == 2  # the next day: reminded daily
 
 
-def test_nothing_goes_out_before_the_digest_hour(setup, clock, settings):
+def test_nothing_goes_out_before_the_digest_hour(setup: dict[str, Any], clock: time_machine.Traveller,
+                                                 settings: Settings) -> None:
     settings.NOTICE_DIGEST_HOUR = 9
     assert digests_send().sent == 0 and mail.outbox == []
     clock.shift(timedelta(hours=1))
     assert digests_send().sent == 2
 
 
-def test_a_failed_send_leaves_no_row_and_is_retried(setup, settings):
+def test_a_failed_send_leaves_no_row_and_is_retried(setup: dict[str, Any], settings: Settings) -> None:
     settings.EMAIL_BACKEND = "tests.register.test_notices_digest.FailingBackend"
     result = digests_send()
     assert (result.sent, result.failed) == (0, 2)
@@ -137,14 +145,14 @@ def test_a_failed_send_leaves_no_row_and_is_retried(setup, settings):
     assert len(mails_to(setup["alice"])) == 1 and DigestSent.objects.count() == 2
 
 
-def test_a_member_who_left_gets_nothing(setup):
+def test_a_member_who_left_gets_nothing(setup: dict[str, Any]) -> None:
     Membership.objects.filter(user=setup["charlie"]).delete()
     digests_send()
     assert mails_to(setup["charlie"]) == []
     assert NoticeSubscription.objects.count() == 0
 
 
-def test_periods_are_stockholm_days_and_iso_weeks():
+def test_periods_are_stockholm_days_and_iso_weeks() -> None:
     assert digest_period("daily", date(2026, 12, 31)) == "2026-12-31"
     assert digest_period("weekly", date(2026, 12, 31)) == "2026-W53"
     assert digest_period("weekly", date(2027, 1, 3)) == "2026-W53"

@@ -15,6 +15,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from pytest_django import Settings
 
 from compliance.clock import STOCKHOLM
 from compliance.models import Membership, Workspace
@@ -42,7 +43,8 @@ answered_strategy = st.lists(st.booleans(), min_size=3, max_size=3)
 @hsettings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                 HealthCheck.too_slow])
 @given(memberships=memberships_strategy, registers=registers_strategy, answered=answered_strategy)
-def test_notices_reach_only_their_workspaces_members(settings, memberships, registers, answered):
+def test_notices_reach_only_their_workspaces_members(settings: Settings, memberships: list[list[bool]],
+                                                     registers: list[list[bool]], answered: list[bool]) -> None:
     settings.SITE_URL = "https://lagrum.example.se"
     mail.outbox = []
     with transaction.atomic():

@@ -4,10 +4,15 @@ workspace's notice stays a 404 for reading and unreading, on the page and in the
 
 from __future__ import annotations
 
-import pytest
-from django.urls import reverse
+from pathlib import Path
+from typing import Any
 
-from compliance.models import Membership
+import pytest
+from django.test import Client
+from django.urls import reverse
+from pytest_django import Settings
+
+from compliance.models import Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, NoticeRead
 from register.notices.selectors import notice_counts, notice_list
@@ -19,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def team(clean_queue, settings, tmp_path):
+def team(clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     """Alices AB with its owner alice and reader bob, one notice; Charlies AB with its own notice."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
@@ -33,11 +38,11 @@ def team(clean_queue, settings, tmp_path):
             "charlie": charlie, "charlies_notice": ChangeNotice.objects.get(workspace=charlie_ws)}
 
 
-def unread_ids(client, ws) -> list[int]:
+def unread_ids(client: Client, ws: Workspace) -> list[int]:
     return [row["id"] for row in client.get(reverse("api-notices", args=[ws.slug]) + "?status=olasta").json()["results"]]
 
 
-def test_opening_a_notice_reads_it_for_that_member_only(team, client):
+def test_opening_a_notice_reads_it_for_that_member_only(team: dict[str, Any], client: Client) -> None:
     ws, notice, alice, bob = team["ws"], team["notice"], team["alice"], team["bob"]
     page_unread = reverse("notice_list", args=[ws.slug]) + "?status=olasta"
 
@@ -60,7 +65,7 @@ def test_opening_a_notice_reads_it_for_that_member_only(team, client):
     assert NoticeRead.objects.get(notice=notice, user=bob).read_at == first  # the first opening counts
 
 
-def test_a_member_marks_a_notice_unread_again_for_themselves(team, client):
+def test_a_member_marks_a_notice_unread_again_for_themselves(team: dict[str, Any], client: Client) -> None:
     ws, notice, alice, bob = team["ws"], team["notice"], team["alice"], team["bob"]
     notice_mark_read(notice=notice, user=alice)
     notice_mark_read(notice=notice, user=bob)
@@ -76,7 +81,7 @@ def test_a_member_marks_a_notice_unread_again_for_themselves(team, client):
     assert client.delete(api).json()["read_at"] is None and unread_ids(client, ws) == [notice.pk]
 
 
-def test_an_answered_notice_is_unread_for_nobody_and_read_for_the_one_who_answered(team):
+def test_an_answered_notice_is_unread_for_nobody_and_read_for_the_one_who_answered(team: dict[str, Any]) -> None:
     ws, notice, alice, bob = team["ws"], team["notice"], team["alice"], team["bob"]
 
     notice_answer(notice=notice, user=alice, affects_us="no")
@@ -87,7 +92,7 @@ def test_an_answered_notice_is_unread_for_nobody_and_read_for_the_one_who_answer
     assert notice_counts(bob, ws.slug).unread == 0 and notice_counts(bob, ws.slug).unanswered == 0
 
 
-def test_another_workspaces_notice_cannot_be_read_or_unread(team, client):
+def test_another_workspaces_notice_cannot_be_read_or_unread(team: dict[str, Any], client: Client) -> None:
     ws, charlies_notice = team["ws"], team["charlies_notice"]
     client.force_login(team["alice"])
     for url in (reverse("notice_detail", args=[ws.slug, charlies_notice.pk]),

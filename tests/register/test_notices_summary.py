@@ -5,9 +5,16 @@ summary and no button, and a failing model leaves the page as it was."""
 
 from __future__ import annotations
 
-import pytest
-from django.urls import reverse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import pytest
+from django.test import Client
+from django.urls import reverse
+from pytest_django import Settings
+
+from compliance.models import Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import ChangeSummary
 from register.models import ChangeNotice
@@ -22,7 +29,7 @@ SUMMARY = "- 2 § kräver nu ett digitalt register.\n- 3 § har upphävts.\n- Ny
 
 
 @pytest.fixture
-def notices(clean_queue, settings, tmp_path):
+def notices(clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     """The same amendment noticed by Alices AB and Charlies AB; no model unless a test starts one."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.OPENAI_API_KEY = ""
@@ -38,7 +45,7 @@ def notices(clean_queue, settings, tmp_path):
 
 
 @pytest.fixture
-def model(settings):
+def model(settings: Settings) -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as fake:
         settings.OPENAI_BASE_URL = fake.base_url
         settings.OPENAI_API_KEY = "test-key"
@@ -46,13 +53,13 @@ def model(settings):
         yield fake
 
 
-def page(client, ws, notice) -> str:
+def page(client: Client, ws: Workspace, notice: ChangeNotice) -> str:
     response = client.get(reverse("notice_detail", args=[ws.slug, notice.pk]))
     assert response.status_code == 200
     return response.content.decode()
 
 
-def test_offline_there_is_no_summary_and_the_diff_stands(notices, client):
+def test_offline_there_is_no_summary_and_the_diff_stands(notices: dict[str, Any], client: Client) -> None:
     ws, notice = notices["ws"], notices["notice"]
     client.force_login(notices["alice"])
 
@@ -64,7 +71,9 @@ def test_offline_there_is_no_summary_and_the_diff_stands(notices, client):
     assert not ChangeSummary.objects.exists()
 
 
-def test_a_summary_is_made_once_from_the_exact_diff_and_shown_to_every_workspace_next_to_it(notices, model, client):
+def test_a_summary_is_made_once_from_the_exact_diff_and_shown_to_every_workspace_next_to_it(notices: dict[str, Any],
+                                                                                            model: FakeOpenAI,
+                                                                                            client: Client) -> None:
     ws, notice = notices["ws"], notices["notice"]
     model.answer = SUMMARY
     client.force_login(notices["alice"])
@@ -95,7 +104,7 @@ def test_a_summary_is_made_once_from_the_exact_diff_and_shown_to_every_workspace
     assert any(c["citation"] == "2 §" for c in api["changes"])  # the exact diff beside it
 
 
-def test_a_failing_model_leaves_the_page_as_it_was(notices, model, client):
+def test_a_failing_model_leaves_the_page_as_it_was(notices: dict[str, Any], model: FakeOpenAI, client: Client) -> None:
     ws, notice = notices["ws"], notices["notice"]
     model.script = [{"status": 500}, {"status": 500}]  # the client's one retry fails too
     client.force_login(notices["alice"])
@@ -108,7 +117,7 @@ def test_a_failing_model_leaves_the_page_as_it_was(notices, model, client):
     assert "Sammanfatta ändringen med AI" in shown and "<ins>ett digitalt </ins>" in shown
 
 
-def test_the_models_text_is_shown_as_text(notices, model, client):
+def test_the_models_text_is_shown_as_text(notices: dict[str, Any], model: FakeOpenAI, client: Client) -> None:
     ws, notice = notices["ws"], notices["notice"]
     model.answer = "<script>alert(1)</script> 2 § ändras."
     client.force_login(notices["alice"])

@@ -3,10 +3,15 @@ notice is a 404, in the page and in the API), readers read, bad input gets one c
 
 from __future__ import annotations
 
-import pytest
-from django.urls import reverse
+from pathlib import Path
+from typing import Any
 
-from compliance.models import LegalDocument, Membership
+import pytest
+from django.test import Client
+from django.urls import reverse
+from pytest_django import Settings
+
+from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription
 from register.notices.services import notice_answer, notices_create_for_versions
@@ -17,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def setup(clean_queue, settings, tmp_path):
+def setup(clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     """Two workspaces holding the same statute, each with its notice of the same amendment."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
@@ -34,7 +39,7 @@ def setup(clean_queue, settings, tmp_path):
     }
 
 
-def page_urls(ws, notice) -> list[tuple[str, str]]:
+def page_urls(ws: Workspace, notice: ChangeNotice) -> list[tuple[str, str]]:
     return [
         ("get", reverse("notice_list", args=[ws.slug])),
         ("get", reverse("notice_detail", args=[ws.slug, notice.pk])),
@@ -45,7 +50,7 @@ def page_urls(ws, notice) -> list[tuple[str, str]]:
     ]
 
 
-def api_urls(ws, notice) -> list[tuple[str, str]]:
+def api_urls(ws: Workspace, notice: ChangeNotice) -> list[tuple[str, str]]:
     return [
         ("get", reverse("api-notices", args=[ws.slug])),
         ("get", reverse("api-notice-count", args=[ws.slug])),
@@ -56,7 +61,7 @@ def api_urls(ws, notice) -> list[tuple[str, str]]:
     ]
 
 
-def test_it_checks_ownership(setup, client):
+def test_it_checks_ownership(setup: dict[str, Any], client: Client) -> None:
     """charlie is a member of his own workspace only: alice's workspace and notice are not found, and
     alice's workspace with charlie's notice id is not found either."""
     client.force_login(setup["charlie"])
@@ -82,13 +87,13 @@ def test_it_checks_ownership(setup, client):
     assert not NoticeRead.objects.filter(notice=setup["notice"]).exists()  # charlie read nothing of alice's
 
 
-def test_it_requires_login(setup, client):
+def test_it_requires_login(setup: dict[str, Any], client: Client) -> None:
     for method, url in page_urls(setup["alice_ws"], setup["notice"]):
         response = getattr(client, method)(url)
         assert response.status_code == 302 and "/logga-in/" in response["Location"], url
 
 
-def test_the_list_filters_unread_unanswered_and_answered(setup, client):
+def test_the_list_filters_unread_unanswered_and_answered(setup: dict[str, Any], client: Client) -> None:
     client.force_login(setup["alice"])
     notice, ws = setup["notice"], setup["alice_ws"]
     url = reverse("notice_list", args=[ws.slug])
@@ -102,7 +107,7 @@ def test_the_list_filters_unread_unanswered_and_answered(setup, client):
     assert "Inga lagändringar med det urvalet" in client.get(url + "?typ=repealed").content.decode()
 
 
-def test_the_api_lists_shows_counts_and_answers(setup, client):
+def test_the_api_lists_shows_counts_and_answers(setup: dict[str, Any], client: Client) -> None:
     client.force_login(setup["alice"])
     ws, notice = setup["alice_ws"], setup["notice"]
 
@@ -131,7 +136,7 @@ def test_the_api_lists_shows_counts_and_answers(setup, client):
     assert client.get(reverse("api-notices", args=[ws.slug]) + "?status=nej").status_code == 400
 
 
-def test_readers_get_403_in_the_api(setup, client):
+def test_readers_get_403_in_the_api(setup: dict[str, Any], client: Client) -> None:
     reader = member(setup["alice_ws"], "lasare", Membership.Role.VIEWER)
     client.force_login(reader)
     ws, notice = setup["alice_ws"], setup["notice"]
@@ -142,7 +147,7 @@ def test_readers_get_403_in_the_api(setup, client):
     assert not ImpactAssessment.objects.exists()
 
 
-def test_the_settings_page_has_the_email_setting_and_saves_it_per_member(setup, client):
+def test_the_settings_page_has_the_email_setting_and_saves_it_per_member(setup: dict[str, Any], client: Client) -> None:
     ws = setup["alice_ws"]
     reader = member(ws, "lasare", Membership.Role.VIEWER)
     client.force_login(reader)
@@ -162,7 +167,7 @@ def test_the_settings_page_has_the_email_setting_and_saves_it_per_member(setup, 
     assert not NoticeSubscription.objects.filter(user=setup["alice"]).exists()
 
 
-def test_answering_one_of_two_pending_notices_keeps_the_flag(setup, tmp_path):
+def test_answering_one_of_two_pending_notices_keeps_the_flag(setup: dict[str, Any], tmp_path: Path) -> None:
     """The item stays "ändrad – behöver bedömas" until every notice of its document is answered."""
     ws, doc = setup["alice_ws"], setup["doc"]
     sync_records(tmp_path, [record("2099:1", andring="t.o.m. SFS 2099:12",
@@ -178,7 +183,8 @@ def test_answering_one_of_two_pending_notices_keeps_the_flag(setup, tmp_path):
     assert notices_create_for_versions().total == 0
 
 
-def test_a_version_whose_sections_the_diff_finds_unchanged_is_still_noticed(setup, client, tmp_path):
+def test_a_version_whose_sections_the_diff_finds_unchanged_is_still_noticed(setup: dict[str, Any], client: Client,
+                                                                            tmp_path: Path) -> None:
     """A missed amendment is the worse error: a new version is noticed even when no § differs (here only its
     transitional provisions changed), and the page says where to look."""
     ws = setup["alice_ws"]

@@ -3,7 +3,10 @@ scan, and two workers scanning at once make the notice once."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from pytest_django import Settings
 
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteVersion
@@ -12,7 +15,7 @@ from law.sfs_records import parse_record
 from register.models import ChangeNotice
 from register.notices.tasks import notices_scan
 from register.selectors import audit_trail
-from tests.chunks.conftest import wait_for
+from tests.chunks.conftest import WorkerFactory, wait_for
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
 from tests.register.notices_fixtures import workspace_with
 
@@ -20,7 +23,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 TASK = "register.notices.tasks.notices_scan"
 
 
-def test_two_workers_scanning_at_once_notice_an_orphaned_version_once(worker_factory, settings, tmp_path):
+def test_two_workers_scanning_at_once_notice_an_orphaned_version_once(worker_factory: WorkerFactory, settings: Settings,
+                                                                      tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),

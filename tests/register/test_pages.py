@@ -15,14 +15,14 @@ from django.urls import reverse
 from compliance import services as compliance_services
 from compliance.models import LegalDocument, Membership, ProcessingStatus
 from register import selectors, services
-from register.models import Action, Evidence, LegalRegister, RegisterItem, Requirement, Review
+from register.models import Action, Evidence, LegalRegister, RegisterItem, Requirement, Review, ReviewEntry
 from register.pages.history import history_rows
 from tests.helpers import BaseTestCase, make_user
 
 
 class RegisterPagesTestCase(BaseTestCase):
     @classmethod
-    def setUpTestData(cls):
+    def setUpTestData(cls) -> None:
         super().setUpTestData()
         cls.dave = make_user("dave")
         Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
@@ -59,17 +59,19 @@ class RegisterPagesTestCase(BaseTestCase):
         cls.c_review = services.review_start(register=cregister, user=cls.charlie, title="Charlies kontroll")
         cls.c_entry = cls.c_review.entries.get()
 
-    def url(self, name, *args, slug=None):
+    def url(self, name: str, *args: object, slug: str | None = None) -> str:
         return reverse(name, args=[slug or self.workspace.slug, *args])
 
-    def read_urls(self, slug=None):
+    def read_urls(self, slug: str | None = None) -> list[str]:
         return [self.url("register_overview", slug=slug), self.url("register_item", self.item.pk, slug=slug),
                 self.url("register_item_history", self.item.pk, slug=slug),
                 self.url("register_reviews", slug=slug), self.url("register_review", self.review.pk, slug=slug),
                 self.url("register_actions", slug=slug)]
 
-    def write_posts(self, slug=None, *, item=None, requirement=None, evidence=None, review=None, entry=None,
-                    action=None):
+    def write_posts(self, slug: str | None = None, *, item: RegisterItem | None = None,
+                    requirement: Requirement | None = None, evidence: Evidence | None = None,
+                    review: Review | None = None, entry: ReviewEntry | None = None,
+                    action: Action | None = None) -> list[tuple[str, dict]]:
         item, requirement = item or self.item, requirement or self.requirement
         evidence, review, entry, action = evidence or self.external, review or self.review, entry or self.entry, \
             action or self.action
@@ -92,7 +94,7 @@ class RegisterPagesTestCase(BaseTestCase):
             (self.url("register_action_update", action.pk, slug=slug), {"markera": "done"}),
         ]
 
-    def snapshot(self):
+    def snapshot(self) -> tuple:
         return (list(RegisterItem.objects.order_by("pk").values_list("pk", "status", "reason")),
                 list(Requirement.objects.order_by("pk").values_list("pk", "title", "status")),
                 list(Evidence.objects.order_by("pk").values_list("pk", "reference")),
@@ -102,7 +104,7 @@ class RegisterPagesTestCase(BaseTestCase):
 
 
 class OwnershipTests(RegisterPagesTestCase):
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         """charlie, an outsider, gets 404 on every page and every write, and nothing changes."""
         self.login(self.charlie)
         before = self.snapshot()
@@ -115,7 +117,7 @@ class OwnershipTests(RegisterPagesTestCase):
                 self.assertEqual(self.client.post(url, data).status_code, 404)
         self.assertEqual(self.snapshot(), before)
 
-    def test_other_workspaces_ids_through_own_slug_are_404(self):
+    def test_other_workspaces_ids_through_own_slug_are_404(self) -> None:
         self.login(self.alice)
         before = self.snapshot()
         urls = [self.url("register_item", self.c_item.pk), self.url("register_item_history", self.c_item.pk),
@@ -133,19 +135,19 @@ class OwnershipTests(RegisterPagesTestCase):
                 self.assertEqual(self.client.post(url, data).status_code, 404)
         self.assertEqual(self.snapshot(), before)
 
-    def test_an_entry_of_another_review_is_404(self):
+    def test_an_entry_of_another_review_is_404(self) -> None:
         self.login(self.alice)
         url = self.url("register_review_rate", self.review.pk, self.c_entry.pk)
         self.assertEqual(self.client.post(url, {f"post-{self.c_entry.pk}-rating": "compliant"}).status_code, 404)
 
-    def test_anonymous_is_sent_to_login(self):
+    def test_anonymous_is_sent_to_login(self) -> None:
         response = self.client.get(self.url("register_overview"))
         self.assertEqual(response.status_code, 302)
         self.assertIn("/logga-in/", response["Location"])
 
 
 class ReadOnlyTests(RegisterPagesTestCase):
-    def test_reader_and_revisor_see_everything_without_forms(self):
+    def test_reader_and_revisor_see_everything_without_forms(self) -> None:
         for user in (self.dave, self.erik):
             self.login(user)
             for url in self.read_urls():
@@ -156,7 +158,7 @@ class ReadOnlyTests(RegisterPagesTestCase):
                     self.assertContains(response, 'method="post"', count=1)
             self.assertContains(self.client.get(self.url("register_overview")), "endast läsning")
 
-    def test_reader_and_revisor_cannot_write(self):
+    def test_reader_and_revisor_cannot_write(self) -> None:
         before = self.snapshot()
         for user in (self.dave, self.erik):
             self.login(user)
@@ -173,7 +175,7 @@ class ReadOnlyTests(RegisterPagesTestCase):
                     self.assertContains(response, "läsbehörighet", status_code=403)
         self.assertEqual(self.snapshot(), before)
 
-    def test_revisor_does_not_see_private_file_titles(self):
+    def test_revisor_does_not_see_private_file_titles(self) -> None:
         private = compliance_services.user_file_upload(
             workspace=self.workspace, user=self.alice, is_private=True,
             uploaded=SimpleUploadedFile("lonelista-hemlig.txt", b"Hemliga loner", content_type="text/plain"))
@@ -188,7 +190,7 @@ class ReadOnlyTests(RegisterPagesTestCase):
 
 
 class OverviewTests(RegisterPagesTestCase):
-    def test_no_register_is_made_by_a_page_view(self):
+    def test_no_register_is_made_by_a_page_view(self) -> None:
         LegalRegister.objects.filter(workspace=self.workspace).delete()
         self.login(self.alice)
         response = self.client.get(self.url("register_overview"))
@@ -201,7 +203,7 @@ class OverviewTests(RegisterPagesTestCase):
         self.client.post(self.url("register_create"))
         self.assertEqual(LegalRegister.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_figures_mine_and_actions(self):
+    def test_figures_mine_and_actions(self) -> None:
         self.login(self.alice)
         response = self.client.get(self.url("register_overview"))
         self.assertEqual(response.status_code, 200)
@@ -214,7 +216,7 @@ class OverviewTests(RegisterPagesTestCase):
         self.login(self.bob)
         self.assertEqual(list(self.client.get(self.url("register_overview")).context["my_requirements"]), [])
 
-    def test_filters(self):
+    def test_filters(self) -> None:
         self.login(self.alice)
         cases = [({"grupp": self.group.pk}, [self.item.pk]), ({"ansvarig": self.bob.pk}, [self.item.pk]),
                  ({"q": "dataskydd"}, [self.item2.pk]), ({"status": "not_assessed"}, [self.item.pk, self.item2.pk]),
@@ -226,14 +228,14 @@ class OverviewTests(RegisterPagesTestCase):
                 self.assertEqual(sorted(i.pk for i in response.context["page"].object_list), sorted(expected))
 
     @pytest.mark.clock
-    def test_overdue_filter(self):
+    def test_overdue_filter(self) -> None:
         RegisterItem.objects.filter(pk=self.item.pk).update(next_review_date=datetime.date(2000, 1, 1))
         self.login(self.alice)
         response = self.client.get(self.url("register_overview"), {"forsenad": "ja"})
         self.assertEqual([i.pk for i in response.context["page"].object_list], [self.item.pk])
         self.assertEqual(response.context["summary"].overdue_reviews, 1)
 
-    def test_bad_filter_values_get_a_swedish_message(self):
+    def test_bad_filter_values_get_a_swedish_message(self) -> None:
         self.login(self.alice)
         foreign_group = self.c_item.register.groups.create(name="Charlies grupp")
         for query in ({"status": "bogus"}, {"grupp": "abc"}, {"grupp": foreign_group.pk}, {"ansvarig": self.charlie.pk},
@@ -244,12 +246,12 @@ class OverviewTests(RegisterPagesTestCase):
                 self.assertContains(response, "Filtret kunde inte användas" if "lista" not in query
                                     else "Okänd laglista", status_code=400)
 
-    def test_another_workspaces_register_is_404(self):
+    def test_another_workspaces_register_is_404(self) -> None:
         self.login(self.alice)
         response = self.client.get(self.url("register_overview"), {"lista": self.c_item.register_id})
         self.assertEqual(response.status_code, 404)
 
-    def test_inline_status_change_with_htmx_returns_the_row(self):
+    def test_inline_status_change_with_htmx_returns_the_row(self) -> None:
         self.login(self.bob)
         response = self.client.post(self.url("register_item_status", self.item.pk), {"status": "partial"},
                                     HTTP_HX_REQUEST="true")
@@ -261,7 +263,7 @@ class OverviewTests(RegisterPagesTestCase):
         self.item.refresh_from_db()
         self.assertEqual((self.item.status, self.item.last_reviewed_by), ("partial", self.bob))
 
-    def test_inline_status_change_with_a_bad_value(self):
+    def test_inline_status_change_with_a_bad_value(self) -> None:
         self.login(self.bob)
         response = self.client.post(self.url("register_item_status", self.item.pk), {"status": "bogus"},
                                     HTTP_HX_REQUEST="true")
@@ -272,7 +274,7 @@ class OverviewTests(RegisterPagesTestCase):
 
 
 class ItemTests(RegisterPagesTestCase):
-    def test_add_an_item_with_a_new_group(self):
+    def test_add_an_item_with_a_new_group(self) -> None:
         doc = LegalDocument.objects.create(sfs_number="2021:890", title="Lag (2021:890) om skydd för personer "
                                            "som rapporterar om missförhållanden", status=ProcessingStatus.DONE)
         self.login(self.bob)
@@ -286,7 +288,7 @@ class ItemTests(RegisterPagesTestCase):
         self.assertEqual((item.group.name, item.reason, item.responsible), ("Visselblåsning", "Fler än 50 anställda.",
                                                                            self.alice))
 
-    def test_add_refuses_a_non_member_and_nothing_is_saved(self):
+    def test_add_refuses_a_non_member_and_nothing_is_saved(self) -> None:
         doc = LegalDocument.objects.create(sfs_number="2021:891", title="X", status=ProcessingStatus.DONE)
         self.login(self.bob)
         response = self.client.post(self.url("register_item_add"), {"legal_document": doc.pk,
@@ -294,7 +296,7 @@ class ItemTests(RegisterPagesTestCase):
         self.assertEqual(response.status_code, 400)
         self.assertFalse(RegisterItem.objects.filter(legal_document=doc).exists())
 
-    def test_item_page_shows_what_it_should(self):
+    def test_item_page_shows_what_it_should(self) -> None:
         self.login(self.alice)
         response = self.client.get(self.url("register_item", self.item.pk))
         self.assertContains(response, 'href="/lag/1977:1160"')
@@ -303,7 +305,7 @@ class ItemTests(RegisterPagesTestCase):
         self.assertContains(response, "Rutin SAM-01")
         self.assertContains(response, "Gör riskbedömning")
 
-    def test_edit_bad_date_and_too_long_text_save_nothing(self):
+    def test_edit_bad_date_and_too_long_text_save_nothing(self) -> None:
         self.login(self.bob)
         url = self.url("register_item_edit", self.item.pk)
         response = self.client.post(url, {"status": "compliant", "next_review_date": "2026-13-45"})
@@ -314,7 +316,7 @@ class ItemTests(RegisterPagesTestCase):
         self.item.refresh_from_db()
         self.assertEqual((self.item.status, self.item.how_we_comply), ("not_assessed", ""))
 
-    def test_a_10_mb_comment_is_a_clear_error(self):
+    def test_a_10_mb_comment_is_a_clear_error(self) -> None:
         self.login(self.bob)
         response = self.client.post(self.url("register_evidence_add", self.requirement.pk), {
             f"bevis-{self.requirement.pk}-kind": "external", f"bevis-{self.requirement.pk}-reference": "Pärm",
@@ -323,7 +325,7 @@ class ItemTests(RegisterPagesTestCase):
         self.assertContains(response, "för stort", status_code=400)
         self.assertEqual(self.requirement.evidence.count(), 1)
 
-    def test_a_10_mb_comment_refused_before_the_view_is_a_swedish_page_too(self):
+    def test_a_10_mb_comment_refused_before_the_view_is_a_swedish_page_too(self) -> None:
         """With CSRF checks on (as in production) the middleware reads the body first: handler400 answers."""
         client = Client(enforce_csrf_checks=True)
         client.force_login(self.bob)
@@ -334,7 +336,7 @@ class ItemTests(RegisterPagesTestCase):
         self.assertContains(response, "Det du skickade är för stort", status_code=400)
         self.assertEqual(self.requirement.evidence.count(), 1)
 
-    def test_requirement_and_evidence(self):
+    def test_requirement_and_evidence(self) -> None:
         user_file = compliance_services.user_file_upload(
             workspace=self.workspace, user=self.alice,
             uploaded=SimpleUploadedFile("sam-rutin.txt", b"Rutin for SAM", content_type="text/plain"))
@@ -371,7 +373,7 @@ class ItemTests(RegisterPagesTestCase):
         requirement.refresh_from_db()
         self.assertEqual((requirement.title, requirement.status), ("Skriftlig policy", "compliant"))
 
-    def test_history_shows_who_when_field_before_and_after(self):
+    def test_history_shows_who_when_field_before_and_after(self) -> None:
         self.login(self.bob)
         self.client.post(self.url("register_item_edit", self.item.pk), {
             "status": "partial", "how_we_comply": "Rutin SAM-01", "responsible": self.alice.pk,
@@ -395,7 +397,7 @@ class ItemTests(RegisterPagesTestCase):
 
 class ReviewTests(RegisterPagesTestCase):
     @pytest.mark.clock
-    def test_review_flow_to_close(self):
+    def test_review_flow_to_close(self) -> None:
         self.login(self.bob)
         response = self.client.post(self.url("register_review_start"), {
             "title": "Årlig kontroll", "register": self.register.pk, "groups": [self.group.pk],
@@ -439,7 +441,7 @@ class ReviewTests(RegisterPagesTestCase):
         entry.refresh_from_db()
         self.assertEqual(entry.rating, "non_compliant")
 
-    def test_a_rating_must_be_chosen(self):
+    def test_a_rating_must_be_chosen(self) -> None:
         self.login(self.bob)
         response = self.client.post(self.url("register_review_rate", self.review.pk, self.entry.pk),
                                     {f"post-{self.entry.pk}-rating": ""})
@@ -447,13 +449,13 @@ class ReviewTests(RegisterPagesTestCase):
         self.entry.refresh_from_db()
         self.assertFalse(self.entry.is_signed)
 
-    def test_start_without_a_register_sends_to_the_overview(self):
+    def test_start_without_a_register_sends_to_the_overview(self) -> None:
         LegalRegister.objects.filter(workspace=self.workspace).delete()
         self.login(self.bob)
         response = self.client.get(self.url("register_review_start"))
         self.assertRedirects(response, self.url("register_overview"))
 
-    def test_start_needs_items_in_scope(self):
+    def test_start_needs_items_in_scope(self) -> None:
         empty = services.register_group_get_or_create(register=self.register, user=self.alice, name="Tom")
         self.login(self.bob)
         response = self.client.post(self.url("register_review_start"), {
@@ -463,7 +465,7 @@ class ReviewTests(RegisterPagesTestCase):
 
 
 class ActionTests(RegisterPagesTestCase):
-    def test_mark_done_and_filters(self):
+    def test_mark_done_and_filters(self) -> None:
         self.login(self.bob)
         response = self.client.get(self.url("register_actions"))
         self.assertContains(response, "Gör riskbedömning")
@@ -475,7 +477,7 @@ class ActionTests(RegisterPagesTestCase):
         self.assertEqual([r["action"].pk for r in rows], [self.action.pk])
         self.assertEqual(self.client.get(self.url("register_actions"), {"lage": "x"}).status_code, 400)
 
-    def test_owner_and_due_date(self):
+    def test_owner_and_due_date(self) -> None:
         self.login(self.bob)
         prefix = f"atgard-{self.action.pk}"
         response = self.client.post(self.url("register_action_update", self.action.pk), {
@@ -488,7 +490,7 @@ class ActionTests(RegisterPagesTestCase):
 
 
 @pytest.mark.django_db
-def test_nav_has_laglista(client):
+def test_nav_has_laglista(client: Client) -> None:
     from compliance.models import Workspace
     user = make_user("frida")
     ws = Workspace.objects.create(name="F AB", slug="f-ab")
@@ -500,7 +502,7 @@ def test_nav_has_laglista(client):
 
 
 class HistoryDisplayTests(RegisterPagesTestCase):
-    def test_times_are_on_the_stockholm_clock_and_a_finding_names_its_review(self):
+    def test_times_are_on_the_stockholm_clock_and_a_finding_names_its_review(self) -> None:
         with time_machine.travel(datetime.datetime(2026, 6, 17, 21, 30, tzinfo=datetime.timezone.utc), tick=False):
             services.review_entry_rate(entry=self.entry, user=self.bob, rating="non_compliant")
         rows = history_rows(selectors.audit_trail(self.workspace, item=self.item), workspace=self.workspace,

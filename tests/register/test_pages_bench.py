@@ -14,7 +14,7 @@ from register.models import RegisterItem
 pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
-def test_bench_prints_the_overview_times_as_json_and_cleans_up():
+def test_bench_prints_the_overview_times_as_json_and_cleans_up() -> None:
     out = io.StringIO()
     call_command("bench_register", "--json", "--items", "40", "--requirements", "2", "--repeat", "2", stdout=out)
     result = json.loads(out.getvalue())

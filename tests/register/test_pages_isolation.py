@@ -5,6 +5,7 @@ a 404 and changes nothing; so does any id that does not exist. And an outsider g
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
@@ -43,7 +44,7 @@ PAGES = ["register_overview", "register_item_add", "register_reviews", "register
 POST_DATA = {"status": "compliant", "title": "x", "krav-title": "x", "atgarder-title": "x", "markera": "done"}
 
 
-def build(owner, other_owner, n_items: int, n_requirements: int):
+def build(owner: User, other_owner: User, n_items: int, n_requirements: int) -> dict[str, Workspace]:
     docs = [LegalDocument.objects.get_or_create(sfs_number=f"2000:{i + 1}", defaults={
         "title": f"Lag {i + 1}", "status": ProcessingStatus.DONE})[0] for i in range(3)]
     made = {}
@@ -62,7 +63,7 @@ def build(owner, other_owner, n_items: int, n_requirements: int):
     return made
 
 
-def ids_of(ws) -> dict[str, list[int]]:
+def ids_of(ws: Workspace) -> dict[str, list[int]]:
     return {
         "item": list(RegisterItem.objects.filter(workspace=ws).values_list("pk", flat=True)),
         "requirement": list(Requirement.objects.filter(workspace=ws).values_list("pk", flat=True)),
@@ -73,7 +74,7 @@ def ids_of(ws) -> dict[str, list[int]]:
     }
 
 
-def state(ws) -> tuple:
+def state(ws: Workspace) -> tuple:
     return (list(RegisterItem.objects.filter(workspace=ws).order_by("pk").values_list("pk", "status")),
             list(Requirement.objects.filter(workspace=ws).order_by("pk").values_list("pk", "title")),
             Evidence.objects.filter(workspace=ws).count(),
@@ -86,7 +87,9 @@ def state(ws) -> tuple:
                                                                  HealthCheck.too_slow])
 @given(n_items=st.integers(1, 3), n_requirements=st.integers(0, 2),
        route=st.sampled_from(ROUTES), pick=st.integers(0, 50), missing=st.booleans())
-def test_another_workspaces_objects_are_404_on_every_page(n_items, n_requirements, route, pick, missing):
+def test_another_workspaces_objects_are_404_on_every_page(n_items: int, n_requirements: int,
+                                                          route: tuple[str, str, tuple[str, ...]], pick: int,
+                                                          missing: bool) -> None:
     with transaction.atomic():
         alice, bob = make_user("alice-iso"), make_user("bob-iso")
         made = build(alice, bob, n_items, n_requirements)
@@ -109,7 +112,7 @@ def test_another_workspaces_objects_are_404_on_every_page(n_items, n_requirement
         transaction.set_rollback(True)
 
 
-def test_an_outsider_gets_404_on_every_page():
+def test_an_outsider_gets_404_on_every_page() -> None:
     alice, charlie = make_user("alice-out"), make_user("charlie-out")
     made = build(alice, charlie, 1, 1)
     mine = ids_of(made["mine"])

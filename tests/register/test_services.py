@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 import pytest
 import time_machine
 from auditlog.models import LogEntry
+from django.contrib.auth.models import User
 from django.db.models import Model
 
 from compliance.clock import STOCKHOLM
@@ -41,7 +43,7 @@ def counts() -> dict[str, int]:
 
 
 class RegisterAndGroupTests(RegisterTestCase):
-    def test_register_create_and_default(self):
+    def test_register_create_and_default(self) -> None:
         register = services.register_create(workspace=self.workspace, user=self.alice, name="  Miljö  ",
                                             description="ISO 14001")
         self.assertEqual((register.name, register.description, register.created_by), ("Miljö", "ISO 14001",
@@ -50,12 +52,12 @@ class RegisterAndGroupTests(RegisterTestCase):
         self.assertEqual(services.register_default(workspace=self.workspace, user=self.bob), register)
         self.assertEqual(LegalRegister.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_register_default_creates_laglista_when_none(self):
+    def test_register_default_creates_laglista_when_none(self) -> None:
         register = services.register_default(workspace=self.workspace, user=self.bob)
         self.assertEqual(register.name, "Laglista")
         self.assertEqual(register.workspace, self.workspace)
 
-    def test_register_create_bad_input(self):
+    def test_register_create_bad_input(self) -> None:
         self.make_register("Miljö")
         for name, code in (("", "name_required"), ("  ", "name_required"), ("miljö", "name_taken"),
                            ("x" * 201, "text_too_long")):
@@ -65,7 +67,7 @@ class RegisterAndGroupTests(RegisterTestCase):
             self.assertEqual(caught.exception.details["field"], "name")
         self.assertEqual(LegalRegister.objects.count(), 1)
 
-    def test_group_get_or_create_is_idempotent_and_case_insensitive(self):
+    def test_group_get_or_create_is_idempotent_and_case_insensitive(self) -> None:
         register = self.make_register()
         first = services.register_group_get_or_create(register=register, user=self.bob, name="Arbetsmiljö")
         second = services.register_group_get_or_create(register=register, user=self.bob, name="ARBETSMILJÖ")
@@ -78,11 +80,11 @@ class RegisterAndGroupTests(RegisterTestCase):
 
 
 class ItemTests(RegisterTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
 
-    def test_item_add_is_idempotent(self):
+    def test_item_add_is_idempotent(self) -> None:
         group = services.register_group_get_or_create(register=self.register, user=self.alice, name="Arbetsmiljö")
         first = services.register_item_add(register=self.register, user=self.bob, legal_document=self.aml,
                                            group=group, reason="Vi har anställda", responsible=self.bob,
@@ -97,13 +99,13 @@ class ItemTests(RegisterTestCase):
         self.assertEqual((item.reason, item.origin, item.group, item.responsible, item.workspace),
                          ("Vi har anställda", ItemOrigin.SUGGESTION, group, self.bob, self.workspace))
 
-    def test_item_add_own_requirement_without_document(self):
+    def test_item_add_own_requirement_without_document(self) -> None:
         result = services.register_item_add(register=self.register, user=self.alice, legal_document=None,
                                             title="Egen rutin för brandskydd")
         self.assertTrue(result.created)
         self.assertEqual(result.item.display_title, "Egen rutin för brandskydd")
 
-    def test_item_add_bad_input(self):
+    def test_item_add_bad_input(self) -> None:
         other = services.register_create(workspace=self.workspace, user=self.alice, name="Annan")
         foreign_group = services.register_group_get_or_create(register=other, user=self.alice, name="G")
         cases = [
@@ -121,7 +123,7 @@ class ItemTests(RegisterTestCase):
         self.assertEqual(counts(), before)
 
     @time_machine.travel(datetime(2026, 3, 2, 12, 0, tzinfo=STOCKHOLM), tick=False)
-    def test_item_update_status_is_an_assessment(self):
+    def test_item_update_status_is_an_assessment(self) -> None:
         item = self.make_item(self.register)
         RegisterItem.objects.filter(pk=item.pk).update(needs_reassessment=True)
         item = services.register_item_update(item=item, user=self.bob,
@@ -131,14 +133,14 @@ class ItemTests(RegisterTestCase):
                          (ComplianceStatus.PARTIAL, "Rutin", self.bob, False))
         self.assertEqual(item.last_reviewed_at, date(2026, 3, 2))
 
-    def test_item_update_without_status_change_is_no_assessment(self):
+    def test_item_update_without_status_change_is_no_assessment(self) -> None:
         item = self.make_item(self.register)
         services.register_item_update(item=item, user=self.bob, data={"reason": "Vi har 60 anställda"})
         item.refresh_from_db()
         self.assertEqual(item.reason, "Vi har 60 anställda")
         self.assertIsNone(item.last_reviewed_at)
 
-    def test_item_update_bad_input(self):
+    def test_item_update_bad_input(self) -> None:
         item = self.make_item(self.register)
         other = services.register_create(workspace=self.workspace, user=self.alice, name="Annan")
         foreign_group = services.register_group_get_or_create(register=other, user=self.alice, name="G")
@@ -153,7 +155,7 @@ class ItemTests(RegisterTestCase):
         item.refresh_from_db()
         self.assertEqual(item.status, ComplianceStatus.NOT_ASSESSED)
 
-    def test_item_remove(self):
+    def test_item_remove(self) -> None:
         item = self.make_item(self.register)
         self.make_requirement(item)
         services.register_item_remove(item=item, user=self.bob)
@@ -162,12 +164,12 @@ class ItemTests(RegisterTestCase):
 
 
 class RequirementAndEvidenceTests(RegisterTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
         self.item = self.make_item(self.register)
 
-    def test_requirement_create_update_delete(self):
+    def test_requirement_create_update_delete(self) -> None:
         first = self.make_requirement(self.item, "Undersöka risker", section_ref="3 kap. 2 a §", owner=self.bob,
                                       needs_evidence=True)
         second = self.make_requirement(self.item, "Skyddsombud")
@@ -180,7 +182,7 @@ class RequirementAndEvidenceTests(RegisterTestCase):
         services.requirement_delete(requirement=second, user=self.bob)
         self.assertEqual(list(Requirement.objects.values_list("title", flat=True)), ["Undersöka risker"])
 
-    def test_requirement_bad_input(self):
+    def test_requirement_bad_input(self) -> None:
         requirement = self.make_requirement(self.item)
         before = counts()
         for data, code in (({"title": " "}, "title_required"), ({"title": "x" * 301}, "text_too_long"),
@@ -195,7 +197,7 @@ class RequirementAndEvidenceTests(RegisterTestCase):
             self.assertEqual(caught.exception.code, code)
         self.assertEqual(counts(), before)
 
-    def test_evidence_of_each_kind(self):
+    def test_evidence_of_each_kind(self) -> None:
         requirement = self.make_requirement(self.item)
         file_evidence = services.evidence_add(requirement=requirement, user=self.bob, kind=Evidence.Kind.FILE,
                                               user_file=self.policy, note="Antagen 2025")
@@ -211,7 +213,7 @@ class RequirementAndEvidenceTests(RegisterTestCase):
         services.evidence_remove(evidence=external, user=self.bob)
         self.assertEqual(selectors.evidence_list(requirement).count(), 2)
 
-    def test_evidence_of_another_workspace_is_refused(self):
+    def test_evidence_of_another_workspace_is_refused(self) -> None:
         requirement = self.make_requirement(self.item)
         before = counts()
         cases = [(dict(kind=Evidence.Kind.FILE, user_file=self.charlie_file), "unknown_file"),
@@ -225,7 +227,7 @@ class RequirementAndEvidenceTests(RegisterTestCase):
             self.assertEqual(caught.exception.code, code)
         self.assertEqual(counts(), before)
 
-    def test_evidence_of_a_deleted_file_is_refused(self):
+    def test_evidence_of_a_deleted_file_is_refused(self) -> None:
         requirement = self.make_requirement(self.item)
         self.policy.deleted_at = self.policy.created_at
         self.policy.save(update_fields=["deleted_at"])
@@ -234,7 +236,7 @@ class RequirementAndEvidenceTests(RegisterTestCase):
         self.assertEqual(caught.exception.code, "unknown_file")
         self.assertFalse(Evidence.objects.exists())
 
-    def test_private_file_label_hidden_from_revisor(self):
+    def test_private_file_label_hidden_from_revisor(self) -> None:
         requirement = self.make_requirement(self.item)
         evidence = services.evidence_add(requirement=requirement, user=self.alice, kind="file",
                                          user_file=self.private_file)
@@ -247,7 +249,7 @@ class RequirementAndEvidenceTests(RegisterTestCase):
 class PermissionTests(RegisterTestCase):
     """Readers and revisors are refused by every service, and nothing is written."""
 
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
         self.group = services.register_group_get_or_create(register=self.register, user=self.alice, name="G")
@@ -263,7 +265,7 @@ class PermissionTests(RegisterTestCase):
         Membership.objects.create(user=self.dave, workspace=self.empty, role=Membership.Role.VIEWER)
         Membership.objects.create(user=self.erin, workspace=self.empty, role=Membership.Role.AUDITOR)
 
-    def calls(self, user):
+    def calls(self, user: User) -> dict[str, Callable[[], object]]:
         return {
             "register_create": lambda: services.register_create(workspace=self.workspace, user=user, name="Ny"),
             "register_default": lambda: services.register_default(workspace=self.empty, user=user),
@@ -303,7 +305,7 @@ class PermissionTests(RegisterTestCase):
             "template_apply": lambda: services.template_apply(workspace=self.workspace, user=user, template=None),
         }
 
-    def test_every_service_refuses_readers_revisors_and_outsiders(self):
+    def test_every_service_refuses_readers_revisors_and_outsiders(self) -> None:
         # Every service of the module is here: a new one without a permission test fails this count.
         public = {name for name in dir(services) if callable(getattr(services, name))
                   and getattr(getattr(services, name), "__module__", "") == services.__name__
@@ -322,7 +324,7 @@ class PermissionTests(RegisterTestCase):
 
 
 class ReviewTests(RegisterTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
         self.arbetsmiljo = services.register_group_get_or_create(register=self.register, user=self.alice,
@@ -333,7 +335,7 @@ class ReviewTests(RegisterTestCase):
         self.afs_item = self.make_item(self.register, self.afs, group=self.arbetsmiljo)
         self.gdpr_item = self.make_item(self.register, self.gdpr, group=self.dataskydd)
 
-    def test_start_over_groups_makes_one_entry_per_item(self):
+    def test_start_over_groups_makes_one_entry_per_item(self) -> None:
         review = services.review_start(register=self.register, user=self.alice, title="Arbetsmiljö 2026",
                                        groups=[self.arbetsmiljo], lead=self.bob, due_date=date(2026, 12, 1))
         self.assertEqual(set(review.entries.values_list("item_id", flat=True)), {self.aml_item.pk, self.afs_item.pk})
@@ -342,7 +344,7 @@ class ReviewTests(RegisterTestCase):
         whole = services.review_start(register=self.register, user=self.alice, title="Hela")
         self.assertEqual(whole.entries.count(), 3)
 
-    def test_start_bad_input(self):
+    def test_start_bad_input(self) -> None:
         other = services.register_create(workspace=self.workspace, user=self.alice, name="Tom")
         foreign = services.register_group_get_or_create(register=other, user=self.alice, name="Tom grupp")
         before = counts()
@@ -356,7 +358,7 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual(counts(), before)
 
     @time_machine.travel(datetime(2026, 3, 2, 12, 0, tzinfo=STOCKHOLM), tick=False)
-    def test_rating_signs_the_entry_and_updates_the_item(self):
+    def test_rating_signs_the_entry_and_updates_the_item(self) -> None:
         review = services.review_start(register=self.register, user=self.alice, title="K", groups=[self.dataskydd])
         entry = review.entries.get()
         result = services.review_entry_rate(entry=entry, user=self.bob, rating=ComplianceStatus.COMPLIANT,
@@ -370,7 +372,7 @@ class ReviewTests(RegisterTestCase):
                           self.gdpr_item.next_review_date),
                          (ComplianceStatus.COMPLIANT, date(2026, 3, 2), self.bob, date(2026, 3, 2) + timedelta(days=365)))
 
-    def test_rating_bad_input(self):
+    def test_rating_bad_input(self) -> None:
         review = services.review_start(register=self.register, user=self.alice, title="K")
         entry = review.entries.get(item=self.aml_item)
         requirement = self.make_requirement(self.gdpr_item)
@@ -387,7 +389,7 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual(counts(), before)
 
     @time_machine.travel(datetime(2026, 3, 2, 12, 0, tzinfo=STOCKHOLM), tick=False)
-    def test_non_compliant_creates_one_action_only(self):
+    def test_non_compliant_creates_one_action_only(self) -> None:
         review = services.review_start(register=self.register, user=self.alice, title="K")
         entry = review.entries.get(item=self.aml_item)
         first = services.review_entry_rate(entry=entry, user=self.alice, rating=ComplianceStatus.NON_COMPLIANT,
@@ -402,7 +404,7 @@ class ReviewTests(RegisterTestCase):
                          (self.bob, date(2026, 4, 1), entry, self.aml_item, Action.State.OPEN))
         self.assertIn("Arbetsmiljölag", action.title)
 
-    def test_non_compliant_action_owner_and_due_date_chosen(self):
+    def test_non_compliant_action_owner_and_due_date_chosen(self) -> None:
         review = services.review_start(register=self.register, user=self.alice, title="K")
         entry = review.entries.get(item=self.gdpr_item)
         result = services.review_entry_rate(entry=entry, user=self.bob, rating="non_compliant",
@@ -411,7 +413,7 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual((result.action.owner, result.action.due_date, result.action.title),
                          (self.alice, date(2027, 1, 15), "Ta fram registerförteckning"))
 
-    def test_closing_with_unsigned_entries_is_refused(self):
+    def test_closing_with_unsigned_entries_is_refused(self) -> None:
         review = services.review_start(register=self.register, user=self.alice, title="K")
         services.review_entry_rate(entry=review.entries.get(item=self.aml_item), user=self.bob, rating="compliant")
         with self.assertRaises(RegisterError) as caught:
@@ -421,7 +423,7 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual((review.state, review.closed_at, review.as_of), (Review.State.OPEN, None, None))
         self.assertFalse(review.entries.exclude(frozen_title="").exists())
 
-    def test_closed_review_refuses_rating_and_second_close(self):
+    def test_closed_review_refuses_rating_and_second_close(self) -> None:
         review = self.make_closed_review(self.register)
         entry = review.entries.get(item=self.aml_item)
         with self.assertRaises(ReviewClosedError) as caught:
@@ -433,7 +435,7 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual(entry.rating, "compliant")
         self.assertFalse(Action.objects.exists())
 
-    def test_closing_freezes_the_longest_title_a_document_may_have(self):
+    def test_closing_freezes_the_longest_title_a_document_may_have(self) -> None:
         """An amending regulation's title names every regulation it amends (MSBFS 2025:9 has 717 characters);
         the frozen title holds the longest a document may have, with its number."""
         self.afs.title = ("Arbetsmiljöverkets föreskrifter om ändring i " * 25)[:1000]
@@ -446,7 +448,7 @@ class ReviewTests(RegisterTestCase):
         self.assertEqual(review.entries.get(item=self.afs_item).frozen_title, f"{self.afs.title} (AFS 2023:1)")
 
     @time_machine.travel(datetime(2026, 5, 20, 10, 0, tzinfo=STOCKHOLM), tick=False)
-    def test_closing_freezes_what_the_review_saw(self):
+    def test_closing_freezes_what_the_review_saw(self) -> None:
         requirement = self.make_requirement(self.aml_item, "Undersöka risker", section_ref="3 kap. 2 a §",
                                             owner=self.bob, status="compliant")
         evidence = services.evidence_add(requirement=requirement, user=self.alice, kind="file", user_file=self.policy)
@@ -495,12 +497,12 @@ class ReviewTests(RegisterTestCase):
 
 
 class ActionTests(RegisterTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         super().setUp()
         self.register = self.make_register()
         self.item = self.make_item(self.register)
 
-    def test_action_create_and_close_and_reopen(self):
+    def test_action_create_and_close_and_reopen(self) -> None:
         requirement = self.make_requirement(self.item)
         action = services.action_create(workspace=self.workspace, user=self.bob, title="Skyddsrond",
                                         requirement=requirement, owner=self.alice, due_date=date(2026, 9, 1))
@@ -513,7 +515,7 @@ class ActionTests(RegisterTestCase):
         action = services.action_update(action=action, user=self.alice, data={"state": "open"})
         self.assertEqual((action.state, action.closed_by, action.closed_at), (Action.State.OPEN, None, None))
 
-    def test_action_bad_input(self):
+    def test_action_bad_input(self) -> None:
         other_register = services.register_create(workspace=self.charlies_workspace, user=self.charlie, name="C")
         charlies_item = services.register_item_add(register=other_register, user=self.charlie,
                                                    legal_document=self.aml).item
@@ -532,7 +534,7 @@ class ActionTests(RegisterTestCase):
 
 
 class AuditTrailTests(RegisterTestCase):
-    def test_changes_are_recorded_with_actor_and_before_after(self):
+    def test_changes_are_recorded_with_actor_and_before_after(self) -> None:
         register = self.make_register()
         item = self.make_item(register)
         requirement = self.make_requirement(item, "Undersöka risker")
@@ -559,7 +561,7 @@ class AuditTrailTests(RegisterTestCase):
         self.assertEqual(trail, sorted(trail, key=lambda e: (e.timestamp, e.pk), reverse=True))
         self.assertFalse(selectors.audit_trail(self.charlies_workspace).exists())
 
-    def test_review_and_action_are_recorded(self):
+    def test_review_and_action_are_recorded(self) -> None:
         register = self.make_register()
         item = self.make_item(register)
         review = services.review_start(register=register, user=self.alice, title="K")
@@ -577,7 +579,7 @@ class AuditTrailTests(RegisterTestCase):
 
 # The Stockholm day decides a review's date: 00:30 in Stockholm is still yesterday in UTC.
 class ReviewDayTests(RegisterTestCase):
-    def test_as_of_is_the_stockholm_day(self):
+    def test_as_of_is_the_stockholm_day(self) -> None:
         register = self.make_register()
         self.make_item(register)
         with time_machine.travel(datetime(2026, 11, 25, 0, 30, tzinfo=STOCKHOLM), tick=False):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import reverse
 
 from chunks.models import ContentChunk
@@ -11,6 +13,8 @@ from register.models import ItemOrigin, RegisterItem, Requirement, SuggestionDec
 from register.services import PermissionDeniedError, RegisterError, suggestion_accept, suggestion_reject, template_apply
 from register.suggestions import (
     RULES_PATH,
+    Rule,
+    Suggestion,
     knowledge_suggestions,
     load_rules,
     rule_matches,
@@ -54,12 +58,12 @@ def load_documents(*numbers: str) -> dict[str, LegalDocument]:
     return out
 
 
-def numbers(suggestions) -> list[str]:
+def numbers(suggestions: list[Suggestion]) -> list[str]:
     return [s.number for s in suggestions]
 
 
 class RulesDataTests(BaseTestCase):
-    def test_every_rule_names_a_valid_document_number_and_is_unique(self):
+    def test_every_rule_names_a_valid_document_number_and_is_unique(self) -> None:
         loaded = rules()
         self.assertGreaterEqual(len(loaded), 25)
         self.assertLessEqual(len(loaded), 40)
@@ -68,14 +72,14 @@ class RulesDataTests(BaseTestCase):
             self.assertTrue(is_document_number(rule.document), rule.id)
             self.assertIn("→", rule.reason, rule.id)
 
-    def test_every_rule_names_a_document_of_the_shipped_corpus(self):
+    def test_every_rule_names_a_document_of_the_shipped_corpus(self) -> None:
         from tests.register.corpus_numbers import shipped_numbers
 
         shipped = shipped_numbers()
         missing = [(r.id, r.document) for r in rules() if r.document not in shipped]
         self.assertEqual(missing, [])
 
-    def test_every_template_names_valid_documents_with_kravpunkter(self):
+    def test_every_template_names_valid_documents_with_kravpunkter(self) -> None:
         from tests.register.corpus_numbers import shipped_numbers
 
         shipped = shipped_numbers()
@@ -88,7 +92,7 @@ class RulesDataTests(BaseTestCase):
                 self.assertTrue(item.reason)
             self.assertTrue(any(item.requirements for item in template.items))
 
-    def test_a_rule_with_an_unknown_condition_is_refused(self):
+    def test_a_rule_with_an_unknown_condition_is_refused(self) -> None:
         import tempfile
         from pathlib import Path
 
@@ -103,29 +107,29 @@ class RulesDataTests(BaseTestCase):
 
 
 class RuleMatchingTests(BaseTestCase):
-    def profile(self, **values) -> WorkspaceProfile:
+    def profile(self, **values: Any) -> WorkspaceProfile:
         return WorkspaceProfile(workspace=self.workspace, **values)
 
-    def rule(self, rule_id: str):
+    def rule(self, rule_id: str) -> Rule:
         return next(r for r in rules() if r.id == rule_id)
 
-    def test_whistleblowing_from_fifty_employees(self):
+    def test_whistleblowing_from_fifty_employees(self) -> None:
         self.assertFalse(rule_matches(self.rule("visselblasare-50"), self.profile(employee_count=49)))
         self.assertTrue(rule_matches(self.rule("visselblasare-50"), self.profile(employee_count=50)))
 
-    def test_an_empty_field_never_matches(self):
+    def test_an_empty_field_never_matches(self) -> None:
         self.assertFalse(rule_matches(self.rule("aml-employer"), self.profile()))
         self.assertFalse(rule_matches(self.rule("mbl-agreement"), self.profile(employee_count=10)))
         self.assertFalse(rule_matches(self.rule("mbl-no-agreement"), self.profile(employee_count=10)))
 
-    def test_collective_agreement_chooses_the_mbl_reason(self):
+    def test_collective_agreement_chooses_the_mbl_reason(self) -> None:
         with_agreement = self.profile(employee_count=10, has_collective_agreement=True)
         without = self.profile(employee_count=10, has_collective_agreement=False)
         self.assertTrue(rule_matches(self.rule("mbl-agreement"), with_agreement))
         self.assertFalse(rule_matches(self.rule("mbl-agreement"), without))
         self.assertTrue(rule_matches(self.rule("mbl-no-agreement"), without))
 
-    def test_sni_prefix_or_industry_word(self):
+    def test_sni_prefix_or_industry_word(self) -> None:
         rule = self.rule("penningtvatt-sni")
         self.assertTrue(rule_matches(rule, self.profile(sni_code="69.201")))
         self.assertTrue(rule_matches(rule, self.profile(industry="Redovisningsbyrå")))
@@ -133,13 +137,13 @@ class RuleMatchingTests(BaseTestCase):
 
 
 class SuggestionListTests(BaseTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         self.docs = load_documents()
 
-    def set_profile(self, **values):
+    def set_profile(self, **values: Any) -> None:
         WorkspaceProfile.objects.update_or_create(workspace=self.workspace, defaults=values)
 
-    def test_profile_suggestions_with_reasons(self):
+    def test_profile_suggestions_with_reasons(self) -> None:
         self.set_profile(employee_count=60, has_collective_agreement=True, sector="private")
         found = {s.number: s for s in suggestion_list(self.workspace)}
         for number in ("1977:1160", "AFS 2023:1", "1982:80", "1976:580", "2021:890", "(EU) 2016/679",
@@ -152,20 +156,20 @@ class SuggestionListTests(BaseTestCase):
         self.assertIn("förbjuder diskriminering", found["2008:567"].reason_text)
         self.assertEqual(found["1977:1160"].group, "Arbetsmiljö")
 
-    def test_a_small_company_gets_no_whistleblowing_suggestion(self):
+    def test_a_small_company_gets_no_whistleblowing_suggestion(self) -> None:
         self.set_profile(employee_count=12)
         self.assertNotIn("2021:890", numbers(suggestion_list(self.workspace)))
         self.assertIn("3 kap. 14 §", next(s for s in suggestion_list(self.workspace)
                                           if s.number == "2008:567").reason_text)
 
-    def test_a_rule_whose_document_is_not_loaded_is_skipped(self):
+    def test_a_rule_whose_document_is_not_loaded_is_skipped(self) -> None:
         LegalDocument.objects.filter(sfs_number="AFS 2023:1").delete()
         self.set_profile(employee_count=5)
         found = numbers(suggestion_list(self.workspace))
         self.assertNotIn("AFS 2023:1", found)
         self.assertIn("1977:1160", found)
 
-    def test_knowledge_base_mentions_become_suggestions_but_not_from_private_files(self):
+    def test_knowledge_base_mentions_become_suggestions_but_not_from_private_files(self) -> None:
         public = UserFile.objects.create(workspace=self.workspace, title="Personalhandbok.pdf",
                                          original_name="p.pdf", file="x", status="done")
         private = UserFile.objects.create(workspace=self.workspace, title="Hemligt.pdf", original_name="h.pdf",
@@ -182,7 +186,7 @@ class SuggestionListTests(BaseTestCase):
         self.assertIn("Personalhandbok.pdf", found["1972:207"].reason_text)
         self.assertNotIn("Hemligt", " ".join(s.reason_text for s in suggestion_list(self.workspace)))
 
-    def test_accepted_and_rejected_are_not_suggested_again(self):
+    def test_accepted_and_rejected_are_not_suggested_again(self) -> None:
         self.set_profile(employee_count=30)
         result = suggestion_accept(workspace=self.workspace, user=self.alice, number="1977:1160")
         self.assertTrue(result.created)
@@ -200,7 +204,7 @@ class SuggestionListTests(BaseTestCase):
         self.assertEqual(raised.exception.code, "suggestion_gone")
         self.assertFalse(RegisterItem.objects.filter(legal_document__sfs_number="1982:80").exists())
 
-    def test_a_reader_cannot_accept(self):
+    def test_a_reader_cannot_accept(self) -> None:
         Membership.objects.filter(user=self.bob).update(role=Membership.Role.VIEWER)
         self.set_profile(employee_count=30)
         with self.assertRaises(PermissionDeniedError):
@@ -209,7 +213,7 @@ class SuggestionListTests(BaseTestCase):
 
 
 class TemplateApplyTests(BaseTestCase):
-    def test_applying_twice_adds_nothing_the_second_time(self):
+    def test_applying_twice_adds_nothing_the_second_time(self) -> None:
         load_documents()
         template = template_get("arbetsmiljo")
         first = template_apply(workspace=self.workspace, user=self.alice, template=template)
@@ -226,7 +230,7 @@ class TemplateApplyTests(BaseTestCase):
         self.assertEqual((second.items_added, second.items_kept, second.requirements_added), (0, 3, 0))
         self.assertEqual(Requirement.objects.count(), count)
 
-    def test_a_missing_kravpunkt_is_added_to_an_item_already_on_the_list(self):
+    def test_a_missing_kravpunkt_is_added_to_an_item_already_on_the_list(self) -> None:
         load_documents()
         template = template_get("dataskydd")
         template_apply(workspace=self.workspace, user=self.alice, template=template)
@@ -238,21 +242,21 @@ class TemplateApplyTests(BaseTestCase):
 
 
 class SuggestionPagesTests(BaseTestCase):
-    def setUp(self):
+    def setUp(self) -> None:
         load_documents()
         WorkspaceProfile.objects.create(workspace=self.workspace, employee_count=55)
 
-    def url(self, name: str, *args) -> str:
+    def url(self, name: str, *args: object) -> str:
         return reverse(name, args=[self.workspace.slug, *args])
 
-    def test_it_lists_suggestions_with_reasons(self):
+    def test_it_lists_suggestions_with_reasons(self) -> None:
         self.login(self.bob)
         response = self.client.get(self.url("register_suggestions"))
         self.assertContains(response, "visselblåsarlagen")
         self.assertContains(response, "Lägg till")
         self.assertContains(response, 'data-document="2021:890"')
 
-    def test_accept_by_htmx_swaps_the_row(self):
+    def test_accept_by_htmx_swaps_the_row(self) -> None:
         self.login(self.bob)
         response = self.client.post(self.url("register_suggestion_accept"), {"document": "2021:890"},
                                     HTTP_HX_REQUEST="true")
@@ -264,7 +268,7 @@ class SuggestionPagesTests(BaseTestCase):
         self.assertEqual(response.status_code, 409)
         self.assertContains(response, "gäller inte längre", status_code=409)
 
-    def test_reject_and_restore(self):
+    def test_reject_and_restore(self) -> None:
         self.login(self.alice)
         response = self.client.post(self.url("register_suggestion_reject"), {"document": "1982:80"})
         self.assertRedirects(response, self.url("register_suggestions"))
@@ -275,7 +279,7 @@ class SuggestionPagesTests(BaseTestCase):
         self.client.post(self.url("register_suggestion_restore", decision.pk))
         self.assertFalse(SuggestionDecision.objects.exists())
 
-    def test_templates_page_applies_a_template(self):
+    def test_templates_page_applies_a_template(self) -> None:
         self.login(self.alice)
         self.assertContains(self.client.get(self.url("register_templates")), "Lägg till mall")
         response = self.client.post(self.url("register_template_apply", "miljo"), follow=True)
@@ -284,7 +288,7 @@ class SuggestionPagesTests(BaseTestCase):
                         .exists())
         self.assertEqual(self.client.post(self.url("register_template_apply", "finns-inte")).status_code, 404)
 
-    def test_readers_and_revisors_read_only(self):
+    def test_readers_and_revisors_read_only(self) -> None:
         for role in (Membership.Role.VIEWER, Membership.Role.AUDITOR):
             Membership.objects.filter(user=self.bob).update(role=role)
             self.login(self.bob)
@@ -297,7 +301,7 @@ class SuggestionPagesTests(BaseTestCase):
             self.assertEqual(self.client.post(self.url("register_template_apply", "miljo")).status_code, 403)
         self.assertFalse(RegisterItem.objects.exists())
 
-    def test_it_checks_ownership(self):
+    def test_it_checks_ownership(self) -> None:
         self.login(self.charlie)
         for name, args in (("register_suggestions", ()), ("register_templates", ())):
             self.assertEqual(self.client.get(self.url(name, *args)).status_code, 404)

@@ -95,7 +95,7 @@ class QuestionPool:
     """Every request asks the next question, across users and phases: a question comes
     back only once all have been asked, as people rarely ask the very same words."""
 
-    def __init__(self, pool: list[str]):
+    def __init__(self, pool: list[str]) -> None:
         self._pool, self._next = pool, 0
         self._lock = threading.Lock()
 
@@ -109,7 +109,7 @@ class QuestionPool:
 class Budget:
     """At most `limit` requests, until `deadline`."""
 
-    def __init__(self, limit: int, deadline: float):
+    def __init__(self, limit: int, deadline: float) -> None:
         self.limit, self.deadline, self.used = limit, deadline, 0
         self._lock = threading.Lock()
 
@@ -127,7 +127,7 @@ class Budget:
 
 
 class Results:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
@@ -159,7 +159,7 @@ class Results:
 class Client:
     """One virtual user: a keep-alive connection and an API token."""
 
-    def __init__(self, port: int, token: str, slug: str):
+    def __init__(self, port: int, token: str, slug: str) -> None:
         self.port, self.slug = port, slug
         self.headers = {"Authorization": f"Bearer {token}"}
         self.conn = http.client.HTTPConnection(HOST, port, timeout=60)
@@ -475,7 +475,7 @@ class Command(BaseCommand):
 class _NamedBytes:
     """The least an upload needs: a name, a size, a content type and read()."""
 
-    def __init__(self, name: str, data: bytes):
+    def __init__(self, name: str, data: bytes) -> None:
         self.name, self._data, self.size, self.content_type = name, data, len(data), "text/plain"
 
     def read(self) -> bytes:

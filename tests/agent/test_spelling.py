@@ -5,6 +5,8 @@ Arbetsmiljölagen and LAS are the corpus; the slips are of our own making, never
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 from pytest_django import Settings
@@ -16,7 +18,9 @@ from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.spelling import SpellingIndex, correction
+from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk
+from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +44,7 @@ def test_one_slip_finds_the_statute_word_most_used_first_letter_kept() -> None:
     assert correction("ombd", index) is None  # too short to tell which word was meant
 
 
-def test_a_misspelt_word_is_searched_as_the_statute_word_and_still_named(loaded: None) -> None:
+def test_a_misspelt_word_is_searched_as_the_statute_word_and_still_named(loaded: list[LegalDocument]) -> None:
     query = keyword_query(QUESTION, [])
     assert query.unknown_words == ["skydsombud"]
     assert query.corrections["skydsombud"].lower().startswith("skyddsombud")  # as a statute writes it
@@ -49,14 +53,14 @@ def test_a_misspelt_word_is_searched_as_the_statute_word_and_still_named(loaded:
     assert query.unmatched_weight > 0
 
 
-def test_without_the_bridge_the_slip_finds_nothing(loaded: None, settings: Settings) -> None:
+def test_without_the_bridge_the_slip_finds_nothing(loaded: list[LegalDocument], settings: Settings) -> None:
     settings.RETRIEVAL_BRIDGE_SPELLING = False
     query = keyword_query(QUESTION, [])
     assert query.unknown_words == ["skydsombud"] and query.corrections == {}
     assert "skyddsombud" not in query.terms
 
 
-def test_the_misspelt_question_finds_what_the_spelt_one_finds(team: dict) -> None:
+def test_the_misspelt_question_finds_what_the_spelt_one_finds(team: dict[str, Any]) -> None:
     options = RetrievalOptions(mode="keyword", top_k=5)
     spelt = retrieve_context("Vad får ett skyddsombud göra?", team["ws"], user=team["alice"], options=options)
     slipped = retrieve_context(QUESTION, team["ws"], user=team["alice"], options=options)
@@ -66,18 +70,18 @@ def test_the_misspelt_question_finds_what_the_spelt_one_finds(team: dict) -> Non
     assert slipped.unknown_words == ["skydsombud"] and "skydsombud" in slipped.corrections
 
 
-def test_a_word_of_practice_with_no_statute_word_near_is_not_corrected(loaded: None) -> None:
+def test_a_word_of_practice_with_no_statute_word_near_is_not_corrected(loaded: list[LegalDocument]) -> None:
     query = keyword_query("Vilket skydd har en visselblåsare?", [])
     assert query.unknown_words == ["visselblåsare"] and query.corrections == {}
 
 
-def test_a_word_the_workspace_writes_is_its_own_not_a_slip(team: dict) -> None:
+def test_a_word_the_workspace_writes_is_its_own_not_a_slip(team: dict[str, Any]) -> None:
     add_file_chunk(team["ws"], "Vårt skydsombud heter Eva och sitter i huset.")
     query = keyword_query(QUESTION, [team["ws"].pk])
     assert query.unknown_words == [] and query.corrections == {}
 
 
-def test_another_workspaces_words_are_never_what_a_slip_becomes(team: dict) -> None:
+def test_another_workspaces_words_are_never_what_a_slip_becomes(team: dict[str, Any]) -> None:
     # Only another workspace writes "visselombud"; "visselombut" is one slip from it and from no statute word.
     add_file_chunk(team["other"], "Vårt visselombud tar emot rapporter om missförhållanden.")
     query = keyword_query("Vem är vårt visselombut?", [team["ws"].pk])
@@ -91,7 +95,7 @@ def test_the_words_say_what_was_searched() -> None:
     assert 'använder "skydsombud" (sökt som "skyddsombud")' in text
 
 
-def test_the_offline_answer_says_what_was_searched_and_keeps_it_on_a_cache_hit(team: dict) -> None:
+def test_the_offline_answer_says_what_was_searched_and_keeps_it_on_a_cache_hit(team: dict[str, Any]) -> None:
     conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
     first = chat.answer(conversation, team["alice"], QUESTION)
     again = chat.answer(conversation, team["alice"], QUESTION)
@@ -100,7 +104,7 @@ def test_the_offline_answer_says_what_was_searched_and_keeps_it_on_a_cache_hit(t
         assert 'Ingen källa använder "skydsombud" (sökt som "skyddsombud' in message.content
 
 
-def test_the_model_is_told_what_was_searched(team: dict, fake_model: object) -> None:
+def test_the_model_is_told_what_was_searched(team: dict[str, Any], fake_model: FakeOpenAI) -> None:
     fake_model.script = [{"text": "Skyddsombudet företräder arbetstagarna [1]."}]
     conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
     chat.answer(conversation, team["alice"], QUESTION)
@@ -108,7 +112,7 @@ def test_the_model_is_told_what_was_searched(team: dict, fake_model: object) -> 
     assert 'Ord i frågan som ingen källa använder: "skydsombud" (sökt som "skyddsombud' in context
 
 
-def test_the_search_api_returns_the_corrections(team: dict, client: Client) -> None:
+def test_the_search_api_returns_the_corrections(team: dict[str, Any], client: Client) -> None:
     client.force_login(team["alice"])
     response = client.post(f"/api/v1/workspaces/{team['ws'].slug}/search", {"query": QUESTION},
                            content_type="application/json")

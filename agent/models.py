@@ -89,8 +89,8 @@ class RetrievalLog(models.Model):
     references = models.JSONField(default=list, blank=True)  # e.g. ["1977:1160 3 kap. 2 a §"]
     dates = models.JSONField(null=True, blank=True)  # {"start": "2024-01-01", "end": ..., "label": ...}
     workspace_mentions = models.JSONField(default=list, blank=True)
-    # The question's words no source in its scope uses (KeywordQuery.unknown_words): what the dashboard
-    # lists as words the knowledge base lacks.
+    # The question's words no source in its scope uses (KeywordQuery.unknown_words), less those searched as the
+    # statute word they are one slip from: what the dashboard lists as words the knowledge base lacks.
     unknown_words = models.JSONField(default=list, blank=True)
     fallback = models.BooleanField(default=False)  # the message had no keywords of its own
     skipped = models.BooleanField(default=False)

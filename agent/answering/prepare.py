@@ -118,7 +118,9 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
         retrieved = Retrieved(degraded=True,
                               notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
 
-    facts["unknown_words"] = retrieved.unknown_words[:MAX_LOGGED_WORDS]
+    # A misspelt word searched as the statute word (retrieved.corrections) is no word the knowledge base lacks:
+    # the dashboard's list, which these feed, is of those.
+    facts["unknown_words"] = [w for w in retrieved.unknown_words if w not in retrieved.corrections][:MAX_LOGGED_WORDS]
     t0 = time.perf_counter()
     register_ids = _register_workspaces(workspace, user, retrieved.scope)
     assembly = AssemblyOptions(context_window=options.context_window,

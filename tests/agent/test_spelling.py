@@ -14,6 +14,7 @@ from pytest_django import Settings
 from agent.answering import chat
 from agent.answering.answer import extractive_answer
 from agent.answering.prompts import quoted_words
+from agent.models import RetrievalLog
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
@@ -102,6 +103,8 @@ def test_the_offline_answer_says_what_was_searched_and_keeps_it_on_a_cache_hit(t
     for message in (first, again):
         assert message.answer_mode == "extractive" and message.sources
         assert 'Ingen källa använder "skydsombud" (sökt som "skyddsombud' in message.content
+    # A slip is no word the knowledge base lacks: the dashboard's list (fed by the logs) leaves it out.
+    assert list(RetrievalLog.objects.filter(workspace=team["ws"]).values_list("unknown_words", flat=True)) == [[], []]
 
 
 def test_the_model_is_told_what_was_searched(team: dict[str, Any], fake_model: FakeOpenAI) -> None:

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 def warm_up() -> list[str]:
     """Load what can be loaded; returns the names of what was."""
     steps = [("tokens", get_encoding), ("statutes", statute_directory), ("bridges", bridges.vocabulary)]
+    if settings.RETRIEVAL_BRIDGE_SPELLING:
+        steps.append(("spelling", lambda: bridges.vocabulary().spelling))  # the statute words by first letter
     if settings.RETRIEVAL_NEIGHBOURS:
         steps.append(("term vectors", vocabulary_neighbours.term_vectors))  # the int8 file read into float32 rows
     if settings.EMBEDDING_BACKEND == "local":

@@ -1,5 +1,5 @@
-"""A web process loads the token encoding, the statute names, the bridges and the embedding model before its first
-request."""
+"""A web process loads the token encoding, the statute names, the bridges, the statute words a slip is compared with
+and the embedding model before its first request."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ def test_warm_up_loads_what_the_first_question_needs(loaded: list[LegalDocument]
     get_encoding.cache_clear()
     directory_module.statute_directory_invalidate()
     bridges.forget()
-    assert warm_up() == ["tokens", "statutes", "bridges", "embedding"]
+    assert warm_up() == ["tokens", "statutes", "bridges", "spelling", "embedding"]
     assert get_encoding.cache_info().currsize == 1
     assert directory_module._cached is not None
     assert get_provider()._model is not None
-    assert bridges._local is not None
+    assert bridges._local is not None and bridges._local._spelling is not None
 
 
 def test_a_remote_embedder_is_not_called_at_start_up(settings: Settings) -> None:

@@ -10,6 +10,7 @@ from .comparison import Pair, pair_own_with_law
 from .prompts import (
     COMPARISON_HEADING,
     COMPARISON_NOTE,
+    CORRECTED_WORDS_NOTE,
     NO_MODEL_LEAD,
     NO_SOURCES_ANSWER,
     NO_SOURCES_UNKNOWN_WORDS_ANSWER,
@@ -103,8 +104,13 @@ def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_p
     for row in by_relevance[:max_passages]:
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
     parts = [lead, profile_note] if profile_note else [lead]
-    if unknown_words:
-        parts.append(UNKNOWN_WORDS_NOTE.format(words=quoted_words(unknown_words, corrections)))
+    corrections = corrections or {}
+    missing = [word for word in unknown_words if word not in corrections]
+    corrected = [word for word in unknown_words if word in corrections]
+    if missing:
+        parts.append(UNKNOWN_WORDS_NOTE.format(words=quoted_words(missing)))
+    if corrected:
+        parts.append(CORRECTED_WORDS_NOTE.format(words=quoted_words(corrected, corrections)))
     pairs = pair_own_with_law(citations) if compare else []
     if pairs:
         parts += [COMPARISON_HEADING, comparison_table(pairs), COMPARISON_NOTE]

@@ -55,6 +55,11 @@ UNKNOWN_WORDS_NOTE = (
     "_Ingen källa använder {words}: avsnitten nedan hittades på frågans övriga ord och på vad den handlar om. "
     "Lagen kan kalla samma sak något annat; fråga gärna igen med lagens term._"
 )
+# A misspelt word searched as the statute word one slip away (agent.retrieval.spelling): the reader sees the guess.
+CORRECTED_WORDS_NOTE = (
+    "_Ingen källa använder {words}; avsnitten nedan hittades på lagtextens ord. Menade du något annat, "
+    "fråga gärna igen._"
+)
 
 
 def quoted_words(words: Sequence[str], corrections: Mapping[str, str] | None = None) -> str:

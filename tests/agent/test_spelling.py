@@ -96,6 +96,16 @@ def test_the_words_say_what_was_searched() -> None:
     assert 'använder "skydsombud" (sökt som "skyddsombud")' in text
 
 
+def test_with_sources_a_corrected_word_and_a_missing_one_get_a_note_each() -> None:
+    source = {"n": 1, "header": "Arbetsmiljölag (1977:1160) > 6 kap. 4 §", "citation": "6 kap. 4 §",
+              "document_title": "Arbetsmiljölag (1977:1160)", "text": "Skyddsombud företräder arbetstagarna.",
+              "score": 1.0}
+    text = extractive_answer([source], unknown_words=["skydsombud", "mejl"], corrections={"skydsombud": "skyddsombud"})
+    assert '_Ingen källa använder "mejl": avsnitten nedan hittades på frågans övriga ord' in text
+    assert ('_Ingen källa använder "skydsombud" (sökt som "skyddsombud"); avsnitten nedan hittades på lagtextens ord. '
+            "Menade du något annat, fråga gärna igen._") in text
+
+
 def test_the_offline_answer_says_what_was_searched_and_keeps_it_on_a_cache_hit(team: dict[str, Any]) -> None:
     conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
     first = chat.answer(conversation, team["alice"], QUESTION)

@@ -99,3 +99,20 @@ def test_a_word_no_source_uses_is_named_in_the_answer(live_server: LiveServer, b
     page.reload()
     assert 'Ingen källa använder "visselblåsare"' in page.locator(".msg-assistant .answer").last.inner_text()
     page.close()
+
+
+def test_a_misspelt_word_is_searched_as_the_statute_word_and_the_answer_says_so(
+        live_server: LiveServer, browser: Browser, artifacts: Path, alice: User) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
+    page.set_default_timeout(60_000)
+    log_in(page, live_server.url, "alice")
+    page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
+    page.fill("#chat-input", "Vad får ett skydsombud göra?")
+    page.click("#chat-send")
+    page.locator(".msg-assistant .source-card").first.wait_for()
+    answer = page.locator(".msg-assistant .answer").last
+    assert 'Ingen källa använder "skydsombud" (sökt som "skyddsombud' in answer.locator("em").first.inner_text()
+    # The sources are the statute's §§ on the word meant.
+    assert "skyddsombud" in answer.inner_text().lower().split("sökt som", 1)[1]
+    page.screenshot(path=str(artifacts / "chat-misspelt-word.png"), full_page=True)
+    page.close()

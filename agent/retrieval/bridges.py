@@ -119,6 +119,8 @@ class Bridged:
     reasons: dict[str, str] = field(default_factory=dict)  # lexeme -> what bridged it (for logs and tests)
     # a question lexeme no source uses -> the statute lexeme one slip away that was searched for it
     corrections: dict[str, str] = field(default_factory=dict)
+    # those of them the question wrote without the statute word's diacritics (spelling.Correction.marks_only)
+    unmarked: set[str] = field(default_factory=set)
 
 
 _lock = threading.Lock()
@@ -338,12 +340,14 @@ def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabul
     factor = settings.RETRIEVAL_SPELLING_WEIGHT
     for lexeme in sorted(unknown - out.dropped):
         meant = correction(lexeme, vocab.spelling)
-        if meant is None or meant in lexemes:
+        if meant is None or meant.lexeme in lexemes:
             continue
-        out.corrections[lexeme] = meant
-        if factor > out.added.get(meant, 0.0):
-            out.added[meant] = factor
-            out.reasons[meant] = f"{lexeme} spelt one slip from it"
+        out.corrections[lexeme] = meant.lexeme
+        if meant.marks_only:
+            out.unmarked.add(lexeme)
+        if factor > out.added.get(meant.lexeme, 0.0):
+            out.added[meant.lexeme] = factor
+            out.reasons[meant.lexeme] = f"{lexeme} " + ("without its marks" if meant.marks_only else "one slip from it")
 
 
 def _synonyms(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:

@@ -97,6 +97,7 @@ class BridgedTerms:
 
     rows: list[QueryTerm] = field(default_factory=list)
     corrections: dict[str, str] = field(default_factory=dict)  # question lexeme -> statute lexeme
+    unmarked: frozenset[str] = frozenset()  # those written without the statute word's diacritics
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,10 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         if row.df <= 0:
             # A compound the statutes lack whole is searched by its parts: not a missing word.
             if row.part is False and not row.split:
-                unmatched += weight
+                # A statute word typed without its diacritics is searched as the statute's word (the spelling
+                # bridge), so the relevance floor does not count it missing; a slip's correction stays a guess.
+                if row.term not in bridged.unmarked:
+                    unmatched += weight
                 unknown.append(row.term)
             continue
         scored.append((weight, row.term))
@@ -299,7 +303,7 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
             added[term] = max(added.get(term, 0.0), factor)
     added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
     if not added:
-        return BridgedTerms(corrections=bridged.corrections)
+        return BridgedTerms(corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked))
     cursor.execute("""
         SELECT ts.lexeme, ts.df + coalesce((SELECT sum(s.df) FROM chunks_scopetermstat s
                                             WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
@@ -308,7 +312,7 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
                    {"added": list(added), "workspace_ids": params["workspace_ids"]})
     return BridgedTerms(rows=[QueryTerm(term=row["lexeme"], qtf=1, part=added[row["lexeme"]], split=False,
                                         df=row["df"], n_docs=n_docs) for row in cursor.fetchall()],
-                        corrections=bridged.corrections)
+                        corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked))
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

@@ -12,8 +12,13 @@ What keeps a real word of practice from being "corrected" into another word:
 - it must be at least `MIN_LENGTH` letters as stemmed: a short word is one edit from dozens of others;
 - its first letter stays: a slip of the first letter is rare, and "atrapp" is not "trapp";
 - of several words one edit away the one the statutes use most is taken.
+A word typed without its diacritics ("uppsagningstid", "overtid", on a keyboard or phone without å, ä and ö) is
+as many edits away as it lacks marks, first letter included; it is matched on its letters without marks instead:
+the statute word most used among those that read the same without them ("övertid"), from a stem of
+`FOLDED_MIN_LENGTH` letters.
 What is left is a guess, so the reader is told what was searched ("sökt som …"), and the word stays in the list
-of words no source uses, so the relevance floor still counts it as unmatched.
+of words no source uses, so the relevance floor still counts it as unmatched. A word read without its marks is no
+guess but the statute's word as typed: the floor counts it as the statute word (`Correction.marks_only`).
 
 The comparison is rapidfuzz's optimal-string-alignment distance over the words of the same first letter, all in
 memory (a few thousand per letter): well under a millisecond per word.
@@ -22,6 +27,7 @@ memory (a few thousand per letter): well under a millisecond per word.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -34,6 +40,8 @@ from compliance.sql import dict_cursor
 # A stem shorter than this is one edit from too many other words to tell which was meant.
 MIN_LENGTH = 5
 MAX_EDITS = 1
+# Read without its marks, a stem this long is seldom two words of the statutes ("lan": lån or län).
+FOLDED_MIN_LENGTH = 4
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,21 @@ class SpellingIndex:
     """The statutes' lexemes (alphabetic, used by at least `min_df` chunks) by first letter, most used first."""
 
     by_initial: dict[str, tuple[str, ...]]
+    # a lexeme with diacritics, read without them -> the most used lexeme that reads so
+    by_folded: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Correction:
+    lexeme: str  # the statute lexeme searched in the question's stead
+    # The question wrote the statute word without its diacritics: no guess, so the relevance floor counts the
+    # word as the statute's (a slip of one edit stays a guess, counted as missing).
+    marks_only: bool
+
+
+def folded(word: str) -> str:
+    """`word` without its diacritics: "övertid" -> "overtid"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def spelling_index(min_df: int) -> SpellingIndex:
@@ -48,24 +71,34 @@ def spelling_index(min_df: int) -> SpellingIndex:
         cursor.execute("SELECT lexeme, df FROM chunks_termstat WHERE df >= %s ORDER BY df DESC, lexeme", [min_df])
         rows = cursor.fetchall()
     by_initial: dict[str, list[str]] = defaultdict(list)
+    by_folded: dict[str, str] = {}
     for row in rows:
         lexeme = row["lexeme"]
         if lexeme.isalpha():
             by_initial[lexeme[0]].append(lexeme)
-    return SpellingIndex(by_initial={initial: tuple(words) for initial, words in by_initial.items()})
+            plain = folded(lexeme)
+            if plain != lexeme:
+                by_folded.setdefault(plain, lexeme)  # rows come most used first
+    return SpellingIndex(by_initial={initial: tuple(words) for initial, words in by_initial.items()},
+                         by_folded=by_folded)
 
 
-def correction(lexeme: str, index: SpellingIndex) -> str | None:
-    """The statute lexeme `lexeme` (a question's stem no source uses) is one edit away from, the most used of
-    several; None for a short or non-alphabetic stem, or none near."""
-    if len(lexeme) < MIN_LENGTH or not lexeme.isalpha():
+def correction(lexeme: str, index: SpellingIndex) -> Correction | None:
+    """The statute lexeme `lexeme` (a question's stem no source uses) reads as without diacritics, or else is one
+    edit away from, the most used of several; None for a short or non-alphabetic stem, or none near."""
+    if len(lexeme) < FOLDED_MIN_LENGTH or not lexeme.isalpha():
+        return None
+    marked = index.by_folded.get(folded(lexeme))
+    if marked is not None and marked != lexeme:
+        return Correction(lexeme=marked, marks_only=True)
+    if len(lexeme) < MIN_LENGTH:
         return None
     candidates = index.by_initial.get(lexeme[0], ())
     # The choices are ordered most used first and extractOne keeps the first of equal distance.
     found = process.extractOne(lexeme, candidates, scorer=OSA.distance, score_cutoff=MAX_EDITS)
     if found is None or found[0] == lexeme:
         return None
-    return found[0]
+    return Correction(lexeme=found[0], marks_only=False)
 
 
 def statute_spellings(lexemes: list[str]) -> dict[str, str]:

@@ -18,7 +18,7 @@ from agent.models import RetrievalLog
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
-from agent.retrieval.spelling import SpellingIndex, correction
+from agent.retrieval.spelling import Correction, SpellingIndex, correction
 from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
@@ -35,14 +35,39 @@ def empty_cache() -> None:
 
 
 def test_one_slip_finds_the_statute_word_most_used_first_letter_kept() -> None:
-    index = SpellingIndex(by_initial={"s": ("skyddsombud", "skyddsombuds"), "b": ("bestämmelse",)})
-    assert correction("skydsombud", index) == "skyddsombud"  # a letter dropped
-    assert correction("skyddsomubd", index) == "skyddsombud"  # two letters swapped
-    assert correction("bestämmelsr", index) == "bestämmelse"  # a letter changed
+    index = SpellingIndex(by_initial={"s": ("skyddsombud", "skyddsombuds"), "b": ("bestämmelse",)},
+                          by_folded={"bestammels": "bestämmels"})
+    assert correction("skydsombud", index) == Correction(lexeme="skyddsombud", marks_only=False)  # a letter dropped
+    assert correction("skyddsomubd", index) == Correction(lexeme="skyddsombud", marks_only=False)  # two swapped
+    assert correction("bestämmelsr", index) == Correction(lexeme="bestämmelse", marks_only=False)  # one changed
     assert correction("kyddsombud", index) is None  # the first letter is kept: no "s" word is looked at
     assert correction("skydsomb", index) is None  # two slips away
     assert correction("skydd", index) is None  # a statute word already
     assert correction("ombd", index) is None  # too short to tell which word was meant
+
+
+def test_a_word_typed_without_its_diacritics_is_read_as_the_statute_word() -> None:
+    index = SpellingIndex(by_initial={"ö": ("övertid",), "a": ("arbetstagar",)},
+                          by_folded={"overtid": "övertid", "lon": "lön", "uppsagningstid": "uppsägningstid"})
+    # The first letter too, and any number of marks: a mark left out is no slip.
+    assert correction("overtid", index) == Correction(lexeme="övertid", marks_only=True)
+    assert correction("uppsagningstid", index) == Correction(lexeme="uppsägningstid", marks_only=True)
+    assert correction("lon", index) is None  # too short: "lon" reads as more than one word of the statutes
+    assert correction("övertid", index) is None  # a statute word already
+
+
+def test_a_question_typed_without_diacritics_finds_the_statute_words(loaded: list[LegalDocument]) -> None:
+    query = keyword_query("Hur lang ar uppsagningstiden for en arbetstagare?", [])
+    assert "uppsägningstid" in query.terms
+    assert query.corrections["uppsagningstiden"].lower().startswith("uppsägningstid")
+    # Not a guess: the relevance floor counts the word as the statute's, as if its marks had been typed.
+    unmarked = keyword_query("Hur räknas uppsagningstiden?", [])
+    marked = keyword_query("Hur räknas uppsägningstiden?", [])
+    assert unmarked.unknown_words == ["uppsagningstiden"] and unmarked.unmatched_weight == 0
+    term = "uppsägningstid"
+    assert unmarked.weights[unmarked.terms.index(term)] == pytest.approx(marked.weights[marked.terms.index(term)])
+    # A slip of one edit is a guess: it stays missing for the floor.
+    assert keyword_query("Hur räknas uppsägningstidn?", []).unmatched_weight > 0
 
 
 def test_a_misspelt_word_is_searched_as_the_statute_word_and_still_named(loaded: list[LegalDocument]) -> None:

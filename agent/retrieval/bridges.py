@@ -43,7 +43,7 @@ from compliance.sql import dict_cursor
 from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
 
-from .spelling import SpellingIndex, correction, spelling_index
+from .spelling import MarkedWords, SpellingIndex, correction, marked_words, spelling_index
 
 log = logging.getLogger(__name__)
 
@@ -91,12 +91,20 @@ class Vocabulary:
     _synonyms: dict[str, tuple[str, ...]] | None = None
     # the statute words by first letter, for the spelling bridge; read on first use like the compounds
     _spelling: SpellingIndex | None = None
+    # the statutes' words as written, for a question typed without diacritics; read on first use like the above
+    _marks: MarkedWords | None = None
 
     @property
     def spelling(self) -> SpellingIndex:
         if self._spelling is None:
             self._spelling = spelling_index(MIN_WORD_DF)
         return self._spelling
+
+    @property
+    def marks(self) -> MarkedWords:
+        if self._marks is None:
+            self._marks = marked_words()
+        return self._marks
 
     @property
     def compounds_of(self) -> dict[str, list[str]]:
@@ -164,6 +172,12 @@ def vocabulary() -> Vocabulary:
                 log.warning("bridges cache unavailable: %s", exc)
         _local = shared
         return shared
+
+
+def question_marks() -> MarkedWords | None:
+    """The statutes' words a question typed without diacritics is given its marks from (spelling.restore_marks),
+    or None when the spelling bridge is off."""
+    return vocabulary().marks if settings.RETRIEVAL_BRIDGE_SPELLING else None
 
 
 def forget() -> None:

@@ -95,7 +95,8 @@ def retrieval_cache_key(
         scope_key=scope.key,
         knowledge_version=int(knowledge_version),
         options_fingerprint=options_fingerprint(options),
-        topic_key=analysis.topic_key or analysis.text,
+        # The restored words too: the same question typed with its marks is answered without "sökt som".
+        topic_key=(analysis.topic_key or analysis.text) + "".join(f" {w}>{r}" for w, r in sorted(analysis.restored.items())),
         references=tuple(f"{ref.sfs or ref.statute_name or ''} {citation(ref)}".strip()
                          for ref in analysis.references if ref.chapter or ref.section),
         profile_key=profile_key,

@@ -36,6 +36,7 @@ from compliance.selectors import AccessScope, access_scope_for
 from compliance.sql import dict_cursor
 from compliance.text import strip_control
 
+from . import bridges
 from . import rerank as rerank_module
 from .chunk_queries import (
     CANDIDATES,
@@ -445,7 +446,9 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     scope = scope or access_scope_for(user, workspace)
     text = clean_query(query)
     if analysis is None:
-        analysis = analyse_query(text, directory=statute_directory())
+        analysis = analyse_query(text, directory=statute_directory(), marked=bridges.question_marks())
+        if analysis.restored:
+            text = analysis.text  # embedded as restored too
     terms = keyword_terms(analysis)
     top_k = max(1, min(options.top_k or settings.RETRIEVAL_TOP_K, 200))
     timings: dict[str, float] = {}
@@ -530,6 +533,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     result.search = SearchInputs(terms=terms, qvec=qvec, kwq=kwq)
     result.unknown_words = _unknown_words(kwq, analysis)
     result.corrections = {w: s for w, s in kwq.corrections.items() if w in result.unknown_words} if kwq else {}
+    if analysis.restored:
+        # Typed without diacritics, searched with the statutes': no source writes them as typed either.
+        result.unknown_words = [*analysis.restored, *result.unknown_words]
+        result.corrections = {**analysis.restored, **result.corrections}
     _log_timings(text, result, started)
     return result
 

@@ -33,6 +33,7 @@ from compliance.clock import swedish_today
 from compliance.text import STOP_WORDS, one_line
 
 from .legal_refs import LegalReference, StatuteDirectory, analyse_references, find_sfs_numbers, parse_references
+from .spelling import MarkedWords, restore_marks
 
 __all__ = ["DateRange", "QueryAnalysis", "STOP_WORDS", "analyse_query", "extract_dates", "in_force_on", "keywords"]
 
@@ -66,6 +67,9 @@ class QueryAnalysis:
     workspace_mentions: list[str] = field(default_factory=list)
     is_follow_up: bool = False
     fallback: bool = False
+    # The message's words typed without diacritics that were given the statutes' (spelling.restore_marks): each as
+    # written -> as searched. The text above is the restored one.
+    restored: dict[str, str] = field(default_factory=dict)
 
 
 def _clean(text: object, limit: int | None = None) -> str:
@@ -451,11 +455,18 @@ def analyse_query(
     workspace_names: Sequence[str] = (),
     ordinary_words: Collection[str] = (),
     today: date | None = None,
+    marked: MarkedWords | None = None,
 ) -> QueryAnalysis:
-    """Analyse one user message; never raises on odd input."""
+    """Analyse one user message; never raises on odd input. With `marked` (bridges.question_marks), words typed
+    without diacritics are first given the statutes' marks, in the message and in the history."""
     today = today or swedish_today()
     own = _clean(message)
     past = [h for h in (_clean(x, HISTORY_CHARS) for x in (history or ())) if h][-2:]
+    restored: dict[str, str] = {}
+    if marked is not None:
+        found = restore_marks(own, marked)
+        own, restored = found.text, found.words
+        past = [restore_marks(h, marked).text for h in past]
     own_keywords = keywords(own)
 
     def refs_of(text: str) -> list[LegalReference]:
@@ -495,4 +506,5 @@ def analyse_query(
         workspace_mentions=_workspace_mentions(own, workspace_names, ordinary_words),
         is_follow_up=is_follow_up,
         fallback=fallback,
+        restored=restored,
     )

@@ -21,6 +21,7 @@ from compliance.clock import swedish_today
 from compliance.models import Membership, Workspace
 from compliance.selectors import AccessScope, access_scope_for
 
+from . import bridges
 from .legal_refs import StatuteDirectory
 from .query_analysis import QueryAnalysis, analyse_query
 from .sources import RetrievedChunk
@@ -76,10 +77,11 @@ def _analysis(question: str, history: tuple[str, ...], names: WorkspaceNames, to
         found = _analyses.get(key)
     if found is None:
         found = analyse_query(question, history, directory=directory, workspace_names=names.names,
-                              ordinary_words=names.ordinary, today=today)
+                              ordinary_words=names.ordinary, today=today, marked=bridges.question_marks())
         with _analyses_lock:
             if _analyses_directory is directory:
                 _analyses[key] = found
     # Each turn gets lists of its own, so nothing a turn does to its analysis reaches the next one.
     return dataclasses.replace(found, keywords=list(found.keywords), references=list(found.references),
-                               sfs_numbers=list(found.sfs_numbers), workspace_mentions=list(found.workspace_mentions))
+                               sfs_numbers=list(found.sfs_numbers), workspace_mentions=list(found.workspace_mentions),
+                               restored=dict(found.restored))

@@ -42,6 +42,10 @@ MIN_LENGTH = 5
 MAX_EDITS = 1
 # Read without its marks, a stem this long is seldom two words of the statutes ("lan": lån or län).
 FOLDED_MIN_LENGTH = 4
+# A question word typed without marks is given the statutes' marks (restore_marks) from this length, and only to
+# a word they write at least this often: a one-off is no safe target.
+RESTORE_MIN_LENGTH = 3
+MIN_MARKED_USES = 3
 
 
 @dataclass(frozen=True)
@@ -125,3 +129,59 @@ def statute_spellings(lexemes: list[str]) -> dict[str, str]:
 
 
 _MARKED = re.compile(r"«([^»]+)»")
+
+
+@dataclass(frozen=True)
+class MarkedWords:
+    """The statutes' words as their text is written (lower case): every one, and those with diacritics by how they
+    read without them, the most used first."""
+
+    known: frozenset[str]
+    by_folded: dict[str, str]
+
+
+@dataclass(frozen=True)
+class RestoredText:
+    text: str
+    words: dict[str, str]  # each word as written -> as the statutes write it, marks and all
+
+
+def marked_words() -> MarkedWords:
+    """Read the statutes' words with Postgres's simple parser (ts_stat over their chunks)."""
+    statute_text = f"SELECT to_tsvector('simple', c.text) FROM chunks_contentchunk c WHERE {STATUTE_CHUNKS_SQL}"
+    with dict_cursor() as cursor:
+        cursor.execute("SELECT word, nentry FROM ts_stat(%s) ORDER BY nentry DESC, word", [statute_text])
+        rows = cursor.fetchall()
+    by_folded: dict[str, str] = {}
+    for row in rows:
+        word = row["word"]
+        if row["nentry"] >= MIN_MARKED_USES and word.isalpha():
+            plain = folded(word)
+            if plain != word:
+                by_folded.setdefault(plain, word)
+    return MarkedWords(known=frozenset(row["word"] for row in rows), by_folded=by_folded)
+
+
+def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
+    """`text` with each word typed without diacritics that no statute writes so, but that reads as a statute word
+    with them, written as the statutes write it: "Hur lang ar uppsagningstiden?" -> "Hur lång ar uppsägningstiden?"
+    ("ar" is left: the statutes write it, and it is "år" or "är"). A word typed with a mark, a word in capitals
+    (an abbreviation) and one shorter than RESTORE_MIN_LENGTH are left as typed."""
+    words: dict[str, str] = {}
+
+    def restore(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        if len(lower) < RESTORE_MIN_LENGTH or not lower.isascii() or word.isupper() or lower in marked.known:
+            return word
+        found = marked.by_folded.get(lower)
+        if found is None:
+            return word
+        restored = found[0].upper() + found[1:] if word[0].isupper() else found
+        words[word] = restored
+        return restored
+
+    return RestoredText(text=_LETTERS.sub(restore, text), words=words)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")

@@ -26,7 +26,7 @@ def warm_up() -> list[str]:
     """Load what can be loaded; returns the names of what was."""
     steps = [("tokens", get_encoding), ("statutes", statute_directory), ("bridges", bridges.vocabulary)]
     if settings.RETRIEVAL_BRIDGE_SPELLING:
-        steps.append(("spelling", lambda: bridges.vocabulary().spelling))  # the statute words by first letter
+        steps.append(("spelling", _spelling))
     if settings.RETRIEVAL_NEIGHBOURS:
         steps.append(("term vectors", vocabulary_neighbours.term_vectors))  # the int8 file read into float32 rows
     if settings.EMBEDDING_BACKEND == "local":
@@ -40,3 +40,10 @@ def warm_up() -> list[str]:
         except Exception as exc:  # noqa: BLE001 - start-up must not fail on what the first request retries
             log.warning("warm-up of %s failed (loaded on first use instead): %s", name, exc)
     return loaded
+
+
+def _spelling() -> None:
+    """The statute words a slip is compared with, and those a word typed without diacritics is given marks from."""
+    vocabulary = bridges.vocabulary()
+    vocabulary.spelling
+    vocabulary.marks

@@ -15,10 +15,13 @@ from agent.answering import chat
 from agent.answering.answer import extractive_answer
 from agent.answering.prompts import quoted_words
 from agent.models import RetrievalLog
+from agent.retrieval import bridges
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
-from agent.retrieval.spelling import Correction, SpellingIndex, correction
+from agent.retrieval.query_analysis import analyse_query
+from agent.retrieval.statute_directory import statute_directory
+from agent.retrieval.spelling import Correction, MarkedWords, SpellingIndex, correction, restore_marks
 from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
@@ -158,3 +161,37 @@ def test_the_search_api_returns_the_corrections(team: dict[str, Any], client: Cl
     body = response.json()
     assert body["unknown_words"] == ["skydsombud"]
     assert body["corrections"]["skydsombud"].lower().startswith("skyddsombud")
+
+
+def test_words_typed_without_diacritics_are_given_the_statutes_marks() -> None:
+    marked = MarkedWords(known=frozenset({"ar", "år", "är", "lång", "uppsägningstiden", "lon"}),
+                         by_folded={"lang": "lång", "uppsagningstiden": "uppsägningstiden", "ar": "är", "lon": "lön"})
+    found = restore_marks("Hur lang ar Uppsagningstiden? LANG ljud, lång väg", marked)
+    # "ar" is a word the statutes write as typed; capitals are an abbreviation; a marked word is left as typed.
+    assert found.text == "Hur lång ar Uppsägningstiden? LANG ljud, lång väg"
+    assert found.words == {"lang": "lång", "Uppsagningstiden": "Uppsägningstiden"}
+    assert restore_marks("min lon", marked).text == "min lon"  # the statutes write "lon" as typed
+
+
+def test_a_question_typed_without_diacritics_is_analysed_with_them(loaded: list[LegalDocument]) -> None:
+    analysis = analyse_query("Vilka atgarder mot ohalsa galler enligt arbetsmiljölagen?", directory=statute_directory(),
+                             marked=bridges.question_marks())
+    assert analysis.text == "Vilka åtgärder mot ohälsa gäller enligt arbetsmiljölagen?"
+    assert analysis.restored == {"atgarder": "åtgärder", "ohalsa": "ohälsa", "galler": "gäller"}
+    assert [ref.sfs for ref in analysis.references] == ["1977:1160"]
+
+
+def test_typed_without_diacritics_the_question_finds_what_it_finds_with_them(team: dict[str, Any]) -> None:
+    spelt = retrieve_context("Vilka åtgärder mot ohälsa ska arbetsgivaren vidta?", team["ws"], user=team["alice"])
+    unmarked = retrieve_context("Vilka atgarder mot ohalsa ska arbetsgivaren vidta?", team["ws"], user=team["alice"])
+    assert unmarked.chunks and [c.chunk_id for c in unmarked.chunks[:5]] == [c.chunk_id for c in spelt.chunks[:5]]
+    assert unmarked.corrections == {"atgarder": "åtgärder", "ohalsa": "ohälsa"}
+    assert unmarked.unknown_words == ["atgarder", "ohalsa"]
+    assert spelt.corrections == {} and spelt.unknown_words == []
+
+
+def test_the_same_question_with_and_without_marks_is_cached_apart(team: dict[str, Any]) -> None:
+    conversation = chat.conversation_create(workspace=team["ws"], user=team["alice"])
+    chat.answer(conversation, team["alice"], "Vilka åtgärder mot ohälsa ska arbetsgivaren vidta?")
+    unmarked = chat.answer(conversation, team["alice"], "Vilka atgarder mot ohalsa ska arbetsgivaren vidta?")
+    assert '"atgarder" (sökt som "åtgärder") och "ohalsa" (sökt som "ohälsa")' in unmarked.content

@@ -66,7 +66,7 @@ MIN_WORD_DF = 3
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
-_CACHE_KEY = "bridges:vocabulary:v8:"
+_CACHE_KEY = "bridges:vocabulary:v9:"
 # A synonym stands in for the question's word only in part: it is the thesaurus's sense, maybe not the question's.
 SYNONYM_SHARE = 0.5
 
@@ -91,20 +91,15 @@ class Vocabulary:
     _synonyms: dict[str, tuple[str, ...]] | None = None
     # the statute words by first letter, for the spelling bridge; read on first use like the compounds
     _spelling: SpellingIndex | None = None
-    # the statutes' words as written, for a question typed without diacritics; read on first use like the above
-    _marks: MarkedWords | None = None
+    # the statutes' words with diacritics, for a question typed without them (mined with the rest, as reading
+    # every chunk's words is seconds over the whole statute book: once per corpus version, not once per process)
+    marks: MarkedWords = field(default_factory=MarkedWords)
 
     @property
     def spelling(self) -> SpellingIndex:
         if self._spelling is None:
             self._spelling = spelling_index(MIN_WORD_DF)
         return self._spelling
-
-    @property
-    def marks(self) -> MarkedWords:
-        if self._marks is None:
-            self._marks = marked_words()
-        return self._marks
 
     @property
     def compounds_of(self) -> dict[str, list[str]]:
@@ -243,7 +238,7 @@ def mine_vocabulary(version: tuple) -> Vocabulary:
         cursor.execute("SELECT lexeme FROM chunks_termstat WHERE df >= %s", [MIN_WORD_DF])
         words = frozenset(row["lexeme"] for row in cursor.fetchall())
     return Vocabulary(version=version, acronyms=acronyms, expansions=expansions, definitions=definitions,
-                      by_body_lexeme=by_body_lexeme, words=words)
+                      by_body_lexeme=by_body_lexeme, words=words, marks=marked_words())
 
 
 def _synonym_lexemes(words: frozenset[str]) -> dict[str, tuple[str, ...]]:

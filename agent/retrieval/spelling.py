@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -133,11 +133,11 @@ _MARKED = re.compile(r"«([^»]+)»")
 
 @dataclass(frozen=True)
 class MarkedWords:
-    """The statutes' words as their text is written (lower case): every one, and those with diacritics by how they
-    read without them, the most used first."""
+    """The statutes' words with diacritics (lower case, as their text writes them) by how they read without them,
+    the most used of several; and those readings the statutes also write as they are ("ar" beside "år", "är")."""
 
-    known: frozenset[str]
-    by_folded: dict[str, str]
+    by_folded: dict[str, str] = field(default_factory=dict)
+    written_plain: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,8 @@ def marked_words() -> MarkedWords:
             plain = folded(word)
             if plain != word:
                 by_folded.setdefault(plain, word)
-    return MarkedWords(known=frozenset(row["word"] for row in rows), by_folded=by_folded)
+    written = {row["word"] for row in rows}
+    return MarkedWords(by_folded=by_folded, written_plain=frozenset(plain for plain in by_folded if plain in written))
 
 
 def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
@@ -172,7 +173,7 @@ def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
     def restore(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()
-        if len(lower) < RESTORE_MIN_LENGTH or not lower.isascii() or word.isupper() or lower in marked.known:
+        if len(lower) < RESTORE_MIN_LENGTH or not lower.isascii() or word.isupper() or lower in marked.written_plain:
             return word
         found = marked.by_folded.get(lower)
         if found is None:

@@ -43,7 +43,5 @@ def warm_up() -> list[str]:
 
 
 def _spelling() -> None:
-    """The statute words a slip is compared with, and those a word typed without diacritics is given marks from."""
-    vocabulary = bridges.vocabulary()
-    vocabulary.spelling
-    vocabulary.marks
+    """The statute words a slip is compared with (the marks come with the vocabulary)."""
+    bridges.vocabulary().spelling

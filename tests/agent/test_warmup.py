@@ -24,7 +24,7 @@ def test_warm_up_loads_what_the_first_question_needs(loaded: list[LegalDocument]
     assert get_encoding.cache_info().currsize == 1
     assert directory_module._cached is not None
     assert get_provider()._model is not None
-    assert bridges._local is not None and bridges._local._spelling is not None and bridges._local._marks is not None
+    assert bridges._local is not None and bridges._local._spelling is not None
 
 
 def test_a_remote_embedder_is_not_called_at_start_up(settings: Settings) -> None:

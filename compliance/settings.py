@@ -399,7 +399,8 @@ RETRIEVAL_BRIDGE_COMPOUND_PARTS = env_bool("RETRIEVAL_BRIDGE_COMPOUND_PARTS", Fa
 # use join its keyword query at half the bridge weight (docs/retrieval.md, "Synonyms").
 RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
 # A question word no source uses that is one slip from a statute word ("skydsombud") is searched as that word,
-# at RETRIEVAL_SPELLING_WEIGHT times its idf (agent/retrieval/spelling.py, docs/retrieval.md "A misspelt word").
+# at RETRIEVAL_SPELLING_WEIGHT times its idf, and a question typed without diacritics is given the statutes' marks
+# before it is analysed (agent/retrieval/spelling.py, docs/retrieval.md "A misspelt word").
 RETRIEVAL_BRIDGE_SPELLING = env_bool("RETRIEVAL_BRIDGE_SPELLING", True)
 RETRIEVAL_SPELLING_WEIGHT = env_float("RETRIEVAL_SPELLING_WEIGHT", 1.0, minimum=0.0, maximum=2.0)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)

@@ -15,7 +15,8 @@ What keeps a real word of practice from being "corrected" into another word:
 A word typed without its diacritics ("uppsagningstid", "overtid", on a keyboard or phone without å, ä and ö) is
 as many edits away as it lacks marks, first letter included; it is matched on its letters without marks instead:
 the statute word most used among those that read the same without them ("övertid"), from a stem of
-`FOLDED_MIN_LENGTH` letters.
+`FOLDED_MIN_LENGTH` letters. Before that, the question itself is given the statutes' marks (`restore_marks`, called
+by the query analysis), so the vector half embeds, and the reference parser reads, what the asker meant.
 What is left is a guess, so the reader is told what was searched ("sökt som …"), and the word stays in the list
 of words no source uses, so the relevance floor still counts it as unmatched. A word read without its marks is no
 guess but the statute's word as typed: the floor counts it as the statute word (`Correction.marks_only`).

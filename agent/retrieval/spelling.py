@@ -10,7 +10,7 @@ meant, and searched at its idf (`RETRIEVAL_BRIDGE_SPELLING`, `RETRIEVAL_SPELLING
 What keeps a real word of practice from being "corrected" into another word:
 - only a word no source in the asker's scope uses is looked at, never one a statute or the workspace writes;
 - it must be at least `MIN_LENGTH` letters as stemmed: a short word is one edit from dozens of others;
-- its first letter stays: a slip of the first letter is rare, and "atrapp" is not "trapp";
+- its first letter stays: a slip of the first letter is rare, and a word that lost it reads as another word;
 - of several words one edit away the one the statutes use most is taken.
 A word typed without its diacritics ("uppsagningstid", "overtid", on a keyboard or phone without å, ä and ö) is
 as many edits away as it lacks marks, first letter included; it is matched on its letters without marks instead:

@@ -16,7 +16,7 @@ from tests.e2e.browsing import log_in
 from tests.helpers import make_user
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -83,15 +83,21 @@ def test_ask_read_open_and_rate(live_server: LiveServer, browser: Browser, artif
     page.close()
 
 
-def test_a_word_no_source_uses_is_named_in_the_answer(live_server: LiveServer, browser: Browser, artifacts: Path,
-                                                      alice: User) -> None:
+def _asked(browser: Browser, url: str, question: str) -> Page:
+    """A page where alice has asked `question` in Alices AB's chat and the answer's sources have arrived."""
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
     page.set_default_timeout(60_000)
-    log_in(page, live_server.url, "alice")
-    page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
-    page.fill("#chat-input", "Vilket skydd har en visselblåsare enligt arbetsmiljölagen?")
+    log_in(page, url, "alice")
+    page.goto(f"{url}/ws/alices-ab/chatt/")
+    page.fill("#chat-input", question)
     page.click("#chat-send")
     page.locator(".msg-assistant .source-card").first.wait_for()
+    return page
+
+
+def test_a_word_no_source_uses_is_named_in_the_answer(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                                      alice: User) -> None:
+    page = _asked(browser, live_server.url, "Vilket skydd har en visselblåsare enligt arbetsmiljölagen?")
     answer = page.locator(".msg-assistant .answer").last
     # The note is rendered (italic), not shown as markdown.
     assert 'Ingen källa använder "visselblåsare"' in answer.locator("em").first.inner_text()
@@ -103,13 +109,7 @@ def test_a_word_no_source_uses_is_named_in_the_answer(live_server: LiveServer, b
 
 def test_a_misspelt_word_is_searched_as_the_statute_word_and_the_answer_says_so(
         live_server: LiveServer, browser: Browser, artifacts: Path, alice: User) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    log_in(page, live_server.url, "alice")
-    page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
-    page.fill("#chat-input", "Vad får ett skydsombud göra?")
-    page.click("#chat-send")
-    page.locator(".msg-assistant .source-card").first.wait_for()
+    page = _asked(browser, live_server.url, "Vad får ett skydsombud göra?")
     answer = page.locator(".msg-assistant .answer").last
     assert 'Ingen källa använder "skydsombud" (sökt som "skyddsombud' in answer.locator("em").first.inner_text()
     # The sources are the statute's §§ on the word meant.

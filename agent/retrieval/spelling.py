@@ -37,6 +37,7 @@ from rapidfuzz.distance import OSA
 
 from chunks.selectors import STATUTE_CHUNKS_SQL
 from compliance.sql import dict_cursor
+from compliance.text import STOP_WORDS
 
 # A stem shorter than this is one edit from too many other words to tell which was meant.
 MIN_LENGTH = 5
@@ -168,13 +169,15 @@ def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
     """`text` with each word typed without diacritics that no statute writes so, but that reads as a statute word
     with them, written as the statutes write it: "Hur lang ar uppsagningstiden?" -> "Hur lång ar uppsägningstiden?"
     ("ar" is left: the statutes write it, and it is "år" or "är"). A word typed with a mark, a word in capitals
-    (an abbreviation) and one shorter than RESTORE_MIN_LENGTH are left as typed."""
+    (an abbreviation), one shorter than RESTORE_MIN_LENGTH and a stop word as typed ("man", not "män": it was a
+    word of the sentence, not a content word missing its marks) are left as typed."""
     words: dict[str, str] = {}
 
     def restore(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()
-        if len(lower) < RESTORE_MIN_LENGTH or not lower.isascii() or word.isupper() or lower in marked.written_plain:
+        if (len(lower) < RESTORE_MIN_LENGTH or not lower.isascii() or word.isupper() or lower in marked.written_plain
+                or lower in STOP_WORDS):
             return word
         found = marked.by_folded.get(lower)
         if found is None:

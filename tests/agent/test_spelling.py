@@ -171,6 +171,8 @@ def test_words_typed_without_diacritics_are_given_the_statutes_marks() -> None:
     assert found.text == "Hur lång ar Uppsägningstiden? LANG ljud, lång väg"
     assert found.words == {"lang": "lång", "Uppsagningstiden": "Uppsägningstiden"}
     assert restore_marks("min lon", marked).text == "min lon"  # the statutes write "lon" as typed
+    # A stop word as typed is a word of the sentence, not a content word missing its marks.
+    assert restore_marks("Hur bakar man bröd?", MarkedWords(by_folded={"man": "män"})).words == {}
 
 
 def test_a_question_typed_without_diacritics_is_analysed_with_them(loaded: list[LegalDocument]) -> None:

@@ -82,7 +82,8 @@ class PreparedContext:
     memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
     proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
     unknown_words: list[str] = field(default_factory=list)  # the question's words no source uses
-    corrections: dict[str, str] = field(default_factory=dict)  # those searched as a statute word (misspelt)
+    # those searched as a statute word instead (a slip, or typed without diacritics): RetrievalResult.corrections
+    corrections: dict[str, str] = field(default_factory=dict)
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBaseUser,
@@ -118,7 +119,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
         retrieved = Retrieved(degraded=True,
                               notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
 
-    # A misspelt word searched as the statute word (retrieved.corrections) is no word the knowledge base lacks:
+    # A word searched as a statute word instead (retrieved.corrections) is no word the knowledge base lacks:
     # the dashboard's list, which these feed, is of those.
     facts["unknown_words"] = [w for w in retrieved.unknown_words if w not in retrieved.corrections][:MAX_LOGGED_WORDS]
     t0 = time.perf_counter()

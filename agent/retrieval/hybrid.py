@@ -92,7 +92,8 @@ class RetrievalResult:
     search: SearchInputs | None = None
     # The question's words no source in scope uses (KeywordQuery.unknown_words; none in vector mode).
     unknown_words: list[str] = field(default_factory=list)
-    # Those of them searched as the statute word they are one slip from (KeywordQuery.corrections).
+    # Those of them searched as a statute word instead: one slip away (KeywordQuery.corrections) or the same word
+    # typed without its diacritics (QueryAnalysis.restored).
     corrections: dict[str, str] = field(default_factory=dict)
 
 

@@ -69,3 +69,11 @@ def fake_model(settings: Settings) -> "Iterator[FakeOpenAI]":
         settings.OPENAI_API_KEY = "test-key"
         settings.CHAT_MODEL = "fake-model"
         yield fake
+
+
+@pytest.fixture
+def empty_retrieval_cache() -> None:
+    """No answer from an earlier test's cache entry: the test sees what this question's retrieval gives."""
+    from agent.retrieval.cache import get_retrieval_cache
+
+    get_retrieval_cache().clear()

@@ -16,7 +16,6 @@ from agent.answering.answer import extractive_answer
 from agent.answering.prompts import quoted_words
 from agent.models import RetrievalLog
 from agent.retrieval import bridges
-from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.query_analysis import analyse_query
@@ -26,15 +25,10 @@ from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_retrieval_cache")]
 
 # "skyddsombud" with one d: arbetsmiljölagen's 6 kap. writes the word in a dozen §§.
 QUESTION = "Vad får ett skydsombud göra?"
-
-
-@pytest.fixture(autouse=True)
-def empty_cache() -> None:
-    get_retrieval_cache().clear()
 
 
 def test_one_slip_finds_the_statute_word_most_used_first_letter_kept() -> None:

@@ -12,22 +12,16 @@ import pytest
 from agent.answering import chat
 from agent.answering.answer import extractive_answer
 from agent.models import RetrievalLog
-from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query, split_compounds
 from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_retrieval_cache")]
 
 # Neither act writes "visselblåsare" (their word is "arbetstagare" who reports; the whistle-blowing act is not loaded).
 QUESTION = "Vilket skydd har en visselblåsare enligt arbetsmiljölagen?"
-
-
-@pytest.fixture(autouse=True)
-def empty_cache() -> None:
-    get_retrieval_cache().clear()
 
 
 def test_a_word_no_source_uses_is_named_as_the_question_writes_it(loaded: list[LegalDocument]) -> None:

@@ -36,7 +36,7 @@ from compliance.selectors import AccessScope, access_scope_for
 from compliance.sql import dict_cursor
 from compliance.text import strip_control
 
-from . import bridges
+from . import bridges, spelling
 from . import rerank as rerank_module
 from .chunk_queries import (
     CANDIDATES,
@@ -461,7 +461,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
         _log_timings(text, result, started)
         return result
 
-    embedding = _start_embedding(text, result, timings) if options.mode in ("hybrid", "vector") else None
+    embeds = options.mode in ("hybrid", "vector")
+    # A remote embedder works on the question while the SQL that needs no vector runs. The local model embeds
+    # once the keyword query has named the question's slips (below): it embeds once, the question as corrected.
+    embedding = _start_embedding(text, result, timings) if embeds and _embeds_remotely() else None
 
     t0 = time.perf_counter()
     cited = _references(analysis.references) if options.use_references else QuestionReferences(units=[], named=[])
@@ -483,6 +486,11 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
+    slips = _slip_corrections(kwq, analysis) if embeds and kwq is not None else {}
+    if embeds and (embedding is None or slips):
+        # A misspelt word's pieces are other words to the embedder ("skydsombud" is not "skydd"), so the vector
+        # half embeds the question as corrected: on a remote embedder, a second request for a question with a slip.
+        embedding = _start_embedding(spelling.corrected_text(text, slips), result, timings)
     # While a remote embedder works on the question, the keyword halves (which need no vector) are read, and each
     # search then runs its vector half and the fusion once the vector is there (docs/retrieval.md, "Speed"). A
     # vector that is there already (cached, or the local model's) gets the one statement: a second round trip
@@ -542,6 +550,12 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     return result
 
 
+def _slip_corrections(kwq: KeywordQuery, analysis: QueryAnalysis) -> dict[str, str]:
+    """Each misspelt word of the question (not part of a legal reference it makes) -> the statute word searched."""
+    unknown = set(_unknown_words(kwq, analysis))
+    return {word: spelt for word, spelt in kwq.corrections.items() if word in unknown}
+
+
 def _unknown_words(kwq: KeywordQuery | None, analysis: QueryAnalysis) -> list[str]:
     """The question's words no source uses, less those of the legal references it makes: a statute named by
     its short name ("arbetsmiljölagen", "LAS") was understood and searched, whether or not any text writes it."""
@@ -563,18 +577,21 @@ def _start_embedding(text: str, result: RetrievalResult, timings: dict) -> Futur
 
     A remote embedder works while the cited sections and the keyword halves are read: neither needs the
     vector, so a miss waits for the longer of the two, not for both in turn. A model on this machine (the local
-    one, or a server at a loopback address) embeds first instead: the local model's OpenMP team needs both
-    cores, and with the Postgres backend running beside it both took longer than one after the other
+    one, or a server at a loopback address) embeds in turn instead, here and now: the local model's OpenMP team
+    needs both cores, and with the Postgres backend running beside it both took longer than one after the other
     (docs/retrieval.md, "One thread calls the embedding engine; the local model embeds before the SQL")."""
-    try:
-        remote = not get_provider().on_this_machine
-    except EmbeddingError:
-        remote = True  # _embed_query meets the same error and reports it
-    if remote:
+    if _embeds_remotely():
         return _query_embedder.submit(_embed_query, text, result, timings)
     embedded: Future = Future()
     embedded.set_result(_embed_query(text, result, timings))
     return embedded
+
+
+def _embeds_remotely() -> bool:
+    try:
+        return not get_provider().on_this_machine
+    except EmbeddingError:
+        return True  # _embed_query meets the same error and reports it
 
 
 def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarray | None:

@@ -190,3 +190,23 @@ def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def corrected_text(text: str, corrections: dict[str, str]) -> str:
+    """`text` with each misspelt word (as written, whole) written as the statute word searched in its stead: what
+    the vector half embeds, as the embedder reads a slip's pieces as other words ("skydsombud" is not "skydd")."""
+    if not corrections:
+        return text
+
+    def correct(match: re.Match[str]) -> str:
+        word = match.group(0)
+        found = corrections.get(word)
+        if found is None:
+            return word
+        return found[0].upper() + found[1:] if word[0].isupper() else found
+
+    return _WRITTEN_WORD.sub(correct, text)
+
+
+# A word as the corrections name it: hyphenated compounds whole (keyword_search.written_words).
+_WRITTEN_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from django.test import Client
 from pytest_django import Settings
@@ -20,7 +21,15 @@ from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory
-from agent.retrieval.spelling import Correction, MarkedWords, SpellingIndex, correction, restore_marks
+from agent.retrieval.spelling import (
+    Correction,
+    MarkedWords,
+    SpellingIndex,
+    corrected_text,
+    correction,
+    restore_marks,
+)
+from chunks.embedding import get_provider
 from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
@@ -91,6 +100,31 @@ def test_the_misspelt_question_finds_what_the_spelt_one_finds(team: dict[str, An
     assert slipped.chunks and slipped.chunks[0].chunk_id == spelt.chunks[0].chunk_id
     assert "skyddsombud" in slipped.chunks[0].text.lower()
     assert slipped.unknown_words == ["skydsombud"] and "skydsombud" in slipped.corrections
+
+
+def test_the_question_is_written_with_the_corrections_whole_words_only() -> None:
+    # The keys are the words as the question writes them (KeywordQuery.corrections); the statute's word is in lower
+    # case, and a capital the question gave it is kept.
+    corrections = {"Skydsombud": "skyddsombud", "arbets-miljö": "arbetsmiljö"}
+    assert corrected_text("Skydsombud och skydsombudet; arbets-miljö.", corrections) == (
+        "Skyddsombud och skydsombudet; arbetsmiljö.")  # another word that only begins alike is left as typed
+    assert corrected_text("Vad får ett skydsombud göra?", {}) == "Vad får ett skydsombud göra?"
+
+
+def test_the_vector_half_embeds_the_question_as_corrected(team: dict[str, Any]) -> None:
+    slipped = retrieve_context(QUESTION, team["ws"], user=team["alice"], options=RetrievalOptions(top_k=5))
+    meant = corrected_text(QUESTION, slipped.corrections)
+    assert meant != QUESTION and "skyddsombud" in meant.lower()
+    as_typed = get_provider().embed_query(QUESTION)
+    assert np.allclose(slipped.search.qvec, get_provider().embed_query(meant), atol=1e-5)
+    assert not np.allclose(slipped.search.qvec, as_typed, atol=1e-3)
+
+
+def test_without_the_bridge_the_question_is_embedded_as_typed(team: dict[str, Any], settings: Settings) -> None:
+    settings.RETRIEVAL_BRIDGE_SPELLING = False
+    slipped = retrieve_context(QUESTION, team["ws"], user=team["alice"], options=RetrievalOptions(top_k=5))
+    assert slipped.corrections == {}
+    assert np.allclose(slipped.search.qvec, get_provider().embed_query(QUESTION), atol=1e-5)
 
 
 def test_a_word_of_practice_with_no_statute_word_near_is_not_corrected(loaded: list[LegalDocument]) -> None:

@@ -402,6 +402,9 @@ RETRIEVAL_BRIDGE_SYNONYMS = env_bool("RETRIEVAL_BRIDGE_SYNONYMS", False)
 # at RETRIEVAL_SPELLING_WEIGHT times its idf, and a question typed without diacritics is given the statutes' marks
 # before it is analysed (agent/retrieval/spelling.py, docs/retrieval.md "A misspelt word").
 RETRIEVAL_BRIDGE_SPELLING = env_bool("RETRIEVAL_BRIDGE_SPELLING", True)
+# A question word in a definite form the Swedish stemmer leaves whole ("avtalet", "karensavdraget") also searches
+# its base form ("avtal") where the statutes use it (agent/retrieval/bridges.py, docs/retrieval.md "Inflections").
+RETRIEVAL_BRIDGE_INFLECTIONS = env_bool("RETRIEVAL_BRIDGE_INFLECTIONS", True)
 RETRIEVAL_SPELLING_WEIGHT = env_float("RETRIEVAL_SPELLING_WEIGHT", 1.0, minimum=0.0, maximum=2.0)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
 # Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py,

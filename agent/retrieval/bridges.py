@@ -12,6 +12,9 @@ itself says about its words is used here, on the keyword half's query, never a w
   (personalvårdsförmån), which the law's other §§ use.
 - **Phrases to compounds.** "tid för uppsägning" and the law's "uppsägningstid": two words of the question
   whose stems form a word the statutes use (modifier + optional linking s + head) add that word.
+- **Inflections.** "avtalet" and the law's "avtal": the Swedish Snowball stemmer leaves a neuter noun's definite
+  ending (-et, and -ets, whose s it takes), so the two forms of one word are two lexemes. A question word in that
+  form also searches its base form where the statutes use it.
 - **Spelling.** "skydsombud" and the law's "skyddsombud": a word no source uses that is one slip from a statute
   word is searched as that word (agent.retrieval.spelling).
 - **Synonyms.** "spara" and the law's "lagra", "anställd" and "arbetstagare": a question word's synonyms in
@@ -63,6 +66,8 @@ DEFINITION_SINGLE_WORD_DF = 3
 COMPOUNDS_PER_PART = 3
 COMPOUND_PART_SHARE = 0.5
 MIN_WORD_DF = 3
+# The base form of a word the question writes in its definite form is the same word: searched at its full idf.
+INFLECTION_WEIGHT = 1.0
 MIN_SPLIT_PART = 3
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
@@ -124,6 +129,8 @@ class Bridged:
     corrections: dict[str, str] = field(default_factory=dict)
     # those of them the question wrote without the statute word's diacritics (spelling.Correction.marks_only)
     unmarked: set[str] = field(default_factory=set)
+    # a question lexeme no source uses whose other form of the same word a statute uses ("karensavdraget")
+    inflected: set[str] = field(default_factory=set)
 
 
 _lock = threading.Lock()
@@ -311,9 +318,10 @@ def acronym_tokens(text: str) -> list[str]:
 
 
 def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
-           unknown: frozenset[str] = frozenset()) -> Bridged:
+           unknown: frozenset[str] = frozenset(), bases: dict[str, str] | None = None) -> Bridged:
     """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`; `unknown`
-    are its lexemes no statute uses (a word of practice: only a synonym can bring it to the law)."""
+    are its lexemes no statute uses (a word of practice: only a synonym can bring it to the law); `bases` maps a
+    lexeme in a definite form the stemmer leaves to its base form's lexeme (keyword_search.keyword_query)."""
     out = Bridged()
     if settings.RETRIEVAL_BRIDGE_ACRONYMS:
         for token in acronym_tokens(text):
@@ -329,8 +337,10 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
                     out.reasons[lexeme] = f"{token} spelled out by a statute"
     if settings.RETRIEVAL_BRIDGE_DEFINITIONS:
         _definition_terms(lexemes, vocab, out)
+    if settings.RETRIEVAL_BRIDGE_INFLECTIONS:
+        _inflections(bases or {}, lexemes, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SPELLING:
-        _spelling(lexemes, unknown, vocab, out)
+        _spelling(lexemes, unknown - out.inflected, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SYNONYMS:
         _synonyms(lexemes, unknown, vocab, out)
     if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
@@ -343,6 +353,20 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
                     out.added[compound] = factor
                     out.reasons[compound] = f"a statute compound of {lexeme}"
     return out
+
+
+def _inflections(bases: dict[str, str], lexemes: dict[str, float], vocab: Vocabulary, out: Bridged) -> None:
+    """Each question lexeme in the definite form the stemmer leaves -> its base form too, where the statutes use it.
+    The same word in another form, no guess: searched at its full idf, and not missing when no source has the
+    definite form ("karensavdraget" beside the law's "karensavdrag")."""
+    for lexeme, base in sorted(bases.items()):
+        if lexeme in out.dropped or base not in vocab.words or base in lexemes:
+            continue
+        if lexeme not in lexemes:
+            out.inflected.add(lexeme)
+        if INFLECTION_WEIGHT > out.added.get(base, 0.0):
+            out.added[base] = INFLECTION_WEIGHT
+            out.reasons[base] = f"{lexeme} in another form"
 
 
 def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:

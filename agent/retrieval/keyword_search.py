@@ -89,6 +89,9 @@ class QueryTerm:
     split: bool  # a question word searched by its compound's parts, so not missing when no statute has it whole
     df: int  # chunks holding it, the statutes' and the scope's own
     n_docs: int  # chunks in scope
+    # A question word in a neuter noun's definite form (-et), which the Snowball stemmer leaves whole: the lexeme of
+    # the word without it ("avtalet" -> "avtal", "anställningsskyddet" -> "anställningsskyd"); None for the rest.
+    base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class BridgedTerms:
     rows: list[QueryTerm] = field(default_factory=list)
     corrections: dict[str, str] = field(default_factory=dict)  # question lexeme -> statute lexeme
     unmarked: frozenset[str] = frozenset()  # those written without the statute word's diacritics
+    inflected: frozenset[str] = frozenset()  # lexemes no source uses, in a form of a word the statutes use
 
 
 @dataclass(frozen=True)
@@ -169,17 +173,20 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         cursor.execute("""
             WITH whole AS (
                 SELECT lexeme AS term, coalesce(array_length(positions, 1), 1) AS qtf,
-                       lexeme = ANY(tsvector_to_array(to_tsvector('swedish', %(split)s))) AS split
+                       lexeme = ANY(tsvector_to_array(to_tsvector('swedish', %(split)s))) AS split,
+                       -- stemmed again without the ending, as the stemmer would have stemmed the base form
+                       CASE WHEN lexeme ~ '^[[:alpha:]]{5,}et$'
+                            THEN (tsvector_to_array(to_tsvector('swedish', left(lexeme, -2))))[1] END AS base
                 FROM unnest(to_tsvector('swedish', %(text)s))),
             q AS (
-                SELECT term, qtf, false AS part, split FROM whole
+                SELECT term, qtf, false AS part, split, base FROM whole
                 UNION ALL
-                SELECT p, 1, true, false FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
+                SELECT p, 1, true, false, NULL FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
             ws AS (
                 SELECT s.lexeme, sum(s.df)::bigint AS n FROM chunks_scopetermstat s
                 WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme IN (SELECT term FROM q)
                 GROUP BY s.lexeme)
-            SELECT q.term, q.qtf, q.part, q.split, coalesce(ts.df, 0) + coalesce(ws.n, 0) AS df,
+            SELECT q.term, q.qtf, q.part, q.split, q.base, coalesce(ts.df, 0) + coalesce(ws.n, 0) AS df,
                    (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
                    + (SELECT coalesce(sum(n_docs), 0)::bigint FROM chunks_scopestat WHERE workspace_id = ANY(%(workspace_ids)s))
                    AS n_docs
@@ -208,6 +215,8 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         if row.df <= 0:
             # A compound the statutes lack whole is searched by its parts: not a missing word.
             if row.part is False and not row.split:
+                if row.term in bridged.inflected:
+                    continue  # the statutes write the word, in its base form: not missing, nothing to tell
                 # A statute word typed without its diacritics is searched as the statute's word (the spelling
                 # bridge), so the relevance floor does not count it missing; a slip's correction stays a guess.
                 if row.term not in bridged.unmarked:
@@ -269,7 +278,7 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
             or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS
             or settings.RETRIEVAL_BRIDGE_SYNONYMS or settings.RETRIEVAL_BRIDGE_SPELLING
-            or settings.RETRIEVAL_NEIGHBOURS) or not rows:
+            or settings.RETRIEVAL_BRIDGE_INFLECTIONS or settings.RETRIEVAL_NEIGHBOURS) or not rows:
         return BridgedTerms()
     n_docs = rows[0].n_docs
     own = {row.term: bridges.idf_of(row.df, n_docs) for row in rows
@@ -277,7 +286,8 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
     unknown = frozenset(row.term for row in rows
                         if row.part is False and row.df <= 0 and not _NOT_A_TERM.match(row.term))
     vocab = bridges.vocabulary()
-    bridged = bridges.bridge(text, own, vocab, unknown=unknown)
+    bases = {row.term: row.base for row in rows if row.base and row.part is False}
+    bridged = bridges.bridge(text, own, vocab, unknown=unknown, bases=bases)
     if bridged.dropped:
         # The workspace's own documents may write the acronym ("IKEA", a project's name): there it is no homograph.
         cursor.execute("""
@@ -303,7 +313,8 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
             added[term] = max(added.get(term, 0.0), factor)
     added = {term: factor for term, factor in added.items() if term not in present and factor > 0}
     if not added:
-        return BridgedTerms(corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked))
+        return BridgedTerms(corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked),
+                        inflected=frozenset(bridged.inflected))
     cursor.execute("""
         SELECT ts.lexeme, ts.df + coalesce((SELECT sum(s.df) FROM chunks_scopetermstat s
                                             WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme = ts.lexeme), 0)
@@ -312,7 +323,8 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
                    {"added": list(added), "workspace_ids": params["workspace_ids"]})
     return BridgedTerms(rows=[QueryTerm(term=row["lexeme"], qtf=1, part=added[row["lexeme"]], split=False,
                                         df=row["df"], n_docs=n_docs) for row in cursor.fetchall()],
-                        corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked))
+                        corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked),
+                        inflected=frozenset(bridged.inflected))
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

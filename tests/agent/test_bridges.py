@@ -218,3 +218,41 @@ def test_a_synonym_the_statutes_use_joins_the_question(own_statute: tuple[User, 
     weights = dict(zip(query.terms, query.weights))
     assert 0 < weights["lagr"] < weights["uppgift"] * 2  # at a share of the bridge weight, not as the word itself
     assert ("2099:1", "5 kap. 1 §") in _keyword(question, user, ws)
+
+
+def test_a_definite_form_brings_its_base_form() -> None:
+    vocab = bridges.Vocabulary(version=(), words=frozenset({"avtal", "fartyg"}))
+    bridged = bridges.bridge("", {"avtalet": 4.0}, vocab, unknown=frozenset({"fartyget", "paketet"}),
+                             bases={"avtalet": "avtal", "fartyget": "fartyg", "paketet": "paket"})
+    assert bridged.added == {"avtal": bridges.INFLECTION_WEIGHT, "fartyg": bridges.INFLECTION_WEIGHT}
+    # "fartyget" is in no source, but its base form is: the same word, not a missing one. "paket" is no statute word.
+    assert bridged.inflected == {"fartyget"}
+    # Both forms in the question already: nothing to add.
+    both = bridges.bridge("", {"avtalet": 4.0, "avtal": 3.0}, vocab, bases={"avtalet": "avtal"})
+    assert both.added == {} and both.inflected == set()
+
+
+def test_a_word_in_its_definite_form_finds_the_law_writing_its_base_form(own_statute: tuple[User, Workspace],
+                                                                          settings: Settings) -> None:
+    """The stemmer leaves a neuter noun's definite -et: LAS writes "varsel" in several §§, never "varselet"."""
+    user, ws = own_statute
+    question = "När ska varselet lämnas?"
+    query = keyword_query(question, [ws.id])
+    assert "varsel" in query.terms
+    assert query.unknown_words == [] and query.unmatched_weight == 0  # the same word: nothing is missing
+    options = RetrievalOptions(mode="keyword", use_references=False, top_k=3)
+    found = retrieve_context(question, ws, user=user, options=options)
+    assert found.chunks and all("varsel" in c.text.lower() for c in found.chunks)
+    assert found.unknown_words == [] and found.corrections == {}  # no note: the reader wrote the word right
+
+    settings.RETRIEVAL_BRIDGE_INFLECTIONS = False
+    plain = keyword_query(question, [ws.id])
+    assert "varsel" not in plain.terms and plain.unknown_words == ["varselet"] and plain.unmatched_weight > 0
+
+
+def test_the_base_form_is_stemmed_as_the_stemmer_stems_it(own_statute: tuple[User, Workspace]) -> None:
+    # "skydd" loses a d in a long word ("anställningsskyd"), as the law's "anställningsskydd" does in the index;
+    # a definite form the law writes too keeps its own lexeme beside the base form's.
+    _, ws = own_statute
+    assert "anställningsskyd" in keyword_query("Vem omfattas av anställningsskyddet?", [ws.id]).terms
+    assert {"skyddsombudet", "skyddsombud"} <= set(keyword_query("Vad gör skyddsombudet?", [ws.id]).terms)

@@ -36,7 +36,7 @@ from compliance.selectors import AccessScope, access_scope_for
 from compliance.sql import dict_cursor
 from compliance.text import strip_control
 
-from . import bridges, spelling
+from . import bridges
 from . import rerank as rerank_module
 from .chunk_queries import (
     CANDIDATES,
@@ -51,7 +51,14 @@ from .chunk_queries import (
 )
 from .concurrent_search import search_beside
 from .dating import prefer_version_in_force
-from .keyword_search import KeywordQuery, keyword_cte, keyword_params, keyword_query, written_words
+from .keyword_search import (
+    KeywordQuery,
+    corrected_text,
+    keyword_cte,
+    keyword_params,
+    keyword_query,
+    written_words,
+)
 from .legal_refs import LegalReference, unit_citations
 from .mentions import Mentions, mention_search
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
@@ -486,11 +493,13 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
-    slips = _slip_corrections(kwq, analysis) if embeds and kwq is not None else {}
+    unknown_words = _unknown_words(kwq, analysis)
+    # The misspelt words among them, each with the statute word searched in its stead.
+    slips = {w: s for w, s in kwq.corrections.items() if w in unknown_words} if kwq else {}
     if embeds and (embedding is None or slips):
         # A misspelt word's pieces are other words to the embedder ("skydsombud" is not "skydd"), so the vector
         # half embeds the question as corrected: on a remote embedder, a second request for a question with a slip.
-        embedding = _start_embedding(spelling.corrected_text(text, slips), result, timings)
+        embedding = _start_embedding(corrected_text(text, slips), result, timings)
     # While a remote embedder works on the question, the keyword halves (which need no vector) are read, and each
     # search then runs its vector half and the fusion once the vector is there (docs/retrieval.md, "Speed"). A
     # vector that is there already (cached, or the local model's) gets the one statement: a second round trip
@@ -540,20 +549,14 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     for chunk in result.reserve:
         chunk.extra["reserve"] = True
     result.search = SearchInputs(terms=terms, qvec=qvec, kwq=kwq)
-    result.unknown_words = _unknown_words(kwq, analysis)
-    result.corrections = {w: s for w, s in kwq.corrections.items() if w in result.unknown_words} if kwq else {}
+    result.unknown_words = unknown_words
+    result.corrections = slips
     if analysis.restored:
         # Typed without diacritics, searched with the statutes': no source writes them as typed either.
         result.unknown_words = [*analysis.restored, *result.unknown_words]
         result.corrections = {**analysis.restored, **result.corrections}
     _log_timings(text, result, started)
     return result
-
-
-def _slip_corrections(kwq: KeywordQuery, analysis: QueryAnalysis) -> dict[str, str]:
-    """Each misspelt word of the question (not part of a legal reference it makes) -> the statute word searched."""
-    unknown = set(_unknown_words(kwq, analysis))
-    return {word: spelt for word, spelt in kwq.corrections.items() if word in unknown}
 
 
 def _unknown_words(kwq: KeywordQuery | None, analysis: QueryAnalysis) -> list[str]:

@@ -32,7 +32,7 @@ from chunks.selectors import CHUNK_SCOPE_SQL
 from compliance.sql import dict_cursor
 
 from . import bridges, vocabulary_neighbours
-from .spelling import statute_spellings
+from .spelling import cased_like, statute_spellings
 
 MAX_TERMS = 48
 # Compound splitting (see compound_parts): parts must be this long, and known to the statutes' vocabulary.
@@ -236,6 +236,21 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
 def written_words(text: str) -> list[str]:
     """The words of `text` as written, hyphenated compounds whole."""
     return _WRITTEN_WORD.findall(text)
+
+
+def corrected_text(text: str, corrections: dict[str, str]) -> str:
+    """`text` with each misspelt word (as written, whole: `KeywordQuery.corrections`' keys) written as the statute
+    word searched in its stead: what the vector half embeds, as the embedder reads a slip's pieces as other words
+    ("skydsombud" is not "skydd")."""
+    if not corrections:
+        return text
+
+    def correct(match: re.Match[str]) -> str:
+        word = match.group(0)
+        found = corrections.get(word)
+        return word if found is None else cased_like(word, found)
+
+    return _WRITTEN_WORD.sub(correct, text)
 
 
 def _corrections(written: list[WrittenWord], corrected: dict[str, str]) -> dict[str, str]:

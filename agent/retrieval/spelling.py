@@ -182,7 +182,7 @@ def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
         found = marked.by_folded.get(lower)
         if found is None:
             return word
-        restored = found[0].upper() + found[1:] if word[0].isupper() else found
+        restored = cased_like(word, found)
         words[word] = restored
         return restored
 
@@ -192,21 +192,6 @@ def restore_marks(text: str, marked: MarkedWords) -> RestoredText:
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def corrected_text(text: str, corrections: dict[str, str]) -> str:
-    """`text` with each misspelt word (as written, whole) written as the statute word searched in its stead: what
-    the vector half embeds, as the embedder reads a slip's pieces as other words ("skydsombud" is not "skydd")."""
-    if not corrections:
-        return text
-
-    def correct(match: re.Match[str]) -> str:
-        word = match.group(0)
-        found = corrections.get(word)
-        if found is None:
-            return word
-        return found[0].upper() + found[1:] if word[0].isupper() else found
-
-    return _WRITTEN_WORD.sub(correct, text)
-
-
-# A word as the corrections name it: hyphenated compounds whole (keyword_search.written_words).
-_WRITTEN_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+def cased_like(written: str, statute_word: str) -> str:
+    """`statute_word` (lower case, as the statutes write it) with the capital `written` begins with, if any."""
+    return statute_word[0].upper() + statute_word[1:] if written[0].isupper() else statute_word

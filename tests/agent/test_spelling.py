@@ -18,17 +18,10 @@ from agent.answering.prompts import quoted_words
 from agent.models import RetrievalLog
 from agent.retrieval import bridges
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
-from agent.retrieval.keyword_search import keyword_query
+from agent.retrieval.keyword_search import corrected_text, keyword_query
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.statute_directory import statute_directory
-from agent.retrieval.spelling import (
-    Correction,
-    MarkedWords,
-    SpellingIndex,
-    corrected_text,
-    correction,
-    restore_marks,
-)
+from agent.retrieval.spelling import Correction, MarkedWords, SpellingIndex, correction, restore_marks
 from chunks.embedding import get_provider
 from compliance.models import LegalDocument
 from tests.agent.test_retrieval import add_file_chunk

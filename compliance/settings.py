@@ -405,6 +405,9 @@ RETRIEVAL_BRIDGE_SPELLING = env_bool("RETRIEVAL_BRIDGE_SPELLING", True)
 # A question word in a definite form the Swedish stemmer leaves whole ("avtalet", "karensavdraget") also searches
 # its base form ("avtal") where the statutes use it (agent/retrieval/bridges.py, docs/retrieval.md "Inflections").
 RETRIEVAL_BRIDGE_INFLECTIONS = env_bool("RETRIEVAL_BRIDGE_INFLECTIONS", True)
+# Two question words that are a verb and its particle ("säga upp") also search the statute words that write them as
+# one, particle first ("uppsägning"), at half RETRIEVAL_BRIDGE_WEIGHT (docs/retrieval.md, "Particle verbs").
+RETRIEVAL_BRIDGE_PARTICLES = env_bool("RETRIEVAL_BRIDGE_PARTICLES", True)
 RETRIEVAL_SPELLING_WEIGHT = env_float("RETRIEVAL_SPELLING_WEIGHT", 1.0, minimum=0.0, maximum=2.0)
 RETRIEVAL_BRIDGE_WEIGHT = env_float("RETRIEVAL_BRIDGE_WEIGHT", 0.5, minimum=0.0, maximum=2.0)
 # Query expansion from the vocabulary's embedding neighbours (agent/retrieval/vocabulary_neighbours.py,

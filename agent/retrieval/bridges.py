@@ -15,6 +15,10 @@ itself says about its words is used here, on the keyword half's query, never a w
 - **Inflections.** "avtalet" and the law's "avtal": the Swedish Snowball stemmer leaves a neuter noun's definite
   ending (-et, and -ets, whose s it takes), so the two forms of one word are two lexemes. A question word in that
   form also searches its base form where the statutes use it.
+- **Particle verbs.** "säga upp" and the law's "uppsägning", "lämna ut" and "utlämnande": Swedish writes a verb
+  and its particle apart, and its noun (and formal verb) with the particle first, as one word. Two adjacent question
+  words that are a verb and a particle also search the statute words that start with the particle's compound form
+  and the verb's stem.
 - **Spelling.** "skydsombud" and the law's "skyddsombud": a word no source uses that is one slip from a statute
   word is searched as that word (agent.retrieval.spelling).
 - **Synonyms.** "spara" and the law's "lagra", "anställd" and "arbetstagare": a question word's synonyms in
@@ -69,6 +73,23 @@ MIN_WORD_DF = 3
 # The base form of a word the question writes in its definite form is the same word: searched at its full idf.
 INFLECTION_WEIGHT = 1.0
 MIN_SPLIT_PART = 3
+# The Swedish verb particles (a closed class of the grammar) -> the form each takes at the head of a compound:
+# "gå ner" -> "nedgång", "betala tillbaka" -> "återbetalning", "ta emot" -> "mottagande", "slå ihop" -> "sammanslagning".
+PARTICLE_FORMS = {
+    "av": "av", "bort": "bort", "efter": "efter", "fast": "fast", "fram": "fram", "förbi": "förbi", "hem": "hem",
+    "igen": "igen", "igenom": "genom", "in": "in", "kvar": "kvar", "med": "med", "ned": "ned", "ner": "ned",
+    "om": "om", "på": "på", "runt": "runt", "till": "till", "tillbaka": "åter", "undan": "undan", "under": "under",
+    "upp": "upp", "ut": "ut", "åt": "åt", "över": "över", "emot": "mot", "ihop": "samman", "isär": "isär",
+}
+# A particle and a verb's stem shorter than this ("utta") begin too many unrelated words.
+MIN_PARTICLE_STEM = 5
+# The statute words a particle verb finds: at most this many, the most used first, each at most this many letters
+# longer than the particle and stem (a derivation: "uppsäg" -> "uppsägning"; not a long compound of it).
+PARTICLE_WORDS = 2
+PARTICLE_SUFFIX = 6
+# A particle verb's statute words at this share of the bridge weight: which derivation the question means is a guess
+# ("lämna ut" is "utlämnande", but the law's most used word of that stem is "utlämning", extradition).
+PARTICLE_SHARE = 0.5
 _SHOUTING_SHARE = 0.5  # a question mostly in capitals is shouting, not writing acronyms
 # Part of the shared key: a process of another release never reads a vocabulary of another shape.
 _CACHE_KEY = "bridges:vocabulary:v9:"
@@ -318,10 +339,12 @@ def acronym_tokens(text: str) -> list[str]:
 
 
 def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
-           unknown: frozenset[str] = frozenset(), bases: dict[str, str] | None = None) -> Bridged:
+           unknown: frozenset[str] = frozenset(), bases: dict[str, str] | None = None,
+           particle_stems: list[str] | None = None) -> Bridged:
     """The bridges for a question `text` whose keyword lexemes and their idf weights are `lexemes`; `unknown`
     are its lexemes no statute uses (a word of practice: only a synonym can bring it to the law); `bases` maps a
-    lexeme in a definite form the stemmer leaves to its base form's lexeme (keyword_search.keyword_query)."""
+    lexeme in a definite form the stemmer leaves to its base form's lexeme (keyword_search.keyword_query);
+    `particle_stems` are the question's particle verbs as a particle's compound form and the verb's stem ("uppsäg")."""
     out = Bridged()
     if settings.RETRIEVAL_BRIDGE_ACRONYMS:
         for token in acronym_tokens(text):
@@ -339,6 +362,8 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
         _definition_terms(lexemes, vocab, out)
     if settings.RETRIEVAL_BRIDGE_INFLECTIONS:
         _inflections(bases or {}, lexemes, vocab, out)
+    if settings.RETRIEVAL_BRIDGE_PARTICLES:
+        _particle_verbs(particle_stems or [], lexemes, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SPELLING:
         _spelling(lexemes, unknown - out.inflected, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SYNONYMS:
@@ -367,6 +392,29 @@ def _inflections(bases: dict[str, str], lexemes: dict[str, float], vocab: Vocabu
         if INFLECTION_WEIGHT > out.added.get(base, 0.0):
             out.added[base] = INFLECTION_WEIGHT
             out.reasons[base] = f"{lexeme} in another form"
+
+
+def particle_verbs(text: str) -> list[tuple[str, str]]:
+    """The question's adjacent word pairs that may be a verb and its particle, each as (the particle's compound form,
+    the verb as written): "Får vi säga upp henne?" -> [("upp", "säga")]. Which of them are verbs the statutes decide:
+    only a pair whose compound they use finds anything."""
+    words = re.findall(r"[^\W\d_]+", text)
+    return [(PARTICLE_FORMS[particle.lower()], verb.lower()) for verb, particle in zip(words, words[1:])
+            if particle.lower() in PARTICLE_FORMS and verb.lower() not in PARTICLE_FORMS and len(verb) >= 2]
+
+
+def _particle_verbs(stems: list[str], lexemes: dict[str, float], vocab: Vocabulary, out: Bridged) -> None:
+    """Each particle + verb stem ("uppsäg") -> the statute words starting with it, the most used first."""
+    factor = settings.RETRIEVAL_BRIDGE_WEIGHT * PARTICLE_SHARE
+    for stem in sorted(set(stems)):
+        if len(stem) < MIN_PARTICLE_STEM or not stem.isalpha():
+            continue
+        found = [w for w in vocab.spelling.by_initial.get(stem[0], ()) if w.startswith(stem)
+                 and len(w) <= len(stem) + PARTICLE_SUFFIX][:PARTICLE_WORDS]
+        for word in found:
+            if word not in lexemes and factor > out.added.get(word, 0.0):
+                out.added[word] = factor
+                out.reasons[word] = f"the particle verb {stem}"
 
 
 def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:

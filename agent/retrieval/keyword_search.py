@@ -293,7 +293,8 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
     if not (settings.RETRIEVAL_BRIDGE_ACRONYMS or settings.RETRIEVAL_BRIDGE_DEFINITIONS
             or settings.RETRIEVAL_BRIDGE_COMPOUNDS or settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS
             or settings.RETRIEVAL_BRIDGE_SYNONYMS or settings.RETRIEVAL_BRIDGE_SPELLING
-            or settings.RETRIEVAL_BRIDGE_INFLECTIONS or settings.RETRIEVAL_NEIGHBOURS) or not rows:
+            or settings.RETRIEVAL_BRIDGE_INFLECTIONS or settings.RETRIEVAL_BRIDGE_PARTICLES
+            or settings.RETRIEVAL_NEIGHBOURS) or not rows:
         return BridgedTerms()
     n_docs = rows[0].n_docs
     own = {row.term: bridges.idf_of(row.df, n_docs) for row in rows
@@ -302,7 +303,8 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
                         if row.part is False and row.df <= 0 and not _NOT_A_TERM.match(row.term))
     vocab = bridges.vocabulary()
     bases = {row.term: row.base for row in rows if row.base and row.part is False}
-    bridged = bridges.bridge(text, own, vocab, unknown=unknown, bases=bases)
+    particle_stems = _particle_stems(cursor, text) if settings.RETRIEVAL_BRIDGE_PARTICLES else []
+    bridged = bridges.bridge(text, own, vocab, unknown=unknown, bases=bases, particle_stems=particle_stems)
     if bridged.dropped:
         # The workspace's own documents may write the acronym ("IKEA", a project's name): there it is no homograph.
         cursor.execute("""
@@ -340,6 +342,20 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
                                         df=row["df"], n_docs=n_docs) for row in cursor.fetchall()],
                         corrections=bridged.corrections, unmarked=frozenset(bridged.unmarked),
                         inflected=frozenset(bridged.inflected))
+
+
+def _particle_stems(cursor: CursorWrapper, text: str) -> list[str]:
+    """The question's particle verbs as the particle's compound form and the verb's stem, stemmed as the index stems
+    ("säga upp" -> "uppsäg"); a stop word ("ha", "vara") is no verb of one."""
+    pairs = bridges.particle_verbs(text)
+    if not pairs:
+        return []
+    cursor.execute("""
+        SELECT x.particle || (tsvector_to_array(to_tsvector('swedish', x.verb)))[1] AS stem
+        FROM unnest(%(particles)s::text[], %(verbs)s::text[]) AS x(particle, verb)
+        WHERE to_tsvector('swedish', x.verb) <> ''::tsvector""",
+                   {"particles": [p for p, _ in pairs], "verbs": [v for _, v in pairs]})
+    return [row["stem"] for row in cursor.fetchall()]
 
 
 def keyword_cte(where: str, *, filtered: bool, few_chunks: bool = False) -> str:

@@ -200,6 +200,10 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
     scored = []
     unmatched = 0.0
     unknown: list[str] = []
+    # The parts of the question's hyphenated words that a source writes whole ("BAS-P" where a regulation writes
+    # "Bas-P"): the parser gives the whole word its own lexeme beside its parts'.
+    written_whole = {part for row in rows if row.part is False and row.df > 0 and "-" in row.term
+                     for part in row.term.split("-")}
     for row in rows:
         if _NOT_A_TERM.match(row.term):
             continue
@@ -208,6 +212,8 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
         saturated = idf * (K3 + 1) * row.qtf / (K3 + row.qtf)
         weight = saturated * factor
         if factor <= 0:
+            if row.term in written_whole:
+                continue  # its homograph is not searched, but the word it is part of is, and a source writes it
             # An acronym no statute writes in capitals: its homograph is not searched, and no source has it.
             unmatched += saturated
             unknown.append(row.term)

@@ -106,6 +106,8 @@ OWN_STATUTE = "\n\n".join([
     "6 kap. Brandskydd",
     "1 § Den som äger en bro ska bedriva ett systematiskt brandskyddsarbete, SBA, och dokumentera det.",
     "2 § Det systematiska brandskyddsarbetet ska följas upp varje år.",
+    "7 kap. Byggprojekt",
+    "1 § Byggherren ska utse en Bas-P för planeringen av byggprojektet.",
 ])
 
 pytestmark = pytest.mark.django_db
@@ -288,3 +290,15 @@ def test_a_particle_verb_finds_the_law_writing_its_noun(own_statute: tuple[User,
 
     settings.RETRIEVAL_BRIDGE_PARTICLES = False
     assert "uppsägning" not in keyword_query(question, [ws.id]).terms
+
+
+def test_an_acronym_in_a_word_a_source_writes_whole_is_not_missing(own_statute: tuple[User, Workspace]) -> None:
+    """No statute writes "BAS" in capitals, so its homograph "bas" is not searched; but the regulation-style §
+    writes "Bas-P", the whole word the question asks about: the reader is not told no source uses it."""
+    user, ws = own_statute
+    query = keyword_query("Vem ska utse BAS-P?", [ws.id])
+    assert "bas-p" in query.terms and "bas" not in query.terms
+    assert query.unknown_words == [] and query.unmatched_weight == 0
+    assert _keyword("Vem ska utse BAS-P?", user, ws, top_k=1) == [("2099:1", "7 kap. 1 §")]
+    # A hyphenated word no source writes is still named, with the acronym no statute writes in capitals.
+    assert keyword_query("Vem ska utse BAS-Q?", [ws.id]).unknown_words == ["BAS-Q"]

@@ -385,6 +385,10 @@ RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 20, minimum=1, maximum=200)
 # statute, neighbouring §"): the neighbours of this many top sections, one § either side, after every
 # direct hit, so the token budget drops them first. 0 turns it off (docs/retrieval.md, "Neighbours").
 RETRIEVAL_NEIGHBOUR_ANCHORS = env_int("RETRIEVAL_NEIGHBOUR_ANCHORS", 3, minimum=0, maximum=10)
+# The context block also gets the statute §§ that the best hits among agency regulations cite ("Av 3 kap. 6 §
+# arbetsmiljölagen följer att …"), as it gets the regulation and EU units that statute hits cite (docs/retrieval.md,
+# "The act §§ a regulation cites").
+RETRIEVAL_CITED_ACTS = env_bool("RETRIEVAL_CITED_ACTS", True)
 # Bridges between a question's words and the statutes' words, mined from the statutes (agent/retrieval/bridges.py,
 # docs/retrieval.md "Bridges"): an acronym no statute writes in capitals is not searched as its lower-case
 # homograph; a definition whose explanation holds the question's words lends its term; two question words

@@ -49,7 +49,7 @@ from .hybrid import (
     one_version_per_section,
     unit_holds,
 )
-from .legal_refs import document_links
+from .legal_refs import document_links, statute_links
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
 
@@ -226,7 +226,12 @@ def cited_units(chunks: list[RetrievedChunk], scope: AccessScope, options: Retri
     units: list[CitedUnit] = []
     cited_by: dict[CitedUnit, int] = {}
     for anchor in best:
-        for link in document_links(anchor.text, directory, self_sfs=anchor.document_number):
+        links = document_links(anchor.text, directory, self_sfs=anchor.document_number)
+        if anchor.content_type == LegalDocument.ContentType.AGENCY_REGULATION and settings.RETRIEVAL_CITED_ACTS:
+            # The act § a regulation restates or fills in ("Av 3 kap. 6 § arbetsmiljölagen följer att …") is the
+            # binding rule behind its words.
+            links += statute_links(anchor.text, directory, self_sfs=anchor.document_number)
+        for link in links:
             if link.number == anchor.document_number or not 0 < len(link.units) <= MAX_CITED_UNITS:
                 continue
             for citations in link.units:

@@ -1573,9 +1573,24 @@ def document_links(text: str, directory: StatuteDirectory, *, self_sfs: str | No
     if not text or not (_REGULATION_HINT_RE.search(text)
                         or any(word in text.casefold() for word in directory.eu_act_words)):
         return []
+    return _links(text, directory, self_sfs=self_sfs, statutes=False)
+
+
+def statute_links(text: str, directory: StatuteDirectory, *, self_sfs: str | None = None) -> list[DocumentLink]:
+    """The references in `text` (an agency regulation's own text) to SFS statutes the directory knows, one per
+    reference chain: "Av 3 kap. 6 § arbetsmiljölagen (1977:1160) följer att …" links to that §, the binding
+    rule the regulation restates or fills in. Texts without a § are not parsed."""
+    if not text or "§" not in text:
+        return []
+    return _links(text, directory, self_sfs=self_sfs, statutes=True)
+
+
+def _links(text: str, directory: StatuteDirectory, *, self_sfs: str | None, statutes: bool) -> list[DocumentLink]:
+    """The references in `text` to the SFS statutes (`statutes`) or else to the other documents the directory
+    knows, one link per reference chain with every unit it cites."""
     links: list[DocumentLink] = []
     for ref in analyse_references(text, directory, self_sfs=self_sfs):
-        if not ref.sfs or is_sfs_number(ref.sfs) or ref.sfs not in directory:
+        if not ref.sfs or is_sfs_number(ref.sfs) != statutes or ref.sfs not in directory:
             continue
         if ref.sfs == self_sfs and not ref.article:
             continue  # a bare "4 §" in a chaptered text is its own chapter's, which the parser does not track

@@ -17,6 +17,7 @@ from agent.retrieval.legal_refs import (
     document_links,
     find_sfs_numbers,
     parse_references,
+    statute_links,
     unit_citations,
 )
 from law.statute_names import CURATED, name_key, names_for, regulation_names
@@ -946,6 +947,19 @@ def test_a_section_opening_with_a_capitalised_name_is_its_label(book: StatuteDir
     assert [r for r in analyse_references(text, book, self_sfs="2018:218") if r.section] == []
     assert units(analyse_references("7 § LAS gäller?", book)) == [("1982:80", "7 §")]
     assert units(analyse_references("3 § AFS 2023:1 gäller?", book)) == [("AFS 2023:1", "3 §")]
+
+
+def test_statute_links_in_a_regulation_point_to_the_act_sections_it_restates(book: StatuteDirectory) -> None:
+    # AFS 2023:3 2 kap. 9 §'s first sentence, and a chain of two §§.
+    text = "9 § Av 3 kap. 6 § arbetsmiljölagen (1977:1160) följer att byggherren ska utse en lämplig Bas-P."
+    (link,) = statute_links(text, book, self_sfs="AFS 2023:3")
+    assert (link.number, link.units) == ("1977:1160", (("3 kap. 6 §",),))
+    assert text[link.start:link.end].startswith("3 kap. 6 § arbetsmiljölagen")
+    (chain,) = statute_links("enligt 7 och 8 §§ lagen (1982:80) om anställningsskydd", book, self_sfs="AFS 2023:1")
+    assert chain.units == (("7 §",), ("8 §",))
+    # An EU article or the regulation's own bare § is no statute link; a text without a § is not parsed.
+    assert statute_links("enligt artikel 6.1 i EU:s dataskyddsförordning och 4 §", book, self_sfs="AFS 2023:1") == []
+    assert statute_links("enligt arbetsmiljölagen", book, self_sfs="AFS 2023:1") == []
 
 
 def test_document_links_in_dataskyddslagen_point_to_gdpr_articles(book: StatuteDirectory) -> None:

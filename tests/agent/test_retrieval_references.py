@@ -15,6 +15,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from agent.answering import chat
 from agent.retrieval.context_additions import cited_units
@@ -212,3 +213,21 @@ def test_gdpr_articles_a_best_hit_of_dataskyddslagen_cites_join_after_the_hits(m
     scope_hit = retrieve_context("Vad säger 1 kap. 7 § dataskyddslagen?", ws, user=alice, options=options)
     assert not [c for c in cited_units(scope_hit.chunks[:1], access_scope_for(alice, ws), options)
                 if c.extra["cited_by"] == scope_hit.chunks[0].chunk_id]
+
+
+def test_the_act_section_a_regulation_hit_restates_joins_after_the_hits(member: tuple[User, Workspace],
+                                                                        regulations: None, settings: Settings) -> None:
+    alice, ws = member
+    options = RetrievalOptions(mode="keyword")
+    # AFS 2023:1 15 §'s allmänt råd: "Enligt 3 kap. 2 c § arbetsmiljölagen (1977:1160) avses med
+    # företagshälsovård …": the act's § is the binding rule behind the advice.
+    result = retrieve_context("Vad säger 15 § AFS 2023:1?", ws, user=alice, options=options)
+    advice = next(c for c in result.chunks if c.citation == "15 § allmänt råd (inte bindande)")
+    added = cited_units(result.chunks, access_scope_for(alice, ws), options)
+    act = next(c for c in added if (c.document_number, c.citation) == ("1977:1160", "3 kap. 2 c §"))
+    assert act.extra["cited_by"] == advice.chunk_id and not act.reference_match
+    assert act.score < min(c.score for c in result.chunks)
+
+    settings.RETRIEVAL_CITED_ACTS = False
+    assert not [c for c in cited_units(result.chunks, access_scope_for(alice, ws), options)
+                if c.document_number == "1977:1160"]

@@ -439,6 +439,10 @@ RETRIEVAL_NEIGHBOURS_FROM = env_choice("RETRIEVAL_NEIGHBOURS_FROM", "words", ("w
 # budget drops them first: many questions are answered by a chapter (docs/retrieval.md, "Chapters"). 0: off.
 RETRIEVAL_CHAPTER_ANCHORS = env_int("RETRIEVAL_CHAPTER_ANCHORS", 2, minimum=0, maximum=10)
 RETRIEVAL_CHAPTER_FULL_TOKENS = env_int("RETRIEVAL_CHAPTER_FULL_TOKENS", 1500, minimum=0, maximum=20000)
+# A statute or regulation without chapters is its own one chapter for the anchors above: its first § and defining
+# §§ (all of it when short) join the block for its hits, as a chapter's do (docs/retrieval.md, "A document without
+# chapters"). More than half the loaded laws and regulations have no chapters.
+RETRIEVAL_UNCHAPTERED_ANCHORS = env_bool("RETRIEVAL_UNCHAPTERED_ANCHORS", True)
 # When an agency regulation is among this many best hits, the context block also gets the RETRIEVAL_ACT_SECTIONS
 # §§ of the statutes it details (its legal basis, the acts it cites most) that answer the question best, scored
 # like the neighbouring §§ (before the chapters' core §§): the regulation fills in the act, and the act is the

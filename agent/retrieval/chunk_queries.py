@@ -44,7 +44,7 @@ class RetrievalOptions:
 CHUNK_COLUMNS = """
 c.id, c.source_type, COALESCE(c.legal_document_id, c.user_file_id, c.assessment_id) AS source_id,
 c.document_number, c.document_title, c.header, c.path, c.ordinal, c.citation, c.text, c.token_count,
-c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type
+c.workspace_id, c.page, COALESCE(ld.content_type, '') AS content_type, c.chapter
 """
 # The ranking columns every chunk query ends with (read by name in row_to_chunk); a query that does not rank
 # (a cited unit, a neighbouring §) gives its own score and no ranks.
@@ -86,7 +86,7 @@ def row_to_chunk(row: dict) -> RetrievedChunk:
         document_number=row["document_number"], document_title=row["document_title"], header=row["header"],
         path=row["path"], ordinal=row["ordinal"], citation=row["citation"], text=row["text"],
         token_count=row["token_count"], workspace_id=row["workspace_id"], page=row["page"],
-        content_type=row["content_type"], score=float(row["score"]),
+        content_type=row["content_type"], chapter=row["chapter"], score=float(row["score"]),
         vector_similarity=None if sim is None else float(sim), keyword_rank=None if rank is None else float(rank),
         extra={"vector_rank": row["vector_rank"], "keyword_rank": row["keyword_rank"]},
     )

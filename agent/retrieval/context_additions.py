@@ -277,7 +277,8 @@ def _chapter_sql(where: str) -> str:
       FROM chunks_contentchunk c
       JOIN unnest(%(ch_doc)s::bigint[], %(ch_chapter)s::text[]) AS a(doc, chapter)
         ON c.legal_document_id = a.doc AND c.chapter = a.chapter
-      WHERE {where}
+      -- A document without chapters is its §§ (and their allmänna råd), not its transitional provisions or appendices.
+      WHERE (a.chapter <> '' OR c.kind IN ('section', 'advice')) AND {where}
       WINDOW w AS (PARTITION BY c.legal_document_id, c.chapter))
     SELECT {CHUNK_COLUMNS}, 0.0 AS score, {NO_RANKS},
            ch.total <= %(ch_full)s AS whole
@@ -289,24 +290,35 @@ def _chapter_sql(where: str) -> str:
     """
 
 
-def _chapter_of(chunk: RetrievedChunk) -> str:
-    match = re.match(r"(\d+ ?[a-z]?) kap\.", chunk.citation or "")
-    return match.group(1).replace(" ", "") if match else ""
+# A § of a statute or regulation ("3 kap. 2 a §", "26 j §", "13 § allmänt råd").
+_SECTION_CITATION = re.compile(r"\d+ ?[a-z]? §")
+
+
+def _anchored_chapter(chunk: RetrievedChunk) -> str | None:
+    """The chapter a statute hit anchors: the one its § sits in ("3", "2 a"), or "" for a § of a document without
+    chapters, which is its own one chapter; None for a unit that is no § (transitional provisions, an appendix, an
+    article) or no statute's."""
+    if chunk.source_type != "LEGAL_DOCUMENT" or not _SECTION_CITATION.search(chunk.citation or ""):
+        return None
+    return chunk.chapter
 
 
 def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions, *,
                      anchors: int | None = None, full_tokens: int | None = None) -> list[RetrievedChunk]:
     """The introductory and defining §§ of the chapters of the `anchors` best statute hits among `chunks`
     (every § of a chapter of at most `full_tokens` tokens), not already among `chunks`, in force today,
-    in document order, each scored just below the weakest of `chunks`."""
+    in document order, each scored just below the weakest of `chunks`. A document without chapters is its own
+    one chapter (RETRIEVAL_UNCHAPTERED_ANCHORS): many laws and most regulations have none."""
     anchors = settings.RETRIEVAL_CHAPTER_ANCHORS if anchors is None else anchors
     full_tokens = settings.RETRIEVAL_CHAPTER_FULL_TOKENS if full_tokens is None else full_tokens
     chapters: list[tuple[int, str]] = []
     for chunk in chunks:
         if len(chapters) >= anchors:
             break
-        chapter = _chapter_of(chunk) if chunk.source_type == "LEGAL_DOCUMENT" else ""
-        if chapter and (chunk.source_id, chapter) not in chapters:
+        chapter = _anchored_chapter(chunk)
+        if chapter is None or (chapter == "" and not settings.RETRIEVAL_UNCHAPTERED_ANCHORS):
+            continue
+        if (chunk.source_id, chapter) not in chapters:
             chapters.append((chunk.source_id, chapter))
     if not chapters:
         return []
@@ -323,12 +335,12 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
             if chunk.citation and chunk_in_force_on(chunk, today):
                 rows.append(chunk)
                 if row["whole"]:
-                    whole.add((chunk.source_id, _chapter_of(chunk)))
+                    whole.add((chunk.source_id, chunk.chapter))
     taken = {(c.source_id, c.citation) for c in chunks}
     floor = score_after_hits(chunks, tier=2)  # after the neighbouring §§, cited units and acts
     out: list[RetrievedChunk] = []
     for doc, chapter in chapters:
-        parts = [c for c in rows if c.source_id == doc and _chapter_of(c) == chapter]
+        parts = [c for c in rows if c.source_id == doc and c.chapter == chapter]
         sections = list(dict.fromkeys(c.citation for c in parts))  # document order
         if not sections:
             continue
@@ -343,7 +355,7 @@ def chapter_sections(chunks: list[RetrievedChunk], scope: AccessScope, options: 
         for part in parts:
             if part.citation in core and (doc, part.citation) not in taken:
                 part.score = floor
-                part.extra["chapter_of"] = f"{part.document_number} {chapter} kap."
+                part.extra["chapter_of"] = f"{part.document_number} {chapter} kap." if chapter else part.document_number
                 out.append(part)
         taken.update((doc, citation) for citation in core)
     return out

@@ -48,6 +48,9 @@ class RetrievedChunk:
     workspace_id: int | None = None
     page: int | None = None
     content_type: str = ""  # SFS_LAW / SFS_ORDINANCE / AGENCY_REGULATION for statutes
+    # The chapter the unit sits in ("3", "2 a"), as the chunker stored it; "" outside any chapter. Not always in the
+    # citation: a few laws number their §§ through all chapters ("26 j §" in 2 a kap.).
+    chapter: str = ""
     score: float = 0.0  # fused score, higher is better
     vector_similarity: float | None = None  # cosine similarity, when the vector search found it
     keyword_rank: float | None = None  # BM25 score, when the keyword search found it

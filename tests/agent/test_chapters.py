@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import override_settings
 
 from agent.retrieval.context_additions import chapter_sections
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.sources import RetrievedChunk
+from chunks.models import ContentChunk
 from compliance.models import Workspace
 from compliance.selectors import access_scope_for
 from tests.helpers import alice_owning_a_workspace, chunked_statute
@@ -41,8 +43,10 @@ def statute(db: None) -> tuple[User, Workspace]:
     return alice_owning_a_workspace()
 
 
-def _hits(question: str, user: User, ws: Workspace) -> tuple[list[RetrievedChunk], RetrievalOptions]:
-    options = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0)
+def _hits(question: str, user: User, ws: Workspace,
+          sfs_numbers: tuple[str, ...] = ()) -> tuple[list[RetrievedChunk], RetrievalOptions]:
+    options = RetrievalOptions(mode="keyword", use_references=False, top_k=1, min_relevance=0,
+                               sfs_numbers=list(sfs_numbers))
     return retrieve_context(question, ws, user=user, options=options).chunks, options
 
 
@@ -75,3 +79,85 @@ def test_no_anchor_no_chapter(statute: tuple[User, Workspace]) -> None:
     user, ws = statute
     hits, options = _hits("journal över besiktning", user, ws)
     assert chapter_sections(hits, access_scope_for(user, ws), options, anchors=0) == []
+
+
+# A law without chapters, in the manner of many short Swedish laws: its §§ under rubriker, then its transitional
+# provisions.
+UNCHAPTERED = "\n\n".join([
+    "Lagens tillämpningsområde",
+    "1 § Denna lag gäller fordon som används för transporter på väg.",
+    "Definitioner",
+    "2 § Med färdskrivare avses i denna lag en apparat som registrerar fordonets hastighet och körtid.",
+    "Kontroll",
+    "3 § En färdskrivare ska kontrolleras vartannat år.",
+    "4 § Ägaren ska spara uppgifterna från kontrollen i ett år.",
+    "5 § Den som kontrollerar ska vara ackrediterad.",
+    "Övergångsbestämmelser",
+    "2099:4",
+    "Denna lag träder i kraft den 1 juli 2099.",
+])
+
+
+# Searches are limited to it: other tests' statutes write transitional provisions and duties to keep records in
+# the same words.
+OWN_LAW = ("2099:3",)
+
+
+@pytest.fixture
+def unchaptered(db: None) -> tuple[User, Workspace]:
+    chunked_statute("2099:3", "Lag (2099:3) om färdskrivare", UNCHAPTERED)
+    return alice_owning_a_workspace()
+
+
+def test_a_law_without_chapters_is_its_own_one_chapter(unchaptered: tuple[User, Workspace]) -> None:
+    user, ws = unchaptered
+    hits, options = _hits("spara uppgifterna från kontrollen", user, ws, OWN_LAW)
+    assert [h.citation for h in hits] == ["4 §"]
+    added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=0)
+    assert [c.citation for c in added] == ["1 §", "2 §"]  # the first § and the defining one, in document order
+    assert all(c.extra["chapter_of"] == "2099:3" for c in added)
+    assert all(c.score < hits[0].score for c in added)
+
+
+def test_a_short_law_without_chapters_comes_whole_but_not_its_transitional_provisions(
+        unchaptered: tuple[User, Workspace]) -> None:
+    user, ws = unchaptered
+    hits, options = _hits("spara uppgifterna från kontrollen", user, ws, OWN_LAW)
+    # Short means its §§ alone: the transitional provisions' tokens would take it over this bound.
+    sections = ContentChunk.objects.filter(legal_document__sfs_number="2099:3", kind="section")
+    bound = sum(sections.values_list("token_count", flat=True))
+    added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=bound)
+    assert [c.citation for c in added] == ["1 §", "2 §", "3 §", "5 §"]
+
+
+def test_a_transitional_provision_anchors_no_chapter(unchaptered: tuple[User, Workspace]) -> None:
+    user, ws = unchaptered
+    hits, options = _hits("träder i kraft den 1 juli 2099", user, ws, OWN_LAW)
+    assert [h.citation for h in hits] == ["Övergångsbestämmelser 2099:4"]
+    assert chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=10_000) == []
+
+
+@override_settings(RETRIEVAL_UNCHAPTERED_ANCHORS=False)
+def test_without_the_setting_a_law_without_chapters_anchors_nothing(unchaptered: tuple[User, Workspace]) -> None:
+    user, ws = unchaptered
+    hits, options = _hits("spara uppgifterna från kontrollen", user, ws, OWN_LAW)
+    assert chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=10_000) == []
+
+
+LETTERED = "\n\n".join([
+    "1 kap. Allmänt",
+    "1 § Denna lag gäller kranar.",
+    "2 a kap. Mobila kranar",
+    "1 § I detta kapitel finns bestämmelser om mobila kranar.",
+    "2 § En mobil kran ska stödbenas innan den lyfter.",
+])
+
+
+def test_a_lettered_chapter_is_anchored_as_the_chunker_wrote_it(db: None) -> None:
+    chunked_statute("2099:5", "Lag (2099:5) om kranar", LETTERED)
+    user, ws = alice_owning_a_workspace()
+    hits, options = _hits("stödbenas innan den lyfter", user, ws, ("2099:5",))
+    assert [h.citation for h in hits] == ["2 a kap. 2 §"]
+    added = chapter_sections(hits, access_scope_for(user, ws), options, anchors=1, full_tokens=0)
+    assert [c.citation for c in added] == ["2 a kap. 1 §"]
+    assert added[0].extra["chapter_of"] == "2099:5 2 a kap."

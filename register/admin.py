@@ -18,12 +18,12 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
+from compliance.audit import audit_actor
 from compliance.admin import WorkspaceScopedAdmin
 from compliance.models import Assessment, UserFile, Workspace
 from compliance.selectors import workspace_list_for_user
 
 from . import selectors
-from .audit import audit_actor
 from .models import (
     Action,
     Evidence,

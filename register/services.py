@@ -11,13 +11,13 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from compliance.audit import audit_actor
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
 from compliance.model_update import model_update
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from law.models import StatuteVersion
 
-from .audit import audit_actor
 from .models import (
     Action,
     ComplianceStatus,

@@ -20,13 +20,13 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
 
-from ..audit import audit_actor
 from ..models import (
     Action,
     ChangeNotice,

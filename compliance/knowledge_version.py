@@ -6,6 +6,9 @@ or a migration went around them, and the context block kept serving the file's t
 statement-level triggers bump the version whenever a file or an assessment changes what retrieval may see
 of it (privacy, deletion, the version state, its workspace) or goes away, whichever code path did it.
 
+A table every row of which is retrieval's input (a workspace's glossary: glossary/models.py) bumps on every insert,
+update and delete (`every_change_sql`), installed by its own app's migration.
+
 Each statement bumps its workspaces once, in id order (two statements lock them in the same order; the
 keyword statistics' triggers lock the same rows in the same order).
 """
@@ -19,13 +22,16 @@ _TABLES = {
     "compliance_assessment": "(o.deleted_at IS NULL) <> (n.deleted_at IS NULL) OR o.workspace_id <> n.workspace_id",
 }
 
+# Bumps the workspaces {ids} selects, each once, locked in id order.
+_BUMP = ("UPDATE compliance_workspace w SET knowledge_version = w.knowledge_version + 1 FROM ("
+         "SELECT id FROM compliance_workspace WHERE id IN ({ids}) ORDER BY id FOR UPDATE) AS locked "
+         "WHERE w.id = locked.id;")
+
 
 def _function(table: str, changed: str) -> str:
     # A statement's transition tables exist only for its own event, and plpgsql plans a query when it
     # first runs it, so each event has its own branch.
-    bump = ("UPDATE compliance_workspace w SET knowledge_version = w.knowledge_version + 1 FROM ("
-            "SELECT id FROM compliance_workspace WHERE id IN ({ids}) ORDER BY id FOR UPDATE) AS locked "
-            "WHERE w.id = locked.id;")
+    bump = _BUMP
     return f"""
 CREATE OR REPLACE FUNCTION {table}_knowledge_bump() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -52,3 +58,36 @@ UNINSTALL_SQL = "".join(
     f"DROP FUNCTION IF EXISTS {table}_knowledge_bump();\n"
     for table in _TABLES
 )
+
+
+def every_change_sql(table: str) -> str:
+    """Triggers bumping the knowledge_version of the workspaces of every row a statement inserts, updates or
+    deletes in `table` (it has a `workspace_id`)."""
+    bump = _BUMP
+    return f"""
+CREATE OR REPLACE FUNCTION {table}_knowledge_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        {bump.format(ids="SELECT workspace_id FROM changed_new")}
+    ELSIF TG_OP = 'UPDATE' THEN
+        {bump.format(ids="SELECT workspace_id FROM changed_old UNION SELECT workspace_id FROM changed_new")}
+    ELSE
+        {bump.format(ids="SELECT workspace_id FROM changed_old")}
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER {table}_knowledge_on_insert AFTER INSERT ON {table}
+    REFERENCING NEW TABLE AS changed_new FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();
+CREATE TRIGGER {table}_knowledge_on_update AFTER UPDATE ON {table}
+    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed_new FOR EACH STATEMENT
+    EXECUTE FUNCTION {table}_knowledge_bump();
+CREATE TRIGGER {table}_knowledge_on_delete AFTER DELETE ON {table}
+    REFERENCING OLD TABLE AS changed_old FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();
+"""
+
+
+def every_change_uninstall_sql(table: str) -> str:
+    return (f"DROP TRIGGER IF EXISTS {table}_knowledge_on_insert ON {table};\n"
+            f"DROP TRIGGER IF EXISTS {table}_knowledge_on_update ON {table};\n"
+            f"DROP TRIGGER IF EXISTS {table}_knowledge_on_delete ON {table};\n"
+            f"DROP FUNCTION IF EXISTS {table}_knowledge_bump();\n")

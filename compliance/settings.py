@@ -187,6 +187,7 @@ INSTALLED_APPS = [
     "auditlog",
     "compliance",
     "law",
+    "glossary",
     "chunks",
     "register",
     "agent",

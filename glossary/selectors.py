@@ -1,0 +1,52 @@
+"""Reads of a workspace's glossary. The caller has already decided the workspace (membership_get_by_slug for
+pages and the API, the access scope for retrieval): another workspace's term is a 404 here, like its files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from compliance.models import Workspace
+from compliance.sql import dict_cursor
+
+from .models import Term
+
+
+def term_list(workspace: Workspace) -> QuerySet[Term]:
+    return Term.objects.filter(workspace=workspace).select_related("created_by")
+
+
+def term_get(workspace: Workspace, term_id: int) -> Term:
+    term = Term.objects.filter(workspace=workspace, pk=term_id).first()
+    if term is None:
+        raise Http404("Begreppet finns inte.")
+    return term
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """A term of the asker's glossary that a question uses."""
+
+    term_id: int
+    workspace_id: int
+    word: str  # as the team wrote it
+    law_words: str
+    lexemes: list[str]  # the word's, as the Swedish stemmer gives them: what a question's word is matched by
+
+
+def term_matches(text: str, workspace_ids: tuple[int, ...] | list[int]) -> list[TermMatch]:
+    """The terms of `workspace_ids`' glossaries whose word the question uses, in any inflection the Swedish
+    stemmer joins ("visselblåsaren" uses "visselblåsare"), a phrase's words in order."""
+    if not workspace_ids or not text.strip():
+        return []
+    with dict_cursor() as cursor:
+        cursor.execute(
+            "SELECT t.id AS term_id, t.workspace_id, t.word, t.law_words, "
+            "tsvector_to_array(to_tsvector('swedish', t.word)) AS lexemes FROM glossary_term t "
+            "WHERE t.workspace_id = ANY(%(ws)s) "
+            "AND to_tsvector('swedish', %(text)s) @@ phraseto_tsquery('swedish', t.word) "
+            "ORDER BY lower(t.word), t.id",
+            {"ws": list(workspace_ids), "text": text})
+        return [TermMatch(**row) for row in cursor.fetchall()]

@@ -11,10 +11,12 @@ from .prompts import (
     COMPARISON_HEADING,
     COMPARISON_NOTE,
     CORRECTED_WORDS_NOTE,
+    GLOSSARY_NOTE,
     NO_MODEL_LEAD,
     NO_SOURCES_ANSWER,
     NO_SOURCES_UNKNOWN_WORDS_ANSWER,
     UNKNOWN_WORDS_NOTE,
+    glossary_terms,
     quoted_words,
 )
 
@@ -84,7 +86,7 @@ def comparison_table(pairs: list[Pair]) -> str:
 
 def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_passages: int = 6,
                       profile_note: str = "", compare: bool = True, unknown_words: Sequence[str] = (),
-                      corrections: Mapping[str, str] | None = None) -> str:
+                      corrections: Mapping[str, str] | None = None, glossary: Mapping[str, str] | None = None) -> str:
     """The most relevant passages, grouped by statute or file, quoted with their citations.
 
     When the sources hold both the company's own documents and statute text on the same subject
@@ -92,18 +94,23 @@ def extractive_answer(citations: list[dict], *, lead: str = NO_MODEL_LEAD, max_p
     mechanical reading and not legal advice. No prose is invented: apart from the labelled
     lead-in, the profile facts the reader stated (`profile_note`, agent.memory.profile.mention_sentence),
     the note naming the question's words no source uses (`unknown_words`, a misspelt one with the statute word
-    searched for it, `corrections`), the comparison's heading and note
+    searched for it, `corrections`), the terms of the workspace's glossary the question used (`glossary`), the
+    comparison's heading and note
     and one line naming each source, every sentence is a quotation.
     """
+    taught = GLOSSARY_NOTE.format(terms=glossary_terms(glossary)) if glossary else ""
     if not citations:
-        return (NO_SOURCES_UNKNOWN_WORDS_ANSWER.format(words=quoted_words(unknown_words, corrections)) if unknown_words
-                else NO_SOURCES_ANSWER)
+        empty = (NO_SOURCES_UNKNOWN_WORDS_ANSWER.format(words=quoted_words(unknown_words, corrections))
+                 if unknown_words else NO_SOURCES_ANSWER)
+        return f"{empty}\n\n{taught}" if taught else empty
     # The most relevant passages (cited sections first), grouped by source in order of relevance.
     by_relevance = sorted(citations, key=lambda c: (not c.get("reference_match"), -c.get("score", 0.0), c["n"]))
     groups: dict[str, list[dict]] = {}
     for row in by_relevance[:max_passages]:
         groups.setdefault(row.get("document_title") or row["header"], []).append(row)
     parts = [lead, profile_note] if profile_note else [lead]
+    if taught:
+        parts.append(taught)
     corrections = corrections or {}
     missing = [word for word in unknown_words if word not in corrections]
     corrected = [word for word in unknown_words if word in corrections]

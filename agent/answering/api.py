@@ -70,7 +70,7 @@ SEARCH_RESPONSE_EXAMPLE = OpenApiExample(
         "query": "Vilka skyldigheter har arbetsgivaren enligt 3 kap. 2 a § arbetsmiljölagen?",
         "mode": "hybrid", "degraded": False, "notice": "",
         "timings_ms": {"embed": 12.4, "sql": 18.9, "fuse": 0.3},
-        "count": 1, "unknown_words": [], "corrections": {},
+        "count": 1, "unknown_words": [], "corrections": {}, "glossary": {},
         "results": [{
             "chunk_id": 4711, "source_type": "LEGAL_DOCUMENT", "source_id": 12, "document_key": "LEGAL_DOCUMENT:12",
             "document_number": "1977:1160", "document_title": "Arbetsmiljölag (1977:1160)",
@@ -135,6 +135,7 @@ class SearchApi(WorkspaceMixin, BaseApi):
             "query": query, "mode": result.mode, "degraded": bool(result.degraded),
             "notice": result.notice or "", "timings_ms": result.timings_ms or {}, "count": len(chunks),
             "results": chunks, "unknown_words": result.unknown_words, "corrections": result.corrections,
+            "glossary": {match.word: match.law_words for match in result.glossary},
         }
         return Response(s.SearchResultSerializer(data).data)
 
@@ -160,7 +161,7 @@ class ContextApi(WorkspaceMixin, BaseApi):
             "messages": prepared.messages, "context_text": prepared.context_text, "citations": prepared.citations,
             "metrics": prepared.metrics, "intent": prepared.intent, "skipped": bool(prepared.skipped),
             "degraded": bool(prepared.degraded), "unknown_words": prepared.unknown_words,
-            "corrections": prepared.corrections,
+            "corrections": prepared.corrections, "glossary": prepared.glossary,
         }
         return Response(json.loads(json.dumps(s.PreparedContextSerializer(data).data, default=str)))
 

@@ -101,7 +101,8 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
         yield {"event": "notice", "data": prepared.notice}
     if not llm.model_configured():
         text = extractive_answer(citations, profile_note=mention_sentence(prepared.memory),
-                                 unknown_words=prepared.unknown_words, corrections=prepared.corrections)
+                                 unknown_words=prepared.unknown_words, corrections=prepared.corrections,
+                                 glossary=prepared.glossary)
         yield {"event": "token", "data": text}
         yield _finish(conversation, prepared, text, citations, mode=Message.AnswerMode.EXTRACTIVE)
         return
@@ -117,7 +118,7 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
         fallback = "\n\n" + extractive_answer(citations, lead=MODEL_FAILED_NOTICE,
                                                 profile_note=mention_sentence(prepared.memory),
                                                 unknown_words=prepared.unknown_words,
-                                                corrections=prepared.corrections)
+                                                corrections=prepared.corrections, glossary=prepared.glossary)
         yield {"event": "error", "data": MODEL_FAILED_NOTICE}
         yield {"event": "token", "data": fallback}
         yield _finish(conversation, prepared, "".join(parts) + fallback, citations, mode=Message.AnswerMode.ERROR,

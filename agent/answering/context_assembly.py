@@ -45,7 +45,7 @@ from agent.retrieval.sources import NOT_BINDING_KINDS, RetrievedChunk
 from chunks.tokens import count_tokens
 from compliance.text import fold_lookalikes, neutralise, sentence_ends
 
-from .prompts import UNKNOWN_WORDS_LINE, quoted_words
+from .prompts import GLOSSARY_LINE, UNKNOWN_WORDS_LINE, glossary_terms, quoted_words
 
 # Below this a cut-off fragment is more noise than help: leave the chunk out.
 MIN_USEFUL_TOKENS = 50
@@ -188,7 +188,8 @@ def _also_row(chunk: RetrievedChunk) -> dict:
 
 
 def context_message(assembled: AssembledContext, profile: Sequence[str] = (), register: Sequence[str] = (), *,
-                    unknown_words: Sequence[str] = (), corrections: Mapping[str, str] | None = None) -> dict:
+                    unknown_words: Sequence[str] = (), corrections: Mapping[str, str] | None = None,
+                    glossary: Mapping[str, str] | None = None) -> dict:
     """The chat message carrying the sources, separate from the system prompt.
 
     With a profile (agent.memory.profile.profile_lines: neutralised lines) the message has two sections, "Användarprofil"
@@ -200,15 +201,18 @@ def context_message(assembled: AssembledContext, profile: Sequence[str] = (), re
     question's words no source uses, are named before the sources (UNKNOWN_WORDS_LINE), a misspelt one with the
     statute word searched for it (`corrections`): they are letters and hyphens (keyword_search._WRITTEN_WORD, the
     statute's word as its text search parser reads a word) and the token is digits, so they can close no block.
+    The terms of the workspace's glossary the question used (`glossary`, the team's word and the law's words it
+    searched) follow, neutralised like a profile line, and a boundary they hold is renewed like one a profile holds.
     """
     # Profile and register lines are neutralised like sources, so folded already too.
     text, boundary = assembled.text, assembled.boundary
     own_lines = [*profile, *register]
-    if own_lines and boundary and any(boundary in line for line in own_lines):
-        fresh = new_boundary((), folded=[text, *own_lines])
+    taught = (GLOSSARY_LINE.format(terms=neutralise(glossary_terms(glossary))) if glossary else "")
+    if boundary and any(boundary in line for line in [*own_lines, taught]):
+        fresh = new_boundary((), folded=[text, *own_lines, taught])
         text, boundary = text.replace(boundary, fresh), fresh
     unknown = (f"\n{UNKNOWN_WORDS_LINE.format(words=quoted_words(unknown_words, corrections))}" if unknown_words
-               else "")
+               else "") + (f"\n{taught}" if taught else "")
     if not text:
         knowledge = f"{CONTEXT_PREAMBLE}\n\n{NO_SOURCES_MESSAGE}{unknown}"
     else:

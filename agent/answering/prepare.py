@@ -84,6 +84,8 @@ class PreparedContext:
     unknown_words: list[str] = field(default_factory=list)  # the question's words no source uses
     # those searched as a statute word instead (a slip, or typed without diacritics): RetrievalResult.corrections
     corrections: dict[str, str] = field(default_factory=dict)
+    # the terms of the workspace's glossary the question used, word -> the law's words searched too
+    glossary: dict[str, str] = field(default_factory=dict)
 
 
 def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBaseUser,
@@ -136,7 +138,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
     timings["register"] = _ms(t0)
     prepared = _build(options, conversation, assembled, intent.intent, skipped=False, timings=timings,
                       profile=profile, register=status, unknown_words=retrieved.unknown_words,
-                      corrections=retrieved.corrections)
+                      corrections=retrieved.corrections, glossary=retrieved.glossary)
     prepared.degraded, prepared.notice, prepared.memory = retrieved.degraded, retrieved.notice, memory
     prepared.metrics.update(cache_hit=retrieved.cache_hit, degraded=retrieved.degraded, zero_match=not retrieved.chunks)
     _warn_if_slow(_ms(started), timings, question)
@@ -223,15 +225,18 @@ class Retrieved:
     scope: AccessScope | None = None
     unknown_words: list[str] = field(default_factory=list)  # RetrievalResult.unknown_words
     corrections: dict[str, str] = field(default_factory=dict)  # RetrievalResult.corrections
+    glossary: dict[str, str] = field(default_factory=dict)  # RetrievalResult.glossary, word -> law words
 
 
 @dataclass(frozen=True)
 class CachedSources:
     """A retrieval cache entry: the block's sources, and the question's words no source uses (the answer names
-    them, so a question asked again is answered alike), with the misspelt ones' statute words."""
+    them, so a question asked again is answered alike), with the misspelt ones' statute words and the glossary
+    terms it used."""
     chunks: list[RetrievedChunk]
     unknown_words: tuple[str, ...] = ()
     corrections: tuple[tuple[str, str], ...] = ()
+    glossary: tuple[tuple[str, str], ...] = ()
 
 
 def _retrieve(question: str, history: list[str], workspace: Workspace, user: AbstractBaseUser, options: PrepareOptions,
@@ -250,7 +255,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     if cached is not None:
         facts["chunks_matched"] = len(cached.chunks)
         return Retrieved(chunks=cached.chunks, cache_hit=True, scope=scope, unknown_words=list(cached.unknown_words),
-                         corrections=dict(cached.corrections))
+                         corrections=dict(cached.corrections), glossary=dict(cached.glossary))
     t0 = time.perf_counter()
     try:
         result = retrieve_context(analysis.text or question, workspace, user=user, options=options.retrieval,
@@ -268,11 +273,12 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     # Cached labelled and dated: the key holds everything they depend on (the scope with its named
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
+    glossary = {match.word: match.law_words for match in result.glossary}
     if cache is not None and not result.degraded:
         cache.set(key, CachedSources(chunks=chunks, unknown_words=tuple(result.unknown_words),
-                                     corrections=tuple(result.corrections.items())))
+                                     corrections=tuple(result.corrections.items()), glossary=tuple(glossary.items())))
     return Retrieved(chunks=chunks, notice=result.notice, degraded=result.degraded, scope=scope,
-                     unknown_words=result.unknown_words, corrections=result.corrections)
+                     unknown_words=result.unknown_words, corrections=result.corrections, glossary=glossary)
 
 
 def _analysis_facts(analysis: QueryAnalysis) -> dict:
@@ -291,13 +297,13 @@ def _analysis_facts(analysis: QueryAnalysis) -> dict:
 def _build(options: PrepareOptions, conversation: list[dict], assembled: AssembledContext | None, intent: str, *,
            skipped: bool, timings: dict[str, float], profile: Sequence[str] = (),
            register: RegisterStatus | None = None, unknown_words: Sequence[str] = (),
-           corrections: Mapping[str, str] | None = None) -> PreparedContext:
+           corrections: Mapping[str, str] | None = None, glossary: Mapping[str, str] | None = None) -> PreparedContext:
     register = register or RegisterStatus()
     out = [{"role": "system", "content": options.system_prompt}]
     out.extend(conversation[:-1])
     if assembled is not None:
         out.append(context_message(assembled, profile, register.lines, unknown_words=unknown_words,
-                                   corrections=corrections))
+                                   corrections=corrections, glossary=glossary))
     out.extend(conversation[-1:])
     metrics = {
         "intent": intent,
@@ -319,6 +325,7 @@ def _build(options: PrepareOptions, conversation: list[dict], assembled: Assembl
         messages=out, context_text=assembled.text if assembled else "",
         citations=_citation_rows(assembled, register) if assembled else [], metrics=metrics, intent=intent,
         skipped=skipped, assembled=assembled, unknown_words=list(unknown_words), corrections=dict(corrections or {}),
+        glossary=dict(glossary or {}),
     )
 
 

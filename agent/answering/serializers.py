@@ -89,6 +89,8 @@ class RetrievedChunkSerializer(serializers.Serializer):
 UNKNOWN_WORDS_HELP = "Frågans ord som ingen källa i arbetsytans urval använder: lagen kan kalla samma sak något annat."
 CORRECTIONS_HELP = ("De av dessa ord som ligger en bokstav från ett ord i lagtexten och söktes som det ordet: "
                     "frågans ord -> ordet som lagtexten skriver det.")
+GLOSSARY_HELP = ("Begrepp i arbetsytans ordlista som frågan använder; lagens ord söktes också: "
+                 "ert ord -> lagens ord.")
 
 
 class SearchResultSerializer(serializers.Serializer):
@@ -101,6 +103,7 @@ class SearchResultSerializer(serializers.Serializer):
     results = RetrievedChunkSerializer(many=True)
     unknown_words = serializers.ListField(child=StrictCharField(), help_text=UNKNOWN_WORDS_HELP)
     corrections = serializers.DictField(child=StrictCharField(), help_text=CORRECTIONS_HELP)
+    glossary = serializers.DictField(child=StrictCharField(), help_text=GLOSSARY_HELP)
 
 
 class ChatMessageInputSerializer(serializers.Serializer):
@@ -125,6 +128,7 @@ class PreparedContextSerializer(serializers.Serializer):
     degraded = serializers.BooleanField()
     unknown_words = serializers.ListField(child=StrictCharField(), help_text=UNKNOWN_WORDS_HELP)
     corrections = serializers.DictField(child=StrictCharField(), help_text=CORRECTIONS_HELP)
+    glossary = serializers.DictField(child=StrictCharField(), help_text=GLOSSARY_HELP)
 
 
 # --- conversations --------------------------------------------------------------------

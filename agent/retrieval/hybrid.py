@@ -65,6 +65,7 @@ from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .query_vector_cache import query_vectors
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
+from .workspace_glossary import TermMatch, glossary_matches, searched_text, still_unknown
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,8 @@ class RetrievalResult:
     # Those of them searched as a statute word instead: one slip away (KeywordQuery.corrections) or the same word
     # typed without its diacritics (QueryAnalysis.restored).
     corrections: dict[str, str] = field(default_factory=dict)
+    # The terms of the asker's glossary the question uses: their law words were searched too (workspace_glossary).
+    glossary: list[TermMatch] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -469,9 +472,12 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
         return result
 
     embeds = options.mode in ("hybrid", "vector")
+    # The asker's glossary: its terms' law words are searched beside the team's words, by both halves.
+    taught = glossary_matches(text, scope.workspace_ids)
     # A remote embedder works on the question while the SQL that needs no vector runs. The local model embeds
     # once the keyword query has named the question's slips (below): it embeds once, the question as corrected.
-    embedding = _start_embedding(text, result, timings) if embeds and _embeds_remotely() else None
+    embedding = (_start_embedding(searched_text(text, taught), result, timings) if embeds and _embeds_remotely()
+                 else None)
 
     t0 = time.perf_counter()
     cited = _references(analysis.references) if options.use_references else QuestionReferences(units=[], named=[])
@@ -482,7 +488,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # A question about a document that was repealed is a question about what replaced it: those are named.
     named_sfs = [*named_sfs, *(n for n in mentions.replacements if n not in named_sfs)]
     # BM25 weighs every word of the analysed text (idf does what dropping "generic" words did).
-    kwq = (keyword_query(analysis.text or text, list(scope.workspace_ids))
+    kwq = (keyword_query(searched_text(analysis.text or text, taught), list(scope.workspace_ids))
            if options.mode in ("hybrid", "keyword") else None)
     # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
     limited = (RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
@@ -493,13 +499,13 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # top k is the same with it and without it (the reranker's pool is RERANK_CANDIDATES, as before).
     limit = (max(top_k * 2, settings.RERANK_CANDIDATES) if reranking
              else max(top_k, min(top_k + reserve, CANDIDATES - SLACK)))
-    unknown_words = _unknown_words(kwq, analysis)
+    unknown_words = still_unknown(_unknown_words(kwq, analysis), taught, analysis.text or text)
     # The misspelt words among them, each with the statute word searched in its stead.
     slips = {w: s for w, s in kwq.corrections.items() if w in unknown_words} if kwq else {}
     if embeds and (embedding is None or slips):
         # A misspelt word's pieces are other words to the embedder ("skydsombud" is not "skydd"), so the vector
         # half embeds the question as corrected: on a remote embedder, a second request for a question with a slip.
-        embedding = _start_embedding(corrected_text(text, slips), result, timings)
+        embedding = _start_embedding(searched_text(corrected_text(text, slips), taught), result, timings)
     # While a remote embedder works on the question, the keyword halves (which need no vector) are read, and each
     # search then runs its vector half and the fusion once the vector is there (docs/retrieval.md, "Speed"). A
     # vector that is there already (cached, or the local model's) gets the one statement: a second round trip
@@ -551,6 +557,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     result.search = SearchInputs(terms=terms, qvec=qvec, kwq=kwq)
     result.unknown_words = unknown_words
     result.corrections = slips
+    result.glossary = taught
     if analysis.restored:
         # Typed without diacritics, searched with the statutes': no source writes them as typed either.
         result.unknown_words = [*analysis.restored, *result.unknown_words]

@@ -117,7 +117,7 @@ class ContextTests(ApiTestCase):
         self.assertEqual(response.status_code, 200, response.content)
         body = response.json()
         self.assertEqual(set(body), {"messages", "context_text", "citations", "metrics", "intent", "skipped",
-                                     "degraded", "unknown_words", "corrections"})
+                                     "degraded", "unknown_words", "corrections", "glossary"})
         # The act the question names is understood, whether or not a text writes its short name.
         self.assertNotIn("arbetsmiljölagen", body["unknown_words"])
         self.assertNotIn("ändamål", body["unknown_words"])

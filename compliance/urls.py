@@ -68,6 +68,7 @@ urlpatterns = [
     path("api/v1/", include("compliance.api.urls")),
     path("ws/<slug:slug>/laglista/", include("register.urls")),
     path("ws/<slug:slug>/lagandringar/", include("register.notices.urls")),
+    path("ws/<slug:slug>/ordlista/", include("glossary.urls")),
     path("", include("agent.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,103 @@
+"""The Ordlista pages: a workspace's terms with a form to add one (prefilled from `?ord=`, the link from the
+dashboard's words no source uses), a term's edit page and its delete confirmation. Every member reads; owners and
+editors write. The services validate: a refused term is the page again with the Swedish error at its field.
+
+Another workspace, or its term, is a 404 (membership_for_page, then selectors scoped to it).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from compliance.models import Membership
+from compliance.permissions import require_edit
+from compliance.views import membership_for_page
+
+from . import selectors, services
+from .forms import TermForm
+from .models import WORD_MAX_LENGTH, Term
+from .services import GlossaryError
+
+
+def _refused(request: HttpRequest, exc: GlossaryError) -> TermForm:
+    """The posted form with the service's error at its field (the whole form's when it names none)."""
+    form = TermForm(data=request.POST)
+    form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    return form
+
+
+def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm | None = None,
+               status: int = 200) -> HttpResponse:
+    ws = membership.workspace
+    return render(request, "glossary/list.html", {
+        "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "glossary",
+        "terms": selectors.term_list(ws),
+        "form": form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]}),
+    }, status=status)
+
+
+def _posted(request: HttpRequest) -> dict[str, str]:
+    return {"word": request.POST.get("word", ""), "law_words": request.POST.get("law_words", "")}
+
+
+@login_required
+@require_GET
+def term_list(request: HttpRequest, slug: str) -> HttpResponse:
+    return _list_page(request, membership_for_page(request, slug))
+
+
+@login_required
+@require_POST
+def term_add(request: HttpRequest, slug: str) -> HttpResponse:
+    membership = membership_for_page(request, slug)
+    require_edit(membership)
+    try:
+        term = services.term_create(workspace=membership.workspace, user=request.user, **_posted(request))
+    except GlossaryError as exc:
+        return _list_page(request, membership, form=_refused(request, exc), status=exc.status)
+    messages.success(request, f"”{term.word}” finns nu i ordlistan: assistenten söker även efter ”{term.law_words}”.")
+    return redirect("glossary_list", slug=membership.workspace.slug)
+
+
+def _edit_page(request: HttpRequest, membership: Membership, term: Term, *, form: TermForm | None = None,
+               status: int = 200) -> HttpResponse:
+    return render(request, "glossary/edit.html", {
+        "workspace": membership.workspace, "membership": membership, "nav": "glossary", "term": term,
+        "form": form or TermForm(initial={"word": term.word, "law_words": term.law_words}),
+    }, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def term_edit(request: HttpRequest, slug: str, term_id: int) -> HttpResponse:
+    membership = membership_for_page(request, slug)
+    term = selectors.term_get(membership.workspace, term_id)
+    require_edit(membership)
+    if request.method == "GET":
+        return _edit_page(request, membership, term)
+    try:
+        term = services.term_update(term=term, user=request.user, **_posted(request))
+    except GlossaryError as exc:
+        return _edit_page(request, membership, term, form=_refused(request, exc), status=exc.status)
+    messages.success(request, f"”{term.word}” har sparats.")
+    return redirect("glossary_list", slug=membership.workspace.slug)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def term_delete(request: HttpRequest, slug: str, term_id: int) -> HttpResponse:
+    """GET asks (a page naming the term), POST deletes."""
+    membership = membership_for_page(request, slug)
+    term = selectors.term_get(membership.workspace, term_id)
+    require_edit(membership)
+    if request.method == "GET":
+        return render(request, "glossary/confirm_delete.html", {
+            "workspace": membership.workspace, "membership": membership, "nav": "glossary", "term": term,
+        })
+    services.term_delete(term=term, user=request.user)
+    messages.success(request, f"”{term.word}” har tagits bort ur ordlistan.")
+    return redirect("glossary_list", slug=membership.workspace.slug)

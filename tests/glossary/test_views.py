@@ -1,0 +1,202 @@
+"""The Ordlista pages (every member reads, owners and editors write, another workspace is a 404), admin scoped to the
+staff member's workspaces and writing through the services, and the dashboard's link to teach a word."""
+
+from __future__ import annotations
+
+import pytest
+from auditlog.models import LogEntry
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+
+from agent.models import Conversation, Message, RetrievalLog
+from compliance.models import Membership, Workspace
+from glossary import services
+from glossary.models import Term
+from tests.helpers import BaseTestCase, make_user
+
+
+class GlossaryPageTests(BaseTestCase):
+    def url(self, name: str = "glossary_list", *args: object, ws: Workspace | None = None) -> str:
+        return reverse(name, args=[(ws or self.workspace).slug, *args])
+
+    def add(self, word: str = "visselblåsare", law_words: str = "rapporterande person") -> Term:
+        return services.term_create(workspace=self.workspace, user=self.alice, word=word, law_words=law_words)
+
+    def test_it_checks_ownership(self) -> None:
+        term = self.add("friskvårdsbidrag", "personalvårdsförmån")
+        services.term_create(workspace=self.charlies_workspace, user=self.charlie, word="OVK",
+                             law_words="funktionskontroll av ventilationssystem")
+        self.login(self.charlie)
+        self.assertEqual(self.client.get(self.url()).status_code, 404)
+        self.assertEqual(self.client.post(self.url("glossary_add"), {"word": "a", "law_words": "b"}).status_code, 404)
+        for name in ("glossary_edit", "glossary_delete"):
+            with self.subTest(name=name):
+                self.assertEqual(self.client.get(self.url(name, term.pk)).status_code, 404)
+                self.assertEqual(self.client.post(self.url(name, term.pk), {"word": "x", "law_words": "y"}).status_code,
+                                 404)
+                # charlie's own workspace does not reach alice's term either
+                self.assertEqual(self.client.post(self.url(name, term.pk, ws=self.charlies_workspace),
+                                                  {"word": "x", "law_words": "y"}).status_code, 404)
+        term.refresh_from_db()
+        self.assertEqual((term.word, term.law_words), ("friskvårdsbidrag", "personalvårdsförmån"))
+        # Each list shows its own workspace's terms only.
+        own = self.client.get(self.url(ws=self.charlies_workspace))
+        self.assertContains(own, "OVK")
+        self.assertNotContains(own, "friskvårdsbidrag")
+        self.login(self.alice)
+        self.assertNotContains(self.client.get(self.url()), "OVK")
+
+    def test_list_explains_and_shows_who_added_each_term_and_when(self) -> None:
+        term = self.add()
+        self.login(self.bob)
+        r = self.client.get(self.url())
+        self.assertContains(r, "söker assistenten också efter lagens ord")
+        self.assertContains(r, "Ordlistan gäller bara den här arbetsytan.")
+        self.assertContains(r, '<td><strong>visselblåsare</strong></td><td>rapporterande person</td>', html=False)
+        self.assertContains(r, "<td>alice</td>", html=False)
+        self.assertContains(r, term.created_at.astimezone().strftime("%Y-%m-%d"))
+        self.assertContains(r, 'aria-current="page">Ordlista</a>', html=False)
+        self.assertContains(r, self.url("glossary_edit", term.pk))
+        self.assertContains(r, self.url("glossary_delete", term.pk))
+        self.assertContains(r, 'name="law_words"')
+
+    def test_editor_adds_a_term(self) -> None:
+        self.login(self.bob)
+        r = self.client.post(self.url("glossary_add"), {"word": " OVK ", "law_words": "funktionskontroll"},
+                             follow=True)
+        self.assertRedirects(r, self.url())
+        self.assertContains(r, "”OVK” finns nu i ordlistan: assistenten söker även efter ”funktionskontroll”.")
+        term = Term.objects.get(workspace=self.workspace)
+        self.assertEqual((term.word, term.law_words, term.created_by), ("OVK", "funktionskontroll", self.bob))
+
+    def test_the_word_is_prefilled_from_the_link(self) -> None:
+        self.login(self.alice)
+        r = self.client.get(self.url() + "?ord=visselbl%C3%A5sare")
+        self.assertContains(r, 'name="word" value="visselblåsare"', html=False)
+
+    def test_bad_input_gets_the_swedish_error_at_its_field_and_nothing_is_stored(self) -> None:
+        self.add()
+        self.login(self.alice)
+        for data, status, words in (({"word": "", "law_words": "rapporterande person"}, 400, "Fyll i ert ord."),
+                                    ({"word": "OVK", "law_words": "<b>x</b>"}, 400, "får inte innehålla HTML"),
+                                    ({"word": "OVK", "law_words": "ovk"}, 400, "Lagens ord är samma som ert ord"),
+                                    ({"word": "Visselblåsare", "law_words": "whistleblower"}, 409,
+                                     "Ordet finns redan i ordlistan")):
+            with self.subTest(data=data):
+                r = self.client.post(self.url("glossary_add"), data)
+                self.assertContains(r, words, status_code=status)
+                self.assertContains(r, 'class="field has-error"', status_code=status)
+                self.assertContains(r, f'value="{data["word"]}"' if data["word"] else 'name="word"',
+                                    status_code=status)
+        self.assertEqual(list(Term.objects.values_list("word", flat=True)), ["visselblåsare"])
+
+    def test_editor_edits_a_term(self) -> None:
+        term = self.add()
+        self.login(self.bob)
+        page = self.client.get(self.url("glossary_edit", term.pk))
+        self.assertContains(page, 'value="rapporterande person"', html=False)
+        r = self.client.post(self.url("glossary_edit", term.pk),
+                             {"word": "visselblåsare", "law_words": "rapporterande person, visselblåsarlagen"})
+        self.assertRedirects(r, self.url())
+        term.refresh_from_db()
+        self.assertEqual(term.law_words, "rapporterande person, visselblåsarlagen")
+        bad = self.client.post(self.url("glossary_edit", term.pk), {"word": "visselblåsare", "law_words": ""})
+        self.assertContains(bad, "Fyll i lagens ord.", status_code=400)
+        term.refresh_from_db()
+        self.assertEqual(term.law_words, "rapporterande person, visselblåsarlagen")
+
+    def test_editor_deletes_a_term_after_a_confirmation(self) -> None:
+        term = self.add()
+        self.login(self.bob)
+        confirm = self.client.get(self.url("glossary_delete", term.pk))
+        self.assertContains(confirm, "Ta bort ”visselblåsare” ur ordlistan?")
+        self.assertTrue(Term.objects.filter(pk=term.pk).exists())
+        r = self.client.post(self.url("glossary_delete", term.pk))
+        self.assertRedirects(r, self.url())
+        self.assertFalse(Term.objects.filter(pk=term.pk).exists())
+        self.assertContains(self.client.get(self.url()), "Ordlistan är tom.")
+
+    def test_reader_and_revisor_see_the_list_but_cannot_write(self) -> None:
+        term = self.add()
+        for role in (Membership.Role.VIEWER, Membership.Role.AUDITOR):
+            Membership.objects.filter(user=self.bob).update(role=role)
+            self.login(self.bob)
+            with self.subTest(role=role):
+                page = self.client.get(self.url() + "?ord=mejl")
+                self.assertContains(page, '<strong>visselblåsare</strong>', html=False)
+                self.assertNotContains(page, 'name="word"')
+                self.assertNotContains(page, self.url("glossary_edit", term.pk))
+                self.assertEqual(self.client.post(self.url("glossary_add"),
+                                                  {"word": "OVK", "law_words": "funktionskontroll"}).status_code, 403)
+                for name in ("glossary_edit", "glossary_delete"):
+                    self.assertEqual(self.client.get(self.url(name, term.pk)).status_code, 403)
+                    self.assertEqual(self.client.post(self.url(name, term.pk),
+                                                      {"word": "x", "law_words": "y"}).status_code, 403)
+        self.assertEqual(list(Term.objects.values_list("word", "law_words")),
+                         [("visselblåsare", "rapporterande person")])
+
+
+class GlossaryAdminTests(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls) -> None:
+        super().setUpTestData()
+        cls.term = services.term_create(workspace=cls.workspace, user=cls.alice, word="visselblåsare",
+                                        law_words="rapporterande person")
+        cls.charlies_term = services.term_create(workspace=cls.charlies_workspace, user=cls.charlie, word="OVK",
+                                                 law_words="funktionskontroll av ventilationssystem")
+        cls.root = make_user("root")
+        cls.root.is_staff = cls.root.is_superuser = True
+        cls.root.save()
+
+    def test_staff_see_only_their_workspaces_terms(self) -> None:
+        # charlie is staff with every glossary permission, but a member of his own workspace only.
+        self.charlie.is_staff = True
+        self.charlie.save()
+        self.charlie.user_permissions.set(Permission.objects.filter(content_type__app_label="glossary"))
+        self.login(self.charlie)
+        listing = self.client.get(reverse("admin:glossary_term_changelist"))
+        self.assertContains(listing, "OVK")
+        self.assertNotContains(listing, "visselblåsare")
+        self.assertEqual(self.client.get(reverse("admin:glossary_term_change", args=[self.term.pk])).status_code, 302)
+        add = self.client.get(reverse("admin:glossary_term_add"))
+        self.assertContains(add, "Charlies AB")
+        self.assertNotContains(add, "Alices AB")
+
+    def test_admin_writes_go_through_the_services(self) -> None:
+        self.login(self.root)
+        add = reverse("admin:glossary_term_add")
+        r = self.client.post(add, {"workspace": self.workspace.pk, "word": "  friskvård ", "law_words": "personalvård"})
+        self.assertEqual(r.status_code, 302, r.content[:2000])
+        term = Term.objects.get(word="friskvård")  # tidied by the service
+        self.assertEqual((term.workspace, term.created_by), (self.workspace, self.root))
+        self.assertEqual(LogEntry.objects.get_for_object(term).get().actor, self.root)
+        # The service's refusal is the form again, with its Swedish error, and nothing stored.
+        refused = self.client.post(add, {"workspace": self.workspace.pk, "word": "mejl", "law_words": "mejl"})
+        self.assertContains(refused, "Lagens ord är samma som ert ord")
+        self.assertFalse(Term.objects.filter(word="mejl").exists())
+        change = reverse("admin:glossary_term_change", args=[self.term.pk])
+        refused = self.client.post(change, {"word": "Friskvård", "law_words": "rapporterande person"})
+        self.assertContains(refused, "Ordet finns redan i ordlistan")
+        self.assertEqual(self.client.post(change, {"word": "visselblåsare", "law_words": "rapporterande personer"})
+                         .status_code, 302)
+        self.term.refresh_from_db()
+        self.assertEqual(self.term.law_words, "rapporterande personer")
+        self.client.post(reverse("admin:glossary_term_delete", args=[self.term.pk]), {"post": "yes"})
+        self.assertFalse(Term.objects.filter(pk=self.term.pk).exists())
+        self.assertEqual(LogEntry.objects.filter(object_pk=str(self.term.pk), action=LogEntry.Action.DELETE,
+                                                 content_type__app_label="glossary").get().actor, self.root)
+
+
+@pytest.mark.clock
+class DashboardLinkTests(BaseTestCase):
+    def test_an_unknown_word_links_to_the_glossary_with_the_word(self) -> None:
+        conversation = Conversation.objects.create(workspace=self.workspace, user=self.alice, title="X")
+        message = Message.objects.create(conversation=conversation, role="assistant", content="svar",
+                                         answer_mode="extractive")
+        RetrievalLog.objects.create(workspace=self.workspace, message=message, answer_mode="extractive",
+                                    intent="factual", query="Vad gäller för en visselblåsare?",
+                                    unknown_words=["Visselblåsare"])
+        self.login(self.alice)
+        html = self.client.get(reverse("dashboard", args=[self.workspace.slug])).content.decode()
+        self.assertIn(f'href="{reverse("glossary_list", args=[self.workspace.slug])}?ord=visselbl%C3%A5sare#lagg-till"',
+                      html)

@@ -1,6 +1,6 @@
 """/api/v1/: the shared routes (schema, docs, tokens) and compliance's own, then each app's routes
-(chunks/api_urls.py, register/api_urls.py, agent/api_urls.py, included by name like any Django app's urls), then a JSON 404 in the
-error shape for every unknown path under it."""
+(chunks/api_urls.py, register/api_urls.py, glossary/api_urls.py, agent/api_urls.py, included by name like any
+Django app's urls), then a JSON 404 in the error shape for every unknown path under it."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ urlpatterns = [
     path(ws + "assessments/<int:assessment_id>/", views.AssessmentDetailApi.as_view(), name="api-assessment"),
     path("", include("chunks.api_urls")),
     path("", include("register.api_urls")),
+    path("", include("glossary.api_urls")),
     path("", include("agent.api_urls")),
     re_path(r"^.*$", not_found_view),
 ]

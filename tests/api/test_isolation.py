@@ -8,6 +8,8 @@ from django.http import HttpResponse
 from agent.models import Conversation, Message
 from compliance import selectors, services
 from compliance.models import Membership
+from glossary import services as glossary_services
+from glossary.models import Term
 
 from .base import API, CWS, WS, ApiTestCase, assert_error
 
@@ -25,6 +27,10 @@ class IsolationTests(ApiTestCase):
         cls.alice_fact = services.profile_fact_add(workspace=cls.workspace, user=cls.alice, text="Alices uppgift")
         cls.charlie_fact = services.profile_fact_add(workspace=cls.charlies_workspace, user=cls.charlie,
                                                      text="Charlies uppgift")
+        cls.alice_term = glossary_services.term_create(workspace=cls.workspace, user=cls.alice, word="hyrpersonal",
+                                                       law_words="inhyrd arbetskraft")
+        cls.charlie_term = glossary_services.term_create(workspace=cls.charlies_workspace, user=cls.charlie,
+                                                         word="skyddsrond", law_words="undersökning av arbetsförhållanden")
         cls.alice_msg.proposals = [{"kind": "profile", "field": "employee_count", "value": 45,
                                     "label": "Antal anställda: 45", "status": "pending"}]
         cls.alice_msg.save()
@@ -32,7 +38,7 @@ class IsolationTests(ApiTestCase):
         cls.charlie_msg.save()
 
     def endpoints(self, base: str, *, file_id: int, assessment_id: int, conv_id: int, msg_id: int, member_id: int,
-                  fact_id: int) -> list[tuple[str, str, dict | None]]:
+                  fact_id: int, term_id: int) -> list[tuple[str, str, dict | None]]:
         return [
             ("get", f"{base}/", None),
             ("get", f"{base}/stats/", None),
@@ -68,6 +74,11 @@ class IsolationTests(ApiTestCase):
             ("get", f"{base}/preferences", None),
             ("patch", f"{base}/preferences", {"role": "x"}),
             ("delete", f"{base}/preferences", None),
+            ("get", f"{base}/glossary/", None),
+            ("post", f"{base}/glossary/", {"word": "bemanning", "law_words": "inhyrd arbetskraft"}),
+            ("get", f"{base}/glossary/{term_id}/", None),
+            ("patch", f"{base}/glossary/{term_id}/", {"law_words": "x y"}),
+            ("delete", f"{base}/glossary/{term_id}/", None),
         ]
 
     def call(self, method: str, url: str, body: dict | None) -> HttpResponse:
@@ -78,7 +89,7 @@ class IsolationTests(ApiTestCase):
         self.auth(self.charlie)
         ids = dict(file_id=self.alice_file.pk, assessment_id=self.alice_assessment.pk, conv_id=self.alice_conv.pk,
                    msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk,
-                   fact_id=self.alice_fact.pk)
+                   fact_id=self.alice_fact.pk, term_id=self.alice_term.pk)
         for method, url, body in self.endpoints(WS, **ids):
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
@@ -87,11 +98,11 @@ class IsolationTests(ApiTestCase):
         self.auth(self.alice)
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
                    conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk,
-                   fact_id=self.charlie_fact.pk)
+                   fact_id=self.charlie_fact.pk, term_id=self.charlie_term.pk)
         for method, url, body in self.endpoints(WS, **ids):
             if url.rstrip("/") in (WS, f"{WS}/stats", f"{WS}/metrics", f"{WS}/members", f"{WS}/files", f"{WS}/assessments",
                                    f"{WS}/search", f"{WS}/context", f"{WS}/conversations", f"{WS}/profile",
-                                   f"{WS}/profile/facts", f"{WS}/preferences"):
+                                   f"{WS}/profile/facts", f"{WS}/preferences", f"{WS}/glossary"):
                 continue  # no object id in these
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
@@ -105,12 +116,13 @@ class IsolationTests(ApiTestCase):
         self.assertTrue(selectors.profile_fact_list(self.charlies_workspace).filter(pk=self.charlie_fact.pk).exists())
         self.charlie_msg.refresh_from_db()
         self.assertEqual(self.charlie_msg.proposals[0]["status"], "pending")
+        self.assertEqual(Term.objects.get(pk=self.charlie_term.pk).law_words, "undersökning av arbetsförhållanden")
 
     def test_charlies_workspace_is_404_for_alice(self) -> None:
         self.auth(self.alice)
         ids = dict(file_id=self.charlie_file.pk, assessment_id=self.charlie_assessment.pk,
                    conv_id=self.charlie_conv.pk, msg_id=self.charlie_msg.pk, member_id=self.charlie_membership.pk,
-                   fact_id=self.charlie_fact.pk)
+                   fact_id=self.charlie_fact.pk, term_id=self.charlie_term.pk)
         for method, url, body in self.endpoints(CWS, **ids):
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")
@@ -134,7 +146,7 @@ class IsolationTests(ApiTestCase):
     def test_unauthenticated_is_401_everywhere(self) -> None:
         ids = dict(file_id=self.alice_file.pk, assessment_id=self.alice_assessment.pk, conv_id=self.alice_conv.pk,
                    msg_id=self.alice_msg.pk, member_id=self.bob_membership.pk,
-                   fact_id=self.alice_fact.pk)
+                   fact_id=self.alice_fact.pk, term_id=self.alice_term.pk)
         extra = [("get", f"{API}/workspaces/", None), ("get", f"{API}/tokens/", None),
                  ("post", f"{API}/tokens/", {"name": "x"}), ("get", f"{API}/statutes/", None),
                  ("get", f"{API}/statutes/1977:1160/", None)]

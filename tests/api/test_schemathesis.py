@@ -25,6 +25,7 @@ from chunks.models import ContentChunk, SourceType
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, Workspace
 from compliance.services import api_token_create
 from compliance.wsgi import application
+from glossary import services as glossary_services
 from law.models import StatuteChange, StatuteVersion
 from register import services as register_services
 from register.models import ChangeNotice, LegalRegister, RegisterItem
@@ -88,6 +89,8 @@ def world(db: None, wsgi_in_test_transaction: None) -> dict[str, Any]:
     register_services.register_item_update(item=item, user=alice, data={"group": group})
     review = register_services.review_start(register=register, user=alice, title="Kontroll", groups=[group])
     action = register_services.action_create(workspace=workspace, user=alice, title="Åtgärd", item=item)
+    term = glossary_services.term_create(workspace=workspace, user=alice, word="hyrpersonal",
+                                         law_words="inhyrd arbetskraft")
     key = api_token_create(user=alice, name="schemathesis").key
     # A second token to revoke, so DELETE tokens/{id} does not lock the test out.
     spare = api_token_create(user=alice, name="spare").token
@@ -97,7 +100,7 @@ def world(db: None, wsgi_in_test_transaction: None) -> dict[str, Any]:
                  "conversation_id": conversation.pk, "message_id": message.pk, "member_id": bob_membership.pk,
                  "token_id": spare.pk, "notice_id": notice.pk, "register_id": register.pk, "item_id": item.pk,
                  "requirement_id": requirement.pk, "evidence_id": evidence.pk, "review_id": review.pk,
-                 "entry_id": review.entries.get().pk, "action_id": action.pk},
+                 "entry_id": review.entries.get().pk, "action_id": action.pk, "term_id": term.pk},
     }
 
 

@@ -1,0 +1,105 @@
+"""The glossary's REST API under /api/v1/workspaces/<slug>/glossary/ (routes in glossary/api_urls.py): list,
+add, read, change and remove a workspace's terms.
+
+Thin: glossary.selectors read from the workspace the membership resolved (another workspace, or its term, is a
+404), glossary.services write. The serializers check types only; what a term may be (lengths, stop words,
+duplicates) is the service's, so the page, the API and admin store the same things, and a GlossaryError comes
+out in the one error shape with its status (400, or 409 for a word the glossary has). Owners and editors write;
+a reader or revisor gets a 403. Authentication, throttling and pagination are compliance.api's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from compliance.api.serializers import StrictCharField
+from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
+
+from . import selectors, services
+from .models import LAW_WORDS_MAX_LENGTH, WORD_MAX_LENGTH, Term
+
+TAGS = ["glossary"]
+INPUT_ERRORS = ("Fel i indata ger 400 med fältet i `details`; ett ord som redan finns i ordlistan (oavsett "
+                "versaler) ger 409 `duplicate`.")
+
+
+class TermSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.get_username", default=None, read_only=True,
+                                       allow_null=True)
+
+    class Meta:
+        model = Term
+        fields = ["id", "word", "law_words", "created_by", "created_at", "updated_at"]
+
+
+class TermInputSerializer(serializers.Serializer):
+    # Blank is allowed here so an empty word gets the service's message on its field, like the page's form.
+    word = StrictCharField(allow_blank=True, help_text=f"Ordet som ni använder, t.ex. ”visselblåsare” "
+                                                       f"(högst {WORD_MAX_LENGTH} tecken).")
+    law_words = StrictCharField(allow_blank=True, help_text=f"Vad lagen kallar samma sak, t.ex. ”rapporterande "
+                                                            f"person” (högst {LAW_WORDS_MAX_LENGTH} tecken).")
+
+
+class TermListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
+    serializer_class = TermSerializer
+    parser_classes = [JSONParser]
+
+    def get_queryset(self) -> QuerySet[Term]:
+        if self.fake_view():
+            return Term.objects.none()
+        return selectors.term_list(self.workspace)
+
+    @extend_schema(tags=TAGS, summary="Arbetsytans ordlista")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(tags=TAGS, summary="Lägg till ett begrepp (ägare, redaktör)", request=TermInputSerializer,
+                   responses={201: TermSerializer}, description=INPUT_ERRORS)
+    def post(self, request: Request, slug: str) -> Response:
+        self.require_edit()
+        data = validated(TermInputSerializer, request.data)
+        term = services.term_create(workspace=self.workspace, user=request.user, **data)
+        return Response(TermSerializer(term).data, status=status.HTTP_201_CREATED)
+
+
+class TermDetailApi(WorkspaceMixin, BaseApi):
+    parser_classes = [JSONParser]
+
+    @extend_schema(tags=TAGS, summary="Ett begrepp", responses=TermSerializer)
+    def get(self, request: Request, slug: str, term_id: int) -> Response:
+        return Response(TermSerializer(selectors.term_get(self.workspace, term_id)).data)
+
+    def _save(self, request: Request, term_id: int, *, partial: bool) -> Response:
+        # The term first, the role second: another workspace's id is a 404 for everyone, never a 403.
+        term = selectors.term_get(self.workspace, term_id)
+        self.require_edit()
+        serializer = TermInputSerializer(data=request.data, partial=partial)
+        serializer.is_valid(raise_exception=True)
+        # PATCH leaves out what does not change; the service validates the pair as a whole.
+        data = {"word": term.word, "law_words": term.law_words, **serializer.validated_data}
+        term = services.term_update(term=term, user=request.user, **data)
+        return Response(TermSerializer(term).data)
+
+    @extend_schema(tags=TAGS, summary="Ersätt ett begrepp (ägare, redaktör)", request=TermInputSerializer,
+                   responses=TermSerializer, description=INPUT_ERRORS)
+    def put(self, request: Request, slug: str, term_id: int) -> Response:
+        return self._save(request, term_id, partial=False)
+
+    @extend_schema(tags=TAGS, summary="Ändra ett begrepp (ägare, redaktör)",
+                   request=TermInputSerializer(partial=True), responses=TermSerializer, description=INPUT_ERRORS)
+    def patch(self, request: Request, slug: str, term_id: int) -> Response:
+        return self._save(request, term_id, partial=True)
+
+    @extend_schema(tags=TAGS, summary="Ta bort ett begrepp (ägare, redaktör)", responses={204: None})
+    def delete(self, request: Request, slug: str, term_id: int) -> Response:
+        term = selectors.term_get(self.workspace, term_id)
+        self.require_edit()
+        services.term_delete(term=term, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -26,68 +26,61 @@ _TABLES = {
 _BUMP = ("UPDATE compliance_workspace w SET knowledge_version = w.knowledge_version + 1 FROM ("
          "SELECT id FROM compliance_workspace WHERE id IN ({ids}) ORDER BY id FOR UPDATE) AS locked "
          "WHERE w.id = locked.id;")
+# Each event's statement trigger, with the transition tables it may read.
+_TRIGGERS = {
+    "insert": "CREATE TRIGGER {table}_knowledge_on_insert AFTER INSERT ON {table}\n"
+              "    REFERENCING NEW TABLE AS changed_new FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();\n",
+    "update": "CREATE TRIGGER {table}_knowledge_on_update AFTER UPDATE ON {table}\n"
+              "    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed_new FOR EACH STATEMENT\n"
+              "    EXECUTE FUNCTION {table}_knowledge_bump();\n",
+    "delete": "CREATE TRIGGER {table}_knowledge_on_delete AFTER DELETE ON {table}\n"
+              "    REFERENCING OLD TABLE AS changed_old FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();\n",
+}
+
+
+def _install(table: str, branches: str, events: tuple[str, ...]) -> str:
+    # A statement's transition tables exist only for its own event, and plpgsql plans a query when it
+    # first runs it, so each event has its own branch.
+    return (f"""
+CREATE OR REPLACE FUNCTION {table}_knowledge_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+{branches}
+    RETURN NULL;
+END $$;
+""" + "".join(_TRIGGERS[event].format(table=table) for event in events))
+
+
+def _uninstall(table: str, events: tuple[str, ...]) -> str:
+    return ("".join(f"DROP TRIGGER IF EXISTS {table}_knowledge_on_{event} ON {table};\n" for event in events)
+            + f"DROP FUNCTION IF EXISTS {table}_knowledge_bump();\n")
 
 
 def _function(table: str, changed: str) -> str:
-    # A statement's transition tables exist only for its own event, and plpgsql plans a query when it
-    # first runs it, so each event has its own branch.
-    bump = _BUMP
-    return f"""
-CREATE OR REPLACE FUNCTION {table}_knowledge_bump() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'DELETE' THEN
-        {bump.format(ids="SELECT workspace_id FROM changed_old")}
+    both = (f"SELECT o.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed} "
+            f"UNION SELECT n.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed}")
+    return _install(table, f"""    IF TG_OP = 'DELETE' THEN
+        {_BUMP.format(ids="SELECT workspace_id FROM changed_old")}
     ELSE
-        {bump.format(ids=f"SELECT o.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed} "
-                         f"UNION SELECT n.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed}")}
-    END IF;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER {table}_knowledge_on_update AFTER UPDATE ON {table}
-    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed_new FOR EACH STATEMENT
-    EXECUTE FUNCTION {table}_knowledge_bump();
-CREATE TRIGGER {table}_knowledge_on_delete AFTER DELETE ON {table}
-    REFERENCING OLD TABLE AS changed_old FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();
-"""
+        {_BUMP.format(ids=both)}
+    END IF;""", ("update", "delete"))
 
 
 INSTALL_SQL = "".join(_function(table, changed) for table, changed in _TABLES.items())
-UNINSTALL_SQL = "".join(
-    f"DROP TRIGGER IF EXISTS {table}_knowledge_on_update ON {table};\n"
-    f"DROP TRIGGER IF EXISTS {table}_knowledge_on_delete ON {table};\n"
-    f"DROP FUNCTION IF EXISTS {table}_knowledge_bump();\n"
-    for table in _TABLES
-)
+UNINSTALL_SQL = "".join(_uninstall(table, ("update", "delete")) for table in _TABLES)
+_EVERY = ("insert", "update", "delete")
 
 
 def every_change_sql(table: str) -> str:
     """Triggers bumping the knowledge_version of the workspaces of every row a statement inserts, updates or
     deletes in `table` (it has a `workspace_id`)."""
-    bump = _BUMP
-    return f"""
-CREATE OR REPLACE FUNCTION {table}_knowledge_bump() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        {bump.format(ids="SELECT workspace_id FROM changed_new")}
+    return _install(table, f"""    IF TG_OP = 'INSERT' THEN
+        {_BUMP.format(ids="SELECT workspace_id FROM changed_new")}
     ELSIF TG_OP = 'UPDATE' THEN
-        {bump.format(ids="SELECT workspace_id FROM changed_old UNION SELECT workspace_id FROM changed_new")}
+        {_BUMP.format(ids="SELECT workspace_id FROM changed_old UNION SELECT workspace_id FROM changed_new")}
     ELSE
-        {bump.format(ids="SELECT workspace_id FROM changed_old")}
-    END IF;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER {table}_knowledge_on_insert AFTER INSERT ON {table}
-    REFERENCING NEW TABLE AS changed_new FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();
-CREATE TRIGGER {table}_knowledge_on_update AFTER UPDATE ON {table}
-    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed_new FOR EACH STATEMENT
-    EXECUTE FUNCTION {table}_knowledge_bump();
-CREATE TRIGGER {table}_knowledge_on_delete AFTER DELETE ON {table}
-    REFERENCING OLD TABLE AS changed_old FOR EACH STATEMENT EXECUTE FUNCTION {table}_knowledge_bump();
-"""
+        {_BUMP.format(ids="SELECT workspace_id FROM changed_old")}
+    END IF;""", _EVERY)
 
 
 def every_change_uninstall_sql(table: str) -> str:
-    return (f"DROP TRIGGER IF EXISTS {table}_knowledge_on_insert ON {table};\n"
-            f"DROP TRIGGER IF EXISTS {table}_knowledge_on_update ON {table};\n"
-            f"DROP TRIGGER IF EXISTS {table}_knowledge_on_delete ON {table};\n"
-            f"DROP FUNCTION IF EXISTS {table}_knowledge_bump();\n")
+    return _uninstall(table, _EVERY)

@@ -4,26 +4,20 @@ and never listed; the routes in the OpenAPI schema."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.http import HttpResponse
-from rest_framework.test import APIClient
 
 from compliance.models import Membership
-from compliance.services import api_token_create
 from glossary import services
 from glossary.models import Term
-from tests.api.base import API, assert_error
-from tests.helpers import BaseTestCase, make_user
+from tests.api.base import API, ApiTestCase, assert_error
+from tests.helpers import make_user
 
 GLOSSARY = f"{API}/workspaces/alices-ab/glossary"
 CGLOSSARY = f"{API}/workspaces/charlies-ab/glossary"
 
 
-class GlossaryApiTestCase(BaseTestCase):
+class GlossaryApiTestCase(ApiTestCase):
     """alice owns, bob edits, dave reads, erin is the revisor; charlie has a workspace and a glossary of his own."""
-
-    client_class = APIClient
 
     @classmethod
     def setUpTestData(cls) -> None:
@@ -36,14 +30,6 @@ class GlossaryApiTestCase(BaseTestCase):
                                         law_words="rapporterande person")
         cls.charlie_term = services.term_create(workspace=cls.charlies_workspace, user=cls.charlie, word="OVK",
                                                 law_words="funktionskontroll av ventilationssystem")
-
-    def setUp(self) -> None:
-        super().setUp()
-        cache.clear()  # throttling counters
-
-    def auth(self, user: User) -> None:
-        key = api_token_create(user=user, name="test").key
-        self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
 
     def stored(self) -> list[tuple[int, str, str]]:
         return list(Term.objects.order_by("pk").values_list("workspace_id", "word", "law_words"))

@@ -13,7 +13,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from compliance.models import Membership
+from agent.retrieval.keyword_search import keyword_query, written_words
+from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit
 from compliance.views import membership_for_page
 
@@ -30,12 +31,26 @@ def _refused(request: HttpRequest, exc: GlossaryError) -> TermForm:
     return form
 
 
+def _unused_law_words(workspace: Workspace, terms: list[Term]) -> dict[int, list[str]]:
+    """Per term, the law's words no source of the workspace's scope uses: such a word finds nothing (a slip, or
+    not the law's term), which the team should see. Read as retrieval reads a question (compound parts, one
+    look-up for every term)."""
+    if not terms:
+        return {}
+    unknown = set(keyword_query(" ; ".join(term.law_words for term in terms), [workspace.pk]).unknown_words)
+    return {term.pk: [word for word in written_words(term.law_words) if word in unknown] for term in terms}
+
+
 def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm | None = None,
                status: int = 200) -> HttpResponse:
     ws = membership.workspace
+    terms = list(selectors.term_list(ws))
+    unused = _unused_law_words(ws, terms)
+    for term in terms:
+        term.unused_law_words = unused.get(term.pk, [])
     return render(request, "glossary/list.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "glossary",
-        "terms": selectors.term_list(ws),
+        "terms": terms,
         "form": form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]}),
     }, status=status)
 

@@ -12,7 +12,7 @@ from agent.models import Conversation, Message, RetrievalLog
 from compliance.models import Membership, Workspace
 from glossary import services
 from glossary.models import Term
-from tests.helpers import BaseTestCase, make_user
+from tests.helpers import BaseTestCase, chunked_statute, make_user
 
 
 class GlossaryPageTests(BaseTestCase):
@@ -52,7 +52,7 @@ class GlossaryPageTests(BaseTestCase):
         r = self.client.get(self.url())
         self.assertContains(r, "söker assistenten också efter lagens ord")
         self.assertContains(r, "Ordlistan gäller bara den här arbetsytan.")
-        self.assertContains(r, '<td><strong>visselblåsare</strong></td><td>rapporterande person</td>', html=False)
+        self.assertContains(r, '<td><strong>visselblåsare</strong></td><td>rapporterande person', html=False)
         self.assertContains(r, "<td>alice</td>", html=False)
         self.assertContains(r, term.created_at.astimezone().strftime("%Y-%m-%d"))
         self.assertContains(r, 'aria-current="page">Ordlista</a>', html=False)
@@ -200,3 +200,21 @@ class DashboardLinkTests(BaseTestCase):
         html = self.client.get(reverse("dashboard", args=[self.workspace.slug])).content.decode()
         self.assertIn(f'href="{reverse("glossary_list", args=[self.workspace.slug])}?ord=visselbl%C3%A5sare#lagg-till"',
                       html)
+
+
+class UnusedLawWordsTests(BaseTestCase):
+    """The list says which of a term's law words no source uses: such a word finds nothing."""
+
+    def test_a_law_word_no_source_uses_is_named(self) -> None:
+        chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                        "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.")
+        services.term_create(workspace=self.workspace, user=self.alice, word="hyrpersonal",
+                             law_words="inhyrd arbetskraft")
+        services.term_create(workspace=self.workspace, user=self.alice, word="hyrfolk", law_words="inhurd arbetskraft")
+        self.login(self.alice)
+        page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
+        rows = {word: page[page.index(f"<strong>{word}</strong>"):].split("</tr>")[0]
+                for word in ("hyrpersonal", "hyrfolk")}
+        self.assertNotIn("data-unused", rows["hyrpersonal"])
+        self.assertIn("Ingen källa använder ”inhurd”:", rows["hyrfolk"])
+        self.assertNotIn("”arbetskraft”", rows["hyrfolk"])

@@ -3,6 +3,7 @@ pages and the API, the access scope for retrieval): another workspace's term is 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -50,3 +51,16 @@ def term_matches(text: str, workspace_ids: tuple[int, ...] | list[int]) -> list[
             "ORDER BY lower(t.word), t.id",
             {"ws": list(workspace_ids), "text": text})
         return [TermMatch(**row) for row in cursor.fetchall()]
+
+
+def words_taught(workspace: Workspace, words: Sequence[str]) -> set[str]:
+    """Those of `words` that a term of the workspace's glossary explains (matched as a question's words are)."""
+    if not words:
+        return set()
+    with dict_cursor() as cursor:
+        cursor.execute(
+            "SELECT w.word FROM unnest(%(words)s::text[]) AS w(word) WHERE EXISTS ("
+            "SELECT 1 FROM glossary_term t WHERE t.workspace_id = %(ws)s "
+            "AND to_tsvector('swedish', w.word) @@ phraseto_tsquery('swedish', t.word))",
+            {"words": list(words), "ws": workspace.pk})
+        return {row["word"] for row in cursor.fetchall()}

@@ -17,6 +17,7 @@ from agent.models import Message
 from agent.selectors import conversation_get_in_workspace
 from compliance.models import Membership, Workspace
 from compliance.selectors import membership_get_by_slug
+from glossary.selectors import words_taught
 
 from .dashboard import (
     ANSWER_MODES,
@@ -84,6 +85,10 @@ def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = membership.workspace
     period = _period(request)
     stats = retrieval_stats_cached(workspace_ids=[workspace.pk], days=period.days)
+    # Read now, not with the cached figures: a word the team has just taught shows as taught at once.
+    taught = words_taught(workspace, [row["word"] for row in stats["unknown_words"]])
+    for row in stats["unknown_words"]:
+        row["taught"] = row["word"] in taught
 
     def conversation_url(ws_slug: str, conversation_id: int, message_id: int | None) -> str:
         url = reverse("dashboard_conversation", args=[ws_slug, conversation_id])

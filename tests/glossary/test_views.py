@@ -200,6 +200,13 @@ class DashboardLinkTests(BaseTestCase):
         html = self.client.get(reverse("dashboard", args=[self.workspace.slug])).content.decode()
         self.assertIn(f'href="{reverse("glossary_list", args=[self.workspace.slug])}?ord=visselbl%C3%A5sare#lagg-till"',
                       html)
+        self.assertNotIn("data-taught", html)
+        # Taught since: the word shows as in the glossary at once, though the dashboard's figures are cached.
+        services.term_create(workspace=self.workspace, user=self.alice, word="visselblåsare",
+                             law_words="rapporterande person")
+        html = self.client.get(reverse("dashboard", args=[self.workspace.slug])).content.decode()
+        self.assertIn("data-taught>i ordlistan</a>", html)
+        self.assertNotIn("?ord=visselbl%C3%A5sare", html)
 
 
 class UnusedLawWordsTests(BaseTestCase):

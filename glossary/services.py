@@ -23,7 +23,10 @@ from .models import DUPLICATE_MESSAGE, LAW_WORDS_MAX_LENGTH, WORD_MAX_LENGTH, Te
 
 # Enough for every nickname a team uses; a bound, so one workspace cannot make every question's look-up slow.
 MAX_TERMS = 500
-_HTML = re.compile(r"<\s*[A-Za-z!/?]|&[A-Za-z#][A-Za-z0-9]*;")
+# Words, not markup: the terms are quoted in answers (Markdown) and in the model's context, so no brackets, angle
+# brackets, asterisks, backticks or ampersands that could make a link, a tag or emphasis of them.
+_ALLOWED = re.compile(r"[\w\s\-.,:;/()§'’]+")
+ALLOWED_CHARACTERS = "bokstäver, siffror, mellanslag och - . , : ; / ( ) §"
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -44,8 +47,9 @@ def _clean(value: object, *, field: str, label: str, max_length: int) -> str:
         raise GlossaryError("required", f"Fyll i {label}.", field=field)
     if len(text) > max_length:
         raise GlossaryError("too_long", f"{label.capitalize()} får vara högst {max_length} tecken.", field=field)
-    if _HTML.search(text):
-        raise GlossaryError("markup", f"{label.capitalize()} får inte innehålla HTML.", field=field)
+    if not _ALLOWED.fullmatch(text):
+        raise GlossaryError("characters", f"{label.capitalize()} får bara innehålla {ALLOWED_CHARACTERS}.",
+                            field=field)
     if not _LETTER.search(text):
         raise GlossaryError("no_letters", f"{label.capitalize()} måste innehålla bokstäver.", field=field)
     with dict_cursor() as cursor:

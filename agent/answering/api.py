@@ -135,7 +135,7 @@ class SearchApi(WorkspaceMixin, BaseApi):
             "query": query, "mode": result.mode, "degraded": bool(result.degraded),
             "notice": result.notice or "", "timings_ms": result.timings_ms or {}, "count": len(chunks),
             "results": chunks, "unknown_words": result.unknown_words, "corrections": result.corrections,
-            "glossary": {match.word: match.law_words for match in result.glossary},
+            "glossary": result.glossary_words,
         }
         return Response(s.SearchResultSerializer(data).data)
 

@@ -273,7 +273,7 @@ def _retrieve(question: str, history: list[str], workspace: Workspace, user: Abs
     # Cached labelled and dated: the key holds everything they depend on (the scope with its named
     # workspaces, the period, knowledge_version, which every file version switch and statute reload bumps).
     chunks = date_sources(label_workspaces(chunks, named), analysis.dates, swedish_today())
-    glossary = {match.word: match.law_words for match in result.glossary}
+    glossary = result.glossary_words
     if cache is not None and not result.degraded:
         cache.set(key, CachedSources(chunks=chunks, unknown_words=tuple(result.unknown_words),
                                      corrections=tuple(result.corrections.items()), glossary=tuple(glossary.items())))

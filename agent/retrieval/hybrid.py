@@ -106,6 +106,11 @@ class RetrievalResult:
     # The terms of the asker's glossary the question uses: their law words were searched too (workspace_glossary).
     glossary: list[TermMatch] = field(default_factory=list)
 
+    @property
+    def glossary_words(self) -> dict[str, str]:
+        """The glossary terms used, the team's word -> the law's words: what readers, the model and the API see."""
+        return {match.word: match.law_words for match in self.glossary}
+
 
 @dataclass(frozen=True)
 class SearchInputs:

@@ -78,7 +78,7 @@ class GlossaryPageTests(BaseTestCase):
         self.add()
         self.login(self.alice)
         for data, status, words in (({"word": "", "law_words": "rapporterande person"}, 400, "Fyll i ert ord."),
-                                    ({"word": "OVK", "law_words": "<b>x</b>"}, 400, "får inte innehålla HTML"),
+                                    ({"word": "OVK", "law_words": "<b>x</b>"}, 400, "får bara innehålla bokstäver"),
                                     ({"word": "OVK", "law_words": "ovk"}, 400, "Lagens ord är samma som ert ord"),
                                     ({"word": "Visselblåsare", "law_words": "whistleblower"}, 409,
                                      "Ordet finns redan i ordlistan")):

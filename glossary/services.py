@@ -9,6 +9,7 @@ compliance/knowledge_version.py): no cached answer outlives it.
 from __future__ import annotations
 
 import re
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 

@@ -37,6 +37,11 @@ class TermMatch:
     lexemes: list[str]  # the word's, as the Swedish stemmer gives them: what a question's word is matched by
 
 
+# The one rule for when a text uses a term t: it holds the term's words in order, in any inflection the Swedish
+# stemmer joins, as the index reads text. {text} is the SQL of the text.
+_USES_TERM = "to_tsvector('swedish', {text}) @@ phraseto_tsquery('swedish', t.word)"
+
+
 def term_matches(text: str, workspace_ids: tuple[int, ...] | list[int]) -> list[TermMatch]:
     """The terms of `workspace_ids`' glossaries whose word the question uses, in any inflection the Swedish
     stemmer joins ("visselblåsaren" uses "visselblåsare"), a phrase's words in order."""
@@ -47,7 +52,7 @@ def term_matches(text: str, workspace_ids: tuple[int, ...] | list[int]) -> list[
             "SELECT t.id AS term_id, t.workspace_id, t.word, t.law_words, "
             "tsvector_to_array(to_tsvector('swedish', t.word)) AS lexemes FROM glossary_term t "
             "WHERE t.workspace_id = ANY(%(ws)s) "
-            "AND to_tsvector('swedish', %(text)s) @@ phraseto_tsquery('swedish', t.word) "
+            f"AND {_USES_TERM.format(text='%(text)s')} "
             "ORDER BY lower(t.word), t.id",
             {"ws": list(workspace_ids), "text": text})
         return [TermMatch(**row) for row in cursor.fetchall()]
@@ -60,7 +65,6 @@ def words_taught(workspace: Workspace, words: Sequence[str]) -> set[str]:
     with dict_cursor() as cursor:
         cursor.execute(
             "SELECT w.word FROM unnest(%(words)s::text[]) AS w(word) WHERE EXISTS ("
-            "SELECT 1 FROM glossary_term t WHERE t.workspace_id = %(ws)s "
-            "AND to_tsvector('swedish', w.word) @@ phraseto_tsquery('swedish', t.word))",
+            f"SELECT 1 FROM glossary_term t WHERE t.workspace_id = %(ws)s AND {_USES_TERM.format(text='w.word')})",
             {"words": list(words), "ws": workspace.pk})
         return {row["word"] for row in cursor.fetchall()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import JSONField, Value
 
 
 class Conversation(models.Model):
@@ -49,6 +50,14 @@ class Message(models.Model):
     # Facts the user's message stated, offered for saving (agent.memory.detection): on the assistant's
     # answer, each {"kind", "field", "value", "label", "status": "pending" | "saved" | "declined"}.
     proposals = models.JSONField(default=list, blank=True)
+    # How the question's words were searched, kept with the answer so its page can say so later: the words no
+    # source used (less those searched as a statute word instead), which the page offers to teach in the
+    # glossary, and the glossary's terms the question used, word -> the law's words searched too (as they read
+    # when asked; a term changed since does not rewrite an old answer).
+    # (db_default too: an insert that names only the older columns, the dashboard's seed or code still running
+    # the previous release while the migration runs, gets the empty value instead of failing.)
+    unknown_words = models.JSONField(default=list, db_default=Value([], JSONField()), blank=True)
+    glossary = models.JSONField(default=dict, db_default=Value({}, JSONField()), blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

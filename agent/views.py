@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -13,7 +14,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from compliance.errors import ApplicationError
+from compliance.models import Workspace
 from compliance.selectors import membership_get_by_slug, workspace_get_for_user
+from glossary.selectors import words_taught
 
 from .answering import chat
 from .answering.answer import cited_numbers
@@ -25,7 +28,10 @@ from .models import Conversation, Message
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
 
 
-def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser) -> dict:
+def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser,
+                  taught: AbstractSet[str] = frozenset()) -> dict:
+    """What the message template shows. `taught`: those of the answers' words no source used that the
+    workspace's glossary explains now (words_taught), so an old answer says the word has been taught since."""
     valid = {s["n"] for s in message.sources}
     cited = set(cited_numbers(message.content))
     sources = [{**s, "url": source_url(s, workspace_slug), "kind": source_kind_label(s),
@@ -37,7 +43,16 @@ def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser)
     sources.sort(key=lambda s: (not s["cited"], s["n"]))
     feedback = next((f for f in message.feedback.all() if f.user_id == user.pk), None)
     return {"message": message, "html": answer_html(message.content, message.pk, valid), "sources": sources,
-            "feedback": feedback, "uncited_count": sum(1 for s in sources if not s["cited"])}
+            "feedback": feedback, "uncited_count": sum(1 for s in sources if not s["cited"]),
+            "unknown_words": [{"word": w, "taught": w in taught} for w in message.unknown_words],
+            # Pairs, not the dict: a template's lookup would read a term named "items" as the dict's key.
+            "glossary": list(message.glossary.items())}
+
+
+def _message_views(messages: list[Message], workspace: Workspace, user: AbstractBaseUser) -> list[dict]:
+    # One look-up in the glossary for every word of the page's answers.
+    taught = words_taught(workspace, sorted({w for m in messages for w in m.unknown_words}))
+    return [_message_view(m, workspace.slug, user, taught) for m in messages]
 
 
 def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | None = None) -> HttpResponse:
@@ -45,7 +60,7 @@ def _chat_page(request: HttpRequest, slug: str, conversation: Conversation | Non
     ws = membership.workspace
     messages = []
     if conversation is not None:
-        messages = [_message_view(m, ws.slug, request.user) for m in message_list(conversation)]
+        messages = _message_views(message_list(conversation), ws, request.user)
     return render(request, "agent/chat.html", {
         "workspace": ws, "membership": membership, "nav": "chat", "conversation": conversation,
         "conversations": conversation_list(ws, request.user)[:50], "chat_messages": messages,
@@ -109,11 +124,13 @@ def message_stream(request: HttpRequest, slug: str, conversation_id: int) -> Str
 @login_required
 @require_GET
 def message_detail(request: HttpRequest, slug: str, conversation_id: int, message_id: int) -> HttpResponse:
-    ws = workspace_get_for_user(request.user, slug)
+    membership = membership_get_by_slug(request.user, slug)
+    ws = membership.workspace
     message = message_get(conversation_get(ws, request.user, conversation_id), message_id)
     message_sources_current([message])
-    return render(request, "agent/_message.html", {"m": _message_view(message, ws.slug, request.user),
-                                                    "workspace": ws, "conversation": message.conversation})
+    return render(request, "agent/_message.html", {"m": _message_views([message], ws, request.user)[0],
+                                                    "workspace": ws, "membership": membership,
+                                                    "conversation": message.conversation})
 
 
 @login_required

@@ -197,7 +197,7 @@ def _finish(conversation: Conversation, prepared: PreparedContext, text: str, ci
             conversation=conversation, role=Message.Role.ASSISTANT, content=cleaned, answer_mode=mode,
             sources=citations, removed_citations=removed, degraded=prepared.degraded or bool(error),
             error=error[:2000], model_name=settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
-            proposals=prepared.proposals,
+            proposals=prepared.proposals, unknown_words=prepared.words_not_found, glossary=prepared.glossary,
         )
         if prepared.log is not None:
             RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message, answer_mode=mode)
@@ -205,7 +205,7 @@ def _finish(conversation: Conversation, prepared: PreparedContext, text: str, ci
     return {"event": "done", "data": {
         "message_id": message.pk, "content": cleaned, "answer_mode": mode, "removed_citations": removed,
         "degraded": message.degraded, "notice": prepared.notice, "sources": citations,
-        "proposals": message.proposals,
+        "proposals": message.proposals, "unknown_words": message.unknown_words, "glossary": message.glossary,
     }}
 
 

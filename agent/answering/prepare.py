@@ -87,6 +87,17 @@ class PreparedContext:
     # the terms of the workspace's glossary the question used, word -> the law's words searched too
     glossary: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def words_not_found(self) -> list[str]:
+        return words_not_found(self.unknown_words, self.corrections)
+
+
+def words_not_found(unknown_words: Sequence[str], corrections: Mapping[str, str]) -> list[str]:
+    """The words the knowledge base lacks: the question's words no source uses, less those searched as a statute
+    word instead (a slip, `corrections`). The dashboard's list and an answer's offer to teach a word are of these;
+    at most MAX_LOGGED_WORDS, as a pasted text may have hundreds."""
+    return [word for word in unknown_words if word not in corrections][:MAX_LOGGED_WORDS]
+
 
 def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBaseUser,
                     options: PrepareOptions | None = None) -> PreparedContext:
@@ -121,9 +132,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
         retrieved = Retrieved(degraded=True,
                               notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
 
-    # A word searched as a statute word instead (retrieved.corrections) is no word the knowledge base lacks:
-    # the dashboard's list, which these feed, is of those.
-    facts["unknown_words"] = [w for w in retrieved.unknown_words if w not in retrieved.corrections][:MAX_LOGGED_WORDS]
+    facts["unknown_words"] = words_not_found(retrieved.unknown_words, retrieved.corrections)
     t0 = time.perf_counter()
     register_ids = _register_workspaces(workspace, user, retrieved.scope)
     assembly = AssemblyOptions(context_window=options.context_window,

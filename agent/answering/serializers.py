@@ -152,6 +152,10 @@ class MessageSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     proposals = serializers.SerializerMethodField(
         help_text="Uppgifter i frågan som assistenten erbjuder sig att komma ihåg (sparas bara efter samtycke).")
+    unknown_words = serializers.ListField(
+        child=StrictCharField(), help_text="Frågans ord som ingen källa använde (utom de som söktes som ett ord i "
+                                           "lagtexten): ord som kan läras assistenten i arbetsytans ordlista.")
+    glossary = serializers.DictField(child=StrictCharField(), help_text=GLOSSARY_HELP)
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_sources(self, obj: Message) -> list[Any]:

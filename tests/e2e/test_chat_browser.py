@@ -116,3 +116,31 @@ def test_a_misspelt_word_is_searched_as_the_statute_word_and_the_answer_says_so(
     assert "skyddsombud" in answer.inner_text().lower().split("sökt som", 1)[1]
     page.screenshot(path=str(artifacts / "chat-misspelt-word.png"), full_page=True)
     page.close()
+
+
+def test_teach_a_word_from_the_answer_and_ask_again(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                                    alice: User) -> None:
+    """The answer offers to teach a word no source used; the Ordlista form comes prefilled; asked again, the
+    answer says the glossary's term was searched, and the first answer says the word is taught now."""
+    question = "Vilket skydd har en visselblåsare enligt arbetsmiljölagen?"
+    page = _asked(browser, live_server.url, question)
+    offer = page.locator(".msg-assistant [data-unknown-word='visselblåsare']").last
+    assert "Vet ni vad lagen kallar ”visselblåsare”?" in offer.inner_text()
+    conversation_url = page.url
+    with page.expect_navigation():
+        offer.locator("a[data-teach]").click()
+    assert page.input_value("#id_word") == "visselblåsare"
+    page.fill("#id_law_words", "arbetstagare som slår larm")
+    page.get_by_role("button", name="Lägg till").click()
+    page.wait_for_selector("#glossary-terms")
+
+    page.goto(conversation_url)
+    assert "”visselblåsare” finns nu i ordlistan" in page.locator("[data-unknown-word='visselblåsare']").inner_text()
+    page.fill("#chat-input", question)
+    page.click("#chat-send")
+    page.locator(".msg-assistant").nth(1).locator(".source-card").first.wait_for()
+    answer = page.locator(".msg-assistant .answer").nth(1).inner_text()
+    assert 'Enligt er ordlista söktes även på lagens ord: "visselblåsare" = "arbetstagare som slår larm"' in answer
+    assert page.locator(".msg-assistant").nth(1).locator("[data-unknown-word]").count() == 0
+    page.screenshot(path=str(artifacts / "chat-teach-word.png"), full_page=True)
+    page.close()

@@ -101,6 +101,8 @@ class RetrievalLog(models.Model):
     # The question's words no source in its scope uses (KeywordQuery.unknown_words), less those searched as the
     # statute word they are one slip from: what the dashboard lists as words the knowledge base lacks.
     unknown_words = models.JSONField(default=list, blank=True)
+    # The glossary's terms (their words) the question used: which of the team's words the answers lean on.
+    glossary_words = models.JSONField(default=list, db_default=Value([], JSONField()), blank=True)
     fallback = models.BooleanField(default=False)  # the message had no keywords of its own
     skipped = models.BooleanField(default=False)
     cache_hit = models.BooleanField(default=False)

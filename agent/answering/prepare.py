@@ -133,6 +133,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
                               notice="Sökningen i källorna misslyckades; svaret bygger inte på några källor.")
 
     facts["unknown_words"] = words_not_found(retrieved.unknown_words, retrieved.corrections)
+    facts["glossary_words"] = list(retrieved.glossary)[:MAX_LOGGED_WORDS]
     t0 = time.perf_counter()
     register_ids = _register_workspaces(workspace, user, retrieved.scope)
     assembly = AssemblyOptions(context_window=options.context_window,

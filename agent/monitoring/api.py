@@ -87,7 +87,7 @@ class FoundNothingSerializer(serializers.Serializer):
     workspace_slug = serializers.CharField()
 
 
-class UnknownWordSerializer(serializers.Serializer):
+class QuestionWordSerializer(serializers.Serializer):
     word = serializers.CharField(help_text="Ordet med gemener.")
     count = serializers.IntegerField(help_text="Antal frågor med ordet.")
     last_at = serializers.DateTimeField()
@@ -102,8 +102,10 @@ class MetricsSerializer(serializers.Serializer):
     daily = DayFiguresSerializer(many=True)
     feedback = FeedbackFiguresSerializer()
     found_nothing = FoundNothingSerializer(many=True, help_text="Frågor utan träff, vanligast först.")
-    unknown_words = UnknownWordSerializer(many=True, help_text="Frågornas ord som ingen källa använder, vanligast "
+    unknown_words = QuestionWordSerializer(many=True, help_text="Frågornas ord som ingen källa använder, vanligast "
                                                                "först: det kunskapsbasen saknar eller kallar något annat.")
+    glossary_words = QuestionWordSerializer(many=True, help_text="Ordlistans begrepp som frågorna använde (och som "
+                                                                "därför söktes även på lagens ord), vanligast först.")
 
 
 class WorkspaceMetricsApi(WorkspaceMixin, BaseApi):

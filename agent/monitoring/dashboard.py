@@ -53,8 +53,10 @@ INTENTS = ("greeting", "meta", "factual", "task")
 ANSWER_MODES = tuple(v for v in Message.AnswerMode.values if v)
 LATEST_NEGATIVE = 20
 FOUND_NOTHING = 20
-UNKNOWN_WORDS = 20
+WORDS_LISTED = 20  # of the words no source used, and of the glossary's terms used
 CACHE_SECONDS = 600
+# The shape of retrieval_stats' result, in its cache key: figures cached by a release with other keys are not served.
+STATS_SHAPE = 2
 ROLLUP_GRACE = timedelta(minutes=15)
 ROLLUP_NAME = "retrieval_logs"
 EXACT_PERCENTILE_ROWS = 20_000
@@ -218,21 +220,21 @@ def _found_nothing(logs: QuerySet[RetrievalLog]) -> list[dict]:
             for row in rows]
 
 
-def _unknown_words(logs: QuerySet[RetrievalLog]) -> list[dict]:
-    """The questions' words no source used, most asked first; the same word in another case counts as one.
+def _words(logs: QuerySet[RetrievalLog], column: str) -> list[dict]:
+    """The words of the logs' list `column`, most asked first; the same word in another case counts as one.
 
     Grouped per workspace like `_found_nothing`: a word is listed with the workspace whose questions wrote it,
     and a workspace's page reads only its own logs. Each word counts the questions (not the times) it was in.
     """
-    subquery = logs.exclude(unknown_words=[]).values("id", "workspace_id", "unknown_words", "created_at")
+    subquery = logs.exclude(**{column: []}).values("id", "workspace_id", column, "created_at")
     sql, params = subquery.query.sql_with_params()
     with dict_cursor() as cursor:
         cursor.execute(f"""
             SELECT l.workspace_id, lower(w.word) AS word, count(DISTINCT l.id) AS count, max(l.created_at) AS last_at
-            FROM ({sql}) AS l, jsonb_array_elements_text(l.unknown_words) AS w(word)
+            FROM ({sql}) AS l, jsonb_array_elements_text(l.{column}) AS w(word)
             GROUP BY l.workspace_id, lower(w.word)
             ORDER BY count DESC, last_at DESC, word
-            LIMIT %s""", [*params, UNKNOWN_WORDS])
+            LIMIT %s""", [*params, WORDS_LISTED])
         rows = cursor.fetchall()
     slugs = dict(Workspace.objects.filter(pk__in={r["workspace_id"] for r in rows}).values_list("id", "slug"))
     return [{"word": row["word"], "count": row["count"], "last_at": row["last_at"].isoformat(),
@@ -421,7 +423,8 @@ def retrieval_stats(*, workspace_ids: Sequence[int] | None, days: int, now: date
     return {
         "days": days, "start": first.isoformat(), "end": (first + timedelta(days=days - 1)).isoformat(),
         "totals": _shape({**totals, **period}), "daily": daily, "feedback": _feedback(workspace_ids, since),
-        "found_nothing": _found_nothing(logs), "unknown_words": _unknown_words(logs),
+        "found_nothing": _found_nothing(logs), "unknown_words": _words(logs, "unknown_words"),
+        "glossary_words": _words(logs, "glossary_words"),
     }
 
 
@@ -435,7 +438,8 @@ def retrieval_stats_cached(*, workspace_ids: Sequence[int] | None, days: int) ->
     if days not in PERIODS:
         raise ValueError(f"days must be one of {PERIODS}")
     scope = "all" if workspace_ids is None else ",".join(str(i) for i in sorted(workspace_ids))
-    key = f"dashboard:stats:{scope}:{days}:{swedish_today().isoformat()}:{dashboard_version(workspace_ids)}"
+    key = (f"dashboard:stats:v{STATS_SHAPE}:{scope}:{days}:{swedish_today().isoformat()}:"
+           f"{dashboard_version(workspace_ids)}")
     stats = cache.get(key)
     if stats is None:
         stats = retrieval_stats(workspace_ids=workspace_ids, days=days)

@@ -33,14 +33,16 @@ FROM generate_series(1, %(rows)s) AS g, (SELECT array_agg(id) AS ids FROM agent_
 
 _LOGS_SQL = """
 INSERT INTO agent_retrievallog (workspace_id, user_id, message_id, query, intent, intent_confidence, keywords,
-    "references", dates, workspace_mentions, unknown_words, fallback, skipped, cache_hit, chunks_matched,
+    "references", dates, workspace_mentions, unknown_words, glossary_words, fallback, skipped, cache_hit, chunks_matched,
     chunks_excluded_by_threshold, chunks_excluded_by_privacy, chunks_considered, chunks_included,
     chunks_excluded_by_budget, tokens_used, token_budget, latency_ms, retrieval_ms, total_ms, zero_match, degraded,
     answer_mode, error, created_at)
 SELECT %(ws)s, %(user)s, m.id,
        CASE WHEN z THEN 'Syntetisk fråga utan träff ' || (m.id %% 150) ELSE 'Syntetisk fråga ' || (m.id %% 5000) END,
        intent, 0.6 + random() * 0.35, '[]'::jsonb, '[]'::jsonb, NULL, '[]'::jsonb,
-       CASE WHEN z OR m.id %% 4 = 0 THEN jsonb_build_array('syntetiskord' || (m.id %% 300)) ELSE '[]'::jsonb END, false,
+       CASE WHEN z OR m.id %% 4 = 0 THEN jsonb_build_array('syntetiskord' || (m.id %% 300)) ELSE '[]'::jsonb END,
+       CASE WHEN NOT z AND m.id %% 7 = 0 THEN jsonb_build_array('syntetiskbegrepp' || (m.id %% 40)) ELSE '[]'::jsonb END,
+       false,
        intent IN ('greeting', 'meta'), hit, matched, 0, NULL, matched, least(matched, 8), greatest(matched - 8, 0),
        least(matched, 8) * 450, 8000, '{}'::jsonb,
        CASE WHEN intent IN ('greeting', 'meta') OR hit THEN NULL ELSE 15 + random() * 60 END,

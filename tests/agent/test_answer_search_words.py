@@ -77,6 +77,8 @@ def test_a_word_taught_since_says_so_and_a_new_answer_uses_it(team: dict[str, An
     answer = again.messages.get(role="assistant")
     assert answer.unknown_words == []
     assert answer.glossary == {"visselblåsare": "arbetstagare som slår larm"}
+    # The turn's log counts the term for Översikt's "Ordlistans begrepp i frågorna".
+    assert (answer.retrieval_log.glossary_words, answer.retrieval_log.unknown_words) == (["visselblåsare"], [])
     # The offline answer's text names the term itself; the page does not say it twice.
     html = page(client, team["alice"], again)
     assert "Enligt er ordlista" in answer.content

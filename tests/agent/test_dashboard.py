@@ -37,7 +37,8 @@ class DashboardSeed(BaseTestCase):
         # name: (workspace, days ago, conversation, answer mode, fields)
         seed = {
             "a1": (ws, 0, cls.conv_x, "model", dict(intent="factual", query="Vad gäller för skyddsombud?",
-                                                    unknown_words=["Visselblåsare"], retrieval_ms=10, total_ms=20, chunks_considered=5,
+                                                    unknown_words=["Visselblåsare"], glossary_words=["hyrpersonal"],
+                                                    retrieval_ms=10, total_ms=20, chunks_considered=5,
                                                     chunks_included=3, tokens_used=100)),
             "a2": (ws, 0, cls.conv_x, "extractive", dict(intent="factual", query="Semester?", retrieval_ms=20,
                                                          total_ms=30, chunks_considered=5, chunks_included=5,
@@ -48,13 +49,15 @@ class DashboardSeed(BaseTestCase):
             "a5": (ws, 2, cls.conv_y, "error", dict(intent="factual", query="  regler för drönare?", zero_match=True,
                                                     unknown_words=["visselblåsare", "mejl"], degraded=True, retrieval_ms=40, total_ms=50)),
             "a6": (ws, 2, cls.conv_y, "model", dict(intent="factual", query="Semester igen", cache_hit=True,
+                                                    glossary_words=["Hyrpersonal", "OVK"],
                                                     total_ms=5, chunks_considered=4, chunks_included=4,
                                                     tokens_used=200)),
             "a7": (ws, 40, cls.conv_y, "model", dict(intent="factual", query="Gammal fråga", zero_match=True,
                                                      unknown_words=["mejl"],
                                                      retrieval_ms=1000, total_ms=1000)),
             "c1": (cws, 0, cls.conv_c, "extractive", dict(intent="factual", query="Charlies hemliga fråga",
-                                                          unknown_words=["Kvarkvisslan"], zero_match=True, retrieval_ms=5, total_ms=6)),
+                                                          unknown_words=["Kvarkvisslan"], glossary_words=["charliesord"],
+                                                          zero_match=True, retrieval_ms=5, total_ms=6)),
         }
         cls.messages = {}
         for name, (workspace, days_ago, conv, mode, fields) in seed.items():
@@ -121,6 +124,11 @@ class RetrievalStatsTests(DashboardSeed):
         # As many questions each: the word asked most recently first.
         self.assertEqual([(w["word"], w["count"]) for w in ninety], [("visselblåsare", 2), ("mejl", 2)])
 
+    def test_the_glossarys_terms_used_count_questions_per_term_whatever_the_case(self) -> None:
+        terms = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["glossary_words"]
+        self.assertEqual([(w["word"], w["count"], w["workspace_slug"]) for w in terms],
+                         [("hyrpersonal", 2, "alices-ab"), ("ovk", 1, "alices-ab")])
+
     def test_feedback_shares_and_latest_bad_answers(self) -> None:
         fb = retrieval_stats(workspace_ids=[self.workspace.pk], days=30)["feedback"]
         self.assertEqual((fb["good"], fb["bad"], fb["good_share"], fb["bad_share"]), (1, 2, 0.3333, 0.6667))
@@ -136,6 +144,8 @@ class RetrievalStatsTests(DashboardSeed):
         self.assertNotIn("drönare", str(charlies))
         self.assertNotIn("kvarkvisslan", str(mine))
         self.assertEqual([w["word"] for w in charlies["unknown_words"]], ["kvarkvisslan"])
+        self.assertEqual([w["word"] for w in charlies["glossary_words"]], ["charliesord"])
+        self.assertNotIn("charliesord", str(mine))
         self.assertNotIn("Fel paragraf", str(charlies))
 
     def test_staff_see_every_workspace(self) -> None:

@@ -42,6 +42,9 @@ class DashboardPageTests(DashboardSeed):
         # The words no source used, with how many questions wrote them; never another workspace's.
         self.assertIn('<span class="word">visselblåsare</span> <span class="muted">(2 frågor)</span>', html)
         self.assertIn('<span class="word">mejl</span> <span class="muted">(1 fråga)</span>', html)
+        terms = html.split('data-glossary-words>', 1)[1].split("</ol>", 1)[0]
+        self.assertIn('<span class="word">hyrpersonal</span> <span class="muted">(2 frågor)</span>', terms)
+        self.assertNotIn("charliesord", html)
         self.assertNotIn("kvarkvisslan", html)
 
     def test_period_switch_and_bad_period(self) -> None:
@@ -121,6 +124,7 @@ class MetricsApiTests(DashboardSeed):
         self.assertEqual(len(body["daily"]), 7)
         self.assertEqual(body["found_nothing"][0]["count"], 2)
         self.assertEqual([(w["word"], w["count"]) for w in body["unknown_words"]], [("visselblåsare", 2), ("mejl", 1)])
+        self.assertEqual([(w["word"], w["count"]) for w in body["glossary_words"]], [("hyrpersonal", 2), ("ovk", 1)])
         self.assertNotIn("Charlies", str(body))
         self.assertEqual(self.client.get(API).json()["days"], 30)
 

@@ -1,5 +1,5 @@
 """The glossary's REST API under /api/v1/workspaces/<slug>/glossary/ (routes in glossary/api_urls.py): list,
-add, read, change and remove a workspace's terms.
+add, read, change and remove a workspace's terms; export them as Excel or CSV and import a file of them.
 
 Thin: glossary.selectors read from the workspace the membership resolved (another workspace, or its term, is a
 404), glossary.services write. The serializers check types only; what a term may be (lengths, stop words,
@@ -13,16 +13,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from compliance.api.serializers import StrictCharField
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
+from compliance.clock import swedish_today
 
-from . import selectors, services
+from . import selectors, services, transfer
 from .models import LAW_WORDS_MAX_LENGTH, WORD_MAX_LENGTH, Term
 
 TAGS = ["glossary"]
@@ -103,3 +106,51 @@ class TermDetailApi(WorkspaceMixin, BaseApi):
         self.require_edit()
         services.term_delete(term=term, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TermImportUploadSerializer(serializers.Serializer):
+    # Size, emptiness and kind are the import's call (its own codes and Swedish messages).
+    file = serializers.FileField(allow_empty_file=True, max_length=500,
+                                 help_text="Excel (.xlsx) eller CSV (; , eller tab; UTF-8 eller Windows-1252) med "
+                                           "kolumnerna ”Ord” och ”Lagens ord”.")
+
+
+class TermImportResultSerializer(serializers.Serializer):
+    added = serializers.IntegerField(help_text="Nya begrepp.")
+    changed = serializers.IntegerField(help_text="Begrepp som fanns och fick filens lagens ord.")
+    unchanged = serializers.IntegerField(help_text="Begrepp som fanns med samma lagens ord.")
+
+
+class TermExportApi(WorkspaceMixin, BaseApi):
+    # The format is a path segment, as the register's exports: DRF reads `?format=` as the renderer to answer with.
+    @extend_schema(tags=TAGS, summary="Exportera ordlistan (xlsx eller csv)",
+                   responses={(200, transfer.CONTENT_TYPES[fmt].split(";")[0]): OpenApiResponse(OpenApiTypes.BINARY)
+                              for fmt in transfer.FORMATS},
+                   parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(transfer.FORMATS))],
+                   description="Kolumnerna ”Ord” och ”Lagens ord”, som importen läser. CSV: UTF-8 med BOM, "
+                               "semikolonseparerad.")
+    def get(self, request: Request, slug: str, fmt: str) -> HttpResponse:
+        if fmt not in transfer.FORMATS:
+            raise Http404("Okänt format.")
+        export = transfer.glossary_file(list(selectors.term_list(self.workspace)), fmt,
+                                        workspace_slug=self.workspace.slug, day=swedish_today())
+        return export.as_download()
+
+
+class TermImportApi(WorkspaceMixin, BaseApi):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(tags=TAGS, summary="Importera begrepp från en fil (ägare, redaktör)",
+                   request=TermImportUploadSerializer, responses=TermImportResultSerializer,
+                   description="Nya ord läggs till; ett ord som finns (oavsett versaler) får filens lagens ord; inget "
+                               "tas bort, så samma fil två gånger ändrar inget andra gången. Allt eller inget: "
+                               "ogiltiga rader, ett ord två gånger med olika lagens ord ger 400 `broken_rows` med "
+                               "raderna i `details.rows`; fler begrepp än ordlistan rymmer ger 400 `too_many`; en "
+                               "fil som inte kan läsas ger 400 med sin kod (t.ex. `not_a_list`, `no_header`); en samtidig "
+                               "ändring av samma ord ger 409 `conflict`.")
+    def post(self, request: Request, slug: str) -> Response:
+        self.require_edit()
+        data = validated(TermImportUploadSerializer, request.data)
+        result = services.term_import(workspace=self.workspace, user=request.user,
+                                      rows=transfer.read_upload(data["file"]))
+        return Response(TermImportResultSerializer(result).data)

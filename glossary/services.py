@@ -1,5 +1,6 @@
-"""Writes to a workspace's glossary: add, change and remove a term. Every write is validated here, so the page,
-the API and admin store the same things; who may write is the entry point's check (owners and editors).
+"""Writes to a workspace's glossary: add, change and remove a term, and import many from a file's rows. Every write
+is validated here (one path, `_validated`), so the page, the API, admin and an import store the same things; who
+may write is the entry point's check (owners and editors).
 
 A change to the glossary changes what retrieval searches, so the table's triggers bump the workspace's
 knowledge_version on every insert, update and delete, whichever code path made it (migration 0002,
@@ -9,6 +10,8 @@ compliance/knowledge_version.py): no cached answer outlives it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -106,3 +109,91 @@ def term_update(*, term: Term, user: AbstractBaseUser | None, word: object, law_
 def term_delete(*, term: Term, user: AbstractBaseUser | None) -> None:
     with audit_actor(user):
         term.delete()
+
+
+# --- import ---------------------------------------------------------------------------------------------
+
+
+class GlossaryImportError(ApplicationError):
+    """A file that cannot be imported; nothing of it is. `details["rows"]` lists the rows at fault (line and
+    message), as the register's import does."""
+
+    code = "import_invalid"
+    message = "Filen kunde inte importeras."
+
+
+@dataclass(frozen=True)
+class TermImportRow:
+    line: int  # the row's number in the file, as the person's spreadsheet program counts
+    word: str
+    law_words: str
+
+
+@dataclass(frozen=True)
+class TermImportResult:
+    added: int
+    changed: int  # an existing word whose law words the file changed
+    unchanged: int
+
+
+def _row_error(line: int, message: str) -> dict[str, object]:
+    return {"line": line, "message": f"Rad {line}: {message}"}
+
+
+def _import_plan(rows: Sequence[TermImportRow]) -> dict[str, tuple[int, dict[str, str]]]:
+    """Each word of the file (lower-cased, as the unique constraint compares) with its first row and its validated
+    data; refuses the file, naming every row at fault, if a row is invalid or a word is given two meanings."""
+    plan: dict[str, tuple[int, dict[str, str]]] = {}
+    errors = []
+    for row in rows:
+        try:
+            data = _validated(word=row.word, law_words=row.law_words)
+        except GlossaryError as exc:
+            errors.append(_row_error(row.line, exc.message))
+            continue
+        key = data["word"].lower()
+        first = plan.get(key)
+        if first is None:
+            plan[key] = (row.line, data)
+        elif first[1]["law_words"] != data["law_words"]:
+            # Which meaning the team wants is theirs to say; taking either would be a guess.
+            errors.append(_row_error(row.line, f"”{data['word']}” står redan på rad {first[0]} med andra lagens ord."))
+    if errors:
+        rows_at_fault = "1 rad" if len(errors) == 1 else f"{len(errors)} rader"
+        raise GlossaryImportError("broken_rows", f"{rows_at_fault} i filen kunde inte importeras. Rätta och försök "
+                                  "igen; inget har importerats.", details={"field": "file", "rows": errors})
+    return plan
+
+
+def term_import(*, workspace: Workspace, user: AbstractBaseUser | None,
+                rows: Sequence[TermImportRow]) -> TermImportResult:
+    """Add the file's new words and change the law words of those the glossary has (a word is the same whatever
+    its case; its stored spelling stays). Idempotent: the same file again changes nothing. Never removes a term.
+    All or nothing: one bad row, a word given two meanings or a glossary beyond MAX_TERMS, and nothing is written."""
+    plan = _import_plan(rows)
+    try:
+        with transaction.atomic():
+            # Locks the workspace row, as term_create does, so no concurrent add passes the bound below.
+            Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+            existing = {term.word.lower(): term for term in Term.objects.filter(workspace=workspace)}
+            new = [key for key in plan if key not in existing]
+            if len(existing) + len(new) > MAX_TERMS:
+                raise GlossaryImportError(
+                    "too_many", f"Ordlistan rymmer högst {MAX_TERMS} begrepp. Den har {len(existing)} och filen "
+                    f"har {len(new)} nya ord; inget har importerats.",
+                    details={"field": "file", "max_terms": MAX_TERMS, "existing": len(existing), "new": len(new)})
+            added = changed = unchanged = 0
+            with audit_actor(user):
+                for key, (_line, data) in plan.items():
+                    term = existing.get(key)
+                    if term is None:
+                        Term.objects.create(workspace=workspace, created_by=user, **data)
+                        added += 1
+                    elif model_update(term, fields=("law_words",), data=data).has_updated:
+                        changed += 1
+                    else:
+                        unchanged += 1
+    except IntegrityError:  # a word stored by a concurrent change since the read above; the whole import undone
+        raise GlossaryImportError("conflict", "Ordlistan ändrades samtidigt. Försök igen; inget har importerats.",
+                                  status=409) from None
+    return TermImportResult(added=added, changed=changed, unchanged=unchanged)

@@ -1,6 +1,8 @@
 """The Ordlista pages: a workspace's terms with a form to add one (prefilled from `?ord=`, the link from the
-dashboard's words no source uses), a term's edit page and its delete confirmation. Every member reads; owners and
-editors write. The services validate: a refused term is the page again with the Swedish error at its field.
+dashboard's words no source uses), a term's edit page and its delete confirmation, and the glossary as an Excel or
+CSV file, out (every member) and in (glossary.transfer reads it, services.term_import writes). Every member reads;
+owners and editors write. The services validate: a refused term is the page again with the Swedish error at its
+field, a refused file the page with the error and the rows at fault.
 
 Another workspace, or its term, is a 404 (membership_for_page, then selectors scoped to it).
 """
@@ -9,19 +11,20 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent.retrieval.keyword_search import keyword_query, written_words
+from compliance.clock import swedish_today
 from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit
 from compliance.views import membership_for_page
 
-from . import selectors, services
+from . import selectors, services, transfer
 from .forms import TermForm
 from .models import WORD_MAX_LENGTH, Term
-from .services import GlossaryError
+from .services import GlossaryError, GlossaryImportError
 
 
 def _refused(request: HttpRequest, exc: GlossaryError) -> TermForm:
@@ -42,7 +45,7 @@ def _unused_law_words(workspace: Workspace, terms: list[Term]) -> dict[int, list
 
 
 def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm | None = None,
-               status: int = 200) -> HttpResponse:
+               import_error: GlossaryImportError | None = None, status: int = 200) -> HttpResponse:
     ws = membership.workspace
     terms = list(selectors.term_list(ws))
     unused = _unused_law_words(ws, terms)
@@ -52,6 +55,8 @@ def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm |
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "glossary",
         "terms": terms,
         "form": form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]}),
+        "import_error": import_error, "import_rows": import_error.details.get("rows", []) if import_error else [],
+        "max_terms": services.MAX_TERMS,
     }, status=status)
 
 
@@ -115,4 +120,37 @@ def term_delete(request: HttpRequest, slug: str, term_id: int) -> HttpResponse:
         })
     services.term_delete(term=term, user=request.user)
     messages.success(request, f"”{term.word}” har tagits bort ur ordlistan.")
+    return redirect("glossary_list", slug=membership.workspace.slug)
+
+
+@login_required
+@require_GET
+def term_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """The workspace's glossary as an Excel or CSV file; every member may take it."""
+    membership = membership_for_page(request, slug)
+    if fmt not in transfer.FORMATS:
+        raise Http404("Okänt format.")
+    terms = list(selectors.term_list(membership.workspace))
+    return transfer.glossary_file(terms, fmt, workspace_slug=membership.workspace.slug,
+                                  day=swedish_today()).as_download()
+
+
+@login_required
+@require_POST
+def term_import(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add and change terms from an uploaded file, all or none; a refused file is the page with the reason and
+    the rows at fault."""
+    membership = membership_for_page(request, slug)
+    require_edit(membership)
+    uploaded = request.FILES.get("file")
+    if uploaded is None:
+        return _list_page(request, membership, status=400, import_error=GlossaryImportError(
+            "no_file", "Välj en fil att importera.", details={"field": "file"}))
+    try:
+        result = services.term_import(workspace=membership.workspace, user=request.user,
+                                      rows=transfer.read_upload(uploaded))
+    except GlossaryImportError as exc:
+        return _list_page(request, membership, import_error=exc, status=exc.status)
+    messages.success(request, f"Importen är klar. Nya begrepp: {result.added}, ändrade: {result.changed}, "
+                              f"oförändrade: {result.unchanged}.")
     return redirect("glossary_list", slug=membership.workspace.slug)

@@ -28,9 +28,9 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
-from .export_data import RegisterExport, ReviewExport
+from compliance.spreadsheets import FORMULA_START
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+from .export_data import RegisterExport, ReviewExport
 
 
 def _day(value: date | None) -> str:

@@ -14,29 +14,30 @@ same way, and an abandoned preview leaves nothing behind.
 
 from __future__ import annotations
 
-import csv
-import io
-import unicodedata
-import zipfile
 from dataclasses import asdict, dataclass, field
 
 from django.core import signing
-from openpyxl import load_workbook
 
 from compliance.errors import ApplicationError
 from compliance.models import LegalDocument
 from compliance.numbers import document_number_candidates, document_number_in
+from compliance.spreadsheets import (
+    MAX_FILE_BYTES,
+    SpreadsheetError,
+    find_column,
+    find_header,
+    header_key,
+    lines_below,
+    read_cells,
+)
 
 from .. import selectors
 from ..services import ImportRowChoice
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_ROWS = 1000
 MAX_CELL_CHARS = 500
 TOKEN_MAX_AGE = 60 * 60
 TOKEN_SALT = "register.import"
-# How far down a sheet the header row may be (a title and a blank line above the table are common).
-HEADER_SEARCH_ROWS = 10
 
 
 class RegisterImportError(ApplicationError):
@@ -54,31 +55,15 @@ class Confidence:
               NONE: "ingen träff"}
 
 
-def _header_key(value: str) -> str:
-    """"SFS-nummer" → "sfsnummer", "Författningens namn" → "forfattningensnamn"."""
-    text = unicodedata.normalize("NFKD", str(value or "")).encode("ascii", "ignore").decode().lower()
-    return "".join(ch for ch in text if ch.isalnum())
-
-
-# Header names other services and people use, normalised by _header_key. Matched exactly first, then as the
-# start of the header ("SFS-nummer (ändrad)"), so a free-form sheet still finds its columns.
+# Header names other services and people use, normalised by header_key (compliance.spreadsheets). Matched
+# exactly first, then as the start of the header ("SFS-nummer (ändrad)"), so a free-form sheet still finds its
+# columns.
 NUMBER_HEADERS = ("sfsnummer", "sfsnr", "sfs", "beteckning", "forfattningsnummer", "forfattningsbeteckning",
                   "nummer", "nr", "referens", "number", "reference", "celexnummer", "celex")
 TITLE_HEADERS = ("titel", "rubrik", "namn", "forfattning", "forfattningensnamn", "forfattningenstitel", "lag",
                  "lagnamn", "dokument", "title", "name", "krav")
 GROUP_HEADERS = ("grupp", "omrade", "kategori", "avsnitt", "amnesomrade", "rubrikgrupp", "group", "category",
                  "area")
-
-
-def _find_column(keys: list[str], names: tuple[str, ...], taken: set[int]) -> int | None:
-    for exact in (True, False):
-        for name in names:
-            for i, key in enumerate(keys):
-                if i in taken or not key:
-                    continue
-                if key == name if exact else key.startswith(name):
-                    return i
-    return None
 
 
 @dataclass(frozen=True)
@@ -89,21 +74,21 @@ class Columns:
 
 
 def _columns(header: list[str]) -> Columns | None:
-    keys = [_header_key(h) for h in header]
+    keys = [header_key(h) for h in header]
     taken: set[int] = set()
-    number = _find_column(keys, NUMBER_HEADERS, taken)
+    number = find_column(keys, NUMBER_HEADERS, taken)
     if number is not None:
         taken.add(number)
-    title = _find_column(keys, TITLE_HEADERS, taken)
+    title = find_column(keys, TITLE_HEADERS, taken)
     if title is not None:
         taken.add(title)
-    group = _find_column(keys, GROUP_HEADERS, taken)
+    group = find_column(keys, GROUP_HEADERS, taken)
     if number is None and title is None:
         return None
     return Columns(number=number, title=title, group=group)
 
 
-# --- reading the file -------------------------------------------------------------------------------------
+# --- reading the file (compliance.spreadsheets reads it; the columns and the rows' checks are the register's) --
 
 
 @dataclass(frozen=True)
@@ -114,107 +99,23 @@ class SheetRow:
     group: str
 
 
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return " ".join(str(value).split())
-
-
-def _rows_from_xlsx(content: bytes) -> list[list[str]]:
-    try:
-        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError) as exc:
-        raise RegisterImportError("unreadable_file", "Excelfilen kunde inte läsas. Spara den som .xlsx och försök igen.",
-                           details={"field": "file"}) from exc
-    try:
-        sheet = book.worksheets[0] if book.worksheets else None
-        if sheet is None:
-            return []
-        rows = []
-        for row in sheet.iter_rows(values_only=True):
-            rows.append([_cell(v) for v in row])
-            if len(rows) > MAX_ROWS + HEADER_SEARCH_ROWS + 1:
-                break
-        return rows
-    finally:
-        book.close()
-
-
-def _decode(content: bytes) -> str:
-    if content.startswith(b"\xef\xbb\xbf"):
-        return content[3:].decode("utf-8", errors="strict")
-    try:
-        return content.decode("utf-8")
-    except UnicodeDecodeError:
-        # Excel on Windows saves "CSV" in cp1252: å, ä, ö are single bytes there.
-        return content.decode("cp1252", errors="replace")
-
-
-def _rows_from_csv(content: bytes) -> list[list[str]]:
-    try:
-        text = _decode(content)
-    except UnicodeDecodeError as exc:
-        raise RegisterImportError("unreadable_file", "Filen har en okänd teckenkodning. Spara den som UTF-8.",
-                           details={"field": "file"}) from exc
-    if "\x00" in text:
-        raise RegisterImportError("not_a_list", "Filen är varken en Excelfil (.xlsx) eller en CSV-fil.",
-                           details={"field": "file"})
-    sample = "\n".join(text.splitlines()[:HEADER_SEARCH_ROWS + 5])
-    try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=";,\t")
-        delimiter = dialect.delimiter
-    except csv.Error:
-        delimiter = ";" if sample.count(";") >= sample.count(",") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    rows = []
-    try:
-        for row in reader:
-            rows.append([_cell(v) for v in row])
-            if len(rows) > MAX_ROWS + HEADER_SEARCH_ROWS + 1:
-                break
-    except csv.Error as exc:
-        raise RegisterImportError("unreadable_file", f"CSV-filen kunde inte läsas: rad {reader.line_num} är trasig.",
-                           details={"field": "file", "line": reader.line_num}) from exc
-    return rows
-
-
 def read_rows(name: str, content: bytes) -> list[SheetRow]:
     """The file's rows under its header, as text. Refuses what is not a list of documents, with the reason."""
-    if not content:
-        raise RegisterImportError("empty_file", "Filen är tom.", details={"field": "file"})
-    if len(content) > MAX_FILE_BYTES:
-        raise RegisterImportError("file_too_large", f"Filen är för stor (högst {MAX_FILE_BYTES // (1024 * 1024)} MB).",
-                           details={"field": "file", "max_bytes": MAX_FILE_BYTES})
-    lower = (name or "").lower()
-    if content.startswith(b"PK\x03\x04"):
-        raw = _rows_from_xlsx(content)
-    elif lower.endswith((".xls", ".xlsm", ".xlsb", ".ods", ".pdf", ".docx", ".zip")) or content.startswith(
-            (b"\xd0\xcf\x11\xe0", b"%PDF")):
-        raise RegisterImportError("not_a_list", "Filen måste vara en Excelfil (.xlsx) eller en CSV-fil. Äldre .xls-filer "
-                                         "kan sparas om som .xlsx i Excel.", details={"field": "file"})
-    else:
-        raw = _rows_from_csv(content)
-    header_at, columns = None, None
-    for i, row in enumerate(raw[:HEADER_SEARCH_ROWS]):
-        columns = _columns(row)
-        if columns is not None:
-            header_at = i
-            break
-    if columns is None:
+    try:
+        raw = read_cells(name, content, max_rows=MAX_ROWS, max_bytes=MAX_FILE_BYTES)
+    except SpreadsheetError as exc:
+        # The register's import answers in its own error, with the reader's code and message.
+        raise RegisterImportError(exc.code, exc.message, details=exc.details) from exc
+    found = find_header(raw, _columns)
+    if found is None:
         raise RegisterImportError("no_header", "Hittade ingen rubrikrad. Filen behöver en kolumn som heter t.ex. "
                                         "\"SFS-nummer\" eller \"Beteckning\", och/eller \"Titel\".",
                            details={"field": "file"})
+    header_at, columns = found
     rows, errors = [], []
-    for offset, row in enumerate(raw[header_at + 1:], start=header_at + 2):
-
-        def get(index: int | None) -> str:
-            return row[index] if index is not None and index < len(row) else ""
-
-        number_text, title, group = get(columns.number), get(columns.title), get(columns.group)
-        if not any(row):
-            continue
+    for line in lines_below(raw, header_at):
+        offset = line.number
+        number_text, title, group = line.get(columns.number), line.get(columns.title), line.get(columns.group)
         too_long = [label for label, value in (("beteckningen", number_text), ("titeln", title), ("gruppen", group))
                     if len(value) > MAX_CELL_CHARS]
         if too_long:

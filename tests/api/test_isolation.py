@@ -79,6 +79,9 @@ class IsolationTests(ApiTestCase):
             ("get", f"{base}/glossary/{term_id}/", None),
             ("patch", f"{base}/glossary/{term_id}/", {"law_words": "x y"}),
             ("delete", f"{base}/glossary/{term_id}/", None),
+            ("get", f"{base}/glossary/export/xlsx", None),
+            ("get", f"{base}/glossary/export/csv", None),
+            ("post", f"{base}/glossary/import/", None),
         ]
 
     def call(self, method: str, url: str, body: dict | None) -> HttpResponse:
@@ -102,7 +105,8 @@ class IsolationTests(ApiTestCase):
         for method, url, body in self.endpoints(WS, **ids):
             if url.rstrip("/") in (WS, f"{WS}/stats", f"{WS}/metrics", f"{WS}/members", f"{WS}/files", f"{WS}/assessments",
                                    f"{WS}/search", f"{WS}/context", f"{WS}/conversations", f"{WS}/profile",
-                                   f"{WS}/profile/facts", f"{WS}/preferences", f"{WS}/glossary"):
+                                   f"{WS}/profile/facts", f"{WS}/preferences", f"{WS}/glossary",
+                                   f"{WS}/glossary/export/xlsx", f"{WS}/glossary/export/csv", f"{WS}/glossary/import"):
                 continue  # no object id in these
             with self.subTest(method=method, url=url):
                 assert_error(self, self.call(method, url, body), 404, "not_found")

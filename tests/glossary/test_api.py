@@ -177,7 +177,15 @@ class GlossaryApiTests(GlossaryApiTestCase):
         self.assertEqual(methods, {
             "/api/v1/workspaces/{slug}/glossary/": {"get", "post"},
             "/api/v1/workspaces/{slug}/glossary/{term_id}/": {"get", "put", "patch", "delete"},
+            "/api/v1/workspaces/{slug}/glossary/export/{fmt}": {"get"},
+            "/api/v1/workspaces/{slug}/glossary/import/": {"post"},
         })
+        imported = paths["/api/v1/workspaces/{slug}/glossary/import/"]["post"]
+        self.assertEqual((imported["tags"], list(imported["requestBody"]["content"])),
+                         (["glossary"], ["multipart/form-data", "application/x-www-form-urlencoded"]))
+        self.assertEqual(set(paths["/api/v1/workspaces/{slug}/glossary/export/{fmt}"]["get"]["responses"]["200"]
+                             ["content"]), {"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                                            "text/csv"})
         create = paths["/api/v1/workspaces/{slug}/glossary/"]["post"]
         self.assertEqual(create["tags"], ["glossary"])
         self.assertIn("201", create["responses"])

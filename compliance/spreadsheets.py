@@ -17,7 +17,7 @@ import unicodedata
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from openpyxl import load_workbook
 
@@ -144,13 +144,21 @@ def read_cells(name: str, content: bytes, *, max_rows: int,
     return _rows_from_csv(content, limit)
 
 
-def find_header(rows: list[list[str]], columns: Callable[[list[str]], T | None]) -> tuple[int, T] | None:
-    """The first of the top rows in which `columns` finds the caller's columns: its index and what `columns`
-    made of it. None when no row near the top is a header."""
+@dataclass(frozen=True)
+class Header(Generic[T]):
+    """The header row found: its index among the rows, and what the caller's `columns` made of it."""
+
+    row: int
+    columns: T
+
+
+def find_header(rows: list[list[str]], columns: Callable[[list[str]], T | None]) -> Header[T] | None:
+    """The first of the top rows in which `columns` finds the caller's columns. None when no row near the top is
+    a header."""
     for i, row in enumerate(rows[:HEADER_SEARCH_ROWS]):
         found = columns(row)
         if found is not None:
-            return i, found
+            return Header(row=i, columns=found)
     return None
 
 

@@ -111,13 +111,19 @@ def glossary_file(terms: Iterable[Term], fmt: str, *, workspace_slug: str, day: 
 # --- import ---------------------------------------------------------------------------------------------
 
 
-def _columns(header: list[str]) -> tuple[int, int] | None:
+@dataclass(frozen=True)
+class Columns:
+    word: int
+    law_words: int
+
+
+def _columns(header: list[str]) -> Columns | None:
     keys = [header_key(h) for h in header]
     word = find_column(keys, WORD_HEADERS, set())
     if word is None:
         return None
     law_words = find_column(keys, LAW_WORDS_HEADERS, {word})
-    return None if law_words is None else (word, law_words)
+    return None if law_words is None else Columns(word=word, law_words=law_words)
 
 
 def _unescaped(text: str) -> str:
@@ -135,10 +141,10 @@ def read_terms(name: str, content: bytes) -> list[TermImportRow]:
     if found is None:
         raise GlossaryImportError("no_header", "Hittade ingen rubrikrad. Filen behöver kolumnerna ”Ord” och "
                                   "”Lagens ord”.", details={"field": "file"})
-    header_at, (word, law_words) = found
+    word, law_words = found.columns.word, found.columns.law_words
     rows = [TermImportRow(line=line.number, word=_unescaped(line.get(word)), law_words=_unescaped(line.get(law_words)))
             # A row with something in other columns only (a note beside the table) is no term.
-            for line in lines_below(raw, header_at) if line.get(word) or line.get(law_words)]
+            for line in lines_below(raw, found.row) if line.get(word) or line.get(law_words)]
     if len(rows) > MAX_ROWS:
         raise GlossaryImportError("too_many_rows", f"Filen har för många rader (högst {MAX_ROWS}).",
                                   details={"field": "file", "max_rows": MAX_ROWS})

@@ -111,9 +111,9 @@ def read_rows(name: str, content: bytes) -> list[SheetRow]:
         raise RegisterImportError("no_header", "Hittade ingen rubrikrad. Filen behöver en kolumn som heter t.ex. "
                                         "\"SFS-nummer\" eller \"Beteckning\", och/eller \"Titel\".",
                            details={"field": "file"})
-    header_at, columns = found
+    columns = found.columns
     rows, errors = [], []
-    for line in lines_below(raw, header_at):
+    for line in lines_below(raw, found.row):
         offset = line.number
         number_text, title, group = line.get(columns.number), line.get(columns.title), line.get(columns.group)
         too_long = [label for label, value in (("beteckningen", number_text), ("titeln", title), ("gruppen", group))

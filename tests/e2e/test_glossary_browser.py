@@ -58,3 +58,44 @@ def test_add_a_term_and_see_it_listed(live_server: LiveServer, browser: Browser,
     assert (term.word, term.law_words, term.created_by) == ("visselblåsare", "rapporterande person", user)
     assert blocked == []
     page.close()
+
+
+def test_export_and_import_a_glossary_file(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                           alice: tuple[User, Workspace], tmp_path: Path) -> None:
+    """The file a team keeps its words in: exported as CSV, edited, imported back (twice: nothing changes the
+    second time), and a file with a bad row is refused with the row named and nothing imported."""
+    user, ws = alice
+    Term.objects.create(workspace=ws, word="OVK", law_words="funktionskontroll av ventilationssystem",
+                        created_by=user)
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
+    page.set_default_timeout(60_000)
+    blocked = []
+    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
+    log_in(page, live_server.url, "alice")
+    page.goto(f"{live_server.url}/ws/{ws.slug}/ordlista/")
+
+    with page.expect_download() as download:
+        page.locator("#glossary-export").get_by_role("link", name="CSV").click()
+    exported = Path(download.value.path()).read_bytes().decode("utf-8-sig")
+    assert exported.splitlines() == ["Ord;Lagens ord", "OVK;funktionskontroll av ventilationssystem"]
+
+    edited = tmp_path / "ordlista.csv"
+    edited.write_text(exported + "hyrpersonal;inhyrd arbetskraft\r\n", encoding="utf-8-sig")
+    for expected in ("Nya begrepp: 1, ändrade: 0, oförändrade: 1", "Nya begrepp: 0, ändrade: 0, oförändrade: 2"):
+        page.set_input_files("#import-file", str(edited))
+        page.get_by_role("button", name="Importera").click()
+        page.wait_for_selector(".messages")
+        assert expected in page.inner_text(".messages")
+    assert sorted(Term.objects.filter(workspace=ws).values_list("word", flat=True)) == ["OVK", "hyrpersonal"]
+
+    broken = tmp_path / "trasig.csv"
+    broken.write_text("Ord;Lagens ord\r\nsemesterlön;semesterlön enligt lagen\r\n<b>;fet stil\r\n", encoding="utf-8")
+    page.set_input_files("#import-file", str(broken))
+    page.get_by_role("button", name="Importera").click()
+    error = page.locator("#import-error")
+    error.wait_for()
+    assert "inget har importerats" in error.inner_text() and "Rad 3:" in error.inner_text()
+    page.screenshot(path=str(artifacts / "glossary-import-refused.png"), full_page=True)
+    assert Term.objects.filter(workspace=ws).count() == 2
+    assert blocked == []
+    page.close()

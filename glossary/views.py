@@ -13,6 +13,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent.retrieval.keyword_search import keyword_query, written_words
@@ -56,8 +58,16 @@ def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm |
         "terms": terms,
         "form": form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]}),
         "import_error": import_error, "import_rows": import_error.details.get("rows", []) if import_error else [],
-        "max_terms": services.MAX_TERMS,
+        "max_terms": services.MAX_TERMS, "back_to": _back_to(request, ws),
     }, status=status)
+
+
+def _back_to(request: HttpRequest, workspace: Workspace) -> str:
+    """Where to go once a word is added, from `tillbaka` (the answer's link sends its conversation): a path in
+    the same workspace on this site, else "" (the list). Nothing else, so the parameter cannot send anyone away."""
+    back = (request.POST.get("tillbaka") or request.GET.get("tillbaka") or "").strip()
+    local = url_has_allowed_host_and_scheme(back, allowed_hosts=None) and not back.startswith("//")
+    return back if local and back.startswith(f"/ws/{workspace.slug}/") else ""
 
 
 def _posted(request: HttpRequest) -> dict[str, str]:
@@ -80,7 +90,7 @@ def term_add(request: HttpRequest, slug: str) -> HttpResponse:
     except GlossaryError as exc:
         return _list_page(request, membership, form=_refused(request, exc), status=exc.status)
     messages.success(request, f"”{term.word}” finns nu i ordlistan: assistenten söker även efter ”{term.law_words}”.")
-    return redirect("glossary_list", slug=membership.workspace.slug)
+    return redirect(_back_to(request, membership.workspace) or reverse("glossary_list", args=[membership.workspace.slug]))
 
 
 def _edit_page(request: HttpRequest, membership: Membership, term: Term, *, form: TermForm | None = None,

@@ -48,8 +48,10 @@ def test_the_answer_keeps_the_words_no_source_used(team: dict[str, Any]) -> None
 
 
 def test_an_editor_is_offered_to_teach_the_word(team: dict[str, Any], client: Client) -> None:
-    html = page(client, team["alice"], asked(team))
-    teach = reverse("glossary_list", args=[team["ws"].slug]) + "?ord=visselbl%C3%A5saren#lagg-till"
+    conversation = asked(team)
+    html = page(client, team["alice"], conversation)
+    back = reverse("conversation", args=[team["ws"].slug, conversation.pk]).replace("/", "%2F")
+    teach = reverse("glossary_list", args=[team["ws"].slug]) + f"?ord=visselbl%C3%A5saren&amp;tillbaka={back}#lagg-till"
     assert f'href="{teach}" data-teach>Lär assistenten ordet</a>' in html
     assert "Vet ni vad lagen kallar ”visselblåsaren”?" in html
     # The offline answer's own text already says no source uses it: the offer does not say it again.

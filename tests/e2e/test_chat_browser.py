@@ -131,10 +131,11 @@ def test_teach_a_word_from_the_answer_and_ask_again(live_server: LiveServer, bro
         offer.locator("a[data-teach]").click()
     assert page.input_value("#id_word") == "visselblåsare"
     page.fill("#id_law_words", "arbetstagare som slår larm")
-    page.get_by_role("button", name="Lägg till").click()
-    page.wait_for_selector("#glossary-terms")
-
-    page.goto(conversation_url)
+    # Added, the person is back in the conversation, told so, and the answer says the word is taught now.
+    with page.expect_navigation():
+        page.get_by_role("button", name="Lägg till").click()
+    assert page.url == conversation_url
+    assert "”visselblåsare” finns nu i ordlistan" in page.inner_text(".messages")
     assert "”visselblåsare” finns nu i ordlistan" in page.locator("[data-unknown-word='visselblåsare']").inner_text()
     page.fill("#chat-input", question)
     page.click("#chat-send")

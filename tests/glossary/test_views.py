@@ -74,6 +74,27 @@ class GlossaryPageTests(BaseTestCase):
         r = self.client.get(self.url() + "?ord=visselbl%C3%A5sare")
         self.assertContains(r, 'name="word" value="visselblåsare"', html=False)
 
+    def test_after_adding_from_an_answer_the_person_goes_back_to_it(self) -> None:
+        """The answer's link sends its conversation as `tillbaka`; only a path in the same workspace is followed."""
+        self.login(self.bob)
+        conversation = reverse("conversation", args=[self.workspace.slug, 7])
+        page = self.client.get(self.url() + f"?ord=OVK&tillbaka={conversation}")
+        self.assertContains(page, f'<input type="hidden" name="tillbaka" value="{conversation}">', html=False)
+        # A refused word keeps the way back.
+        refused = self.client.post(self.url("glossary_add"), {"word": "OVK", "law_words": "", "tillbaka": conversation})
+        self.assertContains(refused, f'name="tillbaka" value="{conversation}"', status_code=400, html=False)
+        r = self.client.post(self.url("glossary_add"), {"word": "OVK", "law_words": "funktionskontroll",
+                                                        "tillbaka": conversation})
+        self.assertRedirects(r, conversation, fetch_redirect_response=False)
+        elsewhere = (("https://example.com/ws/alices-ab/", "//example.com/ws/alices-ab/", "/admin/",
+                      f"/ws/{self.charlies_workspace.slug}/chatt/", "javascript:alert(1)"))
+        for i, back in enumerate(elsewhere):
+            with self.subTest(back=back):
+                r = self.client.post(self.url("glossary_add"), {"word": f"ord{i}x", "law_words": "arbetsgivare",
+                                                                "tillbaka": back})
+                self.assertRedirects(r, self.url(), fetch_redirect_response=False)
+                self.assertNotContains(self.client.get(self.url() + f"?tillbaka={back}"), 'name="tillbaka"')
+
     def test_bad_input_gets_the_swedish_error_at_its_field_and_nothing_is_stored(self) -> None:
         self.add()
         self.login(self.alice)

@@ -50,6 +50,11 @@ class TermInputSerializer(serializers.Serializer):
                                                             f"person” (högst {LAW_WORDS_MAX_LENGTH} tecken).")
 
 
+class TermFilterSerializer(serializers.Serializer):
+    q = StrictCharField(required=False, allow_blank=True, max_length=100,
+                        help_text="En del av ert ord eller av lagens ord, oavsett versaler.")
+
+
 class TermListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     serializer_class = TermSerializer
     parser_classes = [JSONParser]
@@ -57,9 +62,9 @@ class TermListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Term]:
         if self.fake_view():
             return Term.objects.none()
-        return selectors.term_list(self.workspace)
+        return selectors.term_list(self.workspace, filters=validated(TermFilterSerializer, self.request.query_params))
 
-    @extend_schema(tags=TAGS, summary="Arbetsytans ordlista")
+    @extend_schema(tags=TAGS, summary="Arbetsytans ordlista", parameters=[TermFilterSerializer])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 

@@ -3,10 +3,11 @@ pages and the API, the access scope for retrieval): another workspace's term is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+import django_filters
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from compliance.models import Workspace
@@ -15,8 +16,24 @@ from compliance.sql import dict_cursor
 from .models import Term
 
 
-def term_list(workspace: Workspace) -> QuerySet[Term]:
-    return Term.objects.filter(workspace=workspace).select_related("created_by")
+class TermFilter(django_filters.FilterSet):
+    """The Ordlista page's and the API's filter, one definition for both."""
+
+    q = django_filters.CharFilter(method="filter_q")
+
+    class Meta:
+        model = Term
+        fields: list[str] = []
+
+    def filter_q(self, queryset: QuerySet[Term], name: str, value: str) -> QuerySet[Term]:
+        """A part of the team's word or of the law's words, in any case."""
+        value = value.strip()
+        return queryset.filter(Q(word__icontains=value) | Q(law_words__icontains=value)) if value else queryset
+
+
+def term_list(workspace: Workspace, *, filters: Mapping[str, object] | None = None) -> QuerySet[Term]:
+    terms = Term.objects.filter(workspace=workspace).select_related("created_by")
+    return TermFilter(filters, queryset=terms).qs if filters else terms
 
 
 def term_get(workspace: Workspace, term_id: int) -> Term:

@@ -49,17 +49,23 @@ def _unused_law_words(workspace: Workspace, terms: list[Term]) -> dict[int, list
 def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm | None = None,
                import_error: GlossaryImportError | None = None, status: int = 200) -> HttpResponse:
     ws = membership.workspace
-    terms = list(selectors.term_list(ws))
+    query = request.GET.get("q", "").strip()[:QUERY_MAX_LENGTH]
+    terms = list(selectors.term_list(ws, filters={"q": query}))
     unused = _unused_law_words(ws, terms)
     for term in terms:
         term.unused_law_words = unused.get(term.pk, [])
     return render(request, "glossary/list.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "glossary",
-        "terms": terms,
+        "terms": terms, "query": query,
+        # "Nothing matches" or "the glossary is empty": only a filtered, empty list needs the second look-up.
+        "has_terms": bool(terms) or (bool(query) and selectors.term_list(ws).exists()),
         "form": form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]}),
         "import_error": import_error, "import_rows": import_error.details.get("rows", []) if import_error else [],
         "max_terms": services.MAX_TERMS, "back_to": _back_to(request, ws),
     }, status=status)
+
+
+QUERY_MAX_LENGTH = 100
 
 
 def _back_to(request: HttpRequest, workspace: Workspace) -> str:

@@ -69,6 +69,18 @@ class GlossaryApiTests(GlossaryApiTestCase):
         self.assertFalse(Term.objects.filter(pk=created["id"]).exists())
         assert_error(self, self.client.get(url), 404, "not_found")
 
+    def test_the_list_filters_on_both_words(self) -> None:
+        services.term_create(workspace=self.workspace, user=self.alice, word="hyrpersonal",
+                             law_words="inhyrd arbetskraft")
+        self.auth(self.dave)
+        for query, words in (("PERSON", ["hyrpersonal", "visselblåsare"]), ("inhyrd", ["hyrpersonal"]),
+                             ("ovk", []), ("", ["hyrpersonal", "visselblåsare"])):
+            with self.subTest(query=query):
+                body = self.client.get(f"{GLOSSARY}/", {"q": query}).json()
+                self.assertEqual([t["word"] for t in body["results"]], words)
+        error = assert_error(self, self.client.get(f"{GLOSSARY}/", {"q": "x" * 101}), 400, "invalid")
+        self.assertIn("q", error["details"])
+
     def test_bad_input_is_the_services_error_on_its_field_and_stores_nothing(self) -> None:
         self.auth(self.alice)
         before = self.stored()

@@ -69,6 +69,22 @@ class GlossaryPageTests(BaseTestCase):
         term = Term.objects.get(workspace=self.workspace)
         self.assertEqual((term.word, term.law_words, term.created_by), ("OVK", "funktionskontroll", self.bob))
 
+    def test_the_list_is_searched_in_both_words(self) -> None:
+        self.add()
+        self.add("OVK", "funktionskontroll av ventilationssystem")
+        services.term_create(workspace=self.charlies_workspace, user=self.charlie, word="OVK-protokoll",
+                             law_words="protokoll")
+        self.login(self.bob)
+        for query, shown in (("ovk", ["OVK"]), ("RAPPORTERANDE", ["visselblåsare"]), ("", ["OVK", "visselblåsare"])):
+            with self.subTest(query=query):
+                page = self.client.get(self.url(), {"q": query}).content.decode()
+                rows = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+                self.assertEqual([w for w in ("OVK", "visselblåsare") if f"<strong>{w}</strong>" in rows], shown)
+                self.assertNotIn("OVK-protokoll", page)
+        none = self.client.get(self.url(), {"q": "semester"})
+        self.assertContains(none, "Inga begrepp matchar ”semester”.")
+        self.assertNotContains(none, 'id="glossary-empty"')
+
     def test_the_word_is_prefilled_from_the_link(self) -> None:
         self.login(self.alice)
         r = self.client.get(self.url() + "?ord=visselbl%C3%A5sare")

@@ -12,7 +12,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from agent.models import Feedback
 from compliance.models import Membership, Workspace
-from tests.e2e.browsing import log_in
+from tests.e2e.browsing import open_page
 from tests.helpers import make_user
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
@@ -40,12 +40,8 @@ def alice(settings: Settings, django_db_blocker: DjangoDbBlocker) -> User:
 
 
 def test_ask_read_open_and_rate(live_server: LiveServer, browser: Browser, artifacts: Path, alice: User) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    # Anything the Content-Security-Policy blocks shows up as a console error.
-    blocked = []
-    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    log_in(page, live_server.url, "alice")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
 
     page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
     page.fill("#chat-input", QUESTION)
@@ -79,15 +75,13 @@ def test_ask_read_open_and_rate(live_server: LiveServer, browser: Browser, artif
     with page.expect_navigation():
         page.select_option("#ws-select", label="Bolaget B")
     assert "/ws/bolaget-b/" in page.url
-    assert blocked == []
+    assert opened.csp_blocked == []
     page.close()
 
 
 def _asked(browser: Browser, url: str, question: str) -> Page:
     """A page where alice has asked `question` in Alices AB's chat and the answer's sources have arrived."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    log_in(page, url, "alice")
+    page = open_page(browser, url, "alice").page
     page.goto(f"{url}/ws/alices-ab/chatt/")
     page.fill("#chat-input", question)
     page.click("#chat-send")

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from compliance.models import Membership, Workspace
 from glossary.models import Term
-from tests.e2e.browsing import log_in
+from tests.e2e.browsing import open_page
 from tests.helpers import make_user
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
@@ -32,11 +32,8 @@ def alice() -> tuple[User, Workspace]:
 def test_add_a_term_and_see_it_listed(live_server: LiveServer, browser: Browser, artifacts: Path,
                                       alice: tuple[User, Workspace]) -> None:
     user, ws = alice
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    blocked = []
-    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    log_in(page, live_server.url, "alice")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
 
     page.goto(f"{live_server.url}/ws/{ws.slug}/")
     page.get_by_role("link", name="Ordlista").first.click()
@@ -56,7 +53,7 @@ def test_add_a_term_and_see_it_listed(live_server: LiveServer, browser: Browser,
 
     term = Term.objects.get(workspace=ws)
     assert (term.word, term.law_words, term.created_by) == ("visselblåsare", "rapporterande person", user)
-    assert blocked == []
+    assert opened.csp_blocked == []
     page.close()
 
 
@@ -67,11 +64,8 @@ def test_export_and_import_a_glossary_file(live_server: LiveServer, browser: Bro
     user, ws = alice
     Term.objects.create(workspace=ws, word="OVK", law_words="funktionskontroll av ventilationssystem",
                         created_by=user)
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    blocked = []
-    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    log_in(page, live_server.url, "alice")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
     page.goto(f"{live_server.url}/ws/{ws.slug}/ordlista/")
 
     with page.expect_download() as download:
@@ -97,5 +91,5 @@ def test_export_and_import_a_glossary_file(live_server: LiveServer, browser: Bro
     assert "inget har importerats" in error.inner_text() and "Rad 3:" in error.inner_text()
     page.screenshot(path=str(artifacts / "glossary-import-refused.png"), full_page=True)
     assert Term.objects.filter(workspace=ws).count() == 2
-    assert blocked == []
+    assert opened.csp_blocked == []
     page.close()

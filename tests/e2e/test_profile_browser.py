@@ -13,7 +13,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from compliance import selectors
 from compliance.models import Membership, Workspace
-from tests.e2e.browsing import log_in
+from tests.e2e.browsing import open_page
 from tests.helpers import make_user
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
@@ -50,11 +50,8 @@ def ask(page: Page, text: str) -> Locator:
 def test_propose_save_see_use_clear(live_server: LiveServer, browser: Browser, artifacts: Path,
                                     alice: tuple[User, Workspace]) -> None:
     _, ws = alice
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    blocked = []
-    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    log_in(page, live_server.url, "alice")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
 
     # The statement is proposed, nothing is stored yet.
     page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
@@ -96,5 +93,5 @@ def test_propose_save_see_use_clear(live_server: LiveServer, browser: Browser, a
     page.goto(f"{live_server.url}/ws/alices-ab/chatt/")
     after = ask(page, QUESTION).locator(".answer").inner_text()
     assert "Ni har angett" not in after
-    assert blocked == []
+    assert opened.csp_blocked == []
     page.close()

@@ -23,7 +23,7 @@ from pytest_django.live_server_helper import LiveServer
 from compliance import selectors as compliance_selectors
 from compliance.models import LegalDocument, Membership, ProcessingStatus, UserFile, Workspace
 from register.models import Action, Evidence, RegisterItem, Review
-from tests.e2e.browsing import log_in
+from tests.e2e.browsing import open_page
 from tests.helpers import make_user
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
@@ -191,12 +191,8 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server: LiveServer
                                                          newcomer: tuple[User, Workspace], tmp_path: Path) -> None:
     user, ws = newcomer
     base = live_server.url
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(30_000)
-    blocked = []
-    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-
-    log_in(page, base, "nina")
+    opened = open_page(browser, base, "nina", timeout_ms=30_000)
+    page = opened.page
     fill_in_profile(page, base)
     assert compliance_selectors.workspace_profile_get(ws).employee_count == 60
     upload_knowledge_file(page, base, tmp_path)
@@ -270,5 +266,5 @@ def test_a_new_user_runs_the_register_to_a_closed_review(live_server: LiveServer
     assert "uppfylls delvis" in history and "uppfylls inte" in history and "nina" in history
     assert page.locator("del", has_text="ej bedömd").count() >= 1
     page.screenshot(path=str(artifacts / "register-history.png"), full_page=True)
-    assert blocked == []
+    assert opened.csp_blocked == []
     page.close()

@@ -14,7 +14,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
 from register.models import RegisterItem, SuggestionDecision
-from tests.e2e.browsing import log_in
+from tests.e2e.browsing import open_page
 from tests.helpers import make_user
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
@@ -49,11 +49,8 @@ def alice(settings: Settings) -> tuple[User, Workspace]:
 def test_accept_reject_template_and_ask(live_server: LiveServer, browser: Browser, artifacts: Path,
                                         alice: tuple[User, Workspace]) -> None:
     _, ws = alice
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="sv-SE")
-    page.set_default_timeout(60_000)
-    blocked = []
-    page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
-    log_in(page, live_server.url, "alice")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
 
     page.goto(f"{live_server.url}/ws/alices-ab/laglista/forslag/")
     row = page.locator('tr[data-document="2021:890"]')
@@ -86,4 +83,4 @@ def test_accept_reject_template_and_ask(live_server: LiveServer, browser: Browse
     link.wait_for()
     assert "Riskbedömning" in answer.inner_text() or "riskbedömning" in answer.inner_text()
     page.screenshot(path=str(artifacts / "register-chat-answer.png"), full_page=True)
-    assert blocked == []
+    assert opened.csp_blocked == []

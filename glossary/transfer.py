@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpResponse
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from compliance.downloads import CONTENT_TYPES as DOWNLOAD_TYPES
+from compliance.downloads import ExportFile
 from compliance.spreadsheets import (
     FORMULA_START,
     MAX_FILE_BYTES,
@@ -37,8 +38,7 @@ from .models import Term
 from .services import MAX_TERMS, GlossaryImportError, TermImportRow
 
 HEADING = ["Ord", "Lagens ord"]
-CONTENT_TYPES = {"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                 "csv": "text/csv; charset=utf-8"}
+CONTENT_TYPES = {fmt: DOWNLOAD_TYPES[fmt] for fmt in ("xlsx", "csv")}
 FORMATS = tuple(CONTENT_TYPES)
 # No file can add more words than the glossary holds.
 MAX_ROWS = MAX_TERMS
@@ -50,20 +50,6 @@ LAW_WORDS_HEADERS = ("lagensord", "lagord", "lagtext", "lagensbegrepp", "lagenst
 
 
 # --- export ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExportFile:
-    content: bytes
-    content_type: str
-    file_name: str
-
-    def as_download(self) -> HttpResponse:
-        """The page's and the API's answer: an attachment under the file's name."""
-        response = HttpResponse(self.content, content_type=self.content_type)
-        response["Content-Disposition"] = f'attachment; filename="{self.file_name}"'
-        response["X-Content-Type-Options"] = "nosniff"
-        return response
 
 
 def _escaped(text: str) -> str:

@@ -466,13 +466,6 @@ def _file_responses(formats: Iterable[str]) -> dict:
     return {(200, exports.CONTENT_TYPES[fmt].split(";")[0]): OpenApiResponse(OpenApiTypes.BINARY) for fmt in formats}
 
 
-def _download(export: exports.ExportFile) -> HttpResponse:
-    response = HttpResponse(export.content, content_type=export.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{export.file_name}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
 class RegisterExportApi(RegisterMixin, BaseApi):
     @extend_schema(tags=TAGS, summary="Exportera laglistan (xlsx, pdf eller csv)",
                    responses=_file_responses(exports.REGISTER_FORMATS),
@@ -486,7 +479,7 @@ class RegisterExportApi(RegisterMixin, BaseApi):
             raise Http404("Okänt format.")
         data = selectors.register_export_get(self.workspace, register,
                                              may_see_private=selectors.may_see_private_files(self.membership))
-        return _download(exports.register_file(data, fmt))
+        return exports.register_file(data, fmt).as_download()
 
 
 class ReviewExportApi(RegisterMixin, BaseApi):
@@ -502,7 +495,7 @@ class ReviewExportApi(RegisterMixin, BaseApi):
             raise services.ReviewOpenError()
         data = selectors.review_export_get(self.workspace, review,
                                            may_see_private=selectors.may_see_private_files(self.membership))
-        return _download(exports.review_file(data, fmt))
+        return exports.review_file(data, fmt).as_download()
 
 
 class RegisterImportApi(RegisterMixin, BaseApi):

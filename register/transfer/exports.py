@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
 from datetime import date
 from xml.sax.saxutils import escape
 
@@ -28,6 +27,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
+from compliance.downloads import CONTENT_TYPES, ExportFile
 from compliance.spreadsheets import FORMULA_START
 
 from .export_data import RegisterExport, ReviewExport
@@ -258,17 +258,8 @@ def review_pdf(data: ReviewExport) -> bytes:
 
 # --- files ---------------------------------------------------------------------------------------------
 
-CONTENT_TYPES = {"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                 "pdf": "application/pdf", "csv": "text/csv; charset=utf-8"}
 REGISTER_FORMATS = {"xlsx": register_xlsx, "pdf": register_pdf, "csv": register_csv}
 REVIEW_FORMATS = {"xlsx": review_xlsx, "pdf": review_pdf}
-
-
-@dataclass(frozen=True)
-class ExportFile:
-    content: bytes
-    content_type: str
-    file_name: str
 
 
 def register_file(data: RegisterExport, fmt: str) -> ExportFile:

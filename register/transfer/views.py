@@ -20,13 +20,6 @@ from .. import selectors, services
 from . import exports, imports
 
 
-def _download(export: exports.ExportFile) -> HttpResponse:
-    response = HttpResponse(export.content, content_type=export.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{export.file_name}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
 @login_required
 @require_GET
 def register_export(request: HttpRequest, slug: str, register_id: int, fmt: str) -> HttpResponse:
@@ -37,7 +30,7 @@ def register_export(request: HttpRequest, slug: str, register_id: int, fmt: str)
         raise Http404("Okänt format.")
     data = selectors.register_export_get(workspace, register,
                                          may_see_private=selectors.may_see_private_files(membership))
-    return _download(exports.register_file(data, fmt))
+    return exports.register_file(data, fmt).as_download()
 
 
 @login_required
@@ -51,7 +44,7 @@ def review_export(request: HttpRequest, slug: str, review_id: int, fmt: str) -> 
     if not review.is_closed:
         raise services.ReviewOpenError()
     data = selectors.review_export_get(workspace, review, may_see_private=selectors.may_see_private_files(membership))
-    return _download(exports.review_file(data, fmt))
+    return exports.review_file(data, fmt).as_download()
 
 
 @login_required

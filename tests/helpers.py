@@ -23,6 +23,13 @@ def make_user(username: str) -> User:
     return get_user_model().objects.create_user(username=username, email=f"{username}@example.se", password=PASSWORD)
 
 
+def make_member(workspace: Workspace, username: str, role: str) -> User:
+    """A user with `role` in `workspace`: the reader or revisor a test adds beside BaseTestCase's three."""
+    user = make_user(username)
+    Membership.objects.create(user=user, workspace=workspace, role=role)
+    return user
+
+
 def alice_owning_a_workspace() -> tuple[User, Workspace]:
     """alice, owner of Alices AB: the asker of the retrieval tests on statutes of our own."""
     user = make_user("alice")

@@ -7,7 +7,7 @@ from django.http import HttpResponse
 
 from chunks.services import chunk_document
 from compliance.models import Membership, UserFile
-from tests.helpers import make_user
+from tests.helpers import make_member
 
 from .base import CWS, WS, ApiTestCase, assert_error
 
@@ -71,8 +71,7 @@ class FileVersionApiTests(ApiTestCase):
 
     def test_reader_sees_the_history_but_may_not_restore_or_upload_a_version(self) -> None:
         self.new_version()
-        dave = make_user("dave")
-        Membership.objects.create(user=dave, workspace=self.workspace, role=Membership.Role.VIEWER)
+        dave = make_member(self.workspace, "dave", Membership.Role.VIEWER)
         self.auth(dave)
         self.assertEqual(len(self.client.get(f"{WS}/files/{self.v1['id']}/versions/").json()), 2)
         assert_error(self, self.client.post(f"{WS}/files/{self.v1['id']}/versions/1/restore"), 403)

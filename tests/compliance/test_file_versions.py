@@ -22,7 +22,7 @@ from chunks.services import chunk_document, embed_chunk_batch
 from compliance import selectors, services
 from compliance.errors import ApplicationError
 from compliance.models import Membership, ProcessingStatus, UserFile, VersionState
-from tests.helpers import BaseTestCase, make_user
+from tests.helpers import BaseTestCase, make_member
 
 MARCH = "Rapporten om arbetsmiljön lämnas till styrelsen senast den 1 mars varje år.\n"
 APRIL = "Rapporten om arbetsmiljön lämnas till styrelsen senast den 15 april varje år.\n"
@@ -45,8 +45,7 @@ class VersionTestCase(BaseTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         super().setUpTestData()
-        cls.dave = make_user("dave")
-        Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
+        cls.dave = make_member(cls.workspace, "dave", Membership.Role.VIEWER)
 
     def setUp(self) -> None:
         get_retrieval_cache().clear()

@@ -20,7 +20,7 @@ from chunks.selectors import EMBEDDING_ERROR_CACHE_KEY, chunk_index_size, embedd
 from chunks.services import chunk_source_key, embedding_record_error, embedding_record_ok, source_progress_refresh
 from compliance import services
 from compliance.models import Assessment, LegalDocument, Membership, ProcessingStatus, UserFile
-from tests.helpers import BaseTestCase, blocked_media_root, make_user
+from tests.helpers import BaseTestCase, blocked_media_root, make_member
 
 
 def upload(name: str, data: bytes, content_type: str = "text/plain") -> SimpleUploadedFile:
@@ -31,8 +31,7 @@ class KnowledgeTestCase(BaseTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         super().setUpTestData()
-        cls.dave = make_user("dave")
-        Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
+        cls.dave = make_member(cls.workspace, "dave", Membership.Role.VIEWER)
         cls.statute = LegalDocument.objects.create(
             sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)", full_text="1 § Lagens ändamål …",
             status=ProcessingStatus.DONE,

@@ -11,7 +11,7 @@ from chunks.models import ContentChunk
 from compliance import services
 from compliance.anchors import citation_anchor, statute_url
 from compliance.models import LegalDocument, Membership, content_hash
-from tests.helpers import BaseTestCase, make_user
+from tests.helpers import BaseTestCase, make_member, make_user
 
 TITLE = "Arbetsmiljölag (1977:1160)"
 
@@ -188,8 +188,7 @@ class StatutePageTests(BaseTestCase):
 
 class FilePageTests(BaseTestCase):
     def setUp(self) -> None:
-        self.dave = make_user("dave")
-        Membership.objects.create(user=self.dave, workspace=self.workspace, role=Membership.Role.VIEWER)
+        self.dave = make_member(self.workspace, "dave", Membership.Role.VIEWER)
         self.file = services.user_file_upload(
             workspace=self.workspace, user=self.alice, is_private=True,
             uploaded=SimpleUploadedFile("rutin.md", "# Rutin\n\nText.".encode(), content_type="text/markdown"),

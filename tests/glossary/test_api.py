@@ -10,7 +10,7 @@ from compliance.models import Membership
 from glossary import services
 from glossary.models import Term
 from tests.api.base import API, ApiTestCase, assert_error
-from tests.helpers import make_user
+from tests.helpers import make_member
 
 GLOSSARY = f"{API}/workspaces/alices-ab/glossary"
 CGLOSSARY = f"{API}/workspaces/charlies-ab/glossary"
@@ -22,10 +22,8 @@ class GlossaryApiTestCase(ApiTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         super().setUpTestData()
-        cls.dave = make_user("dave")
-        cls.erin = make_user("erin")
-        Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
-        Membership.objects.create(user=cls.erin, workspace=cls.workspace, role=Membership.Role.AUDITOR)
+        cls.dave = make_member(cls.workspace, "dave", Membership.Role.VIEWER)
+        cls.erin = make_member(cls.workspace, "erin", Membership.Role.AUDITOR)
         cls.term = services.term_create(workspace=cls.workspace, user=cls.alice, word="visselblåsare",
                                         law_words="rapporterande person")
         cls.charlie_term = services.term_create(workspace=cls.charlies_workspace, user=cls.charlie, word="OVK",

@@ -23,7 +23,7 @@ from glossary import services, transfer
 from glossary.models import Term
 from glossary.services import GlossaryImportError, TermImportResult
 from tests.api.base import assert_error
-from tests.helpers import BaseTestCase, alice_owning_a_workspace, make_user
+from tests.helpers import BaseTestCase, alice_owning_a_workspace, make_member
 
 from .test_api import CGLOSSARY, GLOSSARY, GlossaryApiTestCase
 
@@ -232,8 +232,7 @@ class GlossaryTransferPageTests(BaseTestCase):
         super().setUpTestData()
         add(cls.workspace, HYR, OVK)
         add(cls.charlies_workspace, SKYDD)
-        cls.dave = make_user("dave")
-        Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
+        cls.dave = make_member(cls.workspace, "dave", Membership.Role.VIEWER)
 
     def url(self, name: str, *args: object, ws: Workspace | None = None) -> str:
         return reverse(name, args=[(ws or self.workspace).slug, *args])

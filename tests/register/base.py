@@ -8,17 +8,15 @@ from typing import Any
 from compliance.models import Assessment, LegalDocument, Membership, UserFile
 from register import services
 from register.models import LegalRegister, RegisterItem, Requirement, Review
-from tests.helpers import BaseTestCase, make_user
+from tests.helpers import BaseTestCase, make_member
 
 
 class RegisterTestCase(BaseTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         super().setUpTestData()
-        cls.dave = make_user("dave")
-        cls.erin = make_user("erin")
-        Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
-        Membership.objects.create(user=cls.erin, workspace=cls.workspace, role=Membership.Role.AUDITOR)
+        cls.dave = make_member(cls.workspace, "dave", Membership.Role.VIEWER)
+        cls.erin = make_member(cls.workspace, "erin", Membership.Role.AUDITOR)
         cls.aml = LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)",
                                                full_text="1 § Text.", content_type="SFS_LAW",
                                                amended_through="SFS 2024:100")

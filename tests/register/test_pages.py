@@ -17,17 +17,15 @@ from compliance.models import LegalDocument, Membership, ProcessingStatus
 from register import selectors, services
 from register.models import Action, Evidence, LegalRegister, RegisterItem, Requirement, Review, ReviewEntry
 from register.pages.history import history_rows
-from tests.helpers import BaseTestCase, make_user
+from tests.helpers import BaseTestCase, make_member, make_user
 
 
 class RegisterPagesTestCase(BaseTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         super().setUpTestData()
-        cls.dave = make_user("dave")
-        Membership.objects.create(user=cls.dave, workspace=cls.workspace, role=Membership.Role.VIEWER)
-        cls.erik = make_user("erik")
-        Membership.objects.create(user=cls.erik, workspace=cls.workspace, role=Membership.Role.AUDITOR)
+        cls.dave = make_member(cls.workspace, "dave", Membership.Role.VIEWER)
+        cls.erik = make_member(cls.workspace, "erik", Membership.Role.AUDITOR)
         cls.aml = LegalDocument.objects.create(sfs_number="1977:1160", title="Arbetsmiljölag (1977:1160)",
                                                status=ProcessingStatus.DONE)
         cls.gdpr = LegalDocument.objects.create(sfs_number="(EU) 2016/679", title="Dataskyddsförordningen",

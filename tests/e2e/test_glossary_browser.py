@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 import pytest
 from django.contrib.auth.models import User
 
-from compliance.models import Membership, Workspace
+from compliance.models import Workspace
 from glossary.models import Term
 from tests.e2e.browsing import open_page
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
     from playwright.sync_api import Browser
@@ -23,10 +23,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def alice() -> tuple[User, Workspace]:
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role=Membership.Role.OWNER)
-    return user, ws
+    return alice_owning_a_workspace()
 
 
 def test_add_a_term_and_see_it_listed(live_server: LiveServer, browser: Browser, artifacts: Path,

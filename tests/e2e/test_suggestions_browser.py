@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from pytest_django import Settings
 from pytest_django.live_server_helper import LiveServer
 
-from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
+from compliance.models import LegalDocument, Workspace, WorkspaceProfile
 from register.models import RegisterItem, SuggestionDecision
 from tests.e2e.browsing import open_page
-from tests.helpers import make_user
+from tests.helpers import alice_owning_a_workspace
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
     from playwright.sync_api import Browser
@@ -38,9 +38,7 @@ def alice(settings: Settings) -> tuple[User, Workspace]:
     for number, (title, kind) in DOCUMENTS.items():
         LegalDocument.objects.get_or_create(sfs_number=number, defaults={"title": title, "content_type": kind,
                                                                          "full_text": title})
-    user = make_user("alice")
-    ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
+    user, ws = alice_owning_a_workspace()
     WorkspaceProfile.objects.create(workspace=ws, employee_count=60, has_collective_agreement=True,
                                     sector="private")
     return user, ws

@@ -15,15 +15,18 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agent.retrieval.glossary_checks import LawWordsCheck, law_words_checks
 from compliance.api.serializers import StrictCharField
 from compliance.api.views import ApiMixin, BaseApi, WorkspaceMixin, validated
 from compliance.clock import swedish_today
+from compliance.models import Workspace
+from compliance.selectors import access_scope_for
 
 from . import selectors, services, transfer
 from .models import LAW_WORDS_MAX_LENGTH, WORD_MAX_LENGTH, Term
@@ -33,13 +36,46 @@ INPUT_ERRORS = ("Fel i indata ger 400 med fältet i `details`; ett ord som redan
                 "versaler) ger 409 `duplicate`.")
 
 
+class ProvisionSerializer(serializers.Serializer):
+    written = serializers.CharField(help_text="Hänvisningen som lagens ord skriver den, t.ex. ”11 kap. 11 § "
+                                              "inkomstskattelagen”.")
+    document_number = serializers.CharField(source="number", help_text="Författningens nummer; tomt när "
+                                                                       "hänvisningen inte anger vilken.")
+    citation = serializers.CharField(help_text="Paragrafen eller artikeln; tomt för en hel författning.")
+    held = serializers.BooleanField(help_text="Kunskapsbasen har den, så en fråga med ordet får den som källa.")
+
+
 class TermSerializer(serializers.ModelSerializer):
+    """A term, and what its law words would find (the Ordlista page shows the same): the serializer's context holds
+    `checks`, glossary_checks' result for the terms serialized (`serialized_terms`)."""
+
     created_by = serializers.CharField(source="created_by.get_username", default=None, read_only=True,
                                        allow_null=True)
+    provisions = serializers.SerializerMethodField(help_text="Lagrum som lagens ord hänvisar till.")
+    unused_law_words = serializers.SerializerMethodField(help_text="Lagens ord som ingen källa använder: de hittar "
+                                                                   "inget.")
 
     class Meta:
         model = Term
-        fields = ["id", "word", "law_words", "created_by", "created_at", "updated_at"]
+        fields = ["id", "word", "law_words", "provisions", "unused_law_words", "created_by", "created_at",
+                  "updated_at"]
+
+    def _check(self, term: Term) -> LawWordsCheck:
+        return self.context["checks"][term.law_words]
+
+    @extend_schema_field(ProvisionSerializer(many=True))
+    def get_provisions(self, term: Term) -> list[dict]:
+        return ProvisionSerializer(self._check(term).provisions, many=True).data
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_unused_law_words(self, term: Term) -> list[str]:
+        return self._check(term).unused_words
+
+
+def serialized_terms(request: Request, workspace: Workspace, terms: list[Term]) -> list[dict]:
+    """The terms as the API returns them, their law words checked in the asker's access scope (one look-up)."""
+    checks = law_words_checks([term.law_words for term in terms], access_scope_for(request.user, workspace))
+    return TermSerializer(terms, many=True, context={"checks": checks}).data
 
 
 class TermInputSerializer(serializers.Serializer):
@@ -47,7 +83,10 @@ class TermInputSerializer(serializers.Serializer):
     word = StrictCharField(allow_blank=True, help_text=f"Ordet som ni använder, t.ex. ”visselblåsare” "
                                                        f"(högst {WORD_MAX_LENGTH} tecken).")
     law_words = StrictCharField(allow_blank=True, help_text=f"Vad lagen kallar samma sak, t.ex. ”rapporterande "
-                                                            f"person” (högst {LAW_WORDS_MAX_LENGTH} tecken).")
+                                                            f"person”, gärna med lagrummet: ”personalvårdsförmån (11 "
+                                                            f"kap. 11 § inkomstskattelagen)” ger en fråga med ordet "
+                                                            f"den paragrafen som första källa (högst "
+                                                            f"{LAW_WORDS_MAX_LENGTH} tecken).")
 
 
 class TermFilterSerializer(serializers.Serializer):
@@ -66,7 +105,8 @@ class TermListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
 
     @extend_schema(tags=TAGS, summary="Arbetsytans ordlista", parameters=[TermFilterSerializer])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(serialized_terms(request, self.workspace, list(page)))
 
     @extend_schema(tags=TAGS, summary="Lägg till ett begrepp (ägare, redaktör)", request=TermInputSerializer,
                    responses={201: TermSerializer}, description=INPUT_ERRORS)
@@ -74,7 +114,7 @@ class TermListApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
         self.require_edit()
         data = validated(TermInputSerializer, request.data)
         term = services.term_create(workspace=self.workspace, user=request.user, **data)
-        return Response(TermSerializer(term).data, status=status.HTTP_201_CREATED)
+        return Response(serialized_terms(request, self.workspace, [term])[0], status=status.HTTP_201_CREATED)
 
 
 class TermDetailApi(WorkspaceMixin, BaseApi):
@@ -82,7 +122,7 @@ class TermDetailApi(WorkspaceMixin, BaseApi):
 
     @extend_schema(tags=TAGS, summary="Ett begrepp", responses=TermSerializer)
     def get(self, request: Request, slug: str, term_id: int) -> Response:
-        return Response(TermSerializer(selectors.term_get(self.workspace, term_id)).data)
+        return Response(serialized_terms(request, self.workspace, [selectors.term_get(self.workspace, term_id)])[0])
 
     def _save(self, request: Request, term_id: int, *, partial: bool) -> Response:
         # The term first, the role second: another workspace's id is a 404 for everyone, never a 403.
@@ -93,7 +133,7 @@ class TermDetailApi(WorkspaceMixin, BaseApi):
         # PATCH leaves out what does not change; the service validates the pair as a whole.
         data = {"word": term.word, "law_words": term.law_words, **serializer.validated_data}
         term = services.term_update(term=term, user=request.user, **data)
-        return Response(TermSerializer(term).data)
+        return Response(serialized_terms(request, self.workspace, [term])[0])
 
     @extend_schema(tags=TAGS, summary="Ersätt ett begrepp (ägare, redaktör)", request=TermInputSerializer,
                    responses=TermSerializer, description=INPUT_ERRORS)

@@ -25,7 +25,8 @@ class Term(models.Model):
     word = models.CharField("ert ord", max_length=WORD_MAX_LENGTH,
                             help_text="Ordet som ni använder, t.ex. ”visselblåsare”.")
     law_words = models.CharField("lagens ord", max_length=LAW_WORDS_MAX_LENGTH,
-                                 help_text="Vad lagen kallar samma sak, t.ex. ”rapporterande person”.")
+                                 help_text="Vad lagen kallar samma sak, t.ex. ”rapporterande person”, gärna med "
+                                           "lagrummet: ”personalvårdsförmån (11 kap. 11 § inkomstskattelagen)”.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

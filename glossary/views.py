@@ -17,10 +17,12 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from agent.retrieval.keyword_search import keyword_query, written_words
+from agent.retrieval.glossary_checks import law_words_checks
+from compliance.anchors import statute_url
 from compliance.clock import swedish_today
 from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit
+from compliance.selectors import access_scope_for
 from compliance.views import membership_for_page
 
 from . import selectors, services, transfer
@@ -36,14 +38,16 @@ def _refused(request: HttpRequest, exc: GlossaryError) -> TermForm:
     return form
 
 
-def _unused_law_words(workspace: Workspace, terms: list[Term]) -> dict[int, list[str]]:
-    """Per term, the law's words no source of the workspace's scope uses: such a word finds nothing (a slip, or
-    not the law's term), which the team should see. Read as retrieval reads a question (compound parts, one
-    look-up for every term)."""
-    if not terms:
-        return {}
-    unknown = set(keyword_query(" ; ".join(term.law_words for term in terms), [workspace.pk]).unknown_words)
-    return {term.pk: [word for word in written_words(term.law_words) if word in unknown] for term in terms}
+def _check_law_words(request: HttpRequest, workspace: Workspace, terms: list[Term]) -> None:
+    """Sets, per term, what its law words would find (glossary_checks): `provisions`, those they cite with a link
+    to each the knowledge base holds, and `unused_law_words`, the words no source uses. The team should see what
+    would find nothing where it wrote it."""
+    checks = law_words_checks([term.law_words for term in terms], access_scope_for(request.user, workspace))
+    for term in terms:
+        check = checks[term.law_words]
+        term.provisions = [{"provision": p, "url": statute_url(p.number, p.citation) if p.held else ""}
+                           for p in check.provisions]
+        term.unused_law_words = check.unused_words
 
 
 def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm | None = None,
@@ -51,9 +55,7 @@ def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm |
     ws = membership.workspace
     query = request.GET.get("q", "").strip()[:QUERY_MAX_LENGTH]
     terms = list(selectors.term_list(ws, filters={"q": query}))
-    unused = _unused_law_words(ws, terms)
-    for term in terms:
-        term.unused_law_words = unused.get(term.pk, [])
+    _check_law_words(request, ws, terms)
     return render(request, "glossary/list.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "glossary",
         "terms": terms, "query": query,

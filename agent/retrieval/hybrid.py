@@ -65,7 +65,7 @@ from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .query_vector_cache import query_vectors
 from .sources import RetrievedChunk
 from .statute_directory import statute_directory
-from .workspace_glossary import TermMatch, glossary_matches, searched_text, still_unknown
+from .workspace_glossary import TermMatch, glossary_matches, searched_text, still_unknown, taught_references
 
 log = logging.getLogger(__name__)
 
@@ -485,7 +485,10 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
                  else None)
 
     t0 = time.perf_counter()
-    cited = _references(analysis.references) if options.use_references else QuestionReferences(units=[], named=[])
+    # The provisions the glossary's law words cite count as the question's own ("friskvårdsbidrag" taught as
+    # "personalvårdsförmån (11 kap. 11 § inkomstskattelagen)" gets that § first).
+    cited = (_references([*analysis.references, *taught_references(taught)]) if options.use_references
+             else QuestionReferences(units=[], named=[]))
     refs, named_sfs = cited.units, cited.named
     result.references = [unit.label for unit in refs]
     exact = exact_reference_search(refs, scope, options, named=True)

@@ -8,6 +8,11 @@ query gets them as if the question wrote them, and the question is embedded with
 team's word itself is still searched (the workspace's own files may use it), but it is no longer named as a word no
 source uses: the glossary has said what it means, and the reader is told that instead (`RetrievalResult.glossary`).
 
+The law's words may also say where the law says it: "personalvårdsförmån (11 kap. 11 § inkomstskattelagen)". The
+provisions and acts they cite are read as the question's own references are (`taught_references`), so a question
+using the word gets the cited § as a source first and the cited act's §§ ranked up, whatever its words; the Ordlista
+page says which of them the knowledge base does not hold (agent/retrieval/glossary_provisions.py).
+
 Only the glossaries of the workspaces in the asker's scope count (the access scope decides, as for files), so one
 workspace's words never steer another's answers.
 """
@@ -20,8 +25,10 @@ from compliance.sql import dict_cursor
 from glossary.selectors import TermMatch, term_matches
 
 from .keyword_search import written_words
+from .legal_refs import LegalReference, analyse_references
+from .statute_directory import statute_directory
 
-__all__ = ["TermMatch", "glossary_matches", "searched_text", "still_unknown"]
+__all__ = ["TermMatch", "glossary_matches", "searched_text", "still_unknown", "taught_references"]
 
 
 def glossary_matches(text: str, workspace_ids: Sequence[int]) -> list[TermMatch]:
@@ -39,6 +46,16 @@ def searched_text(text: str, matches: Sequence[TermMatch]) -> str:
     ("Hur skyddas en visselblåsare? (rapporterande person)")."""
     law_words = list(dict.fromkeys(match.law_words for match in matches))
     return f"{text} ({'; '.join(law_words)})" if law_words else text
+
+
+def taught_references(matches: Sequence[TermMatch]) -> list[LegalReference]:
+    """The provisions and acts the matched terms' law words cite, resolved as a question's references are: the team
+    has said where the law says what its word means, so retrieval treats them as if the question had cited them."""
+    if not matches:
+        return []
+    directory = statute_directory()
+    law_words = dict.fromkeys(match.law_words for match in matches)
+    return [ref for words in law_words for ref in analyse_references(words, directory) if ref.sfs]
 
 
 def still_unknown(words: Sequence[str], matches: Sequence[TermMatch], question: str) -> list[str]:

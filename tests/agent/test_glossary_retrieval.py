@@ -104,3 +104,41 @@ def test_the_search_api_names_the_terms_it_used(team: dict[str, Any], client: An
     theirs = client.post(f"/api/v1/workspaces/{team['other'].slug}/search", {"query": QUESTION},
                          content_type="application/json").json()
     assert theirs["glossary"] == {}
+
+
+HIRED = "Vem ansvarar för skyddet av vår hyrpersonal?"
+CITED = ("1977:1160", "3 kap. 12 §")
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
+def test_a_term_citing_a_provision_gives_it_first(team: dict[str, Any], mode: str) -> None:
+    """Law words that say where the law says it ("… (3 kap. 12 § arbetsmiljölagen)") are read as a question's
+    reference: the § comes first, marked as cited, whatever its words."""
+    assert CITED not in first_sections(team, mode, HIRED)[:1]
+    services.term_create(workspace=team["ws"], user=team["alice"], word="hyrpersonal",
+                         law_words="inhyrd arbetskraft (3 kap. 12 § arbetsmiljölagen)")
+    result = retrieve_context(HIRED, team["ws"], user=team["alice"], options=RetrievalOptions(mode=mode))
+    first = result.chunks[0]
+    assert (first.document_number, first.citation) == CITED
+    assert first.reference_match
+    assert result.references == ["1977:1160 3 kap. 12 §"]
+
+
+def test_a_cited_act_ranks_its_sections_up_and_a_missing_provision_finds_the_words(team: dict[str, Any]) -> None:
+    services.term_create(workspace=team["ws"], user=team["alice"], word="hyrpersonal",
+                         law_words="inhyrd arbetskraft (lagen om anställningsskydd)")
+    assert first_sections(team, "hybrid", HIRED)[0][0] == "1982:80"
+    services.term_update(term=team["ws"].glossary_terms.get(), user=team["alice"], word="hyrpersonal",
+                         law_words="inhyrd arbetskraft (3 kap. 99 § arbetsmiljölagen)")
+    result = retrieve_context(HIRED, team["ws"], user=team["alice"])
+    assert not any(chunk.reference_match for chunk in result.chunks)
+    assert (result.chunks[0].document_number, result.chunks[0].citation) == CITED  # by its words, as before
+
+
+def test_another_workspaces_cited_provision_is_not_given(team: dict[str, Any]) -> None:
+    before = first_sections(team, "hybrid", HIRED)
+    services.term_create(workspace=team["other"], user=team["charlie"], word="hyrpersonal",
+                         law_words="inhyrd arbetskraft (22 § lagen om anställningsskydd)")
+    result = retrieve_context(HIRED, team["ws"], user=team["alice"])
+    assert [(c.document_number, c.citation) for c in result.chunks] == before
+    assert result.references == []

@@ -10,7 +10,7 @@ from compliance.models import Membership
 from glossary import services
 from glossary.models import Term
 from tests.api.base import API, ApiTestCase, assert_error
-from tests.helpers import make_member
+from tests.helpers import chunked_statute, make_member
 
 GLOSSARY = f"{API}/workspaces/alices-ab/glossary"
 CGLOSSARY = f"{API}/workspaces/charlies-ab/glossary"
@@ -40,7 +40,8 @@ class GlossaryApiTests(GlossaryApiTestCase):
                                     format="json")
         self.assertEqual(response.status_code, 201, response.content)
         created = response.json()
-        self.assertEqual(set(created), {"id", "word", "law_words", "created_by", "created_at", "updated_at"})
+        self.assertEqual(set(created), {"id", "word", "law_words", "provisions", "unused_law_words", "created_by",
+                                        "created_at", "updated_at"})
         # Stored as the service cleans it.
         self.assertEqual((created["word"], created["law_words"], created["created_by"]),
                          ("friskvårdsbidrag", "personalvårdsförmån", "bob"))
@@ -201,3 +202,26 @@ class GlossaryApiTests(GlossaryApiTestCase):
         self.assertIn("201", create["responses"])
         self.assertEqual(create["responses"]["403"]["content"]["application/json"]["schema"],
                          {"$ref": "#/components/schemas/Error"})
+
+
+class LawWordsCheckApiTests(GlossaryApiTestCase):
+    def test_a_term_says_what_its_law_words_cite_and_which_find_nothing(self) -> None:
+        """As the Ordlista page does: the provisions cited, held or not, and the law's words no source uses."""
+        chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                        "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.")
+        self.auth(self.bob)
+        held = self.client.post(f"{GLOSSARY}/", {"word": "hyrpersonal",
+                                                 "law_words": "inhyrd arbetskraft (1 § lagen (2099:7) om inhyrning)"},
+                                format="json").json()
+        self.assertEqual(held["provisions"], [{"written": "1 § lagen (2099:7) om inhyrning",
+                                               "document_number": "2099:7", "citation": "1 §", "held": True}])
+        self.assertEqual(held["unused_law_words"], [])
+        missing = self.client.patch(f"{GLOSSARY}/{held['id']}/", {"law_words": "inhurd arbetskraft (9 § lagen "
+                                                                                "(2099:7) om inhyrning)"},
+                                    format="json").json()
+        self.assertEqual(missing["provisions"], [{"written": "9 § lagen (2099:7) om inhyrning",
+                                                  "document_number": "2099:7", "citation": "9 §", "held": False}])
+        self.assertEqual(missing["unused_law_words"], ["inhurd"])
+        listed = {t["word"]: t for t in self.client.get(f"{GLOSSARY}/").json()["results"]}
+        self.assertEqual(listed["hyrpersonal"], self.client.get(f"{GLOSSARY}/{held['id']}/").json())
+        self.assertEqual(listed["visselblåsare"]["provisions"], [])

@@ -262,3 +262,31 @@ class UnusedLawWordsTests(BaseTestCase):
         self.assertNotIn("data-unused", rows["hyrpersonal"])
         self.assertIn("Ingen källa använder ”inhurd”:", rows["hyrfolk"])
         self.assertNotIn("”arbetskraft”", rows["hyrfolk"])
+
+
+class CitedProvisionTests(BaseTestCase):
+    """Law words may cite where the law says it: the list links a provision the knowledge base holds, and says so of
+    one it lacks or one that names no act, since a question using the word would not get it."""
+
+    def test_the_list_links_a_held_provision_and_names_a_missing_one(self) -> None:
+        chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                        "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.")
+        for word, cited in (("hyrpersonal", "1 § lagen (2099:7) om inhyrning"),
+                            ("hyrfolk", "9 § lagen (2099:7) om inhyrning"), ("inhyrda", "1 §"),
+                            ("hyrbolag", "lagen (2098:1) om bemanning")):
+            services.term_create(workspace=self.workspace, user=self.alice, word=word,
+                                 law_words=f"inhyrd arbetskraft ({cited})")
+        self.login(self.alice)
+        page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
+        rows = {word: page[page.index(f"<strong>{word}</strong>"):].split("</tr>")[0]
+                for word in ("hyrpersonal", "hyrfolk", "inhyrda", "hyrbolag")}
+        self.assertIn('Lagrum: <a href="/lag/2099:7#1">1 § lagen (2099:7) om inhyrning</a>', rows["hyrpersonal"])
+        self.assertNotIn("data-missing-provision", rows["hyrpersonal"])
+        self.assertIn("”9 § lagen (2099:7) om inhyrning” finns inte i kunskapsbasen", rows["hyrfolk"])
+        self.assertIn("”lagen (2098:1) om bemanning” finns inte i kunskapsbasen", rows["hyrbolag"])
+        self.assertIn("”1 §” säger inte vilken lag det gäller", rows["inhyrda"])
+        for word, row in rows.items():
+            with self.subTest(word=word):
+                # The citation's own words ("lagen", "inhyrning") are not law words to find.
+                self.assertNotIn("data-unused", row)
+                self.assertEqual(row.count("data-provision") + row.count("data-missing-provision"), 1)

@@ -1,0 +1,78 @@
+"""What a glossary's law words would find, shown beside each term by the Ordlista page and its API: the provisions
+they cite and whether the knowledge base holds them, and the words no source uses.
+
+A term's law words may say where the law says it ("personalvårdsförmån (11 kap. 11 § inkomstskattelagen)"), and
+retrieval then gives the cited § first (`workspace_glossary.taught_references`). A slip in the citation ("11 kap.
+99 §", an act the knowledge base has not loaded, a § without its act) would find nothing, silently; the team should
+see it where it wrote it. Held is decided by the search a question citing it runs (`exact_reference_search`), in
+the workspace's access scope, so the page cannot call a provision held that retrieval would not find. A law word
+no source uses finds nothing either (a slip, or not the law's term); it is read as retrieval reads a question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compliance.selectors import AccessScope
+
+from .hybrid import CitedUnit, RetrievalOptions, exact_reference_search, unit_holds
+from .keyword_search import keyword_query, written_words
+from .legal_refs import LegalReference, analyse_references, unit_citations
+from .statute_directory import statute_directory
+
+
+@dataclass(frozen=True)
+class TaughtProvision:
+    written: str  # as the term writes it: "11 kap. 11 § inkomstskattelagen"
+    number: str  # the act's number ("1999:1229"), "" when the text names none (a § without its act)
+    citation: str  # the unit ("11 kap. 11 §", "artikel 33"), "" for a whole act
+    held: bool  # the knowledge base has it, so a question using the term gets it
+
+
+@dataclass(frozen=True)
+class LawWordsCheck:
+    provisions: list[TaughtProvision]
+    # The law's words no source in the scope uses, in the order written; the words of a citation ("kap", the act's
+    # name) are the citation's, not words the text search should find, so never among them.
+    unused_words: list[str]
+
+
+def _written(ref: LegalReference) -> str:
+    # A reference read inside the term's brackets can end on the bracket that closes them.
+    text = ref.raw.strip()
+    while text.endswith(")") and text.count(")") > text.count("("):
+        text = text[:-1].rstrip()
+    return text
+
+
+def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, LawWordsCheck]:
+    """Per distinct law words, what they cite (held or not) and the words no source uses: one search for every
+    citation and one keyword look-up for every word."""
+    distinct = list(dict.fromkeys(law_words))
+    if not distinct:
+        return {}
+    directory = statute_directory()
+    refs = {words: analyse_references(words, directory) for words in distinct}
+    wanted = [ref for found in refs.values() for ref in found if ref.sfs in directory and unit_citations(ref)]
+    units = [CitedUnit(ref.sfs or "", tuple(unit_citations(ref)), ref.led) for ref in wanted]
+    found = exact_reference_search(units, scope, RetrievalOptions(), named=True) if units else []
+    held = {(chunk.document_number, chunk.citation) for chunk in found}
+
+    def is_held(ref: LegalReference) -> bool:
+        if ref.sfs not in directory:
+            return False
+        citations = unit_citations(ref)
+        return not citations or any(number == ref.sfs and unit_holds(cit, chunk_citation)
+                                    for number, chunk_citation in held for cit in citations)
+
+    unknown = set(keyword_query(" ; ".join(distinct), list(scope.workspace_ids)).unknown_words)
+    out: dict[str, LawWordsCheck] = {}
+    for words, found_refs in refs.items():
+        provisions = [TaughtProvision(written=_written(ref), number=ref.sfs or "",
+                                      citation=(unit_citations(ref) or [""])[0], held=is_held(ref))
+                      for ref in found_refs]
+        cited_words = {word for ref in found_refs for word in written_words(ref.raw)}
+        out[words] = LawWordsCheck(provisions=provisions, unused_words=[
+            word for word in written_words(words) if word in unknown and word not in cited_words])
+    return out

@@ -25,11 +25,26 @@ from .sources import RetrievedChunk
 CANDIDATES = 60  # per search, before fusion
 
 
+@dataclass(frozen=True)
+class CitedChapter:
+    """A chapter a question cites as a whole ("3 kap. arbetsmiljölagen"): its document's number and the chapter."""
+
+    number: str
+    chapter: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.chapter} kap."
+
+
 @dataclass
 class RetrievalOptions:
     source_types: list[str] = field(default_factory=list)
     content_types: list[str] = field(default_factory=list)
     sfs_numbers: list[str] = field(default_factory=list)
+    # Of those documents, only these chapters (the others of sfs_numbers whole): the search within what the
+    # question names, when it names a chapter.
+    chapters: list[CitedChapter] = field(default_factory=list)
     date_from: date | None = None
     date_to: date | None = None
     min_score: float = 0.0
@@ -69,6 +84,11 @@ def filter_sql(options: RetrievalOptions, params: dict, *, named: bool = False) 
     if options.sfs_numbers:
         params["sfs_numbers"] = list(options.sfs_numbers)
         clauses.append("c.document_number = ANY(%(sfs_numbers)s)")
+    if options.chapters:
+        params["chapter_documents"] = sorted({c.number for c in options.chapters})
+        params["chapter_keys"] = [f"{c.number}|{c.chapter}" for c in options.chapters]
+        clauses.append("NOT c.document_number = ANY(%(chapter_documents)s) "
+                       "OR c.document_number || '|' || c.chapter = ANY(%(chapter_keys)s)")
     if options.date_from or options.date_to:
         params["date_from"] = options.date_from or date(1, 1, 1)
         params["date_to"] = options.date_to or date(9999, 12, 31)

@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
+from django.db.models import Q
+
+from chunks.models import ContentChunk
 from compliance.selectors import AccessScope
 
 from .hybrid import CitedUnit, RetrievalOptions, exact_reference_search, unit_holds
@@ -26,7 +31,7 @@ from .statute_directory import statute_directory
 class TaughtProvision:
     written: str  # as the term writes it: "11 kap. 11 § inkomstskattelagen"
     number: str  # the act's number ("1999:1229"), "" when the text names none (a § without its act)
-    citation: str  # the unit ("11 kap. 11 §", "artikel 33"), "" for a whole act
+    citation: str  # the unit ("11 kap. 11 §", "artikel 33", "67 kap."), "" for a whole act
     held: bool  # the knowledge base has it, so a question using the term gets it
 
 
@@ -46,6 +51,13 @@ def _written(ref: LegalReference) -> str:
     return text
 
 
+def _unit(ref: LegalReference) -> str:
+    """The unit a reference cites as the statute page anchors it: "11 kap. 11 §", "artikel 33", "67 kap.", or ""
+    for a whole act."""
+    citations = unit_citations(ref)
+    return citations[0] if citations else (f"{ref.chapter} kap." if ref.chapter else "")
+
+
 def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, LawWordsCheck]:
     """Per distinct law words, what they cite (held or not) and the words no source uses: one search for every
     citation and one keyword look-up for every word."""
@@ -54,15 +66,22 @@ def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, 
         return {}
     directory = statute_directory()
     refs = {words: analyse_references(words, directory) for words in distinct}
-    wanted = [ref for found in refs.values() for ref in found if ref.sfs in directory and unit_citations(ref)]
-    units = [CitedUnit(ref.sfs or "", tuple(unit_citations(ref)), ref.led) for ref in wanted]
+    cited = [ref for found in refs.values() for ref in found if ref.sfs in directory]
+    units = [CitedUnit(ref.sfs or "", tuple(unit_citations(ref)), ref.led) for ref in cited if unit_citations(ref)]
     found = exact_reference_search(units, scope, RetrievalOptions(), named=True) if units else []
     held = {(chunk.document_number, chunk.citation) for chunk in found}
+    chapters = [Q(document_number=ref.sfs, chapter=ref.chapter) for ref in cited
+                if ref.chapter and not unit_citations(ref)]
+    held_chapters = (set(ContentChunk.objects.filter(reduce(or_, chapters), legal_document__isnull=False,
+                                                     retrievable=True).values_list("document_number", "chapter"))
+                     if chapters else set())
 
     def is_held(ref: LegalReference) -> bool:
         if ref.sfs not in directory:
             return False
         citations = unit_citations(ref)
+        if not citations and ref.chapter:
+            return (ref.sfs, ref.chapter) in held_chapters
         return not citations or any(number == ref.sfs and unit_holds(cit, chunk_citation)
                                     for number, chunk_citation in held for cit in citations)
 
@@ -70,7 +89,7 @@ def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, 
     out: dict[str, LawWordsCheck] = {}
     for words, found_refs in refs.items():
         provisions = [TaughtProvision(written=_written(ref), number=ref.sfs or "",
-                                      citation=(unit_citations(ref) or [""])[0], held=is_held(ref))
+                                      citation=_unit(ref), held=is_held(ref))
                       for ref in found_refs]
         cited_words = {word for ref in found_refs for word in written_words(ref.raw)}
         out[words] = LawWordsCheck(provisions=provisions, unused_words=[

@@ -42,6 +42,7 @@ from .chunk_queries import (
     CANDIDATES,
     CHUNK_COLUMNS,
     NO_RANKS,
+    CitedChapter,
     RetrievalOptions,
     fetch_rows,
     filter_sql,
@@ -89,7 +90,8 @@ class RetrievalResult:
     degraded: bool = False
     notice: str = ""  # Swedish, shown to users when degraded
     timings_ms: dict = field(default_factory=dict)
-    references: list[str] = field(default_factory=list)  # citations the question made, e.g. "1977:1160 3 kap. 2 a §"
+    # Citations the question made (or a glossary term it used), e.g. "1977:1160 3 kap. 2 a §", "1977:1160 7 kap.".
+    references: list[str] = field(default_factory=list)
     excluded_by_threshold: int = 0  # candidates dropped under min_score or the relevance threshold
     # Nothing was searched: the message has no content words and nothing before it to refer to.
     no_content: bool = False
@@ -490,7 +492,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     cited = (_references([*analysis.references, *taught_references(taught)]) if options.use_references
              else QuestionReferences(units=[], named=[]))
     refs, named_sfs = cited.units, cited.named
-    result.references = [unit.label for unit in refs]
+    result.references = [*(unit.label for unit in refs), *(chapter.label for chapter in cited.chapters)]
     exact = exact_reference_search(refs, scope, options, named=True)
     mentions = mention_search(cited.unheld, scope, options) if cited.unheld else Mentions(chunks=[])
     # A question about a document that was repealed is a question about what replaced it: those are named.
@@ -499,7 +501,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     kwq = (keyword_query(searched_text(analysis.text or text, taught), list(scope.workspace_ids))
            if options.mode in ("hybrid", "keyword") else None)
     # A named statute is a prior, not a fence: its sections are ranked up, the rest still compete.
-    limited = (RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs})
+    # A chapter it cites as a whole narrows its statute's prior to that chapter ("3 kap. arbetsmiljölagen").
+    limited = (RetrievalOptions(**{**options.__dict__, "sfs_numbers": named_sfs, "chapters": cited.chapters})
                if named_sfs and not options.sfs_numbers else None)
     reranking = rerank_module.enabled(options)
     reserve = settings.RETRIEVAL_CONTEXT_RESERVE
@@ -632,6 +635,8 @@ def _embed_query(text: str, result: RetrievalResult, timings: dict) -> np.ndarra
 class QuestionReferences:
     units: list[CitedUnit]  # the units the question cites
     named: list[str]  # every statute, regulation or EU act it cites or names, by number
+    # The chapters it cites with no § of them: no one § is the unit, so none is searched exactly.
+    chapters: list[CitedChapter] = field(default_factory=list)
     # The numbers it cites that no document of the knowledge base has (an old AFS, an amending act, an EU
     # directive): mention_search finds what the sources say of them.
     unheld: list[str] = field(default_factory=list)
@@ -643,6 +648,7 @@ def _references(refs: list[LegalReference]) -> QuestionReferences:
     units: list[CitedUnit] = []
     named: list[str] = []
     unheld: list[str] = []
+    chapters: list[CitedChapter] = []
     for ref in refs:
         if not ref.sfs:
             continue
@@ -656,7 +662,10 @@ def _references(refs: list[LegalReference]) -> QuestionReferences:
         unit = CitedUnit(ref.sfs, citations, ref.led)
         if citations and unit not in units:
             units.append(unit)
-    return QuestionReferences(units=units, named=named, unheld=unheld)
+        chapter = CitedChapter(ref.sfs, ref.chapter) if ref.chapter and not citations else None
+        if chapter and chapter not in chapters:
+            chapters.append(chapter)
+    return QuestionReferences(units=units, named=named, unheld=unheld, chapters=chapters)
 
 
 def _with_prior(statute_hits: list[RetrievedChunk], general: list[RetrievedChunk],

@@ -142,3 +142,18 @@ def test_another_workspaces_cited_provision_is_not_given(team: dict[str, Any]) -
     result = retrieve_context(HIRED, team["ws"], user=team["alice"])
     assert [(c.document_number, c.citation) for c in result.chunks] == before
     assert result.references == []
+
+
+def test_a_cited_chapter_narrows_the_statutes_prior_to_it(team: dict[str, Any]) -> None:
+    """A question (or a term) citing a chapter as a whole: its statute's prior searches that chapter, so the
+    chapter's §§ rank first, not the statute's that use the question's words more (6 kap. is the skyddsombud's)."""
+    question = "Vad säger 7 kap. arbetsmiljölagen om skyddsombud?"
+    result = retrieve_context(question, team["ws"], user=team["alice"])
+    assert result.references == ["1977:1160 7 kap."]
+    assert result.chunks[0].chapter == "7"
+    # Taught: a word whose law words cite the chapter does the same for a question that names none.
+    services.term_create(workspace=team["ws"], user=team["alice"], word="inspektionen",
+                         law_words="tillsyn (7 kap. arbetsmiljölagen)")
+    taught = retrieve_context("Vad får inspektionen göra?", team["ws"], user=team["alice"])
+    assert taught.references == ["1977:1160 7 kap."]
+    assert taught.chunks[0].chapter == "7"

@@ -290,3 +290,16 @@ class CitedProvisionTests(BaseTestCase):
                 # The citation's own words ("lagen", "inhyrning") are not law words to find.
                 self.assertNotIn("data-unused", row)
                 self.assertEqual(row.count("data-provision") + row.count("data-missing-provision"), 1)
+
+    def test_a_cited_chapter_is_linked_or_named_missing(self) -> None:
+        chunked_statute("2099:8", "Lag (2099:8) om bemanning",
+                        "1 kap. Inledande bestämmelser\n\n1 § Denna lag gäller bemanning.\n\n"
+                        "2 kap. Inhyrning\n\n1 § Den som anlitar inhyrd arbetskraft ska vidta skyddsåtgärder.")
+        services.term_create(workspace=self.workspace, user=self.alice, word="hyrpersonal",
+                             law_words="inhyrd arbetskraft (2 kap. lagen (2099:8) om bemanning)")
+        services.term_create(workspace=self.workspace, user=self.alice, word="hyrfolk",
+                             law_words="inhyrd arbetskraft (9 kap. lagen (2099:8) om bemanning)")
+        self.login(self.alice)
+        page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
+        self.assertIn('Lagrum: <a href="/lag/2099:8#2kap">2 kap. lagen (2099:8) om bemanning</a>', page)
+        self.assertIn("”9 kap. lagen (2099:8) om bemanning” finns inte i kunskapsbasen", page)

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from compliance.models import Workspace
 from glossary.models import Term
 from tests.e2e.browsing import open_page
-from tests.helpers import alice_owning_a_workspace
+from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 if TYPE_CHECKING:  # for annotations only: Playwright is imported when a browser test starts
     from playwright.sync_api import Browser
@@ -88,5 +88,31 @@ def test_export_and_import_a_glossary_file(live_server: LiveServer, browser: Bro
     assert "inget har importerats" in error.inner_text() and "Rad 3:" in error.inner_text()
     page.screenshot(path=str(artifacts / "glossary-import-refused.png"), full_page=True)
     assert Term.objects.filter(workspace=ws).count() == 2
+    assert opened.csp_blocked == []
+    page.close()
+
+
+def test_a_term_citing_its_provision_links_to_it(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                                  alice: tuple[User, Workspace]) -> None:
+    """Law words that cite where the law says it: the list links the provision, and the link opens the statute's
+    page at that § (the anchor exists there); a citation the knowledge base lacks is named."""
+    _, ws = alice
+    chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                    "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.\n\n"
+                    "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
+    page.goto(f"{live_server.url}/ws/{ws.slug}/ordlista/")
+    for word, law_words in (("hyrpersonal", "inhyrd arbetskraft (2 § lagen (2099:7) om inhyrning)"),
+                            ("hyrfolk", "inhyrd arbetskraft (9 § lagen (2099:7) om inhyrning)")):
+        page.fill("#id_word", word)
+        page.fill("#id_law_words", law_words)
+        page.get_by_role("button", name="Lägg till").click()
+        page.wait_for_selector(".messages")
+    assert "finns inte i kunskapsbasen" in page.locator("tr", has_text="hyrfolk").inner_text()
+    page.screenshot(path=str(artifacts / "glossary-provisions.png"), full_page=True)
+    page.get_by_role("link", name="2 § lagen (2099:7) om inhyrning").click()
+    page.wait_for_url("**/lag/2099:7#2")
+    assert "informera om riskerna" in page.locator("[id='2']").inner_text()
     assert opened.csp_blocked == []
     page.close()

@@ -41,7 +41,7 @@ class ProvisionSerializer(serializers.Serializer):
                                               "inkomstskattelagen”.")
     document_number = serializers.CharField(source="number", help_text="Författningens nummer; tomt när "
                                                                        "hänvisningen inte anger vilken.")
-    citation = serializers.CharField(help_text="Paragrafen eller artikeln; tomt för en hel författning.")
+    citation = serializers.CharField(help_text="Paragrafen, artikeln eller kapitlet; tomt för en hel författning.")
     held = serializers.BooleanField(help_text="Kunskapsbasen har den, så en fråga med ordet får den som källa.")
 
 

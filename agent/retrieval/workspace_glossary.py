@@ -11,7 +11,7 @@ source uses: the glossary has said what it means, and the reader is told that in
 The law's words may also say where the law says it: "personalvårdsförmån (11 kap. 11 § inkomstskattelagen)". The
 provisions and acts they cite are read as the question's own references are (`taught_references`), so a question
 using the word gets the cited § as a source first and the cited act's §§ ranked up, whatever its words; the Ordlista
-page says which of them the knowledge base does not hold (agent/retrieval/glossary_provisions.py).
+page says which of them the knowledge base does not hold (agent/retrieval/glossary_checks.py).
 
 Only the glossaries of the workspaces in the asker's scope count (the access scope decides, as for files), so one
 workspace's words never steer another's answers.

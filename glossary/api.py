@@ -42,7 +42,11 @@ class ProvisionSerializer(serializers.Serializer):
     document_number = serializers.CharField(source="number", help_text="Författningens nummer; tomt när "
                                                                        "hänvisningen inte anger vilken.")
     citation = serializers.CharField(help_text="Paragrafen, artikeln eller kapitlet; tomt för en hel författning.")
-    held = serializers.BooleanField(help_text="Kunskapsbasen har den, så en fråga med ordet får den som källa.")
+    held = serializers.BooleanField(help_text="Kunskapsbasen har den (av ett intervall minst en paragraf), så en "
+                                              "fråga med ordet får den som källa.")
+    missing = serializers.ListField(child=serializers.CharField(),
+                                    help_text="De paragrafer i ett intervall eller en uppräkning som kunskapsbasen "
+                                              "saknar.")
 
 
 class TermSerializer(serializers.ModelSerializer):

@@ -29,8 +29,9 @@ from .models import DUPLICATE_MESSAGE, LAW_WORDS_MAX_LENGTH, WORD_MAX_LENGTH, Te
 MAX_TERMS = 500
 # Words, not markup: the terms are quoted in answers (Markdown) and in the model's context, so no brackets, angle
 # brackets, asterisks, backticks or ampersands that could make a link, a tag or emphasis of them.
-_ALLOWED = re.compile(r"[\w\s\-.,:;/()§'’]+")
-ALLOWED_CHARACTERS = "bokstäver, siffror, mellanslag och - . , : ; / ( ) §"
+# The dash a legal citation writes a range with ("11–19 §§") is a word character here, not markup.
+_ALLOWED = re.compile(r"[\w\s\-–.,:;/()§'’]+")
+ALLOWED_CHARACTERS = "bokstäver, siffror, mellanslag och - – . , : ; / ( ) §"
 _LETTER = re.compile(r"[^\W\d_]")
 
 

@@ -29,10 +29,14 @@ from .statute_directory import statute_directory
 
 @dataclass(frozen=True)
 class TaughtProvision:
-    written: str  # as the term writes it: "11 kap. 11 § inkomstskattelagen"
+    """One citation in a term's law words, as written: "11 kap. 11 § inkomstskattelagen", or a range, "67 kap.
+    11–19 §§ inkomstskattelagen", which cites each § of it."""
+
+    written: str
     number: str  # the act's number ("1999:1229"), "" when the text names none (a § without its act)
-    citation: str  # the unit ("11 kap. 11 §", "artikel 33", "67 kap."), "" for a whole act
-    held: bool  # the knowledge base has it, so a question using the term gets it
+    citation: str  # the first unit it cites ("11 kap. 11 §", "artikel 33", "67 kap."; where a link goes), "" for an act
+    held: bool  # the knowledge base has the act and at least one of the units, so a question using the term gets it
+    missing: tuple[str, ...] = ()  # of the units it cites, those the knowledge base lacks when some are held
 
 
 @dataclass(frozen=True)
@@ -88,9 +92,17 @@ def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, 
     unknown = set(keyword_query(" ; ".join(distinct), list(scope.workspace_ids)).unknown_words)
     out: dict[str, LawWordsCheck] = {}
     for words, found_refs in refs.items():
-        provisions = [TaughtProvision(written=_written(ref), number=ref.sfs or "",
-                                      citation=_unit(ref), held=is_held(ref))
-                      for ref in found_refs]
+        # A range ("11–19 §§") or a list ("2 och 3 §§") is one citation as written, one reference per unit.
+        spans: dict[tuple[int, int], list[LegalReference]] = {}
+        for ref in found_refs:
+            spans.setdefault(ref.span, []).append(ref)
+        provisions = []
+        for units_cited in spans.values():
+            first, held_units = units_cited[0], [is_held(ref) for ref in units_cited]
+            provisions.append(TaughtProvision(
+                written=_written(first), number=first.sfs or "", citation=_unit(first), held=any(held_units),
+                missing=tuple(_unit(ref) for ref, h in zip(units_cited, held_units) if not h) if any(held_units)
+                else ()))
         cited_words = {word for ref in found_refs for word in written_words(ref.raw)}
         out[words] = LawWordsCheck(provisions=provisions, unused_words=[
             word for word in written_words(words) if word in unknown and word not in cited_words])

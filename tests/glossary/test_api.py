@@ -214,13 +214,15 @@ class LawWordsCheckApiTests(GlossaryApiTestCase):
                                                  "law_words": "inhyrd arbetskraft (1 § lagen (2099:7) om inhyrning)"},
                                 format="json").json()
         self.assertEqual(held["provisions"], [{"written": "1 § lagen (2099:7) om inhyrning",
-                                               "document_number": "2099:7", "citation": "1 §", "held": True}])
+                                               "document_number": "2099:7", "citation": "1 §", "held": True,
+                                               "missing": []}])
         self.assertEqual(held["unused_law_words"], [])
         missing = self.client.patch(f"{GLOSSARY}/{held['id']}/", {"law_words": "inhurd arbetskraft (9 § lagen "
                                                                                 "(2099:7) om inhyrning)"},
                                     format="json").json()
         self.assertEqual(missing["provisions"], [{"written": "9 § lagen (2099:7) om inhyrning",
-                                                  "document_number": "2099:7", "citation": "9 §", "held": False}])
+                                                  "document_number": "2099:7", "citation": "9 §", "held": False,
+                                                  "missing": []}])
         self.assertEqual(missing["unused_law_words"], ["inhurd"])
         listed = {t["word"]: t for t in self.client.get(f"{GLOSSARY}/").json()["results"]}
         self.assertEqual(listed["hyrpersonal"], self.client.get(f"{GLOSSARY}/{held['id']}/").json())

@@ -273,23 +273,28 @@ class CitedProvisionTests(BaseTestCase):
                         "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.")
         for word, cited in (("hyrpersonal", "1 § lagen (2099:7) om inhyrning"),
                             ("hyrfolk", "9 § lagen (2099:7) om inhyrning"), ("inhyrda", "1 §"),
-                            ("hyrbolag", "lagen (2098:1) om bemanning")):
+                            ("hyrbolag", "lagen (2098:1) om bemanning"), ("inhyrning", "1–3 §§ lagen (2099:7) om inhyrning")):
             services.term_create(workspace=self.workspace, user=self.alice, word=word,
                                  law_words=f"inhyrd arbetskraft ({cited})")
         self.login(self.alice)
         page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
         rows = {word: page[page.index(f"<strong>{word}</strong>"):].split("</tr>")[0]
-                for word in ("hyrpersonal", "hyrfolk", "inhyrda", "hyrbolag")}
+                for word in ("hyrpersonal", "hyrfolk", "inhyrda", "hyrbolag", "inhyrning")}
         self.assertIn('Lagrum: <a href="/lag/2099:7#1">1 § lagen (2099:7) om inhyrning</a>', rows["hyrpersonal"])
         self.assertNotIn("data-missing-provision", rows["hyrpersonal"])
         self.assertIn("”9 § lagen (2099:7) om inhyrning” finns inte i kunskapsbasen", rows["hyrfolk"])
         self.assertIn("”lagen (2098:1) om bemanning” finns inte i kunskapsbasen", rows["hyrbolag"])
         self.assertIn("”1 §” säger inte vilken lag det gäller", rows["inhyrda"])
+        # A range is one citation: linked once, its units the knowledge base lacks named.
+        self.assertEqual(rows["inhyrning"].count("data-provision"), 1)
+        self.assertIn("Av ”1–3 §§ lagen (2099:7) om inhyrning” finns 2 §, 3 § inte i kunskapsbasen",
+                      rows["inhyrning"])
         for word, row in rows.items():
             with self.subTest(word=word):
                 # The citation's own words ("lagen", "inhyrning") are not law words to find.
                 self.assertNotIn("data-unused", row)
-                self.assertEqual(row.count("data-provision") + row.count("data-missing-provision"), 1)
+                self.assertEqual(row.count("data-provision") + row.count("data-missing-provision"),
+                                 2 if word == "inhyrning" else 1)
 
     def test_a_cited_chapter_is_linked_or_named_missing(self) -> None:
         chunked_statute("2099:8", "Lag (2099:8) om bemanning",

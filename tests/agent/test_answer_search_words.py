@@ -53,7 +53,7 @@ def test_an_editor_is_offered_to_teach_the_word(team: dict[str, Any], client: Cl
     back = reverse("conversation", args=[team["ws"].slug, conversation.pk]).replace("/", "%2F")
     teach = reverse("glossary_list", args=[team["ws"].slug]) + f"?ord=visselbl%C3%A5saren&amp;tillbaka={back}#lagg-till"
     assert f'href="{teach}" data-teach>Lär assistenten ordet</a>' in html
-    assert "Vet ni vad lagen kallar ”visselblåsaren”?" in html
+    assert "Vet ni vad lagen kallar ”visselblåsaren”, eller var det står?" in html
     # The offline answer's own text already says no source uses it: the offer does not say it again.
     assert "Ingen källa använder ”visselblåsaren”" not in html
 

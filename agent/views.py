@@ -23,9 +23,20 @@ from .answering.answer import cited_numbers
 from .answering.chat import sse_event
 from .answering.llm import model_configured
 from .answering.rendering import answer_html, source_kind_css, source_kind_label, source_official, source_url
+from .retrieval.glossary_checks import glossary_citation
 from .memory import profile as memory
 from .models import Conversation, Message
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
+
+
+# At most this many of an answer's sources are offered as where the law says a word (the link carries them).
+TEACH_CITATIONS = 8
+
+
+def _teach_citations(sources: list[dict]) -> list[str]:
+    cited = (glossary_citation(s.get("document_number") or "", s.get("citation") or "", s.get("document_title") or "")
+             for s in sources if s.get("source_type") == "LEGAL_DOCUMENT")
+    return list(dict.fromkeys(c for c in cited if c))[:TEACH_CITATIONS]
 
 
 def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser,
@@ -45,6 +56,9 @@ def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser,
     return {"message": message, "html": answer_html(message.content, message.pk, valid), "sources": sources,
             "feedback": feedback, "uncited_count": sum(1 for s in sources if not s["cited"]),
             "unknown_words": [{"word": w, "taught": w in taught} for w in message.unknown_words],
+            # An editor taught a word from here may say where the law says it: the answer's statute units, offered
+            # on the Ordlista form as law words that cite them (the cited sources first).
+            "teach_citations": _teach_citations(sources) if set(message.unknown_words) - taught else [],
             # Pairs, not the dict: a template's lookup would read a term named "items" as the dict's key.
             "glossary": list(message.glossary.items())}
 

@@ -46,6 +46,12 @@ class GlossaryError(ApplicationError):
         self.field = field
 
 
+def allowed_law_words(text: str) -> bool:
+    """Whether `text` has only what law words may hold, within their length: the check a suggestion of them is put
+    through before a page offers it (the service's full validation still runs on what is posted)."""
+    return 0 < len(text) <= LAW_WORDS_MAX_LENGTH and bool(_ALLOWED.fullmatch(text))
+
+
 def _clean(value: object, *, field: str, label: str, max_length: int) -> str:
     text = " ".join(strip_invisible(strip_control(str(value or ""))).split())
     if not text:

@@ -56,12 +56,16 @@ def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm |
     query = request.GET.get("q", "").strip()[:QUERY_MAX_LENGTH]
     terms = list(selectors.term_list(ws, filters={"q": query}))
     _check_law_words(request, ws, terms)
+    form = form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]})
+    citations = _suggested_citations(request)
+    if citations:
+        form.fields["law_words"].widget.attrs["list"] = "lagrum-forslag"
     return render(request, "glossary/list.html", {
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "glossary",
         "terms": terms, "query": query,
         # "Nothing matches" or "the glossary is empty": only a filtered, empty list needs the second look-up.
         "has_terms": bool(terms) or (bool(query) and selectors.term_list(ws).exists()),
-        "form": form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]}),
+        "form": form, "suggested_citations": citations,
         "import_error": import_error, "import_rows": import_error.details.get("rows", []) if import_error else [],
         "max_terms": services.MAX_TERMS, "back_to": _back_to(request, ws),
     }, status=status)
@@ -76,6 +80,17 @@ def _back_to(request: HttpRequest, workspace: Workspace) -> str:
     back = (request.POST.get("tillbaka") or request.GET.get("tillbaka") or "").strip()
     local = url_has_allowed_host_and_scheme(back, allowed_hosts=None) and not back.startswith("//")
     return back if local and back.startswith(f"/ws/{workspace.slug}/") else ""
+
+
+# The answer's link offers at most this many of its sources (agent.views.TEACH_CITATIONS).
+SUGGESTED_CITATIONS_MAX = 8
+
+
+def _suggested_citations(request: HttpRequest) -> list[str]:
+    """The provisions the answer a word is taught from cited (`lagrum`, from its link), offered as the term's law
+    words: only text law words may hold, so a link cannot put anything else on the page (it is escaped there too)."""
+    given = (" ".join(c.split()) for c in request.GET.getlist("lagrum")[:SUGGESTED_CITATIONS_MAX])
+    return list(dict.fromkeys(c for c in given if services.allowed_law_words(c)))
 
 
 def _posted(request: HttpRequest) -> dict[str, str]:

@@ -18,8 +18,11 @@ from operator import or_
 
 from django.db.models import Q
 
+from chunks.chunking import ADVICE_LABEL
 from chunks.models import ContentChunk
+from compliance.numbers import is_sfs_number
 from compliance.selectors import AccessScope
+from law.statute_names import derive_short_name
 
 from .hybrid import CitedUnit, RetrievalOptions, exact_reference_search, unit_holds
 from .keyword_search import keyword_query, written_words
@@ -107,3 +110,23 @@ def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, 
         out[words] = LawWordsCheck(provisions=provisions, unused_words=[
             word for word in written_words(words) if word in unknown and word not in cited_words])
     return out
+
+
+def glossary_citation(number: str, citation: str, title: str) -> str:
+    """How a term's law words cite a source's unit so that retrieval reads it back as that unit ("11 kap. 11 §
+    inkomstskattelagen", "3 § AFS 2023:1", "artikel 33 (EU) 2016/679"), or "" for a unit no citation reaches (a
+    transitional provision, an appendix). A statute goes by its short name where the reference parser resolves it
+    so, else by its number; the round trip is checked, so the offer never cites what retrieval would not find."""
+    unit = citation.removesuffix(f" {ADVICE_LABEL}").strip()
+    if not unit:
+        return ""
+    sfs = is_sfs_number(number)
+    names = derive_short_name(number, title) if sfs else []
+    candidates = [*(f"{unit} {name}" for name in names if len(name) <= 60), f"{unit} SFS {number}" if sfs
+                  else f"{unit} {number}"]
+    directory = statute_directory()
+    for text in candidates:
+        refs = analyse_references(text, directory)
+        if len(refs) == 1 and refs[0].sfs == number and _unit(refs[0]) == unit:
+            return text
+    return ""

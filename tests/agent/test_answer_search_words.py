@@ -9,7 +9,9 @@ test_glossary_retrieval).
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.test import Client
@@ -17,6 +19,8 @@ from django.urls import reverse
 
 from agent.answering import chat
 from agent.models import Conversation
+from agent.retrieval.legal_refs import analyse_references, unit_citations
+from agent.retrieval.statute_directory import statute_directory
 from glossary import services
 from tests.fake_openai import FakeOpenAI
 
@@ -50,9 +54,19 @@ def test_the_answer_keeps_the_words_no_source_used(team: dict[str, Any]) -> None
 def test_an_editor_is_offered_to_teach_the_word(team: dict[str, Any], client: Client) -> None:
     conversation = asked(team)
     html = page(client, team["alice"], conversation)
-    back = reverse("conversation", args=[team["ws"].slug, conversation.pk]).replace("/", "%2F")
-    teach = reverse("glossary_list", args=[team["ws"].slug]) + f"?ord=visselbl%C3%A5saren&amp;tillbaka={back}#lagg-till"
-    assert f'href="{teach}" data-teach>Lär assistenten ordet</a>' in html
+    href = re.search(r'href="([^"]+)" data-teach>Lär assistenten ordet</a>', html)[1].replace("&amp;", "&")
+    link = urlsplit(href)
+    query = parse_qs(link.query)
+    assert (link.path, link.fragment) == (reverse("glossary_list", args=[team["ws"].slug]), "lagg-till")
+    assert query["ord"] == [WORD]
+    assert query["tillbaka"] == [reverse("conversation", args=[team["ws"].slug, conversation.pk])]
+    # Where the law may say it: the answer's statute units, as law words the reference parser reads back as them.
+    answer = conversation.messages.get(role="assistant")
+    units = {(s["document_number"], s["citation"]) for s in answer.sources}
+    assert 1 <= len(query["lagrum"]) <= 8
+    for offered in query["lagrum"]:
+        [ref] = analyse_references(offered, statute_directory())
+        assert (ref.sfs, unit_citations(ref)[0]) in units, offered
     assert "Vet ni vad lagen kallar ”visselblåsaren”, eller var det står?" in html
     # The offline answer's own text already says no source uses it: the offer does not say it again.
     assert "Ingen källa använder ”visselblåsaren”" not in html

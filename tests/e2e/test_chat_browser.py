@@ -124,6 +124,10 @@ def test_teach_a_word_from_the_answer_and_ask_again(live_server: LiveServer, bro
     with page.expect_navigation():
         offer.locator("a[data-teach]").click()
     assert page.input_value("#id_word") == "visselblåsare"
+    # The answer's provisions are offered as where the law says it.
+    offered = page.locator("#lagrum-forslag option").evaluate_all("options => options.map(o => o.value)")
+    assert offered and all(" § " in value for value in offered), offered
+    assert page.get_attribute("#id_law_words", "list") == "lagrum-forslag"
     page.fill("#id_law_words", "arbetstagare som slår larm")
     # Added, the person is back in the conversation, told so, and the answer says the word is taught now.
     with page.expect_navigation():

@@ -90,6 +90,18 @@ class GlossaryPageTests(BaseTestCase):
         r = self.client.get(self.url() + "?ord=visselbl%C3%A5sare")
         self.assertContains(r, 'name="word" value="visselblåsare"', html=False)
 
+    def test_the_answers_provisions_are_offered_as_law_words(self) -> None:
+        """The answer's link carries its sources' citations: offered in the law words' list, text that law words
+        may not hold left out."""
+        self.login(self.bob)
+        url = self.url() + "?ord=hyrpersonal&lagrum=3+kap.+12+%C2%A7+arbetsmilj%C3%B6lagen&lagrum=%3Cb%3Ex%3C%2Fb%3E"
+        html = self.client.get(url).content.decode()
+        self.assertIn('list="lagrum-forslag"', html)
+        self.assertIn('<datalist id="lagrum-forslag"><option value="3 kap. 12 § arbetsmiljölagen"></option></datalist>',
+                      html)
+        self.assertNotIn("<b>x", html)
+        self.assertNotIn("lagrum-forslag", self.client.get(self.url()).content.decode())
+
     def test_after_adding_from_an_answer_the_person_goes_back_to_it(self) -> None:
         """The answer's link sends its conversation as `tillbaka`; only a path in the same workspace is followed."""
         self.login(self.bob)

@@ -89,7 +89,9 @@ SUGGESTED_CITATIONS_MAX = 8
 def _suggested_citations(request: HttpRequest) -> list[str]:
     """The provisions the answer a word is taught from cited (`lagrum`, from its link), offered as the term's law
     words: only text law words may hold, so a link cannot put anything else on the page (it is escaped there too)."""
-    given = (" ".join(c.split()) for c in request.GET.getlist("lagrum")[:SUGGESTED_CITATIONS_MAX])
+    # Kept through a refused post (the form sends them back, as it does `tillbaka`).
+    given = (" ".join(c.split()) for c in
+             (request.POST.getlist("lagrum") or request.GET.getlist("lagrum"))[:SUGGESTED_CITATIONS_MAX])
     return list(dict.fromkeys(c for c in given if services.allowed_law_words(c)))
 
 

@@ -101,6 +101,10 @@ class GlossaryPageTests(BaseTestCase):
                       html)
         self.assertNotIn("<b>x", html)
         self.assertNotIn("lagrum-forslag", self.client.get(self.url()).content.decode())
+        # A refused post keeps them.
+        refused = self.client.post(self.url("glossary_add"), {"word": "hyrpersonal", "law_words": "<b>",
+                                                              "lagrum": "3 kap. 12 § arbetsmiljölagen"})
+        self.assertContains(refused, '<option value="3 kap. 12 § arbetsmiljölagen">', status_code=400)
 
     def test_after_adding_from_an_answer_the_person_goes_back_to_it(self) -> None:
         """The answer's link sends its conversation as `tillbaka`; only a path in the same workspace is followed."""

@@ -4,9 +4,10 @@ they cite and whether the knowledge base holds them, and the words no source use
 A term's law words may say where the law says it ("personalvårdsförmån (11 kap. 11 § inkomstskattelagen)"), and
 retrieval then gives the cited § first (`workspace_glossary.taught_references`). A slip in the citation ("11 kap.
 99 §", an act the knowledge base has not loaded, a § without its act) would find nothing, silently; the team should
-see it where it wrote it. Held is decided by the search a question citing it runs (`exact_reference_search`), in
-the workspace's access scope, so the page cannot call a provision held that retrieval would not find. A law word
-no source uses finds nothing either (a slip, or not the law's term); it is read as retrieval reads a question.
+see it where it wrote it. Held is decided by the match a question citing it uses (`cited_units_held`, the SQL of
+`exact_reference_search`), in the workspace's access scope, so the page cannot call a provision held that retrieval
+would not find. A law word no source uses finds nothing either (a slip, or not the law's term); it is read as
+retrieval reads a question.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from compliance.numbers import is_sfs_number
 from compliance.selectors import AccessScope
 from law.statute_names import derive_short_name
 
-from .hybrid import CitedUnit, RetrievalOptions, exact_reference_search, unit_holds
+from .hybrid import CitedUnit, cited_units_held, unit_holds
 from .keyword_search import keyword_query, written_words
 from .legal_refs import LegalReference, analyse_references, unit_citations
 from .statute_directory import statute_directory
@@ -75,8 +76,7 @@ def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, 
     refs = {words: analyse_references(words, directory) for words in distinct}
     cited = [ref for found in refs.values() for ref in found if ref.sfs in directory]
     units = [CitedUnit(ref.sfs or "", tuple(unit_citations(ref)), ref.led) for ref in cited if unit_citations(ref)]
-    found = exact_reference_search(units, scope, RetrievalOptions(), named=True) if units else []
-    held = {(chunk.document_number, chunk.citation) for chunk in found}
+    held = cited_units_held(units, scope)
     chapters = [Q(document_number=ref.sfs, chapter=ref.chapter) for ref in cited
                 if ref.chapter and not unit_citations(ref)]
     held_chapters = (set(ContentChunk.objects.filter(reduce(or_, chapters), legal_document__isnull=False,

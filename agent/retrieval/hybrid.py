@@ -285,22 +285,35 @@ def _score_fusion_sql(vec: str, kw: str) -> str:
     """
 
 
-def _exact_sql(where: str) -> str:
-    # A cited unit's chunks: the citation itself, a regulation §'s allmänt råd ("3 § allmänt råd (inte
-    # bindande)"), and an EU article's punkter when it is chunked by punkt ("artikel 13" -> "artikel 13.1", …).
-    return f"""
-    SELECT {CHUNK_COLUMNS}, 1.0 AS score, {NO_RANKS}
-    FROM chunks_contentchunk c
-    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
-    WHERE c.legal_document_id IS NOT NULL AND c.document_number = ANY(%(ref_sfs)s) AND EXISTS (
+# A cited unit's chunks: the citation itself, a regulation §'s allmänt råd ("3 § allmänt råd (inte bindande)"), and
+# an EU article's punkter when it is chunked by punkt ("artikel 13" -> "artikel 13.1", …).
+_CITED_UNIT_SQL = """
+    c.legal_document_id IS NOT NULL AND c.document_number = ANY(%(ref_sfs)s) AND EXISTS (
         SELECT 1 FROM unnest(%(ref_sfs)s::text[], %(ref_cit)s::text[]) AS r(sfs, cit)
         WHERE c.document_number = r.sfs
           AND (c.citation = r.cit OR c.citation = r.cit || ' ' || %(ref_advice)s
                OR (r.cit LIKE 'artikel %%' AND c.citation LIKE r.cit || '.%%')))
-      AND {where}
+"""
+
+
+def _exact_sql(where: str) -> str:
+    return f"""
+    SELECT {CHUNK_COLUMNS}, 1.0 AS score, {NO_RANKS}
+    FROM chunks_contentchunk c
+    LEFT JOIN compliance_legaldocument ld ON ld.id = c.legal_document_id
+    WHERE {_CITED_UNIT_SQL} AND {where}
     ORDER BY c.path
     LIMIT 50
     """
+
+
+def _unit_params(units: list[CitedUnit], scope: AccessScope) -> dict:
+    params = search_params(scope, 50)
+    pairs = [(unit.number, cit) for unit in units for cit in unit.citations]
+    params["ref_sfs"] = [sfs for sfs, _ in pairs]
+    params["ref_cit"] = [cit for _, cit in pairs]
+    params["ref_advice"] = ADVICE_LABEL
+    return params
 
 
 def _vector_literal(vector: np.ndarray) -> str:
@@ -419,11 +432,7 @@ def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
     units are found too (units a source cites are not)."""
     if not units:
         return []
-    params = search_params(scope, 50)
-    pairs = [(unit.number, cit) for unit in units for cit in unit.citations]
-    params["ref_sfs"] = [sfs for sfs, _ in pairs]
-    params["ref_cit"] = [cit for _, cit in pairs]
-    params["ref_advice"] = ADVICE_LABEL
+    params = _unit_params(units, scope)
     found = run_chunk_query(_exact_sql(filter_sql(options, params, named=named)), params)
     kept: dict[int, int] = {}  # chunk id -> 0 if it holds a cited led, else 1
     for unit in units:
@@ -438,6 +447,20 @@ def exact_reference_search(units: list[CitedUnit], scope: AccessScope,
     for chunk in found:
         chunk.reference_match = True
     return found
+
+
+def cited_units_held(units: list[CitedUnit], scope: AccessScope) -> set[tuple[str, str]]:
+    """Of the chunks `units` cite (as exact_reference_search finds them, repealed documents included), the
+    (document number, citation) pairs: whether a citation would find anything, without reading the chunks, for as
+    many units as a page names."""
+    if not units:
+        return set()
+    params = _unit_params(units, scope)
+    sql = (f"SELECT DISTINCT c.document_number, c.citation FROM chunks_contentchunk c "
+           f"WHERE {_CITED_UNIT_SQL} AND {filter_sql(RetrievalOptions(), params, named=True)}")
+    with dict_cursor() as cursor:
+        cursor.execute(sql, params)
+        return {(row["document_number"], row["citation"]) for row in cursor.fetchall()}
 
 
 def unit_holds(cited: str, chunk_citation: str) -> bool:

@@ -324,3 +324,15 @@ class CitedProvisionTests(BaseTestCase):
         page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
         self.assertIn('Lagrum: <a href="/lag/2099:8#2kap">2 kap. lagen (2099:8) om bemanning</a>', page)
         self.assertIn("”9 kap. lagen (2099:8) om bemanning” finns inte i kunskapsbasen", page)
+
+    def test_every_citation_of_a_long_glossary_is_checked(self) -> None:
+        """More cited units than one question's exact search reads (50): each is still found."""
+        chunked_statute("2099:9", "Lag (2099:9) om många paragrafer",
+                        "\n\n".join(f"{n} § Arbetsgivaren ska dokumentera åtgärd nummer {n}." for n in range(1, 61)))
+        for n in range(1, 61):
+            services.term_create(workspace=self.workspace, user=self.alice, word=f"åtgärd{n}",
+                                 law_words=f"dokumentera ({n} § lagen (2099:9) om många paragrafer)")
+        self.login(self.alice)
+        page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
+        self.assertEqual(page.count("data-provision"), 60)
+        self.assertNotIn("data-missing-provision", page)

@@ -17,26 +17,23 @@ from compliance.errors import ApplicationError
 from compliance.models import Workspace
 from compliance.selectors import membership_get_by_slug, workspace_get_for_user
 from glossary.selectors import words_taught
+from glossary.services import MAX_SUGGESTED_CITATIONS
 
 from .answering import chat
 from .answering.answer import cited_numbers
 from .answering.chat import sse_event
 from .answering.llm import model_configured
 from .answering.rendering import answer_html, source_kind_css, source_kind_label, source_official, source_url
-from .retrieval.glossary_checks import glossary_citation
 from .memory import profile as memory
 from .models import Conversation, Message
+from .retrieval.glossary_checks import glossary_citation
 from .selectors import conversation_get, conversation_list, message_get, message_list, message_sources_current
-
-
-# At most this many of an answer's sources are offered as where the law says a word (the link carries them).
-TEACH_CITATIONS = 8
 
 
 def _teach_citations(sources: list[dict]) -> list[str]:
     cited = (glossary_citation(s.get("document_number") or "", s.get("citation") or "", s.get("document_title") or "")
              for s in sources if s.get("source_type") == "LEGAL_DOCUMENT")
-    return list(dict.fromkeys(c for c in cited if c))[:TEACH_CITATIONS]
+    return list(dict.fromkeys(c for c in cited if c))[:MAX_SUGGESTED_CITATIONS]
 
 
 def _message_view(message: Message, workspace_slug: str, user: AbstractBaseUser,

@@ -46,6 +46,10 @@ class GlossaryError(ApplicationError):
         self.field = field
 
 
+# At most this many law words are offered on the form from an answer's sources (its link carries them).
+MAX_SUGGESTED_CITATIONS = 8
+
+
 def allowed_law_words(text: str) -> bool:
     """Whether `text` has only what law words may hold, within their length: the check a suggestion of them is put
     through before a page offers it (the service's full validation still runs on what is posted)."""

@@ -82,16 +82,12 @@ def _back_to(request: HttpRequest, workspace: Workspace) -> str:
     return back if local and back.startswith(f"/ws/{workspace.slug}/") else ""
 
 
-# The answer's link offers at most this many of its sources (agent.views.TEACH_CITATIONS).
-SUGGESTED_CITATIONS_MAX = 8
-
-
 def _suggested_citations(request: HttpRequest) -> list[str]:
     """The provisions the answer a word is taught from cited (`lagrum`, from its link), offered as the term's law
     words: only text law words may hold, so a link cannot put anything else on the page (it is escaped there too)."""
     # Kept through a refused post (the form sends them back, as it does `tillbaka`).
     given = (" ".join(c.split()) for c in
-             (request.POST.getlist("lagrum") or request.GET.getlist("lagrum"))[:SUGGESTED_CITATIONS_MAX])
+             (request.POST.getlist("lagrum") or request.GET.getlist("lagrum"))[:services.MAX_SUGGESTED_CITATIONS])
     return list(dict.fromkeys(c for c in given if services.allowed_law_words(c)))
 
 

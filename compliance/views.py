@@ -8,6 +8,7 @@ anything that writes: they can see the workspace, so that leaks nothing.
 from __future__ import annotations
 
 import threading
+from urllib.parse import quote
 from collections.abc import Callable
 
 from cachetools import LRUCache
@@ -17,6 +18,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent.retrieval.legal_refs import document_links
@@ -392,6 +394,11 @@ def _link_references(doc: LegalDocument, blocks: list[dict]) -> None:
         block["html"] = html
 
 
+# The units a team's word may point at: a statute's §, a regulation's binding § and an EU act's article (not an
+# allmänt råd, which advises, nor transitional provisions, appendices or recitals).
+TEACHABLE_KINDS = frozenset({"section", "paragraf", "artikel"})
+
+
 @login_required
 @require_GET
 def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
@@ -406,6 +413,16 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
         regulation = []
         blocks = statute_blocks(legal_document_chunks(doc))
     _link_references(doc, [*blocks, *regulation, *(p for b in regulation for p in b["parts"])])
+    workspace = _current_workspace(request)
+    # An editor reading a rule may teach the workspace's glossary its own word for it: each § (an article)
+    # links to the Ordlista form with the provision as the law words (glossary.views._pointed_provision).
+    teach = workspace is not None and membership_get_by_slug(request.user, workspace.slug).can_edit
+    for block in [*blocks, *regulation]:
+        block["teachable"] = teach and bool(block["citation"]) and block["kind"] in TEACHABLE_KINDS
+    # The unit's citation completes it (the form comes back to the unit's § by itself): one link per § of a
+    # statute of two thousand, so it carries no more than it must.
+    teach_url = (f"{reverse('glossary_list', args=[workspace.slug])}?forfattning={quote(doc.sfs_number, safe='')}"
+                 f"&enhet=") if teach and workspace is not None else ""
     return render(request, "compliance/statute_detail.html", {
         "doc": doc,
         "official_url": official_statute_url(doc),
@@ -415,6 +432,7 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
         "contents": regulation_contents(regulation),
         "legal_basis": selectors.legal_document_basis(doc),
         "history": history,
-        "workspace": _current_workspace(request),
+        "workspace": workspace,
+        "teach_url": teach_url,
         "nav": "statutes",
     })

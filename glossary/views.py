@@ -1,5 +1,5 @@
 """The Ordlista pages: a workspace's terms with a form to add one (prefilled from `?ord=`, the link from the
-dashboard's words no source uses), a term's edit page and its delete confirmation, and the glossary as an Excel or
+dashboard's words no source uses and from an answer, or with a § from a statute page's link), a term's edit page and its delete confirmation, and the glossary as an Excel or
 CSV file, out (every member) and in (glossary.transfer reads it, services.term_import writes). Every member reads;
 owners and editors write. The services validate: a refused term is the page again with the Swedish error at its
 field, a refused file the page with the error and the rows at fault.
@@ -9,20 +9,22 @@ Another workspace, or its term, is a 404 (membership_for_page, then selectors sc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from agent.retrieval.glossary_checks import law_words_checks
+from agent.retrieval.glossary_checks import glossary_citation, law_words_checks
 from compliance.anchors import statute_url
 from compliance.clock import swedish_today
 from compliance.models import Membership, Workspace
 from compliance.permissions import require_edit
-from compliance.selectors import access_scope_for
+from compliance.selectors import access_scope_for, legal_document_get
 from compliance.views import membership_for_page
 
 from . import selectors, services, transfer
@@ -56,8 +58,10 @@ def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm |
     query = request.GET.get("q", "").strip()[:QUERY_MAX_LENGTH]
     terms = list(selectors.term_list(ws, filters={"q": query}))
     _check_law_words(request, ws, terms)
-    form = form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH]})
-    citations = _suggested_citations(request)
+    pointed = _pointed_provision(request)
+    form = form or TermForm(initial={"word": request.GET.get("ord", "").strip()[:WORD_MAX_LENGTH],
+                                     "law_words": pointed.citation})
+    citations = [pointed.citation] if pointed.citation else _suggested_citations(request)
     if citations:
         form.fields["law_words"].widget.attrs["list"] = "lagrum-forslag"
     return render(request, "glossary/list.html", {
@@ -65,21 +69,57 @@ def _list_page(request: HttpRequest, membership: Membership, *, form: TermForm |
         "terms": terms, "query": query,
         # "Nothing matches" or "the glossary is empty": only a filtered, empty list needs the second look-up.
         "has_terms": bool(terms) or (bool(query) and selectors.term_list(ws).exists()),
-        "form": form, "suggested_citations": citations,
+        "form": form, "suggested_citations": citations, "pointed_citation": pointed.citation,
+        "pointed_document": pointed.document, "pointed_unit": pointed.unit,
         "import_error": import_error, "import_rows": import_error.details.get("rows", []) if import_error else [],
-        "max_terms": services.MAX_TERMS, "back_to": _back_to(request, ws),
+        "max_terms": services.MAX_TERMS, "back_to": _back_to(request, ws, pointed),
     }, status=status)
 
 
 QUERY_MAX_LENGTH = 100
 
 
-def _back_to(request: HttpRequest, workspace: Workspace) -> str:
-    """Where to go once a word is added, from `tillbaka` (the answer's link sends its conversation): a path in
-    the same workspace on this site, else "" (the list). Nothing else, so the parameter cannot send anyone away."""
+def _back_to(request: HttpRequest, workspace: Workspace, pointed: PointedProvision | None = None) -> str:
+    """Where to go once a word is added, from `tillbaka` (the answer's link sends its conversation): a path in the
+    same workspace on this site or a statute page (the shared law every member reads), else "" (the list). Nothing
+    else, so the parameter cannot send anyone away. A statute page's link sends none: the way back is its §."""
     back = (request.POST.get("tillbaka") or request.GET.get("tillbaka") or "").strip()
-    local = url_has_allowed_host_and_scheme(back, allowed_hosts=None) and not back.startswith("//")
-    return back if local and back.startswith(f"/ws/{workspace.slug}/") else ""
+    if not back and pointed is not None and pointed.citation:
+        back = statute_url(pointed.document, pointed.unit)
+    local = url_has_allowed_host_and_scheme(back, allowed_hosts=None) and back.startswith("/") \
+        and not back.startswith("//")
+    if not local:
+        return ""
+    if back.startswith(f"/ws/{workspace.slug}/"):
+        return back
+    try:
+        return back if resolve(back.split("#", 1)[0].split("?", 1)[0]).url_name == "statute" else ""
+    except Resolver404:
+        return ""
+
+
+@dataclass(frozen=True)
+class PointedProvision:
+    """The provision a statute page's link points at: its document and unit as the link gave them, and the law
+    words that cite it ("" when the document is not held or no citation reaches the unit)."""
+
+    document: str = ""
+    unit: str = ""
+    citation: str = ""
+
+
+def _pointed_provision(request: HttpRequest) -> PointedProvision:
+    """From `forfattning` and `enhet` ("1999:1229", "11 kap. 11 §"): the citation is glossary_citation's, which
+    retrieval reads back as that very unit. Kept through a refused post, as `tillbaka` is."""
+    number = (request.POST.get("forfattning") or request.GET.get("forfattning") or "").strip()[:60]
+    unit = " ".join((request.POST.get("enhet") or request.GET.get("enhet") or "").split())[:60]
+    if not number or not unit:
+        return PointedProvision()
+    try:
+        document = legal_document_get(number)
+    except Http404:
+        return PointedProvision()
+    return PointedProvision(document.sfs_number, unit, glossary_citation(document.sfs_number, unit, document.title))
 
 
 def _suggested_citations(request: HttpRequest) -> list[str]:
@@ -111,7 +151,8 @@ def term_add(request: HttpRequest, slug: str) -> HttpResponse:
     except GlossaryError as exc:
         return _list_page(request, membership, form=_refused(request, exc), status=exc.status)
     messages.success(request, f"”{term.word}” finns nu i ordlistan: assistenten söker även efter ”{term.law_words}”.")
-    return redirect(_back_to(request, membership.workspace) or reverse("glossary_list", args=[membership.workspace.slug]))
+    back = _back_to(request, membership.workspace, _pointed_provision(request))
+    return redirect(back or reverse("glossary_list", args=[membership.workspace.slug]))
 
 
 def _edit_page(request: HttpRequest, membership: Membership, term: Term, *, form: TermForm | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from compliance.anchors import statute_url
 from compliance.models import LegalDocument, validate_document_number
@@ -83,6 +84,25 @@ class RegulationPageTests(BaseTestCase):
         self.assertEqual(page.count('class="eurlex"'), 99)
         self.assertIn('id="artikel-61"', page)
         self.assertIn('id="skal-4"', page)
+
+    def test_a_binding_section_or_an_article_may_be_taught_a_word_an_allmant_rad_may_not(self) -> None:
+        self.login(self.alice)
+        glossary = reverse("glossary_list", args=[self.workspace.slug])
+        afs = self.client.get("/lag/AFS_2023:1").content.decode()
+        section = afs[afs.index('<section class="paragraf" id="3">'):].split("</section>", 1)[0]
+        self.assertIn(f'href="{glossary}?forfattning=AFS%202023%3A1&amp;enhet=3%20%C2%A7#lagg-till"', section)
+        advice = afs[afs.index('id="3-allmant-rad-inte-bindande"'):].split("</section>", 1)[0]
+        self.assertNotIn("data-teach-provision", advice)
+        gdpr = self.client.get("/lag/EU_2016-679").content.decode()
+        self.assertEqual(gdpr.count("data-teach-provision"), 99)
+        recital = gdpr[gdpr.index('id="skal-4"'):].split("</section>", 1)[0]
+        self.assertNotIn("data-teach-provision", recital)
+        # The form the link opens cites the unit so that retrieval reads it back as that unit.
+        for number, unit, cited in (("AFS 2023:1", "3 §", "3 § AFS 2023:1"),
+                                    ("(EU) 2016/679", "artikel 33", "artikel 33 (EU) 2016/679")):
+            with self.subTest(number=number):
+                form = self.client.get(glossary, {"forfattning": number, "enhet": unit})
+                self.assertContains(form, f'name="law_words" value="{cited}"', html=False)
 
     def test_unknown_and_malformed_numbers_are_404(self) -> None:
         self.login(self.alice)

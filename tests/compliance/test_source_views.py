@@ -148,6 +148,32 @@ class StatutePageTests(BaseTestCase):
         self.assertIn("Systematiskt arbetsmiljöarbete", body)
         self.assertIn("Övergångsbestämmelser", body)
 
+    def test_an_editor_may_teach_a_word_for_each_section(self) -> None:
+        """Each § links to the current workspace's Ordlista form, pointing at the § and coming back to it; a
+        transitional provision does not, and a member who may not edit, or has no workspace, sees no link."""
+        glossary = reverse("glossary_list", args=[self.workspace.slug])
+        for user in (self.alice, self.bob):
+            self.login(user)
+            with self.subTest(user=user.username):
+                body = self.client.get("/lag/1977:1160").content.decode()
+                self.assertEqual(body.count("data-teach-provision"), 3)
+                self.assertIn(f'href="{glossary}?forfattning=1977%3A1160&amp;enhet=3%20kap.%202%20a%20%C2%A7#lagg-till"',
+                              body)
+                self.assertIn('aria-label="Lär assistenten ert ord för 3 kap. 2 a §"', body)
+                transitional = body[body.index('id="overgangsbestammelser-2009-1439"'):]
+                self.assertNotIn("data-teach-provision", transitional.split("</section>")[0])
+        readers = (make_member(self.workspace, "reader", Membership.Role.VIEWER),
+                   make_member(self.workspace, "revisor", Membership.Role.AUDITOR))
+        for user in (*readers, make_user("nobody")):
+            self.login(user)
+            with self.subTest(user=user.username):
+                self.assertNotContains(self.client.get("/lag/1977:1160"), "data-teach-provision")
+        # charlie's link goes to his own workspace.
+        self.login(self.charlie)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        self.assertIn(reverse("glossary_list", args=[self.charlies_workspace.slug]) + "?forfattning=", body)
+        self.assertNotIn(glossary, body)
+
     def test_transitional_provisions_come_last_whatever_their_path(self) -> None:
         add_chunk(self.doc, "00000.00000", "Övergångsbestämmelser 1991:677", "TIDIG ÖVERGÅNG", kind="transitional")
         self.login(self.alice)

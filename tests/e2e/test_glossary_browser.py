@@ -116,3 +116,29 @@ def test_a_term_citing_its_provision_links_to_it(live_server: LiveServer, browse
     assert "informera om riskerna" in page.locator("[id='2']").inner_text()
     assert opened.csp_blocked == []
     page.close()
+
+
+def test_teach_a_word_from_the_statute_page(live_server: LiveServer, browser: Browser, artifacts: Path,
+                                            alice: tuple[User, Workspace]) -> None:
+    """Reading a §, the owner teaches the workspace's word for it: the § 's link opens the Ordlista form with the
+    provision as law words, and once the word is added the browser is back at that §."""
+    _, ws = alice
+    chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                    "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.\n\n"
+                    "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
+    opened = open_page(browser, live_server.url, "alice")
+    page = opened.page
+    page.goto(f"{live_server.url}/lag/2099:7")
+    page.get_by_role("link", name="Lär assistenten ert ord för 2 §").click()
+    page.wait_for_url(f"**/ws/{ws.slug}/ordlista/?**")
+    assert page.input_value("#id_law_words") == "2 § lagen om inhyrning"
+    assert "Lagens ord hänvisar till 2 § lagen om inhyrning" in page.locator("#lagrum-hint").inner_text()
+    page.fill("#id_word", "uthyrare")
+    page.fill("#id_law_words", "hyr ut arbetskraft (2 § lagen om inhyrning)")
+    page.get_by_role("button", name="Lägg till").click()
+    page.wait_for_url("**/lag/2099:7#2")
+    assert "”uthyrare” finns nu i ordlistan" in page.locator(".messages").inner_text()
+    assert Term.objects.get(workspace=ws, word="uthyrare").law_words == "hyr ut arbetskraft (2 § lagen om inhyrning)"
+    page.screenshot(path=str(artifacts / "statute-teach-word.png"), full_page=True)
+    assert opened.csp_blocked == []
+    page.close()

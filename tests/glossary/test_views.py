@@ -7,6 +7,7 @@ import pytest
 from auditlog.models import LogEntry
 from django.contrib.auth.models import Permission
 from django.urls import reverse
+from django.utils.http import urlencode
 
 from agent.models import Conversation, Message, RetrievalLog
 from compliance.models import Membership, Workspace
@@ -336,3 +337,64 @@ class CitedProvisionTests(BaseTestCase):
         page = self.client.get(reverse("glossary_list", args=[self.workspace.slug])).content.decode()
         self.assertEqual(page.count("data-provision"), 60)
         self.assertNotIn("data-missing-provision", page)
+
+
+class StatutePageLinkTests(BaseTestCase):
+    """A statute page's § links to the Ordlista form with the provision as law words that cite it; the person goes
+    back to that § once the word is added."""
+
+    @classmethod
+    def setUpTestData(cls) -> None:
+        super().setUpTestData()
+        cls.doc = chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                                  "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.\n\n"
+                                  "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
+
+    def url(self, **params: str) -> str:
+        return reverse("glossary_list", args=[self.workspace.slug]) + ("?" + urlencode(params) if params else "")
+
+    def test_the_pointed_provision_fills_in_the_law_words(self) -> None:
+        self.login(self.bob)
+        page = self.client.get(self.url(forfattning="2099:7", enhet="2 §"))
+        self.assertContains(page, 'name="law_words" value="2 § lagen om inhyrning"', html=False)
+        self.assertContains(page, "Lagens ord hänvisar till 2 § lagen om inhyrning")
+        self.assertContains(page, '<input type="hidden" name="forfattning" value="2099:7">', html=False)
+        self.assertContains(page, '<input type="hidden" name="tillbaka" value="/lag/2099:7#2">', html=False)
+
+    def test_a_provision_no_citation_reaches_fills_in_nothing(self) -> None:
+        self.login(self.bob)
+        for params in ({"forfattning": "2098:1", "enhet": "2 §"}, {"forfattning": "2099:7", "enhet": "<b>2 §</b>"},
+                       {"forfattning": "2099:7", "enhet": ""}, {"enhet": "2 §"}):
+            with self.subTest(params=params):
+                html = self.client.get(self.url(**params)).content.decode()
+                self.assertIn('name="law_words"', html)
+                self.assertNotIn('name="law_words" value=', html)
+                self.assertNotIn("data-pointed", html)
+                self.assertNotIn("<b>2", html)
+
+    def test_the_word_is_added_and_the_person_goes_back_to_the_section(self) -> None:
+        self.login(self.bob)
+        refused = self.client.post(reverse("glossary_add", args=[self.workspace.slug]), {
+            "word": "", "law_words": "2 § lagen (2099:7) om inhyrning", "forfattning": "2099:7", "enhet": "2 §"})
+        self.assertContains(refused, "Fyll i ert ord.", status_code=400)
+        self.assertContains(refused, "data-pointed", status_code=400)
+        self.assertContains(refused, 'name="tillbaka" value="/lag/2099:7#2"', status_code=400, html=False)
+        r = self.client.post(reverse("glossary_add", args=[self.workspace.slug]), {
+            "word": "hyrbolag", "law_words": "uthyrning (2 § lagen (2099:7) om inhyrning)", "forfattning": "2099:7",
+            "enhet": "2 §"})
+        self.assertRedirects(r, "/lag/2099:7#2", fetch_redirect_response=False)
+        term = Term.objects.get(workspace=self.workspace, word="hyrbolag")
+        self.assertEqual(term.law_words, "uthyrning (2 § lagen (2099:7) om inhyrning)")
+
+    def test_only_a_statute_page_or_the_workspace_is_a_way_back(self) -> None:
+        self.login(self.bob)
+        for i, back in enumerate(("/lag/2099:7", "/lag/2099:7#1", f"/ws/{self.workspace.slug}/chatt/")):
+            with self.subTest(back=back):
+                r = self.client.post(reverse("glossary_add", args=[self.workspace.slug]),
+                                     {"word": f"ord{i}a", "law_words": "arbetsgivare", "tillbaka": back})
+                self.assertRedirects(r, back, fetch_redirect_response=False)
+        for i, back in enumerate(("/lag/", "/admin/", "lag/2099:7", "/lag/2099:7/../../admin/", "https://x.se/lag/2099:7")):
+            with self.subTest(back=back):
+                r = self.client.post(reverse("glossary_add", args=[self.workspace.slug]),
+                                     {"word": f"ord{i}b", "law_words": "arbetsgivare", "tillbaka": back})
+                self.assertRedirects(r, self.url(), fetch_redirect_response=False)

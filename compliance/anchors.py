@@ -6,6 +6,8 @@
     citation_anchor("3 kap.")        -> "3kap"
     citation_anchor("Övergångsbestämmelser 2009:1439") -> "overgangsbestammelser-2009-1439"
     citation_anchor("Bilaga 1")      -> "bilaga-1"
+    citation_anchor("artikel 33")    -> "artikel-33"
+    citation_anchor("artikel 3.3")   -> "artikel-3-3"  (article 3's paragraph 3, not article 33)
 
 A link to a § is then `/lag/1977:1160#3kap2a` (see `statute_url`).
 """
@@ -26,6 +28,9 @@ _SECTION_RE = re.compile(
     re.IGNORECASE,
 )
 _CHAPTER_RE = re.compile(r"^\s*(?P<chapter>\d+(?:\s*[a-z])?)\s*kap\.?\s*$", re.IGNORECASE)
+_NUMBER_DOT_RE = re.compile(r"(?<=\d)\.(?=\d)")
+# The statute page's "Övergångsbestämmelser" heading.
+TRANSITIONAL_ANCHOR = "overgangsbestammelser"
 
 
 def _compact(value: str) -> str:
@@ -45,7 +50,9 @@ def citation_anchor(citation: str) -> str:
     match = _CHAPTER_RE.match(citation)
     if match:
         return f"{_compact(match['chapter'])}kap"
-    return slugify(citation.replace(":", " ").replace("§", " ")) or "avsnitt"
+    # A numbered paragraph keeps its dot as a hyphen: "artikel 3.3" is not article 33 ("artikel-3-3" beside
+    # "artikel-33"), or a link to the one would open the other.
+    return slugify(_NUMBER_DOT_RE.sub("-", citation.replace(":", " ").replace("§", " "))) or "avsnitt"
 
 
 def statute_url(sfs_number: str, citation: str = "") -> str:
@@ -182,9 +189,15 @@ def statute_blocks(chunks: Iterable[Any]) -> list[dict]:
             label = label[len("Övergångsbestämmelser"):].strip() or label
         block["label"] = label
     first_transitional = next((b for b in blocks if b["is_transitional"]), None)
+    anchors = {b["anchor"] for b in blocks}
     for block in blocks:
         block["opens_transitional"] = block is first_transitional
+        # The heading's id, unless the first transitional provision (cited as "Övergångsbestämmelser" alone)
+        # already has it: one id, one place.
+        block["transitional_anchor"] = (TRANSITIONAL_ANCHOR if block is first_transitional
+                                        and TRANSITIONAL_ANCHOR not in anchors else "")
     return blocks
+
 
 
 # What the page says of units that are not rules (the same words as the chunks' citations).
@@ -196,6 +209,15 @@ def _advice_anchor_citation(citation: str) -> str:
     # The chunk's citation ("2 kap. 4 § allmänt råd (inte bindande)"): a source card links to its anchor.
     base = citation.removesuffix("allmänna råd").removesuffix("allmänt råd").strip()
     return f"{base} allmänt råd (inte bindande)".strip()
+
+
+def _unused(anchor: str, used: set[str]) -> str:
+    """`anchor`, taken, or "" (no id) when the page has it already: an article of one unnumbered paragraph cites
+    that paragraph as the article itself, and one id must lead to one place."""
+    if not anchor or anchor in used:
+        return ""
+    used.add(anchor)
+    return anchor
 
 
 def regulation_blocks(structure: list[dict]) -> list[dict]:
@@ -243,8 +265,8 @@ def regulation_blocks(structure: list[dict]) -> list[dict]:
             "title": unit.get("title") or "",
             "url": unit.get("url") or "",
             "text": unit.get("text") or "",
-            "parts": [{"anchor": citation_anchor(p["citation"]), "citation": p["citation"], "text": p["text"]}
-                      for p in unit.get("parts") or []] if is_article else [],
+            "parts": [{"anchor": _unused(citation_anchor(p["citation"]), used), "citation": p["citation"],
+                       "text": p["text"]} for p in unit.get("parts") or []] if is_article else [],
         }
         if block["chapter_anchor"] in used:
             block["chapter_anchor"] = ""

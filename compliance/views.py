@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from agent.retrieval.glossary_checks import terms_citing
 from agent.retrieval.legal_refs import document_links
 from agent.retrieval.statute_directory import statute_directory
 from chunks.selectors import knowledge_overview, legal_document_chunks, user_file_chunks
@@ -417,8 +418,13 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
     # An editor reading a rule may teach the workspace's glossary its own word for it: each § (an article)
     # links to the Ordlista form with the provision as the law words (glossary.views._pointed_provision).
     teach = workspace is not None and membership_get_by_slug(request.user, workspace.slug).can_edit
+    # And every member sees the words the workspace's glossary already leads to a § (or a chapter) with.
+    taught = terms_citing(workspace, doc.sfs_number) if workspace is not None else None
     for block in [*blocks, *regulation]:
         block["teachable"] = teach and bool(block["citation"]) and block["kind"] in TEACHABLE_KINDS
+        block["taught_words"] = taught.units.get(block["citation"], []) if taught else []
+        block["chapter_taught_words"] = (taught.chapters.get(block.get("chapter") or "", [])
+                                         if taught and block.get("opens_chapter") else [])
     # The unit's citation completes it (the form comes back to the unit's § by itself): one link per § of a
     # statute of two thousand, so it carries no more than it must.
     teach_url = (f"{reverse('glossary_list', args=[workspace.slug])}?forfattning={quote(doc.sfs_number, safe='')}"
@@ -434,5 +440,6 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
         "history": history,
         "workspace": workspace,
         "teach_url": teach_url,
+        "glossary_url": reverse("glossary_list", args=[workspace.slug]) if workspace is not None else "",
         "nav": "statutes",
     })

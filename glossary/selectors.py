@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import django_filters
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Lower
 from django.http import Http404
 
 from compliance.models import Workspace
@@ -34,6 +35,16 @@ class TermFilter(django_filters.FilterSet):
 def term_list(workspace: Workspace, *, filters: Mapping[str, object] | None = None) -> QuerySet[Term]:
     terms = Term.objects.filter(workspace=workspace).select_related("created_by")
     return TermFilter(filters, queryset=terms).qs if filters else terms
+
+
+# Law words that may cite a unit: a § sign, a chapter or an article. Read first in SQL, so a statute page parses
+# the few terms that cite something, not the whole glossary.
+_CITES_A_UNIT = r"§|\mkap\.|\martikel\M"
+
+
+def term_list_citing(workspace: Workspace) -> QuerySet[Term]:
+    """The workspace's terms whose law words may cite a provision (glossary_checks reads which)."""
+    return Term.objects.filter(workspace=workspace, law_words__iregex=_CITES_A_UNIT).order_by(Lower("word"), "pk")
 
 
 def term_get(workspace: Workspace, term_id: int) -> Term:

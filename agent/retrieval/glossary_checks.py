@@ -22,7 +22,9 @@ from django.db.models import Q
 from chunks.chunking import ADVICE_LABEL
 from chunks.models import ContentChunk
 from compliance.numbers import is_sfs_number
+from compliance.models import Workspace
 from compliance.selectors import AccessScope
+from glossary.selectors import term_list_citing
 from law.statute_names import derive_short_name
 
 from .hybrid import CitedUnit, cited_units_held, unit_holds
@@ -110,6 +112,35 @@ def law_words_checks(law_words: Sequence[str], scope: AccessScope) -> dict[str, 
         out[words] = LawWordsCheck(provisions=provisions, unused_words=[
             word for word in written_words(words) if word in unknown and word not in cited_words])
     return out
+
+
+@dataclass(frozen=True)
+class TermsCiting:
+    """A workspace's terms whose law words cite units of one document, by the unit as the statute page anchors it:
+    `units` "11 kap. 11 §", "artikel 4", "3 §" (a range cites each of its units); `chapters` "7" for a chapter
+    cited as a whole."""
+
+    units: dict[str, list[str]]
+    chapters: dict[str, list[str]]
+
+
+def terms_citing(workspace: Workspace, number: str) -> TermsCiting:
+    """The words of the workspace's glossary whose law words cite document `number`, read as retrieval reads them
+    (a question using the word gets the unit first), in the glossary's order."""
+    directory = statute_directory()
+    units: dict[str, list[str]] = {}
+    chapters: dict[str, list[str]] = {}
+    for term in term_list_citing(workspace):
+        for ref in analyse_references(term.law_words, directory):
+            if ref.sfs != number:
+                continue
+            citations = unit_citations(ref)
+            targets = [units.setdefault(c, []) for c in citations] if citations else (
+                [chapters.setdefault(ref.chapter, [])] if ref.chapter else [])
+            for words in targets:
+                if term.word not in words:
+                    words.append(term.word)
+    return TermsCiting(units=units, chapters=chapters)
 
 
 def glossary_citation(number: str, citation: str, title: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -10,6 +12,7 @@ from compliance.anchors import statute_url
 from compliance.models import LegalDocument, validate_document_number
 from compliance.numbers import document_slug, number_from_slug
 from compliance.services import legal_document_upsert
+from glossary.services import term_create
 from law.regulations import regulation_from_record
 from tests.helpers import BaseTestCase
 from tests.law.test_load_regulations import shipped_record
@@ -35,7 +38,9 @@ def test_bad_numbers_are_rejected_in_swedish(value: str) -> None:
 def test_urls_of_the_new_numbers_and_old_sfs_links() -> None:
     assert statute_url("1977:1160", "3 kap. 2 a §") == "/lag/1977:1160#3kap2a"
     assert statute_url("AFS 2023:1", "3 §") == "/lag/AFS_2023:1#3"
-    assert statute_url("(EU) 2016/679", "artikel 6.1") == "/lag/EU_2016-679#artikel-61"
+    assert statute_url("(EU) 2016/679", "artikel 6.1") == "/lag/EU_2016-679#artikel-6-1"
+    # Article 6's paragraph 1 is not article 61.
+    assert statute_url("(EU) 2016/679", "artikel 61") == "/lag/EU_2016-679#artikel-61"
     assert statute_url("1736:0123 2") == "/lag/1736:0123_2"
 
 
@@ -82,7 +87,11 @@ class RegulationPageTests(BaseTestCase):
         self.assertIn("EU-förordning", page)
         self.assertIn('href="https://eur-lex.europa.eu/legal-content/SV/TXT/?uri=CELEX:32016R0679#art_6"', page)
         self.assertEqual(page.count('class="eurlex"'), 99)
-        self.assertIn('id="artikel-61"', page)
+        # Every anchor on the page is one place: article 61 and article 6's paragraph 1 are two.
+        ids = re.findall(r' id="([^"]+)"', page)
+        self.assertEqual([i for i in set(ids) if ids.count(i) > 1], [])
+        self.assertIn('id="artikel-6-1"', page)
+        self.assertIn('<section class="paragraf" id="artikel-61">', page)
         self.assertIn('id="skal-4"', page)
 
     def test_a_binding_section_or_an_article_may_be_taught_a_word_an_allmant_rad_may_not(self) -> None:
@@ -97,6 +106,19 @@ class RegulationPageTests(BaseTestCase):
         self.assertEqual(gdpr.count("data-teach-provision"), 99)
         recital = gdpr[gdpr.index('id="skal-4"'):].split("</section>", 1)[0]
         self.assertNotIn("data-teach-provision", recital)
+        # A term citing an article, or a regulation's §, is named there.
+        term_create(workspace=self.workspace, user=self.alice, word="dataläcka",
+                    law_words="personuppgiftsincident (artikel 33 (EU) 2016/679)")
+        term_create(workspace=self.workspace, user=self.alice, word="skyddsrond",
+                    law_words="undersökning av arbetsmiljön (3 § AFS 2023:1)")
+        gdpr = self.client.get("/lag/EU_2016-679").content.decode()
+        article = gdpr[gdpr.index('id="artikel-33"'):].split("</section>", 1)[0]
+        self.assertIn(f'I er ordlista: <a href="{glossary}?q=datal%C3%A4cka"', article)
+        self.assertEqual(gdpr.count("data-taught-words"), 1)
+        afs = self.client.get("/lag/AFS_2023:1").content.decode()
+        section = afs[afs.index('<section class="paragraf" id="3">'):].split("</section>", 1)[0]
+        self.assertIn(f'I er ordlista: <a href="{glossary}?q=skyddsrond"', section)
+        self.assertEqual(afs.count("data-taught-words"), 1)
         # The form the link opens cites the unit so that retrieval reads it back as that unit.
         for number, unit, cited in (("AFS 2023:1", "3 §", "3 § AFS 2023:1"),
                                     ("(EU) 2016/679", "artikel 33", "artikel 33 (EU) 2016/679")):

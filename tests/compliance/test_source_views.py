@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import SimpleTestCase
@@ -11,6 +13,7 @@ from chunks.models import ContentChunk
 from compliance import services
 from compliance.anchors import citation_anchor, statute_url
 from compliance.models import LegalDocument, Membership, content_hash
+from glossary.services import term_create
 from tests.helpers import BaseTestCase, make_member, make_user
 
 TITLE = "Arbetsmiljölag (1977:1160)"
@@ -138,6 +141,10 @@ class StatutePageTests(BaseTestCase):
         order = [body.index(t) for t in ('id="1kap1"', "Lagens ändamål är", 'id="3kap2a"', "DEL ETT", "DEL TVÅ",
                                          'id="3kap3"', "ÖVERGÅNGSTEXT")]
         self.assertEqual(order, sorted(order))
+        # Every id once: a link opens one place.
+        ids = re.findall(r' id="([^"]+)"', body)
+        self.assertEqual([i for i in set(ids) if ids.count(i) > 1], [])
+        self.assertIn('<h2 class="chapter" id="overgangsbestammelser">Övergångsbestämmelser</h2>', body)
         # The split § is one block: one anchor, both parts inside it.
         self.assertEqual(body.count('id="3kap2a"'), 1)
         block = body[body.index('id="3kap2a"'):body.index('id="3kap3"')]
@@ -174,11 +181,53 @@ class StatutePageTests(BaseTestCase):
         self.assertIn(reverse("glossary_list", args=[self.charlies_workspace.slug]) + "?forfattning=", body)
         self.assertNotIn(glossary, body)
 
+    def test_each_section_names_the_workspaces_words_that_cite_it(self) -> None:
+        """A term whose law words cite a § (a range each of its §§, a chapter its heading) is named there, linked to
+        the Ordlista; only the current workspace's terms, to every member of it."""
+        for word, law_words in (("skyddsplan", "systematiskt arbetsmiljöarbete (3 kap. 2 a § arbetsmiljölagen)"),
+                                ("Tillsynsplan", "3 kap. 2 a–3 §§ arbetsmiljölagen"),
+                                ("skyldighetskapitlet", "allmänna skyldigheter (3 kap. arbetsmiljölagen)"),
+                                ("ledighetsord", "5 kap. 1 § semesterlagen"), ("chefsord", "arbetsgivare")):
+            term_create(workspace=self.workspace, user=self.alice, word=word, law_words=law_words)
+        term_create(workspace=self.charlies_workspace, user=self.charlie, word="charlies-ord",
+                    law_words="3 kap. 2 a § arbetsmiljölagen")
+        glossary = reverse("glossary_list", args=[self.workspace.slug])
+        reader = make_member(self.workspace, "reader", Membership.Role.VIEWER)
+        for user in (self.alice, reader):
+            self.login(user)
+            with self.subTest(user=user.username):
+                body = self.client.get("/lag/1977:1160").content.decode()
+                sections = {anchor: body[body.index(f'id="{anchor}"'):].split("</section>", 1)[0]
+                            for anchor in ("1kap1", "3kap2a", "3kap3")}
+                # In the glossary's order, whatever the case.
+                self.assertIn(f'I er ordlista: <a href="{glossary}?q=skyddsplan"', sections["3kap2a"])
+                self.assertIn(f'<a href="{glossary}?q=Tillsynsplan"', sections["3kap2a"])
+                self.assertIn(f'I er ordlista: <a href="{glossary}?q=Tillsynsplan"', sections["3kap3"])
+                self.assertNotIn("data-taught-words", sections["1kap1"])
+                chapter = body[body.index('id="3kap"'):body.index('id="3kap2a"')]
+                self.assertIn(f'I er ordlista (hela kapitlet): <a href="{glossary}?q=skyldighetskapitlet"', chapter)
+                self.assertEqual(body.count("data-taught-words"), 3)
+                for word in ("ledighetsord", "chefsord", "charlies-ord"):
+                    self.assertNotIn(f"?q={word}", body)
+        self.login(self.charlie)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        self.assertIn("?q=charlies-ord", body)
+        self.assertNotIn("skyddsplan", body)
+
     def test_transitional_provisions_come_last_whatever_their_path(self) -> None:
         add_chunk(self.doc, "00000.00000", "Övergångsbestämmelser 1991:677", "TIDIG ÖVERGÅNG", kind="transitional")
         self.login(self.alice)
         body = self.client.get("/lag/1977:1160").content.decode()
         self.assertLess(body.index('id="3kap3"'), body.index("TIDIG ÖVERGÅNG"))
+
+    def test_a_transitional_provision_cited_alone_and_its_heading_share_no_id(self) -> None:
+        add_chunk(self.doc, "00000.00000", "Övergångsbestämmelser", "UTAN NUMMER", kind="transitional")
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        ids = re.findall(r' id="([^"]+)"', body)
+        self.assertEqual([i for i in set(ids) if ids.count(i) > 1], [])
+        self.assertIn('<section class="paragraf transitional" id="overgangsbestammelser">', body)
+        self.assertIn('<h2 class="chapter">Övergångsbestämmelser</h2>', body)
 
     def test_two_versions_of_a_section_get_unique_anchors(self) -> None:
         add_chunk(self.doc, "00006.00000", "3 kap. 3 §", "NY LYDELSE", chapter="3",

@@ -92,14 +92,19 @@ def test_export_and_import_a_glossary_file(live_server: LiveServer, browser: Bro
     page.close()
 
 
+def _inhyrning_statute() -> None:
+    """A statute of our own with two §§, what a team's word points at."""
+    chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
+                    "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.\n\n"
+                    "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
+
+
 def test_a_term_citing_its_provision_links_to_it(live_server: LiveServer, browser: Browser, artifacts: Path,
                                                   alice: tuple[User, Workspace]) -> None:
     """Law words that cite where the law says it: the list links the provision, and the link opens the statute's
     page at that § (the anchor exists there); a citation the knowledge base lacks is named."""
     _, ws = alice
-    chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
-                    "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.\n\n"
-                    "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
+    _inhyrning_statute()
     opened = open_page(browser, live_server.url, "alice")
     page = opened.page
     page.goto(f"{live_server.url}/ws/{ws.slug}/ordlista/")
@@ -120,12 +125,10 @@ def test_a_term_citing_its_provision_links_to_it(live_server: LiveServer, browse
 
 def test_teach_a_word_from_the_statute_page(live_server: LiveServer, browser: Browser, artifacts: Path,
                                             alice: tuple[User, Workspace]) -> None:
-    """Reading a §, the owner teaches the workspace's word for it: the § 's link opens the Ordlista form with the
+    """Reading a §, the owner teaches the workspace's word for it: the §'s link opens the Ordlista form with the
     provision as law words, and once the word is added the browser is back at that §."""
     _, ws = alice
-    chunked_statute("2099:7", "Lag (2099:7) om inhyrning",
-                    "1 § Den som anlitar inhyrd arbetskraft ska vidta de skyddsåtgärder som behövs.\n\n"
-                    "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
+    _inhyrning_statute()
     opened = open_page(browser, live_server.url, "alice")
     page = opened.page
     page.goto(f"{live_server.url}/lag/2099:7")

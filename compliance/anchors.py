@@ -199,7 +199,6 @@ def statute_blocks(chunks: Iterable[Any]) -> list[dict]:
     return blocks
 
 
-
 # What the page says of units that are not rules (the same words as the chunks' citations).
 _ADVICE_NAME = "Allmänna råd (inte bindande)"
 _RECITAL_NAME = "skäl (inte bindande)"

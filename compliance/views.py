@@ -8,8 +8,8 @@ anything that writes: they can see the workspace, so that leaks nothing.
 from __future__ import annotations
 
 import threading
-from urllib.parse import quote
 from collections.abc import Callable
+from urllib.parse import quote
 
 from cachetools import LRUCache
 from django.contrib import messages

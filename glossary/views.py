@@ -1,8 +1,9 @@
 """The Ordlista pages: a workspace's terms with a form to add one (prefilled from `?ord=`, the link from the
-dashboard's words no source uses and from an answer, or with a § from a statute page's link), a term's edit page and its delete confirmation, and the glossary as an Excel or
-CSV file, out (every member) and in (glossary.transfer reads it, services.term_import writes). Every member reads;
-owners and editors write. The services validate: a refused term is the page again with the Swedish error at its
-field, a refused file the page with the error and the rows at fault.
+dashboard's words no source uses and from an answer, or with a § from a statute page's link), a term's edit page
+and its delete confirmation, and the glossary as an Excel or CSV file, out (every member) and in
+(glossary.transfer reads it, services.term_import writes). Every member reads; owners and editors write. The
+services validate: a refused term is the page again with the Swedish error at its field, a refused file the page
+with the error and the rows at fault.
 
 Another workspace, or its term, is a 404 (membership_for_page, then selectors scoped to it).
 """

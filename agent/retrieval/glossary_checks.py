@@ -21,8 +21,8 @@ from django.db.models import Q
 
 from chunks.chunking import ADVICE_LABEL
 from chunks.models import ContentChunk
-from compliance.numbers import is_sfs_number
 from compliance.models import Workspace
+from compliance.numbers import is_sfs_number
 from compliance.selectors import AccessScope
 from glossary.selectors import term_list_citing
 from law.statute_names import derive_short_name

@@ -126,7 +126,7 @@ def test_a_term_citing_its_provision_links_to_it(live_server: LiveServer, browse
 def test_teach_a_word_from_the_statute_page(live_server: LiveServer, browser: Browser, artifacts: Path,
                                             alice: tuple[User, Workspace]) -> None:
     """Reading a §, the owner teaches the workspace's word for it: the §'s link opens the Ordlista form with the
-    provision as law words, and once the word is added the browser is back at that §."""
+    provision as law words, and once the word is added the browser is back at that §, which now names the word."""
     _, ws = alice
     _inhyrning_statute()
     opened = open_page(browser, live_server.url, "alice")
@@ -142,6 +142,12 @@ def test_teach_a_word_from_the_statute_page(live_server: LiveServer, browser: Br
     page.wait_for_url("**/lag/2099:7#2")
     assert "”uthyrare” finns nu i ordlistan" in page.locator(".messages").inner_text()
     assert Term.objects.get(workspace=ws, word="uthyrare").law_words == "hyr ut arbetskraft (2 § lagen om inhyrning)"
+    # The § now names the word, and the word leads to its row in the Ordlista.
+    assert "I er ordlista: uthyrare" in page.locator("[id='2']").inner_text()
+    assert "I er ordlista" not in page.locator("[id='1']").inner_text()
     page.screenshot(path=str(artifacts / "statute-teach-word.png"), full_page=True)
+    page.locator("[id='2'] [data-taught-words] a").click()
+    page.wait_for_url(f"**/ws/{ws.slug}/ordlista/?q=uthyrare")
+    assert page.locator("#glossary-terms tbody tr").count() == 1
     assert opened.csp_blocked == []
     page.close()

@@ -120,6 +120,25 @@ _TEMPORAL_RE = re.compile(r"\(([^()]*)\)\s*$")
 _KIND_RANK = {"transitional": 1, "appendix": 2}
 
 
+def _unused(anchor: str, used: set[str]) -> str:
+    """`anchor`, taken, or "" (no id) when the page has it already (a chapter heading met again; an article of one
+    unnumbered paragraph, which cites that paragraph as the article itself): one id must lead to one place."""
+    if not anchor or anchor in used:
+        return ""
+    used.add(anchor)
+    return anchor
+
+
+def _numbered(base: str, used: set[str]) -> str:
+    """`base`, or `base-2`, `base-3`, … when the page has it already (two versions of one §), taken."""
+    anchor, n = base, 1
+    while anchor in used:
+        n += 1
+        anchor = f"{base}-{n}"
+    used.add(anchor)
+    return anchor
+
+
 def statute_blocks(chunks: Iterable[Any]) -> list[dict]:
     """Group a statute's chunks into display blocks, one per § (or other unit).
 
@@ -158,23 +177,16 @@ def statute_blocks(chunks: Iterable[Any]) -> list[dict]:
     previous_chapter = None
     previous_heading = ""
     for block in blocks:
-        base = citation_anchor(block["citation"]) or ("inledning" if block["kind"] == "preamble" else "avsnitt")
-        anchor, n = base, 1
-        while anchor in used:
-            n += 1
-            anchor = f"{base}-{n}"
-        used.add(anchor)
-        block["anchor"] = anchor
+        block["anchor"] = _numbered(citation_anchor(block["citation"])
+                                    or ("inledning" if block["kind"] == "preamble" else "avsnitt"), used)
         block["text"] = "\n\n".join(block.pop("texts"))
         block.pop("key")
         # A chapter heading opens each new chapter (a repealed-chapter stub is its own heading).
         opens = (block["kind"] in ("section", "chapter") and block["chapter"]
                  and block["chapter"] != previous_chapter)
         block["opens_chapter"] = bool(opens) and block["kind"] != "chapter"
-        chapter_anchor = citation_anchor(f"{block['chapter']} kap.") if block["opens_chapter"] else ""
-        block["chapter_anchor"] = chapter_anchor if chapter_anchor and chapter_anchor not in used else ""
-        if block["chapter_anchor"]:
-            used.add(chapter_anchor)
+        block["chapter_anchor"] = _unused(citation_anchor(f"{block['chapter']} kap.") if block["opens_chapter"]
+                                          else "", used)
         if block["kind"] in ("section", "chapter"):
             previous_chapter = block["chapter"] or previous_chapter
         # A rubrik usually covers several §§: show it where it starts (again in each chapter).
@@ -210,15 +222,6 @@ def _advice_anchor_citation(citation: str) -> str:
     return f"{base} allmänt råd (inte bindande)".strip()
 
 
-def _unused(anchor: str, used: set[str]) -> str:
-    """`anchor`, taken, or "" (no id) when the page has it already: an article of one unnumbered paragraph cites
-    that paragraph as the article itself, and one id must lead to one place."""
-    if not anchor or anchor in used:
-        return ""
-    used.add(anchor)
-    return anchor
-
-
 def regulation_blocks(structure: list[dict]) -> list[dict]:
     """An agency or EU regulation's units (LegalDocument.structure) as display blocks in document order.
 
@@ -233,12 +236,8 @@ def regulation_blocks(structure: list[dict]) -> list[dict]:
         kind = unit.get("kind", "")
         citation = unit.get("citation") or ""
         anchor_citation = _advice_anchor_citation(citation) if kind == "allmänt råd" else citation
-        base = citation_anchor(anchor_citation) or ("inledning" if kind == "inledning" else "avsnitt")
-        anchor, n = base, 1
-        while anchor in used:
-            n += 1
-            anchor = f"{base}-{n}"
-        used.add(anchor)
+        anchor = _numbered(citation_anchor(anchor_citation) or ("inledning" if kind == "inledning" else "avsnitt"),
+                           used)
         opens_avdelning = bool(unit.get("avdelning")) and unit["avdelning"] != avdelning
         opens_chapter = bool(unit.get("chapter")) and (unit["chapter"] != chapter or opens_avdelning)
         if opens_chapter:
@@ -267,9 +266,7 @@ def regulation_blocks(structure: list[dict]) -> list[dict]:
             "parts": [{"anchor": _unused(citation_anchor(p["citation"]), used), "citation": p["citation"],
                        "text": p["text"]} for p in unit.get("parts") or []] if is_article else [],
         }
-        if block["chapter_anchor"] in used:
-            block["chapter_anchor"] = ""
-        used.add(block["chapter_anchor"])
+        block["chapter_anchor"] = _unused(block["chapter_anchor"], used)
         blocks.append(block)
         avdelning = unit.get("avdelning") or avdelning
         chapter = unit.get("chapter") or chapter

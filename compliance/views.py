@@ -425,10 +425,10 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
         block["taught_words"] = taught.units.get(block["citation"], []) if taught else []
         block["chapter_taught_words"] = (taught.chapters.get(block.get("chapter") or "", [])
                                          if taught and block.get("opens_chapter") else [])
+    glossary_url = reverse("glossary_list", args=[workspace.slug]) if workspace is not None else ""
     # The unit's citation completes it (the form comes back to the unit's § by itself): one link per § of a
     # statute of two thousand, so it carries no more than it must.
-    teach_url = (f"{reverse('glossary_list', args=[workspace.slug])}?forfattning={quote(doc.sfs_number, safe='')}"
-                 f"&enhet=") if teach and workspace is not None else ""
+    teach_url = f"{glossary_url}?forfattning={quote(doc.sfs_number, safe='')}&enhet=" if teach else ""
     return render(request, "compliance/statute_detail.html", {
         "doc": doc,
         "official_url": official_statute_url(doc),
@@ -440,6 +440,6 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
         "history": history,
         "workspace": workspace,
         "teach_url": teach_url,
-        "glossary_url": reverse("glossary_list", args=[workspace.slug]) if workspace is not None else "",
+        "glossary_url": glossary_url,
         "nav": "statutes",
     })

@@ -130,16 +130,20 @@ def terms_citing(workspace: Workspace, number: str) -> TermsCiting:
     directory = statute_directory()
     units: dict[str, list[str]] = {}
     chapters: dict[str, list[str]] = {}
+    def add(by_unit: dict[str, list[str]], unit: str, word: str) -> None:
+        words = by_unit.setdefault(unit, [])
+        if word not in words:
+            words.append(word)
+
     for term in term_list_citing(workspace):
         for ref in analyse_references(term.law_words, directory):
             if ref.sfs != number:
                 continue
             citations = unit_citations(ref)
-            targets = [units.setdefault(c, []) for c in citations] if citations else (
-                [chapters.setdefault(ref.chapter, [])] if ref.chapter else [])
-            for words in targets:
-                if term.word not in words:
-                    words.append(term.word)
+            for citation in citations:
+                add(units, citation, term.word)
+            if not citations and ref.chapter:
+                add(chapters, ref.chapter, term.word)
     return TermsCiting(units=units, chapters=chapters)
 
 

@@ -14,6 +14,9 @@ from django.contrib.auth.models import User
 from django.db import connections
 from django.test import TestCase
 
+from agent.answering.prepare import PreparedContext
+from agent.models import RetrievalLog
+from agent.monitoring.retrieval_logs import retrieval_log_save
 from compliance.models import LegalDocument, Membership, Workspace
 
 PASSWORD = "korrekt-häst-batteri"
@@ -36,6 +39,13 @@ def alice_owning_a_workspace() -> tuple[User, Workspace]:
     ws = Workspace.objects.create(name="Alices AB", slug="alices-ab")
     Membership.objects.create(user=user, workspace=ws, role=Membership.Role.OWNER)
     return user, ws
+
+
+def saved_log(prepared: PreparedContext) -> RetrievalLog:
+    """A turn's log saved as its caller saves it (the pre-model step only builds it), read back from the database."""
+    saved = retrieval_log_save(prepared.log)
+    assert saved is not None
+    return RetrievalLog.objects.get(pk=saved.pk)
 
 
 def chunked_statute(number: str, title: str, text: str) -> LegalDocument:

@@ -22,6 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agent.models import Conversation, Message
+from agent.monitoring.retrieval_logs import retrieval_log_save
 from agent.retrieval import hybrid as retrieval
 from agent.retrieval.hybrid import RetrievalOptions
 from agent.retrieval.question_scope import label_workspaces, question_scope
@@ -157,6 +158,7 @@ class ContextApi(WorkspaceMixin, BaseApi):
         messages.append({"role": "user", "content": serializer.validated_data["query"]})
         options = prepare.PrepareOptions(retrieval=retrieval_options(serializer.options()))
         prepared = prepare.prepare_context(messages, workspace, request.user, options)
+        retrieval_log_save(prepared.log)  # the turn ends here: no answer follows to save it with
         data = {
             "messages": prepared.messages, "context_text": prepared.context_text, "citations": prepared.citations,
             "metrics": prepared.metrics, "intent": prepared.intent, "skipped": bool(prepared.skipped),

@@ -21,8 +21,9 @@ from django.utils import timezone
 
 from agent.memory.profile import mention_sentence, proposals_for
 from agent.memory.register_proposals import register_proposals_for
-from agent.models import Conversation, Feedback, Message, RetrievalLog
+from agent.models import Conversation, Feedback, Message
 from agent.monitoring.metrics import observe_model_error
+from agent.monitoring.retrieval_logs import retrieval_log_save
 from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
 from compliance.clock import swedish_today
 from compliance.errors import ApplicationError
@@ -83,6 +84,16 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
     prepared = prepare_context([*history, {"role": "user", "content": content}], conversation.workspace, user,
                                PrepareOptions(context_window=_context_window()))
     prepared.proposals = proposals
+    try:
+        yield from _respond(conversation, user, content, prepared)
+    finally:
+        # The turn's log is saved with its answer in _finish; a stream abandoned before the answer (the browser
+        # went away) or broken by an error still leaves its log, without a message.
+        retrieval_log_save(prepared.log)
+
+
+def _respond(conversation: Conversation, user: AbstractBaseUser, content: str,
+             prepared: PreparedContext) -> Iterator[dict]:
     citations = list(prepared.citations)
     yield {"event": "sources", "data": citations}
 
@@ -199,9 +210,8 @@ def _finish(conversation: Conversation, prepared: PreparedContext, text: str, ci
             error=error[:2000], model_name=settings.CHAT_MODEL if mode == Message.AnswerMode.MODEL else "",
             proposals=prepared.proposals, unknown_words=prepared.words_not_found, glossary=prepared.glossary,
         )
-        if prepared.log is not None:
-            RetrievalLog.objects.filter(pk=prepared.log.pk).update(message=message, answer_mode=mode)
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    retrieval_log_save(prepared.log, message=message, answer_mode=mode)
     return {"event": "done", "data": {
         "message_id": message.pk, "content": cleaned, "answer_mode": mode, "removed_citations": removed,
         "degraded": message.degraded, "notice": prepared.notice, "sources": citations,

@@ -1,8 +1,9 @@
 """The pre-model step: decide whether to retrieve, retrieve (or reuse), assemble.
 
 prepare_context() never raises into the chat: if anything in retrieval fails,
-the turn goes ahead without sources and is marked degraded. Every turn leaves a
-RetrievalLog row behind, which the chat links to the answer it produced.
+the turn goes ahead without sources and is marked degraded. Every turn builds a
+RetrievalLog; the caller saves it (the chat with the answer it produced, in one
+INSERT after the answer, the context API at once).
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ class PreparedContext:
     degraded: bool = False
     notice: str = ""  # Swedish, for the user when degraded
     assembled: AssembledContext | None = None
+    # The turn's log, built but not saved: the caller saves it once, with the answer's message when there is one
+    # (agent.monitoring.retrieval_logs.retrieval_log_save), so the write is not part of the pre-model step.
     log: RetrievalLog | None = None
     memory: Memory = field(default_factory=Memory)  # the profile and preferences the context carries
     proposals: list[dict] = field(default_factory=list)  # facts the message stated, offered for saving
@@ -113,7 +116,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
     facts: dict = {"intent_confidence": intent.confidence}
     if intent.intent in SKIP_INTENTS:
         prepared = _build(options, conversation, None, intent.intent, skipped=True, timings=timings)
-        prepared.log = _save_log(workspace, user, question, prepared, cache_hit=False, facts=facts)
+        prepared.log = _turn_log(workspace, user, question, prepared, cache_hit=False, facts=facts)
         return prepared
 
     t0 = time.perf_counter()
@@ -152,7 +155,7 @@ def prepare_context(messages: list[dict], workspace: Workspace, user: AbstractBa
     prepared.degraded, prepared.notice, prepared.memory = retrieved.degraded, retrieved.notice, memory
     prepared.metrics.update(cache_hit=retrieved.cache_hit, degraded=retrieved.degraded, zero_match=not retrieved.chunks)
     _warn_if_slow(_ms(started), timings, question)
-    prepared.log = _save_log(workspace, user, question, prepared, cache_hit=retrieved.cache_hit, error=error,
+    prepared.log = _turn_log(workspace, user, question, prepared, cache_hit=retrieved.cache_hit, error=error,
                              facts=facts)
     return prepared
 
@@ -372,25 +375,21 @@ def _conversation(messages: list[dict]) -> list[dict]:
     return kept[-MAX_HISTORY_MESSAGES:]
 
 
-def _save_log(workspace: Workspace, user: AbstractBaseUser, question: str, prepared: PreparedContext, *,
-              cache_hit: bool, error: str = "", facts: dict) -> RetrievalLog | None:
+def _turn_log(workspace: Workspace, user: AbstractBaseUser, question: str, prepared: PreparedContext, *,
+              cache_hit: bool, error: str = "", facts: dict) -> RetrievalLog:
     m = prepared.metrics
     observe_turn(intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit, zero_match=m["zero_match"],
                  degraded=prepared.degraded, retrieval_ms=facts.get("retrieval_ms"),
                  total_ms=m["latency_ms"].get("total"))
-    try:
-        return RetrievalLog.objects.create(
-            **facts, total_ms=m["latency_ms"].get("total"),
-            workspace=workspace, user=user if getattr(user, "is_authenticated", False) else None,
-            query=question[:4000], intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit,
-            chunks_considered=m["chunks_considered"], chunks_included=m["chunks_included"],
-            chunks_excluded_by_budget=m["chunks_excluded_by_budget"], tokens_used=m["tokens_used"],
-            token_budget=m["token_budget"], latency_ms=m["latency_ms"], zero_match=m["zero_match"],
-            degraded=prepared.degraded, error=error[:2000],
-        )
-    except Exception:  # the log is for the dashboard; losing one row must not lose the answer
-        log.exception("could not save the retrieval log")
-        return None
+    return RetrievalLog(
+        **facts, total_ms=m["latency_ms"].get("total"),
+        workspace=workspace, user=user if getattr(user, "is_authenticated", False) else None,
+        query=question[:4000], intent=prepared.intent, skipped=prepared.skipped, cache_hit=cache_hit,
+        chunks_considered=m["chunks_considered"], chunks_included=m["chunks_included"],
+        chunks_excluded_by_budget=m["chunks_excluded_by_budget"], tokens_used=m["tokens_used"],
+        token_budget=m["token_budget"], latency_ms=m["latency_ms"], zero_match=m["zero_match"],
+        degraded=prepared.degraded, error=error[:2000],
+    )
 
 
 def _ms(t0: float) -> float:

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django import Settings
 
@@ -158,6 +160,34 @@ def test_greeting_and_meta_skip_retrieval(setup: dict[str, Any], fake_model: Fak
     assert fake_model.requests == []  # no model call, no sources
     log = RetrievalLog.objects.get(message=message)
     assert log.skipped and log.intent == intent and log.answer_mode == "direct"
+
+
+def test_a_turn_writes_its_log_once_with_the_answer(setup: dict[str, Any]) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        message = chat.answer(setup["conv"], setup["alice"], QUESTION)
+    writes = [q["sql"].split(" ", 1)[0] for q in queries.captured_queries if '"agent_retrievallog"' in q["sql"]
+              and not q["sql"].startswith("SELECT")]
+    assert writes == ["INSERT"]  # linked to the message as it is written, not updated afterwards
+    log = RetrievalLog.objects.get(message=message)
+    assert log.query == QUESTION and log.answer_mode == "extractive" and log.workspace == setup["ws"]
+
+
+def test_an_abandoned_stream_still_leaves_its_log(setup: dict[str, Any]) -> None:
+    stream = chat.stream_answer(setup["conv"], setup["alice"], QUESTION)
+    assert next(stream)["event"] == "sources"
+    stream.close()  # what the server does when the browser goes away mid-answer
+    log = RetrievalLog.objects.get(query=QUESTION)
+    assert log.message is None and log.answer_mode == "" and log.chunks_included > 0
+    assert list(setup["conv"].messages.values_list("role", flat=True)) == ["user"]
+
+
+def test_the_context_api_logs_its_turn(setup: dict[str, Any], client: Client) -> None:
+    client.force_login(setup["alice"])
+    response = client.post(reverse("api-context", args=[setup["ws"].slug]), {"query": QUESTION},
+                           content_type="application/json")
+    assert response.status_code == 200 and response.json()["citations"]
+    log = RetrievalLog.objects.get(query=QUESTION)
+    assert log.message is None and log.user == setup["alice"] and log.chunks_included > 0
 
 
 def test_empty_message_is_refused_in_swedish(setup: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.selectors import access_scope_for
-from tests.helpers import make_user
+from tests.helpers import make_user, saved_log
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +86,7 @@ def test_member_of_both_gets_the_named_workspace_labelled(setup: dict[str, Any])
     assert own["workspace_name"] == ""
     assert f"Källa [{row['n']}]: Arbetsytan Dotterbolaget AB > semesterpolicy.txt" in prepared.context_text
     assert "Arbetsytan" not in prepared.context_text.split(f"Källa [{own['n']}]: ", 1)[1].split("\n", 1)[0]
-    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    log = saved_log(prepared)
     assert log.workspace_mentions == ["Dotterbolaget AB"]
 
 
@@ -114,7 +114,7 @@ def test_a_non_member_name_changes_and_reveals_nothing(setup: dict[str, Any]) ->
     named = ask("Vad säger semesterpolicy om sommarsemester i Hemliga Bolaget AB?", setup["ws"], setup["alice"])
     assert setup["secret_file"].pk not in file_ids(named)
     assert file_ids(named) == file_ids(plain)
-    assert RetrievalLog.objects.get(pk=named.log.pk).workspace_mentions == []
+    assert saved_log(named).workspace_mentions == []
     assert "Hemliga" not in named.context_text
 
 

@@ -115,6 +115,8 @@ def test_bench_context_prints_its_figures(loaded: list[LegalDocument]) -> None:
         assert key in report
     assert {"p50_ms", "p95_ms"} <= set(report["miss"])
     assert report["hits_served_from_cache"] == 3
+    # Each turn's log is written apart from the step (after the answer), timed on its own, then removed.
+    assert report["log_write"]["n"] == 6 and report["retrieval_logs_deleted"] == 6
 
 
 def test_bench_ingest_prints_its_figures() -> None:

@@ -13,12 +13,13 @@ from pytest_django import Settings
 
 from agent.answering.prepare import PrepareOptions, PreparedContext, prepare_context
 from agent.models import RetrievalLog
+from agent.monitoring.retrieval_logs import retrieval_log_save
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions
 from agent.tasks import prune_retrieval_logs
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import workspace_touch_knowledge
-from tests.helpers import make_user
+from tests.helpers import make_user, saved_log
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +45,7 @@ def test_greeting_and_meta_skip_retrieval(alice_ws: tuple[User, Workspace], text
     prepared = ask(text, ws, alice)
     assert prepared.skipped and prepared.citations == [] and prepared.context_text == ""
     assert [m["role"] for m in prepared.messages] == ["system", "user"]
-    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    log = saved_log(prepared)
     assert log.skipped and log.intent in ("greeting", "meta") and log.chunks_included == 0
 
 
@@ -63,9 +64,19 @@ def test_factual_question_gets_a_separate_context_message(alice_ws: tuple[User, 
     assert all(f"--- {b} Källa [{n}]: {c['header']} ---" in context for n, c in by_n.items())
     m = prepared.metrics
     assert m["chunks_included"] == len(prepared.citations) and 0 < m["tokens_used"] <= m["token_budget"] == 8000
-    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    log = saved_log(prepared)
     assert not log.skipped and not log.degraded and log.tokens_used == m["tokens_used"]
     assert {"intent", "analysis", "assemble", "retrieval_sql"} <= set(log.latency_ms)
+
+
+def test_the_step_builds_its_log_and_its_caller_saves_it_once(alice_ws: tuple[User, Workspace]) -> None:
+    alice, ws = alice_ws
+    prepared = ask("Vad gäller för skyddsombud?", ws, alice)
+    # Not written before the model runs: the chat saves it with the answer, in one INSERT.
+    assert prepared.log is not None and prepared.log.pk is None and not RetrievalLog.objects.exists()
+    first = retrieval_log_save(prepared.log)
+    assert retrieval_log_save(prepared.log) is first  # saved once, however often asked
+    assert RetrievalLog.objects.get().tokens_used == prepared.metrics["tokens_used"] > 0
 
 
 def test_budget_shrinks_with_a_small_context_window(alice_ws: tuple[User, Workspace]) -> None:
@@ -81,7 +92,7 @@ def test_same_topic_follow_up_hits_the_cache_until_knowledge_changes(alice_ws: t
     again = ask("Uppsägning och turordning?", ws, alice)
     assert not first.metrics["cache_hit"] and again.metrics["cache_hit"]
     assert [c["chunk_id"] for c in again.citations] == [c["chunk_id"] for c in first.citations]
-    assert RetrievalLog.objects.get(pk=again.log.pk).cache_hit
+    assert saved_log(again).cache_hit
     workspace_touch_knowledge(ws.pk)
     ws.refresh_from_db()
     assert not ask("turordning vid uppsägning", ws, alice).metrics["cache_hit"]
@@ -103,7 +114,7 @@ def test_retrieval_failure_degrades_instead_of_raising(alice_ws: tuple[User, Wor
                    retrieval=RetrievalOptions(date_from="inte-ett-datum"))
     assert prepared.degraded and prepared.citations == []
     assert "misslyckades" in prepared.notice
-    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    log = saved_log(prepared)
     assert log.degraded and log.error
     assert prepared.messages[-1]["content"] == "Vad gäller för skyddsombud?"
 
@@ -118,7 +129,7 @@ def test_empty_or_meaningless_messages_do_not_crash(alice_ws: tuple[User, Worksp
 def test_log_records_the_analysis_counts_and_timings(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
     prepared = ask("Vad säger 3 kap. 2 a § arbetsmiljölagen om arbetsgivarens ansvar 2024?", ws, alice)
-    log = RetrievalLog.objects.get(pk=prepared.log.pk)
+    log = saved_log(prepared)
     assert log.intent == "factual" and 0 < log.intent_confidence <= 1
     assert "arbetsgivarens" in log.keywords and not log.fallback
     assert {"sfs": "1977:1160", "chapter": "3", "section": "2 a"}.items() <= log.references[0].items()
@@ -127,15 +138,15 @@ def test_log_records_the_analysis_counts_and_timings(alice_ws: tuple[User, Works
     assert log.chunks_excluded_by_threshold is not None and log.chunks_excluded_by_privacy is None
     # The search's own time is part of the pre-model total.
     assert 0 < log.retrieval_ms == log.latency_ms["retrieve"] <= log.total_ms == log.latency_ms["total"]
-    again = RetrievalLog.objects.get(pk=ask("Vad säger 3 kap. 2 a § arbetsmiljölagen om arbetsgivarens ansvar 2024?",
-                                            ws, alice).log.pk)
+    again = saved_log(ask("Vad säger 3 kap. 2 a § arbetsmiljölagen om arbetsgivarens ansvar 2024?",
+                                            ws, alice))
     assert again.cache_hit and again.retrieval_ms is None and again.chunks_matched == log.chunks_matched
     assert again.chunks_excluded_by_threshold is None
 
 
 def test_skipped_turn_logs_confidence_and_total_but_no_retrieval(alice_ws: tuple[User, Workspace]) -> None:
     alice, ws = alice_ws
-    log = RetrievalLog.objects.get(pk=ask("Hej!", ws, alice).log.pk)
+    log = saved_log(ask("Hej!", ws, alice))
     assert log.skipped and log.intent_confidence == 0.95 and log.keywords == [] and log.retrieval_ms is None
     assert log.total_ms == log.latency_ms["total"] >= 0
 

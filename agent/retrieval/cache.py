@@ -190,13 +190,23 @@ class DjangoRetrievalCache:
             self._cache.add(gen_key, time.time_ns(), timeout=None)
 
 
+@dataclass(frozen=True)
+class CacheConfig:
+    """The settings a cache is built from: a change (tests) builds it again."""
+
+    backend: str  # "memory" (per process) or "django" (CACHES, shared)
+    size: int
+    ttl_ms: int
+
+
 _singleton: RetrievalCache | None = None
-_singleton_config: tuple | None = None
+_singleton_config: CacheConfig | None = None
 _singleton_lock = threading.Lock()
 
 
-def _configured() -> tuple[str, int, int]:
-    return (settings.RETRIEVAL_CACHE_BACKEND, settings.RETRIEVAL_CACHE_SIZE, settings.RETRIEVAL_CACHE_TTL_MS)
+def _configured() -> CacheConfig:
+    return CacheConfig(backend=settings.RETRIEVAL_CACHE_BACKEND, size=settings.RETRIEVAL_CACHE_SIZE,
+                       ttl_ms=settings.RETRIEVAL_CACHE_TTL_MS)
 
 
 def get_retrieval_cache() -> RetrievalCache:
@@ -205,7 +215,7 @@ def get_retrieval_cache() -> RetrievalCache:
     config = _configured()
     with _singleton_lock:
         if _singleton is None or _singleton_config != config:
-            backend, size, ttl_ms = config
-            _singleton = DjangoRetrievalCache(ttl_ms) if backend == "django" else InMemoryRetrievalCache(size, ttl_ms)
+            _singleton = (DjangoRetrievalCache(config.ttl_ms) if config.backend == "django"
+                          else InMemoryRetrievalCache(config.size, config.ttl_ms))
             _singleton_config = config
         return _singleton

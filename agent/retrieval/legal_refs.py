@@ -884,6 +884,16 @@ _ART_NUMBER_RE = re.compile(r"\s?(\d{1,3})(?!\d)(?:\.(\d{1,2})(?!\d)|\((\d{1,2})
 _ART_LETTER_RE = re.compile(r"\s?(?:\(([a-z])\)|([a-hj-z]|i(?=\s?(?:[,.;:!?)]|och\b|eller\b|$)))(?![\w]))")
 _ART_LETTER_SEP_RE = re.compile(r"\s?(?:,|och|eller)(?=\s?(?:\([a-z]\)|[a-z](?![\w])))")
 _ART_SEP_RE = re.compile(r"\s?(,|och|eller|samt|-|till)(?=\s?\d)")
+# An act the articles belong to that no directory entry names: a treaty, a charter, a directive, a convention or
+# a protocol, written right after them ("artikel 263 i EUF-fördraget", "artikel 8.1 i Europeiska unionens stadga
+# om …", "artiklarna 12–15 i det direktivet", "artikel 2.2 i rådets direktiv 2000/31/EG"). Such articles are not
+# the act whose text this is, nor the one EU act the knowledge base holds. The words before the act's own word are
+# a name's capitalised words or genitives ("Europeiska unionens", "Europaparlamentets och rådets"), so "artikel 6
+# i enlighet med …" is not read as naming one.
+_OTHER_ACT_AFTER_RE = re.compile(
+    r"\s*(?:i|enligt|av|till|under)\s+(?:(?:det|detta|den|denna|samma)\s+)?"
+    r"(?P<act>(?:(?:[A-ZÅÄÖ][\w:-]*|[^\W\d_]+s|och)\s+){0,4}?"
+    r"[\w:-]*?(?:fördrag|stadga|direktiv|konvention|protokoll)[^\W\d_]*)")
 
 
 def _read_articles(text: str, pos: int) -> tuple[list[tuple[str, int | None, str | None]], int]:
@@ -1375,6 +1385,12 @@ class _Parser:
             self.emit_articles(tok.value, tok.start, toks[after].end, st)  # type: ignore[arg-type]
             self.note_named(st)
             return after + 1
+        other = _OTHER_ACT_AFTER_RE.match(self.text, tok.end)
+        if other is not None:
+            # Bound to that act by name, with no number: neither linked nor searched as one the sources hold.
+            self.emit_articles(tok.value, tok.start, other.end("act"),  # type: ignore[arg-type]
+                               _Statute(other.group("act"), None))
+            return i + 1
         if pending is not None and pending[0] == i - 1 and self.adjacent(i - 1, i):
             if pending[1] >= 0:
                 del self.refs[pending[1]]

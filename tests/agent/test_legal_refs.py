@@ -902,6 +902,42 @@ def test_in_a_statutes_own_text_a_bare_article_is_not_guessed(book: StatuteDirec
 
 
 @pytest.mark.parametrize(
+    "text, act",
+    [
+        # The GDPR's own recitals and articles cite the treaties, the charter and directives by their articles.
+        ("i enlighet med artikel 263 i EUF-fördraget.", "EUF-fördraget"),
+        ("Artikel 8.1 i Europeiska unionens stadga om de grundläggande rättigheterna", "Europeiska unionens stadga"),
+        ("artikel 5 i fördraget om Europeiska unionen (EU-fördraget)", "fördraget"),
+        ("artiklarna 12–15 i det direktivet.", "direktivet"),
+        ("artikel 25.6 eller 26.4 i direktiv 95/46/EG fungerar", "direktiv"),
+        ("enligt artikel 47.3 i Europaparlamentets och rådets direktiv 2006/43/EG",
+         "Europaparlamentets och rådets direktiv"),
+        ("artikel 6 i Europakonventionen", "Europakonventionen"),
+    ],
+)
+def test_articles_of_an_act_the_directory_does_not_know_are_not_its_own_or_the_gdprs(
+        book: StatuteDirectory, text: str, act: str) -> None:
+    # Neither in the GDPR's own text (bare articles there are its own) nor in a question (bare articles there are
+    # the one EU act's): the act named after them claims them, by name.
+    for self_sfs in ("(EU) 2016/679", "2001:883", None):
+        refs = analyse_references(text, book, self_sfs=self_sfs)
+        assert refs and all(r.article and r.sfs is None and r.statute_name == act for r in refs), (self_sfs, refs)
+    assert document_links(text, book, self_sfs="(EU) 2016/679") == []
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("i enlighet med artikel 89.1 ska", [("(EU) 2016/679", "artikel 89.1")]),
+        ("enligt artikel 6.1 f i denna förordning", [("(EU) 2016/679", "artikel 6.1 f")]),
+        ("artikel 9 i enlighet med direktivet", [("(EU) 2016/679", "artikel 9")]),  # "enlighet med" names no act
+    ],
+)
+def test_the_gdprs_own_bare_articles_stay_its_own(book: StatuteDirectory, text: str, expected: list) -> None:
+    assert units(analyse_references(text, book, self_sfs="(EU) 2016/679")) == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Jag skrev en artikel i tidningen om arbetsmiljölagen.",

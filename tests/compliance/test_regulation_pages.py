@@ -93,6 +93,10 @@ class RegulationPageTests(BaseTestCase):
         self.assertIn('id="artikel-6-1"', page)
         self.assertIn('<section class="paragraf" id="artikel-61">', page)
         self.assertIn('id="skal-4"', page)
+        # Recital 143 cites the treaty's article 263, which is not the GDPR's: no link into this page for it.
+        recital = page[page.index('id="skal-143"'):].split("</section>", 1)[0]
+        self.assertIn("artikel 263 i EUF-fördraget", recital)
+        self.assertNotIn("#artikel-263", recital)
 
     def test_a_binding_section_or_an_article_may_be_taught_a_word_an_allmant_rad_may_not(self) -> None:
         self.login(self.alice)

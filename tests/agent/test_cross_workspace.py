@@ -18,7 +18,6 @@ from pytest_django import Settings
 
 from agent.answering import chat
 from agent.answering.prepare import PreparedContext, prepare_context
-from agent.models import RetrievalLog
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.workspace_names import workspace_names_for
 from chunks.services import chunk_document, embed_chunk_batch

@@ -10,7 +10,7 @@ not current (superseded, or a new version not yet processed) and of deleted asse
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from django.core.cache import cache
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
@@ -86,6 +86,22 @@ def user_file_chunks(user_file: UserFile) -> QuerySet[ContentChunk]:
 def legal_document_chunks(doc: LegalDocument) -> QuerySet[ContentChunk]:
     """A statute's chunks, in document order."""
     return ContentChunk.objects.filter(legal_document=doc).order_by("path")
+
+
+def legal_document_units_held(numbers: Iterable[str], citations: Iterable[str],
+                              chapters: Iterable[str]) -> set[tuple[str, str]]:
+    """Of the shared documents `numbers`, which hold a unit cited as one of `citations` ("3 kap. 2 §",
+    "artikel 6.1") or a chapter of `chapters` ("3 kap."): (number, citation) pairs, read from their chunks. A link
+    to a unit a document lacks (a repealed §, a slip in the text) goes to the document instead."""
+    numbers, citations = list(numbers), list(citations)
+    chapter_numbers = {chapter.removesuffix(" kap."): chapter for chapter in chapters}
+    if not numbers or not (citations or chapter_numbers):
+        return set()
+    shared = ContentChunk.objects.filter(legal_document__isnull=False, document_number__in=numbers)
+    held = set(shared.filter(citation__in=citations).values_list("document_number", "citation").distinct())
+    held |= {(number, chapter_numbers[chapter]) for number, chapter in
+             shared.filter(chapter__in=list(chapter_numbers)).values_list("document_number", "chapter").distinct()}
+    return held
 
 
 def legal_document_sections(document: LegalDocument) -> list[dict]:

@@ -7,6 +7,7 @@ anything that writes: they can see the workspace, so that leaks nothing.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from urllib.parse import quote
@@ -14,6 +15,7 @@ from urllib.parse import quote
 from cachetools import LRUCache
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -22,9 +24,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent.retrieval.glossary_checks import terms_citing
-from agent.retrieval.legal_refs import document_links
+from agent.retrieval.legal_refs import DocumentLink, StatuteDirectory, reference_links
 from agent.retrieval.statute_directory import statute_directory
-from chunks.selectors import knowledge_overview, legal_document_chunks, user_file_chunks
+from chunks.selectors import knowledge_overview, legal_document_chunks, legal_document_units_held, user_file_chunks
 from chunks.tasks import sync_workspace
 from law.selectors import statute_history_get
 
@@ -368,31 +370,78 @@ def statute_list(request: HttpRequest) -> HttpResponse:
     })
 
 
-# A page's linked texts per document text, with the directory they were linked by: parsing the GDPR's 500 units
-# takes a quarter second.
+# A page's linked texts, by what they are derived from: the texts themselves and the directory of documents they may
+# cite. Kept in the process and shared by the processes: parsing inkomstskattelagen's references takes two seconds.
 _linked_pages: LRUCache = LRUCache(maxsize=32)
 _linked_lock = threading.Lock()
+LINKED_PAGE_SECONDS = 7 * 24 * 3600  # a change of a text or of the directory is a new key
 
 
-def _link_references(doc: LegalDocument, blocks: list[dict]) -> None:
-    """Each block's text as HTML (`html`) whose references to an agency regulation or an EU act link to the
-    cited unit on its page: dataskyddslagen's "artikel 9.2 g i EU:s dataskyddsförordning" to the GDPR's 9.2."""
+def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[dict]) -> None:
+    """Each text's HTML (`html`) with every reference a reader may follow linked to the unit it cites: on the page
+    of another statute, regulation or EU act the knowledge base holds ("3 kap. 6 § arbetsmiljölagen (1977:1160)",
+    "artikel 9.2 g i EU:s dataskyddsförordning"), or on this page ("enligt 4 §", its own chapter's).
+
+    `blocks` are a statute's §§, `regulation` a regulation's units (whose articles' parts are texts too).
+    """
+    texts = [*blocks, *regulation, *(part for block in regulation for part in block["parts"])]
     directory = statute_directory()
-    key = (doc.sfs_number, doc.content_hash, doc.chunked_hash, len(blocks))
+    digest = hashlib.sha256("\x1e".join([doc.sfs_number, directory.version, *(
+        f"{text.get('chapter') or ''}\x1f{text.get('citation') or ''}\x1f{text.get('text') or ''}" for text in texts)
+    ]).encode()).hexdigest()
     with _linked_lock:
-        cached = _linked_pages.get(key)
-    if cached is None or cached[0] is not directory:  # a statute loaded since may be cited here
-        htmls = []
-        for block in blocks:
-            text = block.get("text") or ""
-            links = [(link.start, link.end, statute_url(link.number, link.citation))
-                     for link in document_links(text, directory, self_sfs=doc.sfs_number)]
-            htmls.append(linked_paragraphs(text, links) if links else "")
-        cached = (directory, htmls)
+        htmls = _linked_pages.get(digest)
+    if htmls is None:
+        shared_key = f"statute-links:{digest}"
+        htmls = cache.get(shared_key)
+        if htmls is None:
+            htmls = _linked_texts(doc, blocks, regulation, directory)
+            cache.set(shared_key, htmls, timeout=LINKED_PAGE_SECONDS)
         with _linked_lock:
-            _linked_pages[key] = cached
-    for block, html in zip(blocks, cached[1]):
-        block["html"] = html
+            _linked_pages[digest] = htmls
+    for text, html in zip(texts, htmls):
+        text["html"] = html
+
+
+def _linked_texts(doc: LegalDocument, blocks: list[dict], regulation: list[dict],
+                  directory: StatuteDirectory) -> list[str]:
+    """The HTML of each text of the page (blocks, regulation units, their parts), "" for a text that links nothing."""
+    others = [*regulation, *(part for block in regulation for part in block["parts"])]
+    chaptered = any(block["chapter"] for block in blocks)
+    found = [reference_links(block.get("text") or "", directory, self_sfs=doc.sfs_number,
+                             chapter=(block["chapter"] or None) if chaptered else "") for block in blocks]
+    # A regulation's bare § is not linked: its units do not say their chapter here.
+    found += [reference_links(text.get("text") or "", directory, self_sfs=doc.sfs_number) for text in others]
+    texts = [*blocks, *others]
+    targets = _LinkTargets(doc.sfs_number, texts, found)
+    htmls = []
+    for text, links in zip(texts, found):
+        spans = [(link.start, link.end, url) for link in links if (url := targets.url(link))]
+        htmls.append(linked_paragraphs(text.get("text") or "", spans) if spans else "")
+    return htmls
+
+
+class _LinkTargets:
+    """Where a page's references lead: a unit of this page by its anchor, a unit another document holds (its
+    chunks say so), else that document's page; none for a unit of this page it does not show."""
+
+    def __init__(self, number: str, texts: list[dict], found: list[list[DocumentLink]]) -> None:
+        self.number = number
+        self.own: set[str] = {text["citation"] for text in texts if text.get("citation") and text.get("anchor")}
+        self.own |= {f"{text['chapter']} kap." for text in texts if text.get("chapter") and text.get("chapter_anchor")}
+        cited = {(link.number, citation) for links in found for link in links if link.number != number
+                 for unit in link.units[:1] for citation in unit}
+        self.held = legal_document_units_held(
+            {n for n, _ in cited}, {c for _, c in cited if not c.endswith(" kap.")},
+            {c for _, c in cited if c.endswith(" kap.")})
+
+    def url(self, link: DocumentLink) -> str:
+        own = link.number == self.number
+        for citation in link.units[0] if link.units else ():
+            shown = citation in self.own if own else (link.number, citation) in self.held
+            if shown:
+                return statute_url(link.number, citation)
+        return "" if own else statute_url(link.number)
 
 
 # The units a team's word may point at: a statute's §, a regulation's binding § and an EU act's article (not an
@@ -413,7 +462,7 @@ def statute_detail(request: HttpRequest, sfs: str) -> HttpResponse:
     else:
         regulation = []
         blocks = statute_blocks(legal_document_chunks(doc))
-    _link_references(doc, [*blocks, *regulation, *(p for b in regulation for p in b["parts"])])
+    _link_references(doc, blocks, regulation)
     workspace = _current_workspace(request)
     # An editor reading a rule may teach the workspace's glossary its own word for it: each § (an article)
     # links to the Ordlista form with the provision as the law words (glossary.views._pointed_provision).

@@ -98,6 +98,7 @@ __all__ = [
     "document_links",
     "find_sfs_numbers",
     "parse_references",
+    "reference_links",
     "unit_citations",
 ]
 
@@ -141,7 +142,9 @@ class StatuteDirectory:
     On a clash the first row wins (index order), which keeps results stable.
     """
 
-    def __init__(self, entries: Iterable[tuple[str, str, Sequence[str], Sequence[str]]]) -> None:
+    def __init__(self, entries: Iterable[tuple[str, str, Sequence[str], Sequence[str]]], *, version: str = "") -> None:
+        # What the entries were read from, so that what is derived from the directory can be cached beside it.
+        self.version = version
         self._titles: dict[str, str] = {}
         self._by_key: dict[str, str] = {}
         self._abbreviations: dict[str, str] = {}
@@ -876,6 +879,8 @@ class _Lexer:
         return self.directory.resolve(name) if self.directory is not None else None
 
 
+# "har upphävts genom lag (…)", "har upphört att gälla", and the source's own slip "har uphävts".
+_REPEALED_STUB_RE = re.compile(r"har\s+upp?h(?:ävts|ört)\b")
 _ARTICLE_WORDS = frozenset({"artikel", "artikeln", "artiklarna", "artiklar", "art", "article", "articles"})
 # One article number with its punkt: "6", "6.1", "6(1)"; not a § or chapter number ("artikel 6 och 7 § lagen").
 _ART_NUMBER_RE = re.compile(r"\s?(\d{1,3})(?!\d)(?:\.(\d{1,2})(?!\d)|\((\d{1,2})\))?(?![.]\d|\s?(?:§|[kK]ap\b))")
@@ -1071,7 +1076,12 @@ class _Parser:
             return False
         if nxt.kind in ("temporal", "dash"):
             return True
-        if nxt.kind in ("word", "in", "list", "article") and nxt.text[:1].isupper():
+        # A capital opens the §'s text, as written: a preposition's token is lower-cased ("16 § I 49 kap. finns …",
+        # "2 § Till ledamot …"). A repealed § says so in lower case ("7 § har upphävts genom …", "14 § har upphört att
+        # gälla …").
+        if nxt.kind not in ("statute", "num") and self.text[nxt.start:nxt.start + 1].isupper():
+            return True
+        if _REPEALED_STUB_RE.match(self.text, nxt.start):
             return True
         # "7 § EU:s dataskyddsförordning och denna lag …": a capitalised name opens the §'s text; an abbreviation
         # or a number ("7 § LAS", "3 § AFS 2023:1") is cited.
@@ -1601,6 +1611,29 @@ def statute_links(text: str, directory: StatuteDirectory, *, self_sfs: str | Non
     return _links(text, directory, self_sfs=self_sfs, statutes=True)
 
 
+def reference_links(text: str, directory: StatuteDirectory, *, self_sfs: str,
+                    chapter: str | None = None) -> list[DocumentLink]:
+    """Every reference in a document's own text that a reader may follow, one link per reference chain: to a
+    statute, regulation or EU act the directory knows (a unit of it, or the whole), and to the text's own units.
+
+    A bare § of the text's own is its own chapter's, which the parser does not track: `chapter` (the block's) gives
+    it, "" in a document without chapters; with `chapter` None (a chaptered text outside its chapters, such as its
+    transitional provisions, or a text whose chapter is not known) such a § is not linked.
+    """
+    if not text:
+        return []
+    links: list[DocumentLink] = []
+    for ref in analyse_references(text, directory, self_sfs=self_sfs):
+        if not ref.sfs or ref.sfs not in directory:
+            continue
+        if ref.sfs == self_sfs and not ref.article and not ref.chapter:
+            if not ref.section or chapter is None:
+                continue
+            ref = replace(ref, chapter=chapter or None)
+        _add_link(links, ref)
+    return links
+
+
 def _links(text: str, directory: StatuteDirectory, *, self_sfs: str | None, statutes: bool) -> list[DocumentLink]:
     """The references in `text` to the SFS statutes (`statutes`) or else to the other documents the directory
     knows, one link per reference chain with every unit it cites."""
@@ -1610,14 +1643,18 @@ def _links(text: str, directory: StatuteDirectory, *, self_sfs: str | None, stat
             continue
         if ref.sfs == self_sfs and not ref.article:
             continue  # a bare "4 §" in a chaptered text is its own chapter's, which the parser does not track
-        unit = tuple(unit_citations(ref) or ([f"{ref.chapter} kap."] if ref.chapter else []))
-        if links and links[-1].start == ref.span[0]:
-            # One link per chain, holding every unit it cites.
-            if unit and unit not in links[-1].units:
-                links[-1] = replace(links[-1], units=(*links[-1].units, unit))
-            continue
-        links.append(DocumentLink(ref.span[0], ref.span[1], ref.sfs, (unit,) if unit else ()))
+        _add_link(links, ref)
     return links
+
+
+def _add_link(links: list[DocumentLink], ref: LegalReference) -> None:
+    """`ref` as a new link, or as one more unit of the link of the chain it belongs to."""
+    unit = tuple(unit_citations(ref) or ([f"{ref.chapter} kap."] if ref.chapter else []))
+    if links and links[-1].start == ref.span[0]:
+        if unit and unit not in links[-1].units:
+            links[-1] = replace(links[-1], units=(*links[-1].units, unit))
+        return
+    links.append(DocumentLink(ref.span[0], ref.span[1], ref.sfs or "", (unit,) if unit else ()))
 
 
 def unit_citations(ref: LegalReference) -> list[str]:

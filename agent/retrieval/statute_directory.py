@@ -31,7 +31,7 @@ def statute_directory() -> StatuteDirectory:
     with _lock:
         if _cached is None or _cached[0] != stamp:
             rows = LegalDocument.objects.values_list("sfs_number", "title", "short_names", "abbreviations")
-            _cached = (stamp, StatuteDirectory(rows))
+            _cached = (stamp, StatuteDirectory(rows, version=":".join(str(value) for value in stamp)))
         return _cached[1]
 
 

@@ -17,6 +17,7 @@ from agent.retrieval.legal_refs import (
     document_links,
     find_sfs_numbers,
     parse_references,
+    reference_links,
     statute_links,
     unit_citations,
 )
@@ -1009,3 +1010,34 @@ def test_document_links_in_dataskyddslagen_point_to_gdpr_articles(book: StatuteD
     # In a regulation's own text: its articles, not its bare §§ (their chapter is not known).
     assert [(link.number, link.citation) for link in document_links(
         "enligt artikel 6.1 och 4 §", book, self_sfs="(EU) 2016/679")] == [("(EU) 2016/679", "artikel 6.1")]
+
+
+def test_reference_links_complete_a_bare_section_with_the_texts_own_chapter(book: StatuteDirectory) -> None:
+    # Our own text, written as inkomstskattelagen writes its references.
+    text = ("37 § Avdrag görs enligt 3 och 4 §§, enligt 13 kap. 2 § och enligt 6 kap. 6 § bokföringslagen "
+            "(1999:1078). Bestämmelser om uppskov finns i lagen (1982:80) om anställningsskydd.")
+    links = reference_links(text, book, self_sfs="1999:1229", chapter="12")
+    assert [(link.number, link.units) for link in links] == [
+        ("1999:1229", (("12 kap. 3 §",), ("12 kap. 4 §",))),
+        ("1999:1229", (("13 kap. 2 §",),)),
+        ("1999:1078", (("6 kap. 6 §",),)),
+        ("1982:80", ()),
+    ]
+    assert text[links[0].start:links[0].end] == "3 och 4 §§"  # the § heading opening the text is no reference
+    # Outside the chapters (transitional provisions), a bare § cannot be placed; a chapter named with it can.
+    outside = reference_links(text, book, self_sfs="1999:1229", chapter=None)
+    assert [link.units for link in outside][:1] == [(("13 kap. 2 §",),)]
+    # In a document without chapters, the bare § is the document's own.
+    (own, *_) = reference_links("Enligt 7 § gäller detta.", book, self_sfs="1982:80", chapter="")
+    assert (own.number, own.units) == ("1982:80", (("7 §",),))
+
+
+@pytest.mark.parametrize("text", [
+    "16 § I 49 kap. finns bestämmelser om uppskov.",  # "I" opens the § (the token is lower-cased)
+    "2 § Till ledamot får endast den antas som har hemvist i Sverige.",
+    "7 § har upphävts genom lag (1990:443).",
+    "14 § har upphört att gälla genom lag (1976:567).",
+])
+def test_a_sections_own_heading_is_not_a_reference_to_it(book: StatuteDirectory, text: str) -> None:
+    refs = analyse_references(text, book, self_sfs="1942:740")
+    assert all(r.section is None for r in refs), refs

@@ -238,6 +238,36 @@ class StatutePageTests(BaseTestCase):
         self.assertIn('id="3kap3-2"', body)
         self.assertIn("träder i kraft 2025-07-01", body)
 
+    def test_references_in_the_text_link_to_the_units_they_cite(self) -> None:
+        """A § cited by another held statute, by this statute (a bare § being its own chapter's) or by name alone
+        becomes a link to its place; a unit nobody shows does not send the reader to a wrong one."""
+        add_chunk(self.doc, "00002.00000", "2 kap. 1 §",
+                  "1 § Arbetsgivaren ska följa 3 §. Detsamma gäller 3 kap. 2 a §. Undantag finns i 9 §. Se 3 kap. "
+                  "99 §. Se även 1 § arbetsmiljöförordningen (1977:1166). Jfr 5 § arbetsmiljöförordningen (1977:1166).",
+                  chapter="2",
+                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 1 §")
+        add_chunk(self.doc, "00002.00001", "2 kap. 3 §", "3 § Tredje i andra kapitlet.", chapter="2",
+                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 3 §")
+        add_chunk(self.doc, "00005.00001", "Övergångsbestämmelser 2010:1", "Äldre föreskrifter gäller för 3 §.",
+                  kind="transitional")
+        add_chunk(self.ordinance, "00001.00000", "1 §", "1 § Förordningens första paragraf.")
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        section = body[body.index('id="2kap1"'):body.index('id="2kap3"')]
+        links = re.findall(r'<a class="ref-link" href="([^"]+)">([^<]+)</a>', section)
+        self.assertEqual(links, [
+            ("/lag/1977:1160#2kap3", "3 §"),  # its own chapter's 3 §
+            ("/lag/1977:1160#3kap2a", "3 kap. 2 a §"),
+            ("/lag/1977:1166#1", "1 § arbetsmiljöförordningen (1977:1166)"),
+            ("/lag/1977:1166", "5 § arbetsmiljöförordningen (1977:1166)"),  # not held: the statute, not a §
+        ])
+        # 2 kap. 9 § and 3 kap. 99 § are on no page; the § heading is no reference to itself.
+        self.assertIn("Undantag finns i 9 §. Se 3 kap. 99 §.", section)
+        self.assertNotIn('href="/lag/1977:1160#2kap1"', section)
+        # Transitional provisions stand outside the chapters: their bare § is not placed.
+        transitional = body[body.index("Äldre föreskrifter"):].split("</section>", 1)[0]
+        self.assertNotIn("ref-link", transitional)
+
     def test_without_chunks_the_full_text_is_shown(self) -> None:
         self.login(self.alice)
         r = self.client.get("/lag/1977:1166")

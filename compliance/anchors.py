@@ -248,6 +248,7 @@ def regulation_blocks(structure: list[dict]) -> list[dict]:
             "kind": kind,
             "anchor": anchor,
             "citation": citation,
+            "chapter": unit.get("chapter") or "",  # its own, not carried: a bilaga or transitional unit has none
             "label": _ADVICE_NAME if kind == "allmänt råd" else (
                 f"{citation} – {_RECITAL_NAME}" if kind == "skäl" else citation),
             "binding": bool(unit.get("binding", True)),

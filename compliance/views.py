@@ -406,13 +406,11 @@ def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[di
 def _linked_texts(doc: LegalDocument, blocks: list[dict], regulation: list[dict],
                   directory: StatuteDirectory) -> list[str]:
     """The HTML of each text of the page (blocks, regulation units, their parts), "" for a text that links nothing."""
-    others = [*regulation, *(part for block in regulation for part in block["parts"])]
-    chaptered = any(block["chapter"] for block in blocks)
-    found = [reference_links(block.get("text") or "", directory, self_sfs=doc.sfs_number,
-                             chapter=(block["chapter"] or None) if chaptered else "") for block in blocks]
-    # A regulation's bare § is not linked: its units do not say their chapter here.
-    found += [reference_links(text.get("text") or "", directory, self_sfs=doc.sfs_number) for text in others]
-    texts = [*blocks, *others]
+    parts = [part for block in regulation for part in block["parts"]]  # an article's punkter cite articles
+    texts = [*blocks, *regulation, *parts]
+    found = [reference_links(text.get("text") or "", directory, self_sfs=doc.sfs_number, chapter=chapter)
+             for text, chapter in zip(texts, [*_own_chapters(blocks), *_own_chapters(regulation),
+                                              *(None for _ in parts)])]
     targets = _LinkTargets(doc.sfs_number, texts, found)
     htmls = []
     for text, links in zip(texts, found):
@@ -421,14 +419,28 @@ def _linked_texts(doc: LegalDocument, blocks: list[dict], regulation: list[dict]
     return htmls
 
 
+def _own_chapters(blocks: list[dict]) -> list[str | None]:
+    """The chapter a bare § in each block's text belongs to (see reference_links): the block's own in a document
+    with chapters, where a block outside them (transitional provisions, a bilaga) has none; "" in one without."""
+    chaptered = any(block["chapter"] for block in blocks)
+    return [(block["chapter"] or None) if chaptered else "" for block in blocks]
+
+
 class _LinkTargets:
-    """Where a page's references lead: a unit of this page by its anchor, a unit another document holds (its
-    chunks say so), else that document's page; none for a unit of this page it does not show."""
+    """Where a page's references lead: a unit of this page to its anchor, a unit another document holds (its
+    chunks say so) to it, else to that document's page; a unit of this page it does not show nowhere."""
 
     def __init__(self, number: str, texts: list[dict], found: list[list[DocumentLink]]) -> None:
         self.number = number
-        self.own: set[str] = {text["citation"] for text in texts if text.get("citation") and text.get("anchor")}
-        self.own |= {f"{text['chapter']} kap." for text in texts if text.get("chapter") and text.get("chapter_anchor")}
+        self.page = statute_url(number)
+        # The page's own anchors by citation, the first place a citation is shown (a § in two versions is shown
+        # twice), and each chapter's heading.
+        self.own: dict[str, str] = {}
+        for text in texts:
+            if text.get("citation") and text.get("anchor"):
+                self.own.setdefault(text["citation"], text["anchor"])
+            if text.get("chapter") and text.get("chapter_anchor"):
+                self.own.setdefault(f"{text['chapter']} kap.", text["chapter_anchor"])
         cited = {(link.number, citation) for links in found for link in links if link.number != number
                  for unit in link.units[:1] for citation in unit}
         self.held = legal_document_units_held(
@@ -436,12 +448,13 @@ class _LinkTargets:
             {c for _, c in cited if c.endswith(" kap.")})
 
     def url(self, link: DocumentLink) -> str:
-        own = link.number == self.number
+        if link.number == self.number:
+            anchor = next((self.own[c] for c in (link.units[0] if link.units else ()) if c in self.own), "")
+            return f"{self.page}#{anchor}" if anchor else ""
         for citation in link.units[0] if link.units else ():
-            shown = citation in self.own if own else (link.number, citation) in self.held
-            if shown:
+            if (link.number, citation) in self.held:
                 return statute_url(link.number, citation)
-        return "" if own else statute_url(link.number)
+        return statute_url(link.number)
 
 
 # The units a team's word may point at: a statute's §, a regulation's binding § and an EU act's article (not an

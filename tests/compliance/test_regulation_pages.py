@@ -81,6 +81,17 @@ class RegulationPageTests(BaseTestCase):
         self.assertLess(contents.index("Avdelning II"), contents.index("2 kap. Buller"))
         self.assertIn('id="2kap"', page)
 
+    def test_a_regulations_references_link_to_its_own_chapter_and_the_acts_it_rests_on(self) -> None:
+        self.login(self.alice)
+        page = self.client.get("/lag/AFS_2023:10").content.decode()
+        # 2 kap. 8 §'s "gränsvärdena i 4 §" is 2 kap. 4 §, further up this page.
+        section = page[page.index('id="2kap8"'):].split("</section>", 1)[0]
+        self.assertIn('<a class="ref-link" href="/lag/AFS_2023:10#2kap4">4 §</a>', section)
+        # AFS 2023:1 is issued under 18 § arbetsmiljöförordningen, which is loaded here without that §: the
+        # reference opens the ordinance's page.
+        page = self.client.get("/lag/AFS_2023:1").content.decode()
+        self.assertIn('<a class="ref-link" href="/lag/1977:1166">18 § arbetsmiljöförordningen (1977:1166)</a>', page)
+
     def test_gdpr_page_links_each_article_to_eur_lex(self) -> None:
         self.login(self.alice)
         page = self.client.get("/lag/EU_2016-679").content.decode()

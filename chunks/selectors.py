@@ -88,19 +88,20 @@ def legal_document_chunks(doc: LegalDocument) -> QuerySet[ContentChunk]:
     return ContentChunk.objects.filter(legal_document=doc).order_by("path")
 
 
-def legal_document_units_held(numbers: Iterable[str], citations: Iterable[str],
-                              chapters: Iterable[str]) -> set[tuple[str, str]]:
-    """Of the shared documents `numbers`, which hold a unit cited as one of `citations` ("3 kap. 2 §",
-    "artikel 6.1") or a chapter of `chapters` ("3 kap."): (number, citation) pairs, read from their chunks. A link
-    to a unit a document lacks (a repealed §, a slip in the text) goes to the document instead."""
-    numbers, citations = list(numbers), list(citations)
-    chapter_numbers = {chapter.removesuffix(" kap."): chapter for chapter in chapters}
-    if not numbers or not (citations or chapter_numbers):
+def legal_document_units_held(numbers: Iterable[str], citations: Iterable[str]) -> set[tuple[str, str]]:
+    """Of the shared documents `numbers`, which hold a unit cited as one of `citations` (a unit's, "3 kap. 2 §",
+    "artikel 6.1", or a chapter's, "3 kap."): (number, citation) pairs, read from their chunks. A link to a unit a
+    document lacks (a repealed §, a slip in the text) goes to the document instead."""
+    numbers, citations = list(numbers), set(citations)
+    chapters = {citation.removesuffix(" kap."): citation for citation in citations if citation.endswith(" kap.")}
+    if not numbers or not citations:
         return set()
     shared = ContentChunk.objects.filter(legal_document__isnull=False, document_number__in=numbers)
-    held = set(shared.filter(citation__in=citations).values_list("document_number", "citation").distinct())
-    held |= {(number, chapter_numbers[chapter]) for number, chapter in
-             shared.filter(chapter__in=list(chapter_numbers)).values_list("document_number", "chapter").distinct()}
+    held = set(shared.filter(citation__in=list(citations - set(chapters.values())))
+               .values_list("document_number", "citation").distinct())
+    if chapters:
+        held |= {(number, chapters[chapter]) for number, chapter in
+                 shared.filter(chapter__in=list(chapters)).values_list("document_number", "chapter").distinct()}
     return held
 
 

@@ -384,18 +384,20 @@ def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[di
 
     `blocks` are a statute's §§, `regulation` a regulation's units (whose articles' parts are texts too).
     """
-    texts = [*blocks, *regulation, *(part for block in regulation for part in block["parts"])]
+    parts = [part for block in regulation for part in block["parts"]]  # an article's punkter cite articles
+    texts = [*blocks, *regulation, *parts]
+    chapters = [*_own_chapters(blocks), *_own_chapters(regulation), *(None for _ in parts)]
     directory = statute_directory()
     digest = hashlib.sha256("\x1e".join([doc.sfs_number, directory.version, *(
-        f"{text.get('chapter') or ''}\x1f{text.get('citation') or ''}\x1f{text.get('text') or ''}" for text in texts)
-    ]).encode()).hexdigest()
+        f"{chapter or ''}\x1f{text.get('citation') or ''}\x1f{text.get('text') or ''}"
+        for text, chapter in zip(texts, chapters))]).encode()).hexdigest()
     with _linked_lock:
         htmls = _linked_pages.get(digest)
     if htmls is None:
         shared_key = f"statute-links:{digest}"
         htmls = cache.get(shared_key)
         if htmls is None:
-            htmls = _linked_texts(doc, blocks, regulation, directory)
+            htmls = _linked_texts(doc.sfs_number, texts, chapters, directory)
             cache.set(shared_key, htmls, timeout=LINKED_PAGE_SECONDS)
         with _linked_lock:
             _linked_pages[digest] = htmls
@@ -403,15 +405,12 @@ def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[di
         text["html"] = html
 
 
-def _linked_texts(doc: LegalDocument, blocks: list[dict], regulation: list[dict],
+def _linked_texts(number: str, texts: list[dict], chapters: list[str | None],
                   directory: StatuteDirectory) -> list[str]:
-    """The HTML of each text of the page (blocks, regulation units, their parts), "" for a text that links nothing."""
-    parts = [part for block in regulation for part in block["parts"]]  # an article's punkter cite articles
-    texts = [*blocks, *regulation, *parts]
-    found = [reference_links(text.get("text") or "", directory, self_sfs=doc.sfs_number, chapter=chapter)
-             for text, chapter in zip(texts, [*_own_chapters(blocks), *_own_chapters(regulation),
-                                              *(None for _ in parts)])]
-    targets = _LinkTargets(doc.sfs_number, texts, found)
+    """The HTML of each text, "" for a text that links nothing; `chapters` as `_own_chapters` gives them."""
+    found = [reference_links(text.get("text") or "", directory, self_sfs=number, chapter=chapter)
+             for text, chapter in zip(texts, chapters)]
+    targets = _LinkTargets(number, texts, found)
     htmls = []
     for text, links in zip(texts, found):
         spans = [(link.start, link.end, url) for link in links if (url := targets.url(link))]
@@ -443,9 +442,7 @@ class _LinkTargets:
                 self.own.setdefault(f"{text['chapter']} kap.", text["chapter_anchor"])
         cited = {(link.number, citation) for links in found for link in links if link.number != number
                  for unit in link.units[:1] for citation in unit}
-        self.held = legal_document_units_held(
-            {n for n, _ in cited}, {c for _, c in cited if not c.endswith(" kap.")},
-            {c for _, c in cited if c.endswith(" kap.")})
+        self.held = legal_document_units_held({n for n, _ in cited}, {c for _, c in cited})
 
     def url(self, link: DocumentLink) -> str:
         if link.number == self.number:

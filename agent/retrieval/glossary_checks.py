@@ -130,6 +130,7 @@ def terms_citing(workspace: Workspace, number: str) -> TermsCiting:
     directory = statute_directory()
     units: dict[str, list[str]] = {}
     chapters: dict[str, list[str]] = {}
+
     def add(by_unit: dict[str, list[str]], unit: str, word: str) -> None:
         words = by_unit.setdefault(unit, [])
         if word not in words:

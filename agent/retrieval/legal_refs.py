@@ -1629,7 +1629,8 @@ def reference_links(text: str, directory: StatuteDirectory, *, self_sfs: str,
         if ref.sfs == self_sfs and not ref.article and not ref.chapter:
             if not ref.section or chapter is None:
                 continue
-            ref = replace(ref, chapter=chapter or None)
+            if chapter:
+                ref = replace(ref, chapter=chapter)
         _add_link(links, ref)
     return links
 

@@ -124,6 +124,10 @@ class LegalReference:
     # An EU act's article ("6" of "artikel 6.1 f"; `punkt` then holds the numbered paragraph) and its lettered led.
     article: str | None = None
     led: str | None = None
+    # Where inside `span` the words naming this unit begin ("4" of "3 och 4 §§", "8" of "7 kap. 2 § och 8 kap.
+    # 1 §"): None for a unit the chain names no words of its own (inside a range, "4" of "3-5 §§") or that
+    # begins the chain.
+    unit_start: int | None = None
 
 
 # ---------------------------------------------------------------- directory
@@ -979,6 +983,7 @@ class _Item:
     section: str | None
     stycke: int | None = None
     punkt: int | None = None
+    at: int | None = None  # LegalReference.unit_start
 
 
 def _section_number(label: str | None) -> int | None:
@@ -1028,15 +1033,19 @@ class _Parser:
 
     # -- number groups ---------------------------------------------------------
 
-    def read_group(self, j: int, seps: list[str] | None = None) -> tuple[list[tuple[_Num, _Num | None]], int]:
+    def read_group(self, j: int, seps: list[str] | None = None,
+                   starts: list[tuple[int, int | None]] | None = None) -> tuple[list[tuple[_Num, _Num | None]], int]:
         """NUM ((, | och | eller | - | till) NUM)*: returns items and the index after.
 
-        With `seps`, appends the last separator word before each item after the first.
+        With `seps`, appends the last separator word before each item after the first; with `starts`, where
+        each item's numbers begin in the text (a range's two ends).
         """
         items: list[tuple[_Num, _Num | None]] = []
         if self.kind(j) != "num":
             return items, j
         items.append((self.toks[j].value, None))  # type: ignore[arg-type]
+        if starts is not None:
+            starts.append((self.toks[j].start, None))
         k = j + 1
         while True:
             m = k
@@ -1049,10 +1058,14 @@ class _Parser:
             num: _Num = self.toks[m].value  # type: ignore[assignment]
             if range_sep and items[-1][1] is None:
                 items[-1] = (items[-1][0], num)
+                if starts is not None:
+                    starts[-1] = (starts[-1][0], self.toks[m].start)
             else:
                 items.append((num, None))
                 if seps is not None:
                     seps.append(self.toks[m - 1].text)
+                if starts is not None:
+                    starts.append((self.toks[m].start, None))
             k = m + 1
 
     @staticmethod
@@ -1060,6 +1073,21 @@ class _Parser:
         out: list[_Num] = []
         for a, b in items:
             out.extend(_expand(a, b, cap) if b is not None else [a])
+        return out
+
+    @staticmethod
+    def flatten_at(items: list[tuple[_Num, _Num | None]], starts: list[tuple[int, int | None]],
+                   cap: int) -> list[tuple[_Num, int | None]]:
+        """`flatten`, each number with where its words begin: a range's ends their own, the numbers between
+        none (they have no words)."""
+        out: list[tuple[_Num, int | None]] = []
+        for (a, b), (at_a, at_b) in zip(items, starts):
+            if b is None:
+                out.append((a, at_a))
+                continue
+            numbers = _expand(a, b, cap)
+            out.extend((n, at_a if k == 0 else at_b if k == len(numbers) - 1 else None)
+                       for k, n in enumerate(numbers))
         return out
 
     # -- chains ----------------------------------------------------------------
@@ -1208,25 +1236,29 @@ class _Parser:
         chapter: str | None = None
         j = i
         while True:
-            group, k = self.read_group(j)
+            starts: list[tuple[int, int | None]] = []
+            group, k = self.read_group(j, starts=starts)
             if not group:
                 break
             term = self.kind(k)
             if not items and term not in ("chap", "sect"):
                 return [], k
             if term == "chap":
-                chapters = [n.label() for n in self.flatten(group, MAX_RANGE)]
+                chapters = [(n.label(), at) for n, at in self.flatten_at(group, starts, MAX_RANGE)]
                 k += 1
-                secs, k2 = self.read_group(k)
+                section_starts: list[tuple[int, int | None]] = []
+                secs, k2 = self.read_group(k, starts=section_starts)
                 if secs and self.kind(k2) == "sect":
-                    items.extend(_Item(c, None) for c in chapters[:-1])
-                    chapter = chapters[-1]
-                    k = self.add_sections(items, chapter, secs, k2 + 1)
+                    items.extend(_Item(c, None, at=at) for c, at in chapters[:-1])
+                    chapter, at = chapters[-1]
+                    # The chapter's first § is named from the chapter on ("8 kap. 1 §").
+                    section_starts[0] = (at if at is not None else section_starts[0][0], section_starts[0][1])
+                    k = self.add_sections(items, chapter, secs, section_starts, k2 + 1)
                 else:
-                    items.extend(_Item(c, None) for c in chapters)
-                    chapter = chapters[-1]
+                    items.extend(_Item(c, None, at=at) for c, at in chapters)
+                    chapter = chapters[-1][0]
             elif term == "sect":
-                k = self.add_sections(items, chapter, group, k + 1)
+                k = self.add_sections(items, chapter, group, starts, k + 1)
             else:
                 break
             j = k
@@ -1245,10 +1277,12 @@ class _Parser:
             j = m
         return items, j
 
-    def add_sections(self, items: list[_Item], chapter: str | None, group: list, k: int) -> int:
-        sections = self.flatten(group, MAX_RANGE)
-        items.extend(_Item(chapter, n.label()) for n in sections[:-1])
-        last, k = self.parse_subdiv(k, _Item(chapter, sections[-1].label()), after_sect=True)
+    def add_sections(self, items: list[_Item], chapter: str | None, group: list[tuple[_Num, _Num | None]],
+                     starts: list[tuple[int, int | None]], k: int) -> int:
+        sections = self.flatten_at(group, starts, MAX_RANGE)
+        items.extend(_Item(chapter, n.label(), at=at) for n, at in sections[:-1])
+        number, at = sections[-1]
+        last, k = self.parse_subdiv(k, _Item(chapter, number.label(), at=at), after_sect=True)
         items.extend(last)
         return k
 
@@ -1295,6 +1329,7 @@ class _Parser:
                 statute_name=st.name if st else None,
                 chapter=it.chapter, section=it.section, stycke=it.stycke, punkt=it.punkt,
                 span=(start, end), raw=raw, anaphoric=bool(st and st.anaphoric),
+                unit_start=it.at if it.at is not None and it.at > start else None,
             ))
 
     def statute_after(self, j: int) -> int | None:
@@ -1478,7 +1513,7 @@ class _Parser:
         for t in self.toks[i:k]:
             if t.kind == "colon":
                 chap, sec = t.value  # type: ignore[misc]
-                items.append(_Item(chap, sec))
+                items.append(_Item(chap, sec, at=t.start))
             elif t.kind == "stycke" and items:
                 items[-1].stycke = int(t.value)  # type: ignore[arg-type]
             elif t.kind == "punkt" and items:
@@ -1613,8 +1648,9 @@ def statute_links(text: str, directory: StatuteDirectory, *, self_sfs: str | Non
 
 def reference_links(text: str, directory: StatuteDirectory, *, self_sfs: str,
                     chapter: str | None = None) -> list[DocumentLink]:
-    """Every reference in a document's own text that a reader may follow, one link per reference chain: to a
-    statute, regulation or EU act the directory knows (a unit of it, or the whole), and to the text's own units.
+    """Every reference in a document's own text that a reader may follow, one link per unit a chain names
+    ("3" and "4 §§" of "3 och 4 §§"; the units of a range between its ends go with its first): to a statute,
+    regulation or EU act the directory knows (a unit of it, or the whole), and to the text's own units.
 
     A bare § of the text's own is its own chapter's, which the parser does not track: `chapter` (the block's) gives
     it, "" in a document without chapters; with `chapter` None (a chaptered text outside its chapters, such as its
@@ -1623,16 +1659,55 @@ def reference_links(text: str, directory: StatuteDirectory, *, self_sfs: str,
     if not text:
         return []
     links: list[DocumentLink] = []
-    for ref in analyse_references(text, directory, self_sfs=self_sfs):
-        if not ref.sfs or ref.sfs not in directory:
-            continue
-        if ref.sfs == self_sfs and not ref.article and not ref.chapter:
-            if not ref.section or chapter is None:
+    for chain in _chains(analyse_references(text, directory, self_sfs=self_sfs)):
+        words = _unit_words(text, chain)
+        for ref, (start, end) in zip(chain, words):
+            if not ref.sfs or ref.sfs not in directory:
                 continue
-            if chapter:
-                ref = replace(ref, chapter=chapter)
-        _add_link(links, ref)
+            if ref.sfs == self_sfs and not ref.article and not ref.chapter:
+                if not ref.section or chapter is None:
+                    continue
+                if chapter:
+                    ref = replace(ref, chapter=chapter)
+            _add_link(links, replace(ref, span=(start, end)))
     return links
+
+
+def _chains(refs: list[LegalReference]) -> list[list[LegalReference]]:
+    """`refs` (in text order) grouped by the reference chain they come from (one span)."""
+    chains: list[list[LegalReference]] = []
+    for ref in refs:
+        if chains and chains[-1][0].span == ref.span:
+            chains[-1].append(ref)
+        else:
+            chains.append([ref])
+    return chains
+
+
+# What separates two units of a chain ("3, 4 och 5 §§", "3-5 §§"): left out of either's link.
+_UNIT_SEPARATOR_TAIL_RE = re.compile(r"(?:[\s,;\u2013\u2014-]|\b(?:och|eller|samt|till)\b)+\Z")
+
+
+def _unit_words(text: str, chain: list[LegalReference]) -> list[tuple[int, int]]:
+    """The words of each unit of a chain: from where they begin to where the next unit's begin, the separator
+    between them left out; the first unit's from the chain's start and the last one's to its end (the statute
+    named with them). A unit without words of its own (inside a range) shares the one before it."""
+    start, end = chain[0].span
+    cuts = sorted({start, *(ref.unit_start for ref in chain if ref.unit_start is not None and start < ref.unit_start < end)})
+    bounds: list[tuple[int, int]] = []
+    for index, cut in enumerate(cuts):
+        stop = cuts[index + 1] if index + 1 < len(cuts) else end
+        if stop < end:
+            tail = _UNIT_SEPARATOR_TAIL_RE.search(text, cut, stop)
+            stop = tail.start() if tail is not None and tail.start() > cut else stop
+        bounds.append((cut, stop))
+    words: list[tuple[int, int]] = []
+    for ref in chain:
+        if ref.unit_start is not None and start < ref.unit_start < end:
+            words.append(bounds[cuts.index(ref.unit_start)])
+        else:
+            words.append(words[-1] if words else bounds[0])
+    return words
 
 
 def _links(text: str, directory: StatuteDirectory, *, self_sfs: str | None, statutes: bool) -> list[DocumentLink]:

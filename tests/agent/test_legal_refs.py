@@ -1018,18 +1018,46 @@ def test_reference_links_complete_a_bare_section_with_the_texts_own_chapter(book
             "(1999:1078). Bestämmelser om uppskov finns i lagen (1982:80) om anställningsskydd.")
     links = reference_links(text, book, self_sfs="1999:1229", chapter="12")
     assert [(link.number, link.units) for link in links] == [
-        ("1999:1229", (("12 kap. 3 §",), ("12 kap. 4 §",))),
+        ("1999:1229", (("12 kap. 3 §",),)),
+        ("1999:1229", (("12 kap. 4 §",),)),
         ("1999:1229", (("13 kap. 2 §",),)),
         ("1999:1078", (("6 kap. 6 §",),)),
         ("1982:80", ()),
     ]
-    assert text[links[0].start:links[0].end] == "3 och 4 §§"  # the § heading opening the text is no reference
+    # The § heading opening the text is no reference; each § of a chain is a link of its own.
+    assert [text[link.start:link.end] for link in links[:2]] == ["3", "4 §§"]
     # Outside the chapters (transitional provisions), a bare § cannot be placed; a chapter named with it can.
     outside = reference_links(text, book, self_sfs="1999:1229", chapter=None)
     assert [link.units for link in outside][:1] == [(("13 kap. 2 §",),)]
     # In a document without chapters, the bare § is the document's own.
     (own, *_) = reference_links("Enligt 7 § gäller detta.", book, self_sfs="1982:80", chapter="")
     assert (own.number, own.units) == ("1982:80", (("7 §",),))
+
+
+def test_reference_links_give_each_unit_of_a_chain_its_own_words(book: StatuteDirectory) -> None:
+    # Our own sentence, in the ways statutes list the units they cite.
+    text = ("Se 7 kap. 2 och 3 §§ samt 8 kap. 1 § lagen (1982:80) om anställningsskydd, 3-5 §§, "
+            "6 § första stycket 2 eller 9 § arbetsmiljölagen (1977:1160), 1-3 och 5 kap. AML och 3:2 och 4:5 AML.")
+    links = reference_links(text, book, self_sfs="1999:1229", chapter="12")
+    assert [(text[link.start:link.end], link.number, link.units) for link in links] == [
+        # A chapter's first § is named from the chapter on; the statute goes with the chain's last unit.
+        ("7 kap. 2", "1982:80", (("7 kap. 2 §",),)),
+        ("3 §§", "1982:80", (("7 kap. 3 §",),)),
+        ("8 kap. 1 § lagen (1982:80) om anställningsskydd", "1982:80", (("8 kap. 1 §",),)),
+        # A range's ends are links; the § between them, which has no words, goes with the first.
+        ("3", "1977:1160", (("3 §",), ("4 §",))),
+        ("5 §§", "1977:1160", (("5 §",),)),
+        ("6 § första stycket 2", "1977:1160", (("6 §",),)),
+        ("9 § arbetsmiljölagen (1977:1160)", "1977:1160", (("9 §",),)),
+        ("1", "1977:1160", (("1 kap.",), ("2 kap.",))),
+        ("3", "1977:1160", (("3 kap.",),)),
+        ("5 kap. AML", "1977:1160", (("5 kap.",),)),
+        ("3:2", "1977:1160", (("3 kap. 2 §",),)),
+        ("4:5 AML", "1977:1160", (("4 kap. 5 §",),)),
+    ]
+    # Links never overlap, and what separates two units is in neither.
+    assert all(a.end <= b.start for a, b in zip(links, links[1:]))
+    assert not any(text[link.start:link.end].endswith((" ", ",", "och", "-")) for link in links)
 
 
 @pytest.mark.parametrize("text", [

@@ -268,6 +268,21 @@ class StatutePageTests(BaseTestCase):
         transitional = body[body.index("Äldre föreskrifter"):].split("</section>", 1)[0]
         self.assertNotIn("ref-link", transitional)
 
+    def test_each_unit_a_chain_cites_is_a_link_of_its_own(self) -> None:
+        add_chunk(self.doc, "00002.00000", "2 kap. 1 §", "1 § Se 2 och 3 §§ samt 3 kap. 2 a §.", chapter="2",
+                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 1 §")
+        for position, number in (("00002.00001", "2"), ("00002.00002", "3")):
+            add_chunk(self.doc, position, f"2 kap. {number} §", f"{number} § Text.", chapter="2",
+                      header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > {number} §")
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+        section = body[body.index('id="2kap1"'):body.index('id="2kap2"')]
+        self.assertEqual(re.findall(r'<a class="ref-link" href="([^"]+)">([^<]+)</a>', section), [
+            ("/lag/1977:1160#2kap2", "2"),
+            ("/lag/1977:1160#2kap3", "3 §§"),
+            ("/lag/1977:1160#3kap2a", "3 kap. 2 a §"),
+        ])
+
     def test_without_chunks_the_full_text_is_shown(self) -> None:
         self.login(self.alice)
         r = self.client.get("/lag/1977:1166")

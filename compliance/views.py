@@ -375,6 +375,9 @@ def statute_list(request: HttpRequest) -> HttpResponse:
 _linked_pages: LRUCache = LRUCache(maxsize=32)
 _linked_lock = threading.Lock()
 LINKED_PAGE_SECONDS = 7 * 24 * 3600  # a change of a text or of the directory is a new key
+# How texts are linked: a new value when that changes (one link per unit of a chain is "2"), so that no process
+# serves a page the shared cache still holds linked the old way.
+LINKED_PAGE_FORMAT = "2"
 
 
 def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[dict]) -> None:
@@ -394,7 +397,7 @@ def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[di
     with _linked_lock:
         htmls = _linked_pages.get(digest)
     if htmls is None:
-        shared_key = f"statute-links:{digest}"
+        shared_key = f"statute-links:{LINKED_PAGE_FORMAT}:{digest}"
         htmls = cache.get(shared_key)
         if htmls is None:
             htmls = _linked_texts(doc.sfs_number, texts, chapters, directory)

@@ -905,15 +905,23 @@ _OTHER_ACT_AFTER_RE = re.compile(
     r"[\w:-]*?(?:fördrag|stadga|direktiv|konvention|protokoll)[^\W\d_]*)")
 
 
-def _read_articles(text: str, pos: int) -> tuple[list[tuple[str, int | None, str | None]], int]:
+@dataclass(frozen=True)
+class _ArticleItem:
+    article: str
+    punkt: int | None
+    led: str | None
+    at: int | None  # where its number is written (LegalReference.unit_start); None inside a range
+
+
+def _read_articles(text: str, pos: int) -> tuple[list[_ArticleItem], int]:
     """The (article, punkt, led) items of an article list starting at `pos` and where it ends.
 
     "6.1 f" -> [("6", 1, "f")]; "9.2 b, g och h" -> one item per led; "12-22" -> every article in
     between (at most MAX_RANGE, else the end points); "13 och 14" -> two articles.
     """
-    items: list[tuple[str, int | None, str | None]] = []
+    items: list[_ArticleItem] = []
     end = pos
-    range_from: tuple[str, int | None, str | None] | None = None
+    range_from: _ArticleItem | None = None
     while len(items) < MAX_REFERENCES:
         m = _ART_NUMBER_RE.match(text, end)
         if not m:
@@ -929,11 +937,12 @@ def _read_articles(text: str, pos: int) -> tuple[list[tuple[str, int | None, str
                 while (sep := _ART_LETTER_SEP_RE.match(text, end)) and (more := _ART_LETTER_RE.match(text, sep.end())):
                     leds.append(more.group(1) or more.group(2))
                     end = more.end()
-        new = [(article, int(punkt) if punkt else None, led) for led in leds]
-        if range_from is not None and range_from[1:] == (None, None) and new == [(article, None, None)]:
-            a, b = int(range_from[0]), int(article)
+        at = m.start(1)
+        new = [_ArticleItem(article, int(punkt) if punkt else None, led, at) for led in leds]
+        if range_from is not None and (range_from.punkt, range_from.led) == (None, None) and (punkt, leds) == (None, [None]):
+            a, b = int(range_from.article), int(article)
             if a < b and b - a <= MAX_RANGE:
-                new = [(str(n), None, None) for n in range(a + 1, b + 1)]
+                new = [_ArticleItem(str(n), None, None, at if n == b else None) for n in range(a + 1, b + 1)]
         items.extend(new)
         range_from = None
         sep = _ART_SEP_RE.match(text, end)
@@ -1456,14 +1465,14 @@ class _Parser:
             self.orphans.extend(range(first, len(self.refs)))
         return i + 1
 
-    def emit_articles(self, items: list[tuple[str, int | None, str | None]], start: int, end: int,
-                      st: _Statute | None) -> None:
+    def emit_articles(self, items: list[_ArticleItem], start: int, end: int, st: _Statute | None) -> None:
         raw = self.text[start:end]
-        for article, punkt, led in items[: max(0, MAX_REFERENCES - len(self.refs))]:
+        for item in items[: max(0, MAX_REFERENCES - len(self.refs))]:
             self.refs.append(LegalReference(
                 sfs=st.sfs if st else None, statute_name=st.name if st else None, chapter=None, section=None,
-                stycke=None, punkt=punkt, span=(start, end), raw=raw, anaphoric=bool(st and st.anaphoric),
-                article=article, led=led))
+                stycke=None, punkt=item.punkt, span=(start, end), raw=raw, anaphoric=bool(st and st.anaphoric),
+                article=item.article, led=item.led,
+                unit_start=item.at if item.at is not None and item.at > start else None))
 
     def default_articles(self) -> None:
         """In a question, an article no act claimed points to the only EU act the directory knows."""
@@ -1693,7 +1702,12 @@ def _unit_words(text: str, chain: list[LegalReference]) -> list[tuple[int, int]]
     between them left out; the first unit's from the chain's start and the last one's to its end (the statute
     named with them). A unit without words of its own (inside a range) shares the one before it."""
     start, end = chain[0].span
-    cuts = sorted({start, *(ref.unit_start for ref in chain if ref.unit_start is not None and start < ref.unit_start < end)})
+    first = chain[0].unit_start  # the chain's words before it ("artikel ", "LAS ") are the first unit's
+
+    def own(ref: LegalReference) -> bool:
+        return ref.unit_start is not None and ref.unit_start != first and start < ref.unit_start < end
+
+    cuts = sorted({start, *(ref.unit_start for ref in chain if own(ref))})
     bounds: list[tuple[int, int]] = []
     for index, cut in enumerate(cuts):
         stop = cuts[index + 1] if index + 1 < len(cuts) else end
@@ -1703,7 +1717,7 @@ def _unit_words(text: str, chain: list[LegalReference]) -> list[tuple[int, int]]
         bounds.append((cut, stop))
     words: list[tuple[int, int]] = []
     for ref in chain:
-        if ref.unit_start is not None and start < ref.unit_start < end:
+        if own(ref):
             words.append(bounds[cuts.index(ref.unit_start)])
         else:
             words.append(words[-1] if words else bounds[0])

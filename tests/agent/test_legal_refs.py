@@ -1058,6 +1058,15 @@ def test_reference_links_give_each_unit_of_a_chain_its_own_words(book: StatuteDi
     # Links never overlap, and what separates two units is in neither.
     assert all(a.end <= b.start for a, b in zip(links, links[1:]))
     assert not any(text[link.start:link.end].endswith((" ", ",", "och", "-")) for link in links)
+    # The words before a chain's first number are its first unit's; an EU act's articles are cut the same way.
+    text = "Enligt LAS 7 och 8 §§ samt artiklarna 6 och 9 i EU:s dataskyddsförordning och artikel 9.2 b och g."
+    assert [(text[link.start:link.end], link.units) for link in reference_links(text, book, self_sfs="1999:1229")] == [
+        ("LAS 7", (("7 §",),)),
+        ("8 §§", (("8 §",),)),
+        ("artiklarna 6", (("artikel 6",),)),
+        ("9 i EU:s dataskyddsförordning", (("artikel 9",),)),
+        ("artikel 9.2 b och g", (("artikel 9.2", "artikel 9"),)),  # a led is no unit of its own
+    ]
 
 
 @pytest.mark.parametrize("text", [

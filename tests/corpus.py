@@ -15,10 +15,11 @@ from django.db.models import QuerySet
 
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.services import chunk_document
+from chunks.services import chunk_document, chunk_source_key, source_progress_refresh
 from compliance.models import LegalDocument, ProcessingStatus
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.sfs_corpus import content_type_for, parse_date, read_corpus
+from law.statute_names import names_for
 
 _vectors: dict[str, np.ndarray] = {}
 _records: dict[str, dict] = {}
@@ -26,8 +27,6 @@ _records: dict[str, dict] = {}
 
 def corpus_record(sfs: str) -> dict:
     if not _records:
-        from law.statute_names import names_for  # noqa: F401  (fail early if missing)
-
         for record in read_corpus(settings.SFS_CORPUS_PATH):
             _records[record["sfs"]] = record
     return _records[sfs]
@@ -47,8 +46,6 @@ def require_test_database() -> None:
 
 
 def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
-    from law.statute_names import names_for
-
     require_test_database()
     docs = []
     for sfs in numbers:
@@ -82,6 +79,5 @@ def embed_all(queryset: QuerySet[ContentChunk]) -> None:
         chunk.embedding = _vectors[chunk.content_hash]
         chunk.embedding_model = active_model_name()
     ContentChunk.objects.bulk_update(chunks, ["embedding", "embedding_model"], batch_size=200)
-    from chunks.services import chunk_source_key, source_progress_refresh
 
     source_progress_refresh({chunk_source_key(c) for c in chunks})

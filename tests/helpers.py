@@ -17,7 +17,9 @@ from django.test import TestCase
 from agent.answering.prepare import PreparedContext
 from agent.models import RetrievalLog
 from agent.monitoring.retrieval_logs import retrieval_log_save
+from chunks.services import chunk_document
 from compliance.models import LegalDocument, Membership, Workspace
+from compliance.services import LegalDocumentData, legal_document_upsert
 
 PASSWORD = "korrekt-häst-batteri"
 
@@ -50,9 +52,6 @@ def saved_log(prepared: PreparedContext) -> RetrievalLog:
 
 def chunked_statute(number: str, title: str, text: str) -> LegalDocument:
     """A statute of our own, loaded and chunked in this process (its vectors are left to a worker)."""
-    from chunks.services import chunk_document
-    from compliance.services import LegalDocumentData, legal_document_upsert
-
     doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text),
                                 process=False).document
     chunk_document("LEGAL_DOCUMENT", doc.pk)

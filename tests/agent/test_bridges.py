@@ -15,9 +15,10 @@ from agent.retrieval import bridges
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import keyword_query, split_compounds
 from agent.retrieval.spelling import SpellingIndex
-from compliance.models import LegalDocument, Workspace
+from compliance.models import LegalDocument, UserFile, Workspace
 from law.definitions import Definition, abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import parse_mythes, read_synonyms, write_synonyms
+from tests.agent.test_retrieval import add_file_chunk
 from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 # Inkomstskattelagen 11 kap. 11 § (first sentences): the term, then what it means.
@@ -152,9 +153,6 @@ def test_an_acronym_no_statute_writes_is_not_searched_as_its_homograph(own_statu
 
 
 def test_an_acronym_the_workspace_writes_is_still_searched_in_its_files(own_statute: tuple[User, Workspace]) -> None:
-    from compliance.models import UserFile
-    from tests.agent.test_retrieval import add_file_chunk
-
     user, ws = own_statute
     chunk = add_file_chunk(ws, "Vår rutin enligt LAS gäller alla anställda.", title="Rutin.pdf")
     assert UserFile.objects.filter(pk=chunk.user_file_id, is_private=False).exists()

@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass
 
 import pytest
+from django.core.cache import caches
 from pytest_django import Settings
 
 from agent.retrieval.cache import (
@@ -211,8 +212,6 @@ def test_get_retrieval_cache_follows_settings(settings: Settings) -> None:
 
 
 def test_django_backend_uses_sha256_keys(django_cache: DjangoRetrievalCache) -> None:
-    from django.core.cache import caches
-
     django_cache.set(key(), chunks())
     full = django_cache._full_key(key())
     assert full.endswith(":" + key().digest()) and len(key().digest()) == 64

@@ -49,8 +49,6 @@ def test_offline_answer_is_extractive_and_cites_the_section(setup: dict[str, Any
     first_quote = message.content.split("> ", 1)[1]
     assert first_quote.startswith("3 kap. 2 a §") and f"[{cited[0]['n']}]" in first_quote.split("\n")[0]
     # Every quoted passage is verbatim source text.
-    import re
-
     by_n = {s["n"]: " ".join(s["passage"].split()) for s in message.sources}
     quotes = re.findall(r'^> [^:]+: "(.*)" \[(\d+)\]$', message.content, re.M)
     assert len(quotes) >= 3

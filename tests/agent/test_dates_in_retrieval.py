@@ -16,6 +16,7 @@ from django.utils import timezone
 from agent.answering import chat
 from agent.answering.prepare import prepare_context
 from agent.retrieval.cache import get_retrieval_cache
+from agent.retrieval.dating import date_sources
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.sources import RetrievedChunk
@@ -89,9 +90,6 @@ def test_own_documents_in_the_period_and_newer_ones_rank_higher(setup: tuple[Use
 
 
 def test_recency_breaks_ties_between_own_sources() -> None:
-    from agent.retrieval.dating import date_sources
-    from agent.retrieval.sources import RetrievedChunk
-
     def chunk(cid: int, source_id: int) -> RetrievedChunk:
         return RetrievedChunk(chunk_id=cid, source_type="USER_FILE", source_id=source_id, document_number="",
                               document_title="f", header="f", path="0", ordinal=0, citation="", text="t",

@@ -10,7 +10,9 @@ import pytest
 from django.core.management import call_command
 from pytest_django import Settings
 
+from agent.management.commands.eval_retrieval import score, unique_sections
 from agent.retrieval.sources import RetrievedChunk
+from chunks.models import ContentChunk
 from compliance.models import LegalDocument
 
 pytestmark = pytest.mark.django_db
@@ -85,9 +87,6 @@ def test_eval_retrieval_counts_questions_left_without_sources(loaded: list[Legal
 
 
 def test_eval_retrieval_dedupes_split_sections() -> None:
-    from agent.management.commands.eval_retrieval import score, unique_sections
-    from agent.retrieval.sources import RetrievedChunk
-
     def chunk(i: int, citation: str) -> RetrievedChunk:
         return RetrievedChunk(chunk_id=i, source_type="LEGAL_DOCUMENT", source_id=1, document_number="1977:1160",
                               document_title="", header="", path=f"{i:05d}", ordinal=i, citation=citation,
@@ -120,8 +119,6 @@ def test_bench_context_prints_its_figures(loaded: list[LegalDocument]) -> None:
 
 
 def test_bench_ingest_prints_its_figures() -> None:
-    from chunks.models import ContentChunk
-
     report, _ = run("bench_ingest", "--sfs", "1977:1160", "--sample", "10", "--quick", "--no-corpus",
                     "--service-sfs", "1998:209", "--json")
     service = report["service_path"]

@@ -24,9 +24,11 @@ from hypothesis import strategies as st
 from agent.answering.prepare import prepare_context
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
+from agent.retrieval.keyword_search import keyword_query
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.selectors import chunk_list_visible
+from compliance import services
 from compliance.models import Assessment, LegalDocument, Membership, UserFile, VersionState, Workspace, content_hash
 from tests.helpers import make_user
 
@@ -173,8 +175,6 @@ def test_keyword_statistics_never_count_what_the_workspace_cannot_see(loaded: li
                                                                       query: str) -> None:
     """Term weights and the keyword ranking of one workspace are the same whatever other
     workspaces, private files and deleted files hold: no count reveals their text."""
-    from agent.retrieval.keyword_search import keyword_query
-
     get_retrieval_cache().clear()
     with transaction.atomic():
         workspaces, users = build([[True, False, False], [False, True, False]], [(0, 0, False, False)])
@@ -306,8 +306,6 @@ def test_profiles_and_preferences_never_leak(loaded: list[LegalDocument], member
                                              query: str) -> None:
     """A workspace's profile reaches only its own members' context; a user's preferences only that user's,
     even in the same workspace, and through the cache too (each turn is asked twice)."""
-    from compliance import services
-
     get_retrieval_cache().clear()
     with transaction.atomic():
         workspaces, users = build(memberships, [(0, 0, False, False)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -478,8 +479,6 @@ def test_curated_table_only_lists_corpus_statutes(directory: StatuteDirectory) -
 
 
 def test_every_derived_name_resolves_to_its_own_statute(directory: StatuteDirectory) -> None:
-    import csv
-
     with open(INDEX, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     clashes = []
@@ -491,8 +490,6 @@ def test_every_derived_name_resolves_to_its_own_statute(directory: StatuteDirect
 
 
 def test_every_derived_name_is_detected_in_text(directory: StatuteDirectory) -> None:
-    import csv
-
     with open(INDEX, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     missed = []

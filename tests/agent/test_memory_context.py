@@ -14,7 +14,7 @@ from agent.answering import chat
 from agent.answering.context_assembly import AssemblyOptions, assemble_context, budget_for, context_message
 from agent.answering.prepare import PrepareOptions, PreparedContext, _prompt_tokens, prepare_context
 from agent.answering.prompts import SYSTEM_PROMPT
-from agent.memory.profile import memory_cached, memory_for, profile_lines
+from agent.memory.profile import Memory, memory_cached, memory_for, profile_lines
 from agent.retrieval.cache import get_retrieval_cache
 from agent.retrieval.sources import RetrievedChunk
 from chunks.tokens import count_tokens
@@ -168,7 +168,6 @@ def test_offline_answer_mentions_the_profile_facts(people: tuple[User, User, Use
 
 
 def test_profile_lines_drop_whole_sections_last_first() -> None:
-    from agent.memory.profile import Memory
     memory = Memory(profile=(("employee_count", "antal anställda", "45"),), facts=("x " * 400,),
                     preferences=(("role", "roll", "HR-chef"),))
     lines = profile_lines(memory, 80)

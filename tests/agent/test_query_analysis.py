@@ -11,7 +11,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from agent.retrieval.legal_refs import StatuteDirectory, citation
-from agent.retrieval.query_analysis import DateRange, analyse_query, extract_dates, keywords
+from agent.retrieval.query_analysis import DateRange, analyse_query, extract_dates, in_force_on, keywords
 
 INDEX = Path(__file__).resolve().parents[2] / "data" / "sfs" / "index.tsv"
 TODAY = date(2024, 5, 15)  # a Wednesday
@@ -143,7 +143,6 @@ def test_a_bare_month_is_its_latest_occurrence() -> None:
 
 
 def test_statute_version_day_is_today_inside_the_period_else_its_nearest_end() -> None:
-    from agent.retrieval.query_analysis import in_force_on
     assert in_force_on(None, TODAY) is None
     assert in_force_on(extract_dates("sedan 2023", TODAY), TODAY) == TODAY
     assert in_force_on(extract_dates("i mars 2021", TODAY), TODAY) == date(2021, 3, 31)

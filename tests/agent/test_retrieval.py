@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import caches
 from django.db import connection
+from django.http import Http404
+from django.utils import timezone
 from pytest_django import Settings
 
 from agent.retrieval import keyword_search
 from agent.retrieval.chunk_queries import filter_sql, search_params
-from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, retrieve_context
+from agent.retrieval.hybrid import RetrievalInputError, RetrievalOptions, one_version_per_section, retrieve_context
 from agent.retrieval.keyword_search import compound_parts, keyword_cte, keyword_params, keyword_query
 from agent.retrieval.query_vector_cache import query_vectors
 from agent.retrieval.sources import RetrievedChunk
+from chunks import selectors
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument, Membership, UserFile, Workspace, content_hash
@@ -36,8 +41,6 @@ def people(loaded: list[LegalDocument]) -> tuple[User, User, Workspace, Workspac
 
 def add_file_chunk(ws: Workspace, text: str, *, private: bool = False, deleted: bool = False,
                    title: str = "Policy.pdf") -> ContentChunk:
-    from django.utils import timezone
-
     f = UserFile.objects.create(workspace=ws, title=title, original_name=title, file="x", is_private=private,
                                 deleted_at=timezone.now() if deleted else None, status="done")
     return ContentChunk.objects.create(
@@ -135,8 +138,6 @@ def test_scope_hides_private_deleted_and_foreign_files(people: tuple[User, User,
 
 
 def test_outsider_cannot_search_a_workspace(people: tuple[User, User, Workspace, Workspace]) -> None:
-    from django.http import Http404
-
     _, charlie, ws, _ = people
     with pytest.raises(Http404):
         retrieve_context("skyddsombud", ws, user=charlie)
@@ -158,7 +159,6 @@ def test_filters(people: tuple[User, User, Workspace, Workspace]) -> None:
     assert len(top3.chunks) == 3
     strict = retrieve_context("skyddsombud", ws, user=alice, options=RetrievalOptions(min_score=0.03, use_references=False))
     assert all(c.score >= 0.03 for c in strict.chunks)
-    from datetime import date
 
     old = retrieve_context("skyddsombud", ws, user=alice,
                            options=RetrievalOptions(date_to=date(1980, 1, 1), source_types=["LEGAL_DOCUMENT"]))
@@ -261,8 +261,6 @@ def test_a_word_searched_before_the_upload_is_processed_is_found_once_it_is(peop
 
 
 def _weights(text: str, ws_ids: list[int]) -> dict[str, float]:
-    from agent.retrieval.keyword_search import keyword_query
-
     q = keyword_query(text, ws_ids)
     return dict(zip(q.terms, q.weights))
 
@@ -279,8 +277,6 @@ def test_bm25_weighs_a_rare_term_above_a_common_one(people: tuple[User, User, Wo
 
 
 def test_keyword_statistics_follow_chunk_inserts_and_deletes(people: tuple[User, User, Workspace, Workspace]) -> None:
-    from django.db import connection
-
     def shared(term: str) -> tuple[int, int, int, int]:
         with connection.cursor() as cursor:
             cursor.execute("SELECT (SELECT df FROM chunks_termstat WHERE lexeme = %s), "
@@ -342,7 +338,6 @@ def test_repealed_stubs_stay_on_the_statute_page_but_are_never_retrieved(people:
             result = retrieve_context(query, ws, user=alice, options=RetrievalOptions(mode=mode, top_k=50))
             assert stub.pk not in {c.chunk_id for c in result.chunks}
             assert not any(c.text.split("§", 1)[-1].strip().lower().startswith("har upphävts") for c in result.chunks)
-    from chunks import selectors
 
     doc = stub.legal_document
     assert stub.pk in {c.pk for c in selectors.legal_document_chunks(doc)}  # what the statute page shows
@@ -375,9 +370,6 @@ def test_a_named_statute_ranks_its_sections_up_without_excluding_others(people: 
 
 
 def test_two_temporal_versions_of_a_section_take_one_slot() -> None:
-    from agent.retrieval.hybrid import one_version_per_section
-    from agent.retrieval.sources import RetrievedChunk
-
     def chunk(cid: int, path: str, citation: str, header: str) -> RetrievedChunk:
         return RetrievedChunk(chunk_id=cid, source_type="LEGAL_DOCUMENT", source_id=7, document_number="2010:110",
                               document_title="Socialförsäkringsbalk (2010:110)", header=header, path=path, ordinal=cid,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.test import override_settings
 
 from compliance.services import api_token_create
@@ -9,8 +10,6 @@ from .base import API, ApiTestCase, assert_error
 
 class ThrottleTests(ApiTestCase):
     def test_each_token_has_its_own_budget(self) -> None:
-        from django.conf import settings
-
         rest = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "2/min"}}
         other = api_token_create(user=self.alice, name="andra").key
         with override_settings(REST_FRAMEWORK=rest):

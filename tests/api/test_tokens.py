@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from compliance.models import ApiToken
 from compliance.services import api_token_create
@@ -112,8 +113,6 @@ class TokenTests(ApiTestCase):
                 assert_error(self, self.client.post(f"{API}/tokens/", body, format="json"), 400, "invalid")
 
     def test_session_writes_need_csrf(self) -> None:
-        from rest_framework.test import APIClient
-
         client = APIClient(enforce_csrf_checks=True)
         client.force_login(self.alice)
         response = client.post(f"{API}/tokens/", {"name": "x"}, format="json")

@@ -8,8 +8,13 @@ import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any, Never
 
+import docx
+import pypdf
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import chunks.extract as extract
 from chunks.extract import (
     MIME_TYPES,
     SUPPORTED_EXTENSIONS,
@@ -91,8 +96,6 @@ PDF_PAGES = [
 
 
 def make_docx() -> bytes:
-    import docx
-
     document = docx.Document()
     document.add_heading("Rutin för tillbud", level=0)
     document.add_heading("1. Syfte", level=1)
@@ -115,8 +118,6 @@ def make_docx() -> bytes:
 
 
 def make_encrypted_pdf() -> bytes:
-    import pypdf
-
     reader = pypdf.PdfReader(io.BytesIO(make_pdf(PDF_PAGES)))
     writer = pypdf.PdfWriter()
     for page in reader.pages:
@@ -188,8 +189,6 @@ def test_encrypted_pdf() -> None:
 
 
 def test_pdf_encrypted_with_empty_user_password_is_read() -> None:
-    import pypdf
-
     writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf(PDF_PAGES))))
     writer.encrypt(user_password="", owner_password="ägare", algorithm="RC4-128")
     buffer = io.BytesIO()
@@ -225,8 +224,6 @@ def test_docx_extension_on_pdf_is_a_mismatch() -> None:
 
 
 def test_too_many_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    import chunks.extract as extract
-
     monkeypatch.setattr(extract, "MAX_PDF_PAGES", 2)
     error = _error(make_pdf(PDF_PAGES), "lång.pdf")
     assert error.code == "too_many_pages"
@@ -290,8 +287,6 @@ def test_docx_with_broken_xml_is_corrupt() -> None:
 
 
 def test_docx_zip_bomb_ratio_rejected_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    import docx
-
     def must_not_parse(*_args: object, **_kwargs: object) -> Never:
         raise AssertionError("a zip bomb reached the parser")
 
@@ -307,8 +302,6 @@ def test_docx_zip_bomb_ratio_rejected_before_parsing(monkeypatch: pytest.MonkeyP
 
 
 def test_docx_zip_bomb_total_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    import chunks.extract as extract
-
     # Many members each under the ratio check: the sum is what gives them away.
     monkeypatch.setattr(extract, "MAX_DOCX_UNCOMPRESSED", 2 * 1024 * 1024)
     members = {f"word/media/part{i}.xml": b"a" * 900_000 for i in range(4)}
@@ -317,8 +310,6 @@ def test_docx_zip_bomb_total_size(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_docx_without_text() -> None:
-    import docx
-
     buffer = io.BytesIO()
     docx.Document().save(buffer)
     assert _error(buffer.getvalue(), "tom.docx").code == "no_text"
@@ -544,9 +535,6 @@ def test_damaged_files_only_ever_raise_extraction_error(filename: str, builder: 
 
 
 def test_arbitrary_bytes_only_ever_raise_extraction_error() -> None:
-    pytest.importorskip("hypothesis")
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
 
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
     @given(data=st.binary(max_size=2000), ext=st.sampled_from(sorted(SUPPORTED_EXTENSIONS) + ["", ".bin"]))
@@ -563,7 +551,6 @@ def test_arbitrary_bytes_only_ever_raise_extraction_error() -> None:
 def test_aes_encrypted_pdf(user_password: str, readable: bool) -> None:
     # pypdf needs `cryptography` for AES, both to write and to read.
     pytest.importorskip("cryptography")
-    import pypdf
 
     writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf(PDF_PAGES))))
     writer.encrypt(user_password=user_password, owner_password="ägare", algorithm="AES-256")

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import docx
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
@@ -68,8 +69,6 @@ def chunks_of(source: UserFile | LegalDocument | Assessment) -> list[ContentChun
 
 
 def make_docx_without_title() -> bytes:
-    import docx
-
     document = docx.Document()
     document.add_heading("1. Syfte", level=1)
     document.add_paragraph("Rutinen säkerställer att tillbud rapporteras och åtgärdas.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import random
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
@@ -16,10 +18,11 @@ from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document, embed_chunk_batch
-from chunks.shipped_vectors import default_path, load, shipped_vectors
+from chunks.shipped_vectors import book_path, default_path, load, regulations_path, shipped_vectors
 from compliance.models import LegalDocument, ProcessingStatus, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.sfs_corpus import read_corpus
+from law.regulations import FORESKRIFTER_PATH
+from law.sfs_corpus import read_book_lines, read_corpus
 from tests.chunks.conftest import queued_task_calls
 from tests.corpus import corpus_record
 
@@ -30,8 +33,6 @@ FLOAT16_ATOL = 1e-3
 
 def corpus_chunks() -> list[tuple[str, str]]:
     """(sfs, passage text) of every chunk the current parser makes of the bundled corpus."""
-    from django.conf import settings
-
     return [(r["sfs"], passage_text(d.header, d.text)) for r in read_corpus(settings.SFS_CORPUS_PATH)
             for d in chunk_statute(r["title"], r["sfs"], r["text"])]
 
@@ -174,9 +175,6 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
 @pytest.mark.django_db
 def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_path: Path, settings: Settings,
                                                                           clean_queue: None) -> None:
-    from chunks.shipped_vectors import book_path
-    from law.sfs_corpus import read_book_lines
-
     settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no curated file: only the book's, beside it
     out = io.StringIO()
     call_command("build_sfs_vectors", "--book", "--only", "1996:1615", "--no-reuse", "--no-progress", stdout=out)
@@ -230,11 +228,6 @@ def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_
 def test_the_regulations_file_is_int8_and_loading_a_regulation_takes_its_vectors(tmp_path: Path, settings: Settings,
                                                                                  clean_queue: None) -> None:
     """The agency regulations and the GDPR ship vectors too: loaded, they are searchable by meaning at once."""
-    import gzip
-
-    from chunks.shipped_vectors import regulations_path
-    from law.regulations import FORESKRIFTER_PATH
-
     number = "MSBFS 2020:5"
     settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")  # no other file: only the regulations', beside it
     out = io.StringIO()

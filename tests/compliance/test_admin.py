@@ -3,6 +3,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from chunks.models import ContentChunk
+from compliance import services
 from compliance.models import Assessment, LegalDocument, ProcessingStatus, UserFile
 from tests.helpers import BaseTestCase
 
@@ -89,7 +90,6 @@ class MemoryAdminTests(BaseTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         super().setUpTestData()
-        from compliance import services
         cls.admin = get_user_model().objects.create_superuser("admin", "admin@example.se", "pw")
         cls.profile = services.profile_update(workspace=cls.workspace, user=cls.alice, values={"employee_count": 45})
         services.profile_fact_add(workspace=cls.workspace, user=cls.alice, text="Vi har lager")

@@ -10,14 +10,23 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpResponse
 from django.test import override_settings
 from django.urls import reverse
 
+from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from chunks.selectors import EMBEDDING_ERROR_CACHE_KEY, chunk_index_size, embedding_state, knowledge_stats
-from chunks.services import chunk_source_key, embedding_record_error, embedding_record_ok, source_progress_refresh
+from chunks.services import (
+    EMBED_RATE_CACHE_KEY,
+    chunk_source_key,
+    embedding_rate_record,
+    embedding_record_error,
+    embedding_record_ok,
+    source_progress_refresh,
+)
 from compliance import services
 from compliance.models import Assessment, LegalDocument, Membership, ProcessingStatus, UserFile
 from tests.helpers import BaseTestCase, blocked_media_root, make_member
@@ -430,8 +439,6 @@ class FiguresTests(KnowledgeTestCase):
         self.assertEqual(knowledge_stats(self.workspace)["chunks"], 0)
 
     def test_figures(self) -> None:
-        from chunks.embedding import active_model_name
-
         self.add_chunk(source_type="LEGAL_DOCUMENT", legal_document=self.statute, embedding=[0.1] * 384,
                        embedding_model=active_model_name())
         self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace)
@@ -452,10 +459,6 @@ class FiguresTests(KnowledgeTestCase):
         self.assertContains(r, "50 %")
 
     def test_model_state(self) -> None:
-        from django.core.cache import cache
-
-        from chunks.embedding import active_model_name
-
         self.assertEqual(embedding_state(self.workspace)["label"], "klar")
         chunk = self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace)
         self.assertEqual(embedding_state(self.workspace)["label"], "laddar")
@@ -474,10 +477,6 @@ class FiguresTests(KnowledgeTestCase):
         self.assertIsNone(cache.get(EMBEDDING_ERROR_CACHE_KEY))
 
     def test_queue_and_time_left_come_from_counts_and_the_measured_rate(self) -> None:
-        from django.core.cache import cache
-
-        from chunks.services import EMBED_RATE_CACHE_KEY, embedding_rate_record
-
         cache.delete(EMBED_RATE_CACHE_KEY)
         UserFile.objects.filter(pk=self.file.pk).update(status=ProcessingStatus.PROCESSING)
         for i in range(3):

@@ -1,6 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.http import Http404
 
 from compliance.models import LegalDocument, Membership, UserFile, Workspace, validate_sfs_number
 from compliance.selectors import access_scope_for, workspace_list_for_user
@@ -71,8 +72,6 @@ class ModelTests(BaseTestCase):
         self.assertEqual(Membership.objects.get(user=self.charlie, workspace=a).role, "owner")
 
     def test_scope_requires_membership(self) -> None:
-        from django.http import Http404
-
         self.assertEqual(access_scope_for(self.bob, self.workspace).workspace_ids, (self.workspace.pk,))
         with self.assertRaises(Http404):
             access_scope_for(self.charlie, self.workspace)

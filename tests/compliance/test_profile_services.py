@@ -1,5 +1,7 @@
 """The workspace profile and personal preferences: validation, origins, revisions, clearing."""
 
+from django.http import Http404
+
 from compliance import selectors, services
 from compliance.models import FactOrigin, PersonalPreference, ProfileFact, WorkspaceProfile
 from compliance.services import ProfileInputError
@@ -84,7 +86,6 @@ class ProfileServiceTests(BaseTestCase):
 
     def test_another_workspaces_fact_is_not_found(self) -> None:
         fact = services.profile_fact_add(workspace=self.workspace, user=self.alice, text="Vi har lager")
-        from django.http import Http404
         with self.assertRaises(Http404):
             selectors.profile_fact_get(self.charlies_workspace, fact.pk)
 

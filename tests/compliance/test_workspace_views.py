@@ -1,5 +1,6 @@
 from django.urls import reverse
 
+from compliance.models import Membership
 from tests.helpers import PASSWORD, BaseTestCase
 
 
@@ -56,8 +57,6 @@ class LayoutTests(BaseTestCase):
         self.assertContains(r, 'class="active" aria-current="page">Kunskapsbas</a>', html=False)
 
     def test_statute_pages_keep_the_last_visited_workspace_in_the_nav(self) -> None:
-        from compliance.models import Membership
-
         Membership.objects.create(user=self.alice, workspace=self.charlies_workspace, role=Membership.Role.VIEWER)
         self.login(self.alice)
         self.client.get(reverse("workspace", args=[self.charlies_workspace.slug]))

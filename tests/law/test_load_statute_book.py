@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 from django.test import Client
 from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from chunks.models import ContentChunk
-from compliance.models import LegalDocument, ProcessingStatus
+from compliance.models import LegalDocument, Membership, ProcessingStatus, Workspace
 from law.selectors import statute_book_progress
+from law.services import BookLoadProgress, statute_book_progress_record
 from tests.corpus import corpus_record
 from tests.helpers import make_user
 
@@ -115,8 +117,6 @@ def test_a_second_run_over_the_book_changes_nothing(book_files: tuple[Path, Path
 
 
 def test_progress_while_loading_has_a_time_left_and_a_stopped_loader_shows_as_interrupted() -> None:
-    from law.services import BookLoadProgress, statute_book_progress_record
-
     progress = BookLoadProgress(total=4610, started_at=1_000.0, done=461)
     statute_book_progress_record(progress)
     written = progress.updated_at
@@ -145,11 +145,6 @@ def test_the_kind_shows_as_a_badge_and_filters_the_list(client: Client, book_fil
 
 
 def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left(client: Client) -> None:
-    from django.contrib.auth import get_user_model
-
-    from compliance.models import Membership, Workspace
-    from law.services import BookLoadProgress, statute_book_progress_record
-
     statute_book_progress_record(BookLoadProgress(total=4610, started_at=0.0, done=2305))
     user = make_user("olle")
     ws = Workspace.objects.create(name="Olles AB", slug="olles-ab")
@@ -172,8 +167,6 @@ def test_the_kunskapsbas_page_and_admin_show_the_book_loading_with_the_time_left
 
 
 def test_a_missing_book_file_is_named(tmp_path: Path) -> None:
-    from django.core.management import CommandError
-
     with pytest.raises(CommandError, match=f"filen finns inte: {tmp_path / 'saknas.jsonl.gz'}"):
         call_command("load_sfs", "--book", "--book-file", str(tmp_path / "saknas.jsonl.gz"), "--no-progress")
     assert not LegalDocument.objects.exists()

@@ -24,6 +24,7 @@ from law.rkrattsbaser import RkrattsbaserClient
 from law.tasks import sync_sfs_daily
 from tests.helpers import make_user
 from tests.law.sfs_records_fixtures import OLD_TEXT, record, write_records
+from tests.law.test_statute_diff import COUNCIL_OLD
 
 pytestmark = pytest.mark.django_db
 
@@ -198,8 +199,6 @@ def test_the_daily_task_runs_the_service_sync(settings: Settings) -> None:
 def test_a_version_that_changed_only_an_item_of_a_bilagas_list_records_that_change(clean_queue: None,
                                                                                    settings: Settings,
                                                                                    tmp_path: Path) -> None:
-    from tests.law.test_statute_diff import COUNCIL_OLD
-
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     old = COUNCIL_OLD.format(m="–")
     doc = legal_document_upsert(LegalDocumentData(

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from compliance import services as compliance_services
-from compliance.models import LegalDocument, Membership, ProcessingStatus
+from compliance.models import LegalDocument, Membership, ProcessingStatus, Workspace
 from register import selectors, services
 from register.models import Action, Evidence, LegalRegister, RegisterItem, Requirement, Review, ReviewEntry
 from register.pages.history import history_rows
@@ -489,7 +489,6 @@ class ActionTests(RegisterPagesTestCase):
 
 @pytest.mark.django_db
 def test_nav_has_laglista(client: Client) -> None:
-    from compliance.models import Workspace
     user = make_user("frida")
     ws = Workspace.objects.create(name="F AB", slug="f-ab")
     Membership.objects.create(user=user, workspace=ws, role="owner")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from django.urls import reverse
@@ -15,6 +17,7 @@ from register.suggestions import (
     RULES_PATH,
     Rule,
     Suggestion,
+    SuggestionDataError,
     knowledge_suggestions,
     load_rules,
     rule_matches,
@@ -24,6 +27,7 @@ from register.suggestions import (
     template_list,
 )
 from tests.helpers import BaseTestCase
+from tests.register.corpus_numbers import shipped_numbers
 
 # Real titles, so the pages read as they will.
 DOCUMENTS = {
@@ -73,15 +77,11 @@ class RulesDataTests(BaseTestCase):
             self.assertIn("→", rule.reason, rule.id)
 
     def test_every_rule_names_a_document_of_the_shipped_corpus(self) -> None:
-        from tests.register.corpus_numbers import shipped_numbers
-
         shipped = shipped_numbers()
         missing = [(r.id, r.document) for r in rules() if r.document not in shipped]
         self.assertEqual(missing, [])
 
     def test_every_template_names_valid_documents_with_kravpunkter(self) -> None:
-        from tests.register.corpus_numbers import shipped_numbers
-
         shipped = shipped_numbers()
         slugs = {t.slug for t in template_list()}
         self.assertTrue({"arbetsmiljo", "miljo", "dataskydd"} <= slugs)
@@ -93,11 +93,6 @@ class RulesDataTests(BaseTestCase):
             self.assertTrue(any(item.requirements for item in template.items))
 
     def test_a_rule_with_an_unknown_condition_is_refused(self) -> None:
-        import tempfile
-        from pathlib import Path
-
-        from register.suggestions import SuggestionDataError
-
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "rules.toml"
             path.write_text('[[rule]]\nid = "x"\ndocument = "1977:1160"\ngroup = "G"\nreason = "r"\nemployes = 3\n')

@@ -1708,19 +1708,19 @@ def _unit_words(text: str, chain: list[LegalReference]) -> list[tuple[int, int]]
         return ref.unit_start is not None and ref.unit_start != first and start < ref.unit_start < end
 
     cuts = sorted({start, *(ref.unit_start for ref in chain if own(ref))})
-    bounds: list[tuple[int, int]] = []
+    bounds: dict[int, tuple[int, int]] = {}
     for index, cut in enumerate(cuts):
         stop = cuts[index + 1] if index + 1 < len(cuts) else end
         if stop < end:
             tail = _UNIT_SEPARATOR_TAIL_RE.search(text, cut, stop)
             stop = tail.start() if tail is not None and tail.start() > cut else stop
-        bounds.append((cut, stop))
+        bounds[cut] = (cut, stop)
     words: list[tuple[int, int]] = []
     for ref in chain:
-        if own(ref):
-            words.append(bounds[cuts.index(ref.unit_start)])
+        if ref.unit_start is not None and own(ref):
+            words.append(bounds[ref.unit_start])
         else:
-            words.append(words[-1] if words else bounds[0])
+            words.append(words[-1] if words else bounds[start])
     return words
 
 

@@ -532,6 +532,20 @@ def test_fuzz_reference_like_input(pieces: list[str]) -> None:
 
 _DIRECTORY = StatuteDirectory.from_index_tsv(INDEX)
 
+_LINK_PIECES = [*_PIECES, " §§", "artikel", "artiklarna", " 6.1 f", " 9", " i EU:s dataskyddsförordning", " AML", "3:2",
+                " eller ", " samt ", " till ", " 12"]
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINK_PIECES), max_size=60))
+def test_fuzz_reference_links_are_ordered_disjoint_words_of_the_text(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    links = reference_links(text, _DIRECTORY, self_sfs="1982:80", chapter="")
+    assert all(0 <= link.start < link.end <= len(text) for link in links)
+    assert all(a.end <= b.start for a, b in zip(links, links[1:]))
+    # A link neither starts nor ends in the space or separator between two units.
+    assert not any(text[link.start].isspace() or text[link.end - 1] in " ,\u00a0" for link in links)
+
 
 @pytest.mark.parametrize(
     "text",

@@ -33,7 +33,8 @@ def test_a_reference_in_the_text_opens_the_section_it_cites(live_server: LiveSer
                     "2 § Den som hyr ut arbetskraft ska informera om riskerna.")
     chunked_statute("2099:8", "Lag (2099:8) om bemanning",
                     "1 § Ett bemanningsföretag ska lämna den information som avses i 2 § lagen (2099:7) om "
-                    "inhyrning.\n\n2 § Bestämmelserna i 1 § gäller även den som förmedlar personal.")
+                    "inhyrning.\n\n2 § Bestämmelserna i 1 och 3 §§ gäller även den som förmedlar personal.\n\n"
+                    "3 § Ett bemanningsföretag ska föra en förteckning över sina uppdrag.")
     opened = open_page(browser, live_server.url, "alice")
     page = opened.page
     page.goto(f"{live_server.url}/lag/2099:8")
@@ -42,9 +43,13 @@ def test_a_reference_in_the_text_opens_the_section_it_cites(live_server: LiveSer
     assert "informera om riskerna" in page.locator("[id='2']").inner_text()
     page.go_back()
     page.wait_for_url("**/lag/2099:8")
-    page.locator("[id='2'] a.ref-link", has_text="1 §").click()
+    # Each § of a list opens its own: "1" the first, "3 §§" the third.
+    page.locator("[id='2'] a.ref-link", has_text="3 §§").click()
+    page.wait_for_url("**/lag/2099:8#3")
+    assert "förteckning över sina uppdrag" in page.locator("[id='3']").inner_text()
+    page.locator("[id='2'] a.ref-link").filter(has_text="1").first.click()
     page.wait_for_url("**/lag/2099:8#1")
-    assert "bemanningsföretag" in page.locator("[id='1']").inner_text()
+    assert "lämna den information" in page.locator("[id='1']").inner_text()
     page.screenshot(path=str(artifacts / "statute-references.png"), full_page=True)
     assert opened.csp_blocked == []
     page.close()

@@ -939,7 +939,8 @@ def _read_articles(text: str, pos: int) -> tuple[list[_ArticleItem], int]:
                     end = more.end()
         at = m.start(1)
         new = [_ArticleItem(article, int(punkt) if punkt else None, led, at) for led in leds]
-        if range_from is not None and (range_from.punkt, range_from.led) == (None, None) and (punkt, leds) == (None, [None]):
+        plain = (punkt, leds) == (None, [None])  # an article with no punkt or led: a range may end in it
+        if range_from is not None and (range_from.punkt, range_from.led) == (None, None) and plain:
             a, b = int(range_from.article), int(article)
             if a < b and b - a <= MAX_RANGE:
                 new = [_ArticleItem(str(n), None, None, at if n == b else None) for n in range(a + 1, b + 1)]
@@ -1042,8 +1043,8 @@ class _Parser:
 
     # -- number groups ---------------------------------------------------------
 
-    def read_group(self, j: int, seps: list[str] | None = None,
-                   starts: list[tuple[int, int | None]] | None = None) -> tuple[list[tuple[_Num, _Num | None]], int]:
+    def read_group(self, j: int, seps: list[str] | None = None, starts: list[tuple[int, int | None]] | None = None,
+                   ) -> tuple[list[tuple[_Num, _Num | None]], int]:
         """NUM ((, | och | eller | - | till) NUM)*: returns items and the index after.
 
         With `seps`, appends the last separator word before each item after the first; with `starts`, where

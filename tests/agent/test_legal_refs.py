@@ -532,8 +532,8 @@ def test_fuzz_reference_like_input(pieces: list[str]) -> None:
 
 _DIRECTORY = StatuteDirectory.from_index_tsv(INDEX)
 
-_LINK_PIECES = [*_PIECES, " §§", "artikel", "artiklarna", " 6.1 f", " 9", " i EU:s dataskyddsförordning", " AML", "3:2",
-                " eller ", " samt ", " till ", " 12"]
+_LINK_PIECES = [*_PIECES, " §§", "artikel", "artiklarna", " 6.1 f", " 9", " i EU:s dataskyddsförordning", " AML",
+                "3:2", " eller ", " samt ", " till ", " 12"]
 
 
 @hsettings(max_examples=300, deadline=None)

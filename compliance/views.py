@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from cachetools import LRUCache
@@ -375,15 +376,33 @@ def statute_list(request: HttpRequest) -> HttpResponse:
 _linked_pages: LRUCache = LRUCache(maxsize=32)
 _linked_lock = threading.Lock()
 LINKED_PAGE_SECONDS = 7 * 24 * 3600  # a change of a text or of the directory is a new key
-# How texts are linked: a new value when that changes (one link per unit of a chain is "2"), so that no process
-# serves a page the shared cache still holds linked the old way.
-LINKED_PAGE_FORMAT = "2"
+# How texts are linked: a new value when that changes (one link per unit of a chain is "2", the units citing each
+# unit "3"), so that no process serves a page the shared cache still holds linked the old way.
+LINKED_PAGE_FORMAT = "3"
+
+
+@dataclass(frozen=True)
+class CitingUnit:
+    """A unit of the page that cites another of its units: what it is called, and where on the page it is."""
+
+    citation: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class LinkedTexts:
+    """A page's texts with their references linked (`htmls`, "" for a text that links nothing) and, for each text,
+    the page's units that cite it (`cited_by`, in page order, each citation once)."""
+
+    htmls: list[str]
+    cited_by: list[tuple[CitingUnit, ...]]
 
 
 def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[dict]) -> None:
     """Each text's HTML (`html`) with every reference a reader may follow linked to the unit it cites: on the page
     of another statute, regulation or EU act the knowledge base holds ("3 kap. 6 § arbetsmiljölagen (1977:1160)",
-    "artikel 9.2 g i EU:s dataskyddsförordning"), or on this page ("enligt 4 §", its own chapter's).
+    "artikel 9.2 g i EU:s dataskyddsförordning"), or on this page ("enligt 4 §", its own chapter's); and the units
+    of the page that cite it (`cited_by`), so a reader of a § sees where else the statute leans on it.
 
     `blocks` are a statute's §§, `regulation` a regulation's units (whose articles' parts are texts too).
     """
@@ -395,30 +414,39 @@ def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[di
         f"{chapter or ''}\x1f{text.get('citation') or ''}\x1f{text.get('text') or ''}"
         for text, chapter in zip(texts, chapters))]).encode()).hexdigest()
     with _linked_lock:
-        htmls = _linked_pages.get(digest)
-    if htmls is None:
+        linked = _linked_pages.get(digest)
+    if linked is None:
         shared_key = f"statute-links:{LINKED_PAGE_FORMAT}:{digest}"
-        htmls = cache.get(shared_key)
-        if htmls is None:
-            htmls = _linked_texts(doc.sfs_number, texts, chapters, directory)
-            cache.set(shared_key, htmls, timeout=LINKED_PAGE_SECONDS)
+        linked = cache.get(shared_key)
+        if linked is None:
+            linked = _linked_texts(doc.sfs_number, texts, chapters, directory)
+            cache.set(shared_key, linked, timeout=LINKED_PAGE_SECONDS)
         with _linked_lock:
-            _linked_pages[digest] = htmls
-    for text, html in zip(texts, htmls):
+            _linked_pages[digest] = linked
+    for text, html, cited_by in zip(texts, linked.htmls, linked.cited_by):
         text["html"] = html
+        text["cited_by"] = cited_by
 
 
 def _linked_texts(number: str, texts: list[dict], chapters: list[str | None],
-                  directory: StatuteDirectory) -> list[str]:
-    """The HTML of each text, "" for a text that links nothing; `chapters` as `_own_chapters` gives them."""
+                  directory: StatuteDirectory) -> LinkedTexts:
+    """Each text's HTML and the page's units citing it; `chapters` as `_own_chapters` gives them."""
     found = [reference_links(text.get("text") or "", directory, self_sfs=number, chapter=chapter)
              for text, chapter in zip(texts, chapters)]
     targets = _LinkTargets(number, texts, found)
+    at_anchor = {text["anchor"]: index for index, text in enumerate(texts) if text.get("anchor")}
+    citing: list[dict[str, CitingUnit]] = [{} for _ in texts]  # by citation: a § shown in two versions is one unit
     htmls = []
-    for text, links in zip(texts, found):
+    for index, (text, links) in enumerate(zip(texts, found)):
         spans = [(link.start, link.end, url) for link in links if (url := targets.url(link))]
         htmls.append(linked_paragraphs(text.get("text") or "", spans) if spans else "")
-    return htmls
+        if not (text.get("citation") and text.get("anchor")) or text.get("parts"):
+            continue  # an article with punkter is read, and cites, through them
+        for link in links:
+            cited = at_anchor.get(targets.own_anchor(link)) if link.number == number else None
+            if cited is not None and texts[cited].get("citation") != text["citation"]:
+                citing[cited].setdefault(text["citation"], CitingUnit(text["citation"], text["anchor"]))
+    return LinkedTexts(htmls, [tuple(units.values()) for units in citing])
 
 
 def _own_chapters(blocks: list[dict]) -> list[str | None]:
@@ -447,9 +475,13 @@ class _LinkTargets:
                  for unit in link.units[:1] for citation in unit}
         self.held = legal_document_units_held({n for n, _ in cited}, {c for _, c in cited})
 
+    def own_anchor(self, link: DocumentLink) -> str:
+        """The anchor on this page of the unit a link to this page cites, "" for one the page does not show."""
+        return next((self.own[c] for c in (link.units[0] if link.units else ()) if c in self.own), "")
+
     def url(self, link: DocumentLink) -> str:
         if link.number == self.number:
-            anchor = next((self.own[c] for c in (link.units[0] if link.units else ()) if c in self.own), "")
+            anchor = self.own_anchor(link)
             return f"{self.page}#{anchor}" if anchor else ""
         for citation in link.units[0] if link.units else ():
             if (link.number, citation) in self.held:

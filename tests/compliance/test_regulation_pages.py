@@ -108,6 +108,13 @@ class RegulationPageTests(BaseTestCase):
         recital = page[page.index('id="skal-143"'):].split("</section>", 1)[0]
         self.assertIn("artikel 263 i EUF-fördraget", recital)
         self.assertNotIn("#artikel-263", recital)
+        # Article 8.1 ("Om artikel 6.1 a är tillämplig …") cites 6.1: the paragraph says so, naming the citing
+        # paragraph, not its article (whose text the page shows through its paragraphs).
+        paragraph = page[page.index('id="artikel-6-1"'):page.index('id="artikel-6-2"')]
+        citing = re.search(r'<p class="cited-by[^>]*>(.*?)</p>', paragraph, re.S)
+        self.assertIsNotNone(citing)
+        self.assertIn('<a href="#artikel-8-1">artikel 8.1</a>', citing.group(1))
+        self.assertNotIn('href="#artikel-8"', citing.group(1))
 
     def test_a_binding_section_or_an_article_may_be_taught_a_word_an_allmant_rad_may_not(self) -> None:
         self.login(self.alice)

@@ -283,6 +283,28 @@ class StatutePageTests(BaseTestCase):
             ("/lag/1977:1160#3kap2a", "3 kap. 2 a §"),
         ])
 
+    def test_each_section_names_the_sections_of_its_statute_that_cite_it(self) -> None:
+        add_chunk(self.doc, "00002.00000", "2 kap. 1 §", "1 § Se 2 och 3 §§. Jfr 1 §.", chapter="2",
+                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 1 §")
+        add_chunk(self.doc, "00002.00001", "2 kap. 2 §", "2 § Utöver 3 § gäller 3 kap. 2 a §.", chapter="2",
+                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 2 §")
+        add_chunk(self.doc, "00002.00002", "2 kap. 3 §", "3 § Text.", chapter="2",
+                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 3 §")
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+
+        def cited_by(anchor: str) -> list[tuple[str, str]]:
+            section = body[body.index(f'id="{anchor}"'):].split("</section>", 1)[0]
+            line = re.search(r'<p class="cited-by[^>]*>(.*?)</p>', section, re.S)
+            return re.findall(r'<a href="#([^"]+)">([^<]+)</a>', line.group(1)) if line else []
+
+        # In page order, each citing § once; a § naming itself cites nothing.
+        self.assertEqual(cited_by("2kap3"), [("2kap1", "2 kap. 1 §"), ("2kap2", "2 kap. 2 §")])
+        self.assertEqual(cited_by("2kap2"), [("2kap1", "2 kap. 1 §")])
+        self.assertEqual(cited_by("3kap2a"), [("2kap2", "2 kap. 2 §")])
+        self.assertEqual(cited_by("2kap1"), [])
+        self.assertIn("Hänvisas till i", body)
+
     def test_without_chunks_the_full_text_is_shown(self) -> None:
         self.login(self.alice)
         r = self.client.get("/lag/1977:1166")

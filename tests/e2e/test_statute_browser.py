@@ -50,6 +50,9 @@ def test_a_reference_in_the_text_opens_the_section_it_cites(live_server: LiveSer
     page.locator("[id='2'] a.ref-link").filter(has_text="1").first.click()
     page.wait_for_url("**/lag/2099:8#1")
     assert "lämna den information" in page.locator("[id='1']").inner_text()
+    # And back: 1 § says which § of its statute cites it.
+    page.locator("[id='1'] [data-cited-by] a", has_text="2 §").click()
+    page.wait_for_url("**/lag/2099:8#2")
     page.screenshot(path=str(artifacts / "statute-references.png"), full_page=True)
     assert opened.csp_blocked == []
     page.close()

@@ -268,12 +268,14 @@ class StatutePageTests(BaseTestCase):
         transitional = body[body.index("Äldre föreskrifter"):].split("</section>", 1)[0]
         self.assertNotIn("ref-link", transitional)
 
-    def test_each_unit_a_chain_cites_is_a_link_of_its_own(self) -> None:
-        add_chunk(self.doc, "00002.00000", "2 kap. 1 §", "1 § Se 2 och 3 §§ samt 3 kap. 2 a §.", chapter="2",
-                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 1 §")
-        for position, number in (("00002.00001", "2"), ("00002.00002", "3")):
-            add_chunk(self.doc, position, f"2 kap. {number} §", f"{number} § Text.", chapter="2",
+    def chapter_two(self, *texts: str) -> None:
+        """2 kap. 1 §, 2 §, … with these texts, each opening with its § number."""
+        for number, text in enumerate(texts, start=1):
+            add_chunk(self.doc, f"00002.{number - 1:05d}", f"2 kap. {number} §", f"{number} § {text}", chapter="2",
                       header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > {number} §")
+
+    def test_each_unit_a_chain_cites_is_a_link_of_its_own(self) -> None:
+        self.chapter_two("Se 2 och 3 §§ samt 3 kap. 2 a §.", "Text.", "Text.")
         self.login(self.alice)
         body = self.client.get("/lag/1977:1160").content.decode()
         section = body[body.index('id="2kap1"'):body.index('id="2kap2"')]
@@ -284,12 +286,7 @@ class StatutePageTests(BaseTestCase):
         ])
 
     def test_each_section_names_the_sections_of_its_statute_that_cite_it(self) -> None:
-        add_chunk(self.doc, "00002.00000", "2 kap. 1 §", "1 § Se 2 och 3 §§. Jfr 1 §.", chapter="2",
-                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 1 §")
-        add_chunk(self.doc, "00002.00001", "2 kap. 2 §", "2 § Utöver 3 § gäller 3 kap. 2 a §.", chapter="2",
-                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 2 §")
-        add_chunk(self.doc, "00002.00002", "2 kap. 3 §", "3 § Text.", chapter="2",
-                  header=f"{TITLE} > 2 kap. Arbetsmiljöns beskaffenhet > 3 §")
+        self.chapter_two("Se 2 och 3 §§. Jfr 1 §.", "Utöver 3 § gäller 3 kap. 2 a §.", "Text.")
         self.login(self.alice)
         body = self.client.get("/lag/1977:1160").content.decode()
 

@@ -8,14 +8,11 @@ class AgentConfig(AppConfig):
 
     def ready(self) -> None:
         # Not at the top: models exist only once the app registry is ready.
-        from compliance.models import LegalDocument, Membership, Workspace
+        from compliance.models import Membership, Workspace
 
         from .monitoring.dashboard import rollup_after_workspace_delete
-        from .retrieval.statute_directory import statute_directory_invalidate
         from .retrieval.workspace_names import workspace_names_invalidate
 
-        post_save.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-save")
-        post_delete.connect(statute_directory_invalidate, sender=LegalDocument, dispatch_uid="statute-dir-delete")
         post_delete.connect(rollup_after_workspace_delete, sender=Workspace, dispatch_uid="rollup-workspace-delete")
         for model in (Workspace, Membership):
             name = model._meta.model_name

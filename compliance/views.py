@@ -25,11 +25,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent.retrieval.glossary_checks import terms_citing
-from agent.retrieval.legal_refs import DocumentLink, StatuteDirectory, reference_links
-from agent.retrieval.statute_directory import statute_directory
 from chunks.selectors import knowledge_overview, legal_document_chunks, legal_document_units_held, user_file_chunks
 from chunks.tasks import sync_workspace
+from law.legal_refs import DocumentLink, StatuteDirectory, reference_links
 from law.selectors import statute_history_get
+from law.statute_directory import statute_directory
 
 from . import selectors, services
 from .anchors import linked_paragraphs, regulation_blocks, regulation_contents, statute_blocks, statute_url

@@ -42,8 +42,8 @@ from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
 
 from compliance.selectors import AccessScope
+from law.legal_refs import citation
 
-from .legal_refs import citation
 from .query_analysis import QueryAnalysis
 
 

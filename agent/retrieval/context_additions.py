@@ -29,6 +29,8 @@ from compliance.models import LegalDocument
 from compliance.selectors import AccessScope
 from compliance.sql import dict_cursor
 from law.definitions import definitions_in
+from law.legal_refs import document_links, statute_links
+from law.statute_directory import statute_directory
 
 from .dating import in_force_on as chunk_in_force_on
 from .chunk_queries import (
@@ -49,9 +51,7 @@ from .hybrid import (
     one_version_per_section,
     unit_holds,
 )
-from .legal_refs import document_links, statute_links
 from .sources import RetrievedChunk
-from .statute_directory import statute_directory
 
 
 log = logging.getLogger(__name__)

@@ -25,12 +25,12 @@ from compliance.models import Workspace
 from compliance.numbers import is_sfs_number
 from compliance.selectors import AccessScope
 from glossary.selectors import term_list_citing
+from law.legal_refs import LegalReference, analyse_references, unit_citations
+from law.statute_directory import statute_directory
 from law.statute_names import derive_short_name
 
 from .hybrid import CitedUnit, cited_units_held, unit_holds
 from .keyword_search import keyword_query, written_words
-from .legal_refs import LegalReference, analyse_references, unit_citations
-from .statute_directory import statute_directory
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ from compliance.models import Workspace
 from compliance.selectors import AccessScope, access_scope_for
 from compliance.sql import dict_cursor
 from compliance.text import strip_control
+from law.legal_refs import LegalReference, unit_citations
+from law.statute_directory import statute_directory
 
 from . import bridges
 from . import rerank as rerank_module
@@ -60,12 +62,10 @@ from .keyword_search import (
     keyword_query,
     written_words,
 )
-from .legal_refs import LegalReference, unit_citations
 from .mentions import Mentions, mention_search
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .query_vector_cache import query_vectors
 from .sources import RetrievedChunk
-from .statute_directory import statute_directory
 from .workspace_glossary import TermMatch, glossary_matches, searched_text, still_unknown, taught_references
 
 log = logging.getLogger(__name__)

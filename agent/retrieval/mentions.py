@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 
 from compliance.selectors import AccessScope
+from law.legal_refs import analyse_references
+from law.statute_directory import statute_directory
 
 from .chunk_queries import CHUNK_COLUMNS, NO_RANKS, RetrievalOptions, filter_sql, run_chunk_query, search_params
-from .legal_refs import analyse_references
 from .sources import NOT_BINDING_KINDS, RetrievedChunk
-from .statute_directory import statute_directory
 
 # The most chunks a document the knowledge base does not hold brings: its mentions are evidence about it, not
 # its text, and an amending act is written under every § it changed.

@@ -31,8 +31,8 @@ from django.conf import settings
 
 from compliance.clock import swedish_today
 from compliance.text import STOP_WORDS, one_line
+from law.legal_refs import LegalReference, StatuteDirectory, analyse_references, find_sfs_numbers, parse_references
 
-from .legal_refs import LegalReference, StatuteDirectory, analyse_references, find_sfs_numbers, parse_references
 from .spelling import MarkedWords, restore_marks
 
 __all__ = ["DateRange", "QueryAnalysis", "STOP_WORDS", "analyse_query", "extract_dates", "in_force_on", "keywords"]

@@ -20,12 +20,12 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from compliance.clock import swedish_today
 from compliance.models import Membership, Workspace
 from compliance.selectors import AccessScope, access_scope_for
+from law.legal_refs import StatuteDirectory
+from law.statute_directory import statute_directory
 
 from . import bridges
-from .legal_refs import StatuteDirectory
 from .query_analysis import QueryAnalysis, analyse_query
 from .sources import RetrievedChunk
-from .statute_directory import statute_directory
 from .workspace_names import WorkspaceNames, workspace_names_for
 
 

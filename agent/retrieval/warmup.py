@@ -15,9 +15,9 @@ from django.conf import settings
 
 from chunks.embedding import get_provider
 from chunks.tokens import get_encoding
+from law.statute_directory import statute_directory
 
 from . import bridges, vocabulary_neighbours
-from .statute_directory import statute_directory
 
 log = logging.getLogger(__name__)
 

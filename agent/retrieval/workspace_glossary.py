@@ -23,10 +23,10 @@ from collections.abc import Sequence
 
 from compliance.sql import dict_cursor
 from glossary.selectors import TermMatch, term_matches
+from law.legal_refs import LegalReference, analyse_references
+from law.statute_directory import statute_directory
 
 from .keyword_search import written_words
-from .legal_refs import LegalReference, analyse_references
-from .statute_directory import statute_directory
 
 __all__ = ["TermMatch", "glossary_matches", "searched_text", "still_unknown", "taught_references"]
 

@@ -19,9 +19,9 @@ from django.urls import reverse
 
 from agent.answering import chat
 from agent.models import Conversation
-from agent.retrieval.legal_refs import analyse_references, unit_citations
-from agent.retrieval.statute_directory import statute_directory
 from glossary import services
+from law.legal_refs import analyse_references, unit_citations
+from law.statute_directory import statute_directory
 from tests.fake_openai import FakeOpenAI
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_retrieval_cache")]

@@ -15,10 +15,10 @@ from pytest_django import Settings
 
 from agent.management.commands.bench_retrieval import build_queries, hnsw_recall, query_path, strip_statute_names
 from agent.retrieval.chunk_queries import set_vector_search
-from agent.retrieval.statute_directory import StatuteDirectory, statute_directory, statute_directory_invalidate
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument
 from compliance.selectors import AccessScope
+from law.statute_directory import StatuteDirectory, statute_directory, statute_directory_invalidate
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from pytest_django import Settings
 
 from agent.retrieval.concurrent_search import close_side_connections
 from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
-from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.models import Workspace
+from law.statute_directory import statute_directory_invalidate
 from tests.helpers import alice_owning_a_workspace, chunked_statute
 
 LIFTING = "\n\n".join([

@@ -20,10 +20,10 @@ from agent.retrieval.dating import date_sources
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.sources import RetrievedChunk
-from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.services import chunk_document, embed_chunk_batch
 from compliance import services
 from compliance.models import LegalDocument, UserFile, Workspace
+from law.statute_directory import statute_directory, statute_directory_invalidate
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 

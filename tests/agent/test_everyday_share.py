@@ -10,8 +10,8 @@ from pytest_django import Settings
 from agent.retrieval.hybrid import RetrievalOptions, is_everyday_question, retrieve_context
 from agent.retrieval.keyword_search import keyword_query
 from agent.retrieval.query_analysis import analyse_query
-from agent.retrieval.statute_directory import statute_directory
 from compliance.models import LegalDocument, Workspace
+from law.statute_directory import statute_directory
 from tests.helpers import alice_owning_a_workspace
 
 pytestmark = pytest.mark.django_db

@@ -25,13 +25,13 @@ from agent.retrieval.hybrid import (
     retrieve_context,
 )
 from agent.retrieval.query_analysis import analyse_query
-from agent.retrieval.statute_directory import statute_directory_invalidate
 from chunks.embedding import get_provider
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.selectors import access_scope_for
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.statute_directory import statute_directory_invalidate
 from tests.corpus import embed_all, load_statutes
 from tests.helpers import make_user
 from tests.law.test_load_regulations import load, shipped_record, write_records

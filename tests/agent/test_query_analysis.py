@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent.retrieval.legal_refs import StatuteDirectory, citation
 from agent.retrieval.query_analysis import DateRange, analyse_query, extract_dates, in_force_on, keywords
+from law.legal_refs import StatuteDirectory, citation
 
 INDEX = Path(__file__).resolve().parents[2] / "data" / "sfs" / "index.tsv"
 TODAY = date(2024, 5, 15)  # a Wednesday

@@ -19,11 +19,11 @@ from pytest_django import Settings
 
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
-from agent.retrieval.statute_directory import statute_directory_invalidate
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
 from compliance.models import LegalDocument, Membership, Workspace
 from law.models import StatuteRepeal
+from law.statute_directory import statute_directory_invalidate
 from tests.corpus import load_statutes
 from tests.helpers import make_user
 from tests.law.sfs_records_fixtures import write_records

@@ -2,7 +2,7 @@
 
 Real statutes (arbetsmiljölagen and LAS from the agent corpus, regeringsformen
 loaded here), real vectors and a real Postgres; the forms are those of
-agent.retrieval.legal_refs: punkter and stycken inside a chain, a written SFS number, a
+law.legal_refs: punkter and stycken inside a chain, a written SFS number, a
 statute named earlier in the question, and "kungörelse" as a statute word.
 """
 
@@ -20,10 +20,10 @@ from pytest_django import Settings
 from agent.answering import chat
 from agent.retrieval.context_additions import cited_units
 from agent.retrieval.hybrid import RetrievalOptions, RetrievalResult, retrieve_context
-from agent.retrieval.statute_directory import statute_directory_invalidate
 from compliance.anchors import celex_number, eur_lex_url, formal_citation
 from compliance.models import LegalDocument, Workspace
 from compliance.selectors import access_scope_for
+from law.statute_directory import statute_directory_invalidate
 from tests.corpus import load_statutes
 from tests.helpers import alice_owning_a_workspace
 from tests.law.test_load_regulations import load, shipped_record, write_records

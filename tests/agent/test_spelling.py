@@ -20,10 +20,10 @@ from agent.retrieval import bridges
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import corrected_text, keyword_query
 from agent.retrieval.query_analysis import analyse_query
-from agent.retrieval.statute_directory import statute_directory
 from agent.retrieval.spelling import Correction, MarkedWords, SpellingIndex, correction, restore_marks
 from chunks.embedding import get_provider
 from compliance.models import LegalDocument
+from law.statute_directory import statute_directory
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
 

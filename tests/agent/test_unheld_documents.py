@@ -14,9 +14,9 @@ from pytest_django import Settings
 from agent.answering.prepare import PrepareOptions, prepare_context
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.mentions import mention_search
-from agent.retrieval.statute_directory import statute_directory_invalidate
 from chunks.models import ContentChunk
 from compliance.selectors import access_scope_for
+from law.statute_directory import statute_directory_invalidate
 from tests.corpus import embed_all
 from tests.helpers import alice_owning_a_workspace, chunked_statute
 

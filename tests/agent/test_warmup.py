@@ -7,11 +7,11 @@ import pytest
 from pytest_django import Settings
 
 from agent.retrieval import bridges
-from agent.retrieval import statute_directory as directory_module
 from agent.retrieval.warmup import warm_up
 from chunks.embedding import get_provider
 from chunks.tokens import get_encoding
 from compliance.models import LegalDocument
+from law import statute_directory as directory_module
 
 pytestmark = pytest.mark.django_db
 

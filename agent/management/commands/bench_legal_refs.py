@@ -1,4 +1,4 @@
-"""Speed of the legal reference parser (agent.retrieval.legal_refs), printed as JSON.
+"""Speed of the legal reference parser (law.legal_refs), printed as JSON.
 
 Three parts:
 
@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
-from agent.retrieval.legal_refs import StatuteDirectory, analyse_references, find_sfs_numbers
+from law.legal_refs import StatuteDirectory, analyse_references, find_sfs_numbers
 from law.sfs_corpus import read_corpus
 
 # (name, unit, repetitions at scale 1): the unit repeated is the input.

@@ -82,11 +82,9 @@ from agent.retrieval.hybrid import (
     retrieve_context,
 )
 from agent.retrieval.keyword_search import keyword_query
-from agent.retrieval.legal_refs import StatuteDirectory
 from agent.retrieval.query_analysis import analyse_query
 from agent.retrieval.query_vector_cache import query_vectors
 from agent.retrieval.sources import RetrievedChunk
-from agent.retrieval.statute_directory import statute_directory, statute_directory_invalidate
 from chunks.chunking import is_stub
 from chunks.embedding import active_model_name
 from chunks.keyword_index import REBUILD_SQL, vacuum_keyword_index
@@ -95,7 +93,9 @@ from chunks.vector_index import vector_index_status
 from compliance.models import LegalDocument, Membership, UserFile, Workspace
 from compliance.selectors import AccessScope
 from compliance.sql import dict_cursor
+from law.legal_refs import StatuteDirectory
 from law.sfs_corpus import content_type_for, parse_date, read_corpus
+from law.statute_directory import statute_directory, statute_directory_invalidate
 from law.statute_names import names_for
 
 WORKSPACES = 50

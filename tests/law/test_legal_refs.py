@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent.retrieval.legal_refs import (
+from law.legal_refs import (
     LegalReference,
     StatuteDirectory,
     analyse_references,

@@ -414,6 +414,9 @@ class ChangeNotice(models.Model):
     # The changed units touching the item's kravpunkter (their section_ref), when the notice was made: the
     # notice lists these first.
     relevant_units = models.JSONField(default=list, blank=True)
+    # The changed units the §§ of the workspace's kravpunkter cite without naming them ("enligt 2 §"), each with the
+    # kravpunkter citing it, when the notice was made (register.notices.citing): listed after the touched ones.
+    cited_units = models.JSONField(default=list, blank=True)
     change_count = models.PositiveIntegerField(default=0)
     # "upphävd genom SFS 2025:1506": the act the repeal names, and that act when it is loaded.
     replaced_by = models.CharField("upphävd genom", max_length=40, blank=True)
@@ -449,6 +452,11 @@ class ChangeNotice(models.Model):
     @property
     def is_answered(self) -> bool:
         return self.answered_at is not None
+
+    @property
+    def cited_unit_citations(self) -> list[str]:
+        """The changed units the kravpunkter's §§ cite ("3 kap. 2 §"), in the version's order."""
+        return [cited["unit"] for cited in self.cited_units]
 
 
 class NoticeRead(models.Model):

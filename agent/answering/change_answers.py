@@ -48,6 +48,8 @@ def _line(notice: ChangeNotice, workspace: Workspace) -> str:
             what += f", i kraft {version.valid_from.isoformat()}"
         if notice.relevant_units:
             what += f"; berör era kravpunkter: {', '.join(notice.relevant_units)}"
+        if notice.cited_units:
+            what += f"; hänvisas till från era kravpunkter: {', '.join(notice.cited_unit_citations)}"
     elif notice.kind == ChangeNotice.Kind.REPEALED:
         what = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
         if notice.replacement_id:

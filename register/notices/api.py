@@ -53,11 +53,13 @@ class NoticeSerializer(serializers.ModelSerializer):
     replacement_sfs = serializers.CharField(source="replacement.sfs_number", default=None, read_only=True,
                                             allow_null=True)
     impact = serializers.SerializerMethodField()
+    cited_units = serializers.ListField(child=serializers.CharField(), source="cited_unit_citations", read_only=True,
+                                        help_text="Ändrade enheter som era kravpunkters paragrafer hänvisar till.")
 
     class Meta:
         model = ChangeNotice
         fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "relevant_units",
-                  "replaced_by", "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
+                  "cited_units", "replaced_by", "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
 
     def get_amended_through(self, notice: ChangeNotice) -> str | None:
         return notice.version.amended_through if notice.version_id else None
@@ -73,6 +75,13 @@ class DiffSegmentSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
+class CitingRequirementSerializer(serializers.Serializer):
+    requirement_id = serializers.IntegerField(source="requirement.pk")
+    title = serializers.CharField(source="requirement.title")
+    section_ref = serializers.CharField(source="requirement.section_ref")
+    citing = serializers.CharField(source="label", help_text="Paragrafen som hänvisar, t.ex. \"3 kap. 2 a §\".")
+
+
 class NoticeChangeSerializer(serializers.Serializer):
     citation = serializers.CharField(source="change.citation")
     kind = serializers.CharField(source="change.kind")
@@ -81,6 +90,7 @@ class NoticeChangeSerializer(serializers.Serializer):
     in_force = serializers.DateField(source="change.in_force", allow_null=True)
     coming = serializers.BooleanField()
     relevant = serializers.BooleanField(help_text="Berör en kravpunkt (dess paragrafhänvisning).")
+    cited_by = CitingRequirementSerializer(many=True, help_text="Kravpunkter vars paragrafer hänvisar till enheten.")
     diff = serializers.ListField(child=DiffSegmentSerializer(many=True), source="stycken",
                                  help_text="Ordvis skillnad per stycke: op är same, added eller removed.")
 

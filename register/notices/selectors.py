@@ -13,7 +13,7 @@ from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from compliance.clock import swedish_today
-from compliance.models import Workspace
+from compliance.models import LegalDocument, Workspace
 from compliance.sql import dict_cursor
 from law.models import ChangeSummary, StatuteChange
 from law.selectors import change_view
@@ -58,19 +58,51 @@ def notice_get(workspace: Workspace, user: AbstractBaseUser | None, notice_id: i
 
 
 @dataclass(frozen=True)
+class CitingRequirement:
+    """A kravpunkt whose § cites a changed unit without naming it: the kravpunkt, and that § (`label`: "3 kap.
+    2 a §" in the changed document itself, with the document's title in another)."""
+
+    requirement: Requirement
+    label: str
+
+
+@dataclass(frozen=True)
 class NoticeChangeView:
     change: StatuteChange
     stycken: list[list[DiffSegment]]
     coming: bool
     relevant: bool       # touches a kravpunkt of the item (its section_ref)
+    # The kravpunkter whose §§ cite the unit (ChangeNotice.cited_units) as they are now: a deleted one is left out.
+    cited_by: tuple[CitingRequirement, ...] = ()
 
 
 @dataclass(frozen=True)
 class NoticeDetail:
     notice: ChangeNotice
-    changes: list[NoticeChangeView]      # the units touching the kravpunkter first, then the others in order
+    changes: list[NoticeChangeView]      # the units touching the kravpunkter first, those they cite next, the rest
     requirements: list[Requirement]      # the item's kravpunkter, with their references
     summary: ChangeSummary | None = None  # the model's summary of the version's changes, when one was made
+
+
+def _citing_requirements(notice: ChangeNotice) -> dict[str, tuple[CitingRequirement, ...]]:
+    """Each changed unit the notice's kravpunkter cite, with those kravpunkter (the notice's workspace's only)."""
+    entries = [(cited["unit"], citing) for cited in notice.cited_units for citing in cited["citing"]]
+    if not entries:
+        return {}
+    requirements = Requirement.objects.filter(workspace_id=notice.workspace_id,
+                                              pk__in={citing["requirement"] for _, citing in entries}).in_bulk()
+    titles = dict(LegalDocument.objects.filter(sfs_number__in={citing["document"] for _, citing in entries})
+                  .values_list("sfs_number", "title"))
+    number = notice.legal_document.sfs_number
+    found: dict[str, list[CitingRequirement]] = {}
+    for unit, citing in entries:
+        requirement = requirements.get(citing["requirement"])
+        if requirement is None:
+            continue
+        label = (citing["citation"] if citing["document"] == number
+                 else f"{citing['citation']} {titles.get(citing['document'], citing['document'])}")
+        found.setdefault(unit, []).append(CitingRequirement(requirement, label))
+    return {unit: tuple(citing) for unit, citing in found.items()}
 
 
 def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
@@ -78,10 +110,13 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
     changes: list[NoticeChangeView] = []
     if notice.version_id is not None and notice.kind == ChangeNotice.Kind.AMENDED:
         relevant = set(notice.relevant_units)
+        cited = _citing_requirements(notice)
         for change in StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"):
             view = change_view(change, today=today)
-            changes.append(NoticeChangeView(change, view.stycken, view.coming, change.citation in relevant))
-        changes.sort(key=lambda view: not view.relevant)  # stable: document order within each group
+            changes.append(NoticeChangeView(change, view.stycken, view.coming, change.citation in relevant,
+                                            cited.get(change.citation, ())))
+        # Stable: document order within each group.
+        changes.sort(key=lambda view: (not view.relevant, not view.cited_by))
     requirements = (list(Requirement.objects.filter(workspace_id=notice.workspace_id,
                                                     item__legal_document_id=notice.legal_document_id)
                          .order_by("position", "pk"))

@@ -26,6 +26,7 @@ from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
+from law.statute_directory import statute_directory
 
 from ..models import (
     Action,
@@ -48,6 +49,7 @@ from ..services import (
     register_default,
     register_item_add,
 )
+from .citing import CitationReader, requirements_citing
 from .sections import touches
 
 # Versions made from an official record; the bundled 2024 text (CORPUS) is where history starts, not a change.
@@ -121,14 +123,16 @@ ORDER BY v.id
 @dataclass(frozen=True)
 class _VersionUnits:
     """What a new version changed, seen from one workspace: the changed units touching its kravpunkter on the
-    document, and how many units changed in all."""
+    document, those its kravpunkter's §§ cite (`citing.requirements_citing`), and how many units changed in all."""
 
     relevant: list[str]
+    cited: list[dict]
     changed: int
 
 
-def _relevant_units(workspace_id: int, document_id: int, version_id: int) -> _VersionUnits:
-    """The changed units touching the workspace's kravpunkter on this document, and how many units changed."""
+def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int, version_id: int) -> _VersionUnits:
+    """The changed units touching the workspace's kravpunkter on this document, those the §§ of any of its
+    kravpunkter cite, and how many units changed."""
     refs = [ref for ref in Requirement.objects.filter(workspace_id=workspace_id, item__legal_document_id=document_id)
             .exclude(section_ref="").values_list("section_ref", flat=True)]
     units = list(StatuteChange.objects.filter(to_version_id=version_id).order_by("ordinal")
@@ -137,7 +141,10 @@ def _relevant_units(workspace_id: int, document_id: int, version_id: int) -> _Ve
     for citation, chapter, section in units:
         if refs and touches(refs, chapter, section) and citation not in relevant:
             relevant.append(citation)
-    return _VersionUnits(relevant=relevant, changed=len(units))
+    number = reader.number(document_id)
+    cited = requirements_citing(reader, workspace_id, number, [citation for citation, _, _ in units],
+                                direct=relevant)
+    return _VersionUnits(relevant=relevant, cited=cited, changed=len(units))
 
 
 def _flag_items(workspace_id: int, document_id: int) -> None:
@@ -197,13 +204,14 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
     amended = repealed = new = 0
 
     where, params = _document_filter("v", ids)
+    reader = CitationReader(statute_directory())
     for row in _rows(_AMENDED_SQL.format(documents=where), [origins, *params]):
-        units = _relevant_units(row["workspace_id"], row["document_id"], row["version_id"])
+        units = _relevant_units(reader, row["workspace_id"], row["document_id"], row["version_id"])
         amended += _notice_create(
             {"workspace_id": row["workspace_id"], "legal_document_id": row["document_id"],
              "version_id": row["version_id"]},
             {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": units.relevant,
-             "change_count": units.changed}, flag=True)
+             "cited_units": units.cited, "change_count": units.changed}, flag=True)
 
     where, params = _document_filter("r", ids)
     for row in _rows(_REPEALED_SQL.format(documents=where), params):

@@ -1,0 +1,167 @@
+"""A change notice names the changed units a kravpunkt's §§ cite without naming them, with the kravpunkter citing
+them: plan- och bygglagen's real 2026 record over its 2024 text (210 changed §§), and kravpunkter on §§ it leaves
+alone whose text points into what it changed: 8 kap. 4 § ("med stöd av 16 kap. 2 §") in the statute itself, and
+10 kap. 9 § plan- och byggförordningen ("8 kap. 9 § första stycket … plan- och bygglagen") in another document on
+the same laglista. Another workspace's kravpunkter never show in a notice."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+from pytest_django import Settings
+
+from agent.answering.change_answers import change_answer
+from compliance.clock import STOCKHOLM
+from compliance.models import LegalDocument, Workspace
+from law.legal_refs import StatuteDirectory
+from law.models import StatuteChange
+from register.models import ChangeNotice, RegisterItem, Requirement
+from register.notices.citing import CitationReader, document_units, requirements_citing
+from register.notices.digests import digests_send
+from register.notices.selectors import notice_detail
+from register.notices.services import notice_subscription_save
+from tests.register.notices_fixtures import (
+    PBL,
+    add_requirement,
+    load_corpus_statute,
+    official_record,
+    sync_records,
+    workspace_with,
+)
+
+pytestmark = pytest.mark.django_db
+
+PBF = "2011:338"
+
+
+@pytest.fixture
+def statutes(clean_queue: None, settings: Settings, tmp_path: Path) -> tuple[LegalDocument, LegalDocument]:
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    return load_corpus_statute(PBL), load_corpus_statute(PBF)
+
+
+@pytest.fixture
+def bygg(statutes: tuple[LegalDocument, LegalDocument]) -> tuple[Workspace, User, list[RegisterItem]]:
+    """Byggbolaget's laglista holds both: a kravpunkt on a § the record changes (16 kap. 8 §), one on a § it leaves
+    alone that cites a changed § of the same law (8 kap. 4 §), and one on the förordning's 10 kap. 9 §."""
+    ws, owner, items = workspace_with("Byggbolaget", owner_name="bygg", documents=list(statutes))
+    add_requirement(items[0], "16 kap. 8 §", "Föreskrifter om byggnadsverk")
+    add_requirement(items[0], "8 kap. 4 §", "Byggnadsverkets tekniska egenskaper")
+    add_requirement(items[1], "10 kap. 9 §", "Boverkets föreskrifter om egenskapskraven")
+    return ws, owner, items
+
+
+def test_the_notice_names_the_changed_units_the_kravpunkters_sections_cite(
+        bygg: tuple[Workspace, User, list[RegisterItem]], tmp_path: Path) -> None:
+    ws, _, items = bygg
+    # Another workspace holds the law with a kravpunkt on 3 kap. 20 § ("enligt 16 §"): its notice names 3 kap.
+    # 16 §, and neither notice names the other workspace's kravpunkter.
+    other, _, (other_item,) = workspace_with("Kommunen", owner_name="kommun", documents=[bygg[2][0].legal_document])
+    other_requirement = add_requirement(other_item, "3 kap. 20 §", "Granskningsyttrande")
+
+    sync_records(tmp_path, [official_record(PBL)])
+
+    notice = ChangeNotice.objects.get(workspace=ws)
+    direct = Requirement.objects.get(item=items[0], section_ref="16 kap. 8 §")
+    in_law = Requirement.objects.get(item=items[0], section_ref="8 kap. 4 §")
+    in_ordinance = Requirement.objects.get(item=items[1])
+    changed = set(StatuteChange.objects.filter(to_version=notice.version).values_list("citation", flat=True))
+    assert {"16 kap. 8 §", "16 kap. 2 §", "8 kap. 9 §", "9 kap. 55 §", "3 kap. 16 §"} <= changed
+    assert "8 kap. 4 §" not in changed and "3 kap. 20 §" not in changed
+    assert notice.relevant_units == ["16 kap. 8 §"]
+    # The touched 16 kap. 8 § leans on a changed § of its own too (9 kap. 55 §).
+    assert notice.cited_units == [
+        {"unit": "8 kap. 9 §",
+         "citing": [{"requirement": in_ordinance.pk, "document": PBF, "citation": "10 kap. 9 §"}]},
+        {"unit": "9 kap. 55 §", "citing": [{"requirement": direct.pk, "document": PBL, "citation": "16 kap. 8 §"}]},
+        {"unit": "16 kap. 2 §", "citing": [{"requirement": in_law.pk, "document": PBL, "citation": "8 kap. 4 §"}]},
+    ]
+    theirs = ChangeNotice.objects.get(workspace=other)
+    assert theirs.cited_units == [{"unit": "3 kap. 16 §", "citing": [
+        {"requirement": other_requirement.pk, "document": PBL, "citation": "3 kap. 20 §"}]}]
+
+    # The touched § first, then the cited ones with the kravpunkter citing them, then the rest in order.
+    detail = notice_detail(notice)
+    assert [view.change.citation for view in detail.changes[:4]] == [
+        "16 kap. 8 §", "8 kap. 9 §", "9 kap. 55 §", "16 kap. 2 §"]
+    assert detail.changes[0].relevant and not detail.changes[0].cited_by
+    assert [(c.requirement, c.label) for c in detail.changes[1].cited_by] == [
+        (in_ordinance, "10 kap. 9 § Plan- och byggförordning (2011:338)")]
+    assert [(c.requirement, c.label) for c in detail.changes[3].cited_by] == [(in_law, "8 kap. 4 §")]
+    assert not any(view.relevant or view.cited_by for view in detail.changes[4:])
+
+
+def test_the_page_the_api_and_the_digest_say_which_kravpunkt_cites_a_changed_unit(
+        bygg: tuple[Workspace, User, list[RegisterItem]], client: Client, tmp_path: Path) -> None:
+    ws, owner, _ = bygg
+    notice_subscription_save(workspace=ws, user=owner, frequency="daily")
+    sync_records(tmp_path, [official_record(PBL)])
+    notice = ChangeNotice.objects.get(workspace=ws)
+    client.force_login(owner)
+
+    page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
+    assert "hänvisas till från era kravpunkter" in page
+    assert "Hänvisas till i 8 kap. 4 §, som er kravpunkt ”Byggnadsverkets tekniska egenskaper” gäller." in page
+    assert page.index("16 kap. 8 §") < page.index("Hänvisas till i 10 kap. 9 §") < page.index("1 kap. 3 §")
+    listed = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+    assert ("varav 16 kap. 8 § berör era kravpunkter och 8 kap. 9 §, 9 kap. 55 §, 16 kap. 2 § hänvisas till från "
+            "dem.") in listed
+
+    body = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
+    assert body["cited_units"] == ["8 kap. 9 §", "9 kap. 55 §", "16 kap. 2 §"]
+    cited = next(change for change in body["changes"] if change["citation"] == "16 kap. 2 §")
+    requirement = Requirement.objects.get(section_ref="8 kap. 4 §")
+    assert cited["relevant"] is False and cited["cited_by"] == [
+        {"requirement_id": requirement.pk, "title": "Byggnadsverkets tekniska egenskaper", "section_ref": "8 kap. 4 §",
+         "citing": "8 kap. 4 §"}]
+
+    # The assistant's answer about the workspace's changes says so too.
+    answer = change_answer("Vilka ändringar har vi inte bedömt?", ws, today=date(2026, 12, 4))
+    assert ("berör era kravpunkter: 16 kap. 8 §; hänvisas till från era kravpunkter: 8 kap. 9 §, 9 kap. 55 §, "
+            "16 kap. 2 §") in answer
+
+    # A kravpunkt deleted since the notice was made is not named (the notice keeps what it knew then).
+    requirement.delete()
+    body = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
+    assert next(c for c in body["changes"] if c["citation"] == "16 kap. 2 §")["cited_by"] == []
+
+    # The digest of the day after, at noon in Stockholm (when it is due), whatever the hour the test runs.
+    mail.outbox.clear()
+    digests_send(now=timezone.localtime(notice.created_at, STOCKHOLM).replace(hour=12) + timedelta(days=1))
+    (message,) = mail.outbox
+    assert ("berör era kravpunkter: 16 kap. 8 §; hänvisas till från era kravpunkter: 8 kap. 9 §, 9 kap. 55 §, "
+            "16 kap. 2 §") in message.body
+
+
+def test_a_unit_a_kravpunkt_names_is_touched_not_cited(statutes: tuple[LegalDocument, LegalDocument]) -> None:
+    """8 kap. 2 § cites 16 kap. 2 §: with a kravpunkt on 16 kap. 2 § as well, the unit is a direct touch only. A
+    kravpunkt on a whole chapter reads every § of it; one on an article reads nothing."""
+    pbl, _ = statutes
+    ws, _, (item,) = workspace_with("Ett AB", owner_name="ett", documents=[pbl])
+    chapter = add_requirement(item, "3 kap.", "Detaljplan")
+    add_requirement(item, "8 kap. 2 §", "Krav på byggnadsverk")
+    add_requirement(item, "artikel 5", "Ingen paragraf")
+    reader = CitationReader(StatuteDirectory([(PBL, pbl.title, [], []), (PBF, "Plan- och byggförordning", [], [])]))
+
+    cited = requirements_citing(reader, ws.pk, PBL, ["3 kap. 16 §", "16 kap. 2 §"], direct=["16 kap. 2 §"])
+
+    # 3 kap. 16 § is cited by the chapter's own §§ (3 kap. 7 §, 18 a §, 20 § …), each once.
+    assert [unit["unit"] for unit in cited] == ["3 kap. 16 §"]
+    citing = [entry["citation"] for entry in cited[0]["citing"]]
+    assert {"3 kap. 7 §", "3 kap. 18 a §", "3 kap. 20 §", "3 kap. 22 §"} <= set(citing)
+    assert len(citing) == len(set(citing)) and "3 kap. 16 §" not in citing
+    assert {entry["requirement"] for entry in cited[0]["citing"]} == {chapter.pk}
+    # A regulation's units come from its parsed structure; a statute's from its text.
+    unit = next(unit for unit in document_units(pbl) if unit.citation == "8 kap. 4 §")
+    assert (unit.chapter, unit.section) == ("8", "4") and "16 kap. 2 §" in unit.text
+    regulation = LegalDocument(sfs_number="AFS 2099:1", title="Föreskrift", full_text="", structure=[
+        {"kind": "paragraf", "citation": "3 §", "chapter": "", "section": "3", "text": "3 § Enligt 2 § gäller …"},
+        {"kind": "inledning", "citation": "", "chapter": "", "section": "", "text": "Inledning"}])
+    assert [(u.citation, u.text) for u in document_units(regulation)] == [("3 §", "3 § Enligt 2 § gäller …")]

@@ -63,6 +63,13 @@ def test_a_member_answers_a_change_notice_in_the_browser_and_it_is_in_the_items_
 
     changes = page.inner_text("#andringar")
     assert changes.index("16 kap. 8 §") < changes.index("1 kap. 3 §")  # the §§ touching the kravpunkter first
+    # Then the changed §§ the kravpunkt's §§ cite (16 kap. 8 § grants a power "med stöd av 9 kap. 55 §"), each with
+    # the kravpunkt citing it.
+    cited = page.locator(".unit-change", has=page.locator(".cited-by-requirements")).first
+    assert cited.locator("h4").inner_text().startswith("9 kap. 55 §")
+    assert cited.locator(".cited-by-requirements").inner_text() == (
+        "Hänvisas till i 16 kap. 8 §, som er kravpunkt ”Föreskrifter om byggnadsverk” gäller.")
+    assert changes.index("Hänvisas till i 16 kap. 8 §") < changes.index("1 kap. 3 §")
     assert page.locator("#andringar ins").count() > 0 and page.locator("#andringar del").count() > 0
     page.screenshot(path=str(artifacts / "notice-detail.png"), full_page=True)
 

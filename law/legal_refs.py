@@ -1079,19 +1079,12 @@ class _Parser:
             k = m + 1
 
     @staticmethod
-    def flatten(items: list[tuple[_Num, _Num | None]], cap: int) -> list[_Num]:
-        out: list[_Num] = []
-        for a, b in items:
-            out.extend(_expand(a, b, cap) if b is not None else [a])
-        return out
-
-    @staticmethod
-    def flatten_at(items: list[tuple[_Num, _Num | None]], starts: list[tuple[int, int | None]],
+    def flatten_at(items: list[tuple[_Num, _Num | None]], starts: list[tuple[int | None, int | None]] | None,
                    cap: int) -> list[tuple[_Num, int | None]]:
-        """`flatten`, each number with where its words begin: a range's ends their own, the numbers between
-        none (they have no words)."""
+        """The numbers a group names, its ranges expanded, each with where its words begin: a range's ends their
+        own, the numbers between none (they have no words); none at all without `starts`."""
         out: list[tuple[_Num, int | None]] = []
-        for (a, b), (at_a, at_b) in zip(items, starts):
+        for (a, b), (at_a, at_b) in zip(items, starts or [(None, None)] * len(items)):
             if b is None:
                 out.append((a, at_a))
                 continue
@@ -1223,7 +1216,7 @@ class _Parser:
             while self.kind(after - 1) in ("list", "dash", "till"):
                 after -= 1
             group = group[:cut]
-        numbers = self.flatten(group, MAX_PUNKT_RANGE)
+        numbers = [n for n, _ in self.flatten_at(group, None, MAX_PUNKT_RANGE)]
         if any(n.letter or n.n > MAX_PUNKT_RANGE for n in numbers):
             return [], k
         return [n.n for n in numbers], after
@@ -1706,7 +1699,8 @@ def _unit_words(text: str, chain: list[LegalReference]) -> list[tuple[int, int]]
     first = chain[0].unit_start  # the chain's words before it ("artikel ", "LAS ") are the first unit's
 
     def own(ref: LegalReference) -> bool:
-        return ref.unit_start is not None and ref.unit_start != first and start < ref.unit_start < end
+        # The parser sets unit_start only inside the chain's span, after its start (_Parser.emit).
+        return ref.unit_start is not None and ref.unit_start != first
 
     cuts = sorted({start, *(ref.unit_start for ref in chain if own(ref))})
     bounds: dict[int, tuple[int, int]] = {}

@@ -25,6 +25,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agent.retrieval.glossary_checks import terms_citing
+from chunks.cited_elsewhere import document_cited_elsewhere
 from chunks.selectors import knowledge_overview, legal_document_chunks, legal_document_units_held, user_file_chunks
 from chunks.tasks import sync_workspace
 from law.legal_refs import DocumentLink, StatuteDirectory, reference_links
@@ -401,8 +402,9 @@ class LinkedTexts:
 def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[dict]) -> None:
     """Each text's HTML (`html`) with every reference a reader may follow linked to the unit it cites: on the page
     of another statute, regulation or EU act the knowledge base holds ("3 kap. 6 § arbetsmiljölagen (1977:1160)",
-    "artikel 9.2 g i EU:s dataskyddsförordning"), or on this page ("enligt 4 §", its own chapter's); and the units
-    of the page that cite it (`cited_by`), so a reader of a § sees where else the statute leans on it.
+    "artikel 9.2 g i EU:s dataskyddsförordning"), or on this page ("enligt 4 §", its own chapter's); the units
+    of the page that cite it (`cited_by`), so a reader of a § sees where else the statute leans on it; and the
+    units of other shared documents that cite it (`cited_elsewhere`: the förordning or föreskrift filling it in).
 
     `blocks` are a statute's §§, `regulation` a regulation's units (whose articles' parts are texts too).
     """
@@ -423,9 +425,12 @@ def _link_references(doc: LegalDocument, blocks: list[dict], regulation: list[di
             cache.set(shared_key, linked, timeout=LINKED_PAGE_SECONDS)
         with _linked_lock:
             _linked_pages[digest] = linked
+    # The units of other documents that cite this page's: a förordning's or a föreskrift's § filling in a law's.
+    elsewhere = document_cited_elsewhere(doc, directory, {text["citation"] for text in texts if text.get("citation")})
     for text, html, cited_by in zip(texts, linked.htmls, linked.cited_by):
         text["html"] = html
         text["cited_by"] = cited_by
+        text["cited_elsewhere"] = elsewhere.get(text.get("citation") or "", ())
 
 
 def _linked_texts(number: str, texts: list[dict], chapters: list[str | None],

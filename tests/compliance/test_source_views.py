@@ -12,7 +12,7 @@ from django.urls import reverse
 from chunks.models import ContentChunk
 from compliance import services
 from compliance.anchors import citation_anchor, statute_url
-from compliance.models import LegalDocument, Membership, content_hash
+from compliance.models import LegalDocument, Membership, UserFile, content_hash
 from glossary.services import term_create
 from tests.helpers import BaseTestCase, make_member, make_user
 
@@ -301,6 +301,51 @@ class StatutePageTests(BaseTestCase):
         self.assertEqual(cited_by("3kap2a"), [("2kap2", "2 kap. 2 §")])
         self.assertEqual(cited_by("2kap1"), [])
         self.assertIn("Hänvisas till i", body)
+
+    def test_each_section_names_the_units_of_other_documents_that_cite_it(self) -> None:
+        """The förordning's § and a föreskrift's allmänt råd citing 3 kap. 2 a § are named under it, each linking to
+        where it is; a workspace's file, a repealed document and a text naming the law without a § are not."""
+        add_chunk(self.ordinance, "00001.00000", "1 §", "1 § Av 3 kap. 2 a § arbetsmiljölagen (1977:1160) följer "
+                  "att arbetsgivaren ska undersöka riskerna.", header="Arbetsmiljöförordning (1977:1166) > 1 §")
+        add_chunk(self.ordinance, "00002.00000", "2 §", "2 § Arbetsmiljölagen gäller också här.",
+                  header="Arbetsmiljöförordning (1977:1166) > 2 §")
+        afs = LegalDocument.objects.create(sfs_number="AFS 2099:1", title="Föreskrifter om provarbete",
+                                           full_text="", content_type=LegalDocument.ContentType.AGENCY_REGULATION)
+        add_chunk(afs, "00004.00001", "4 § allmänt råd (inte bindande)", "Kraven i 3 kap. 2 a och 3 §§ "
+                  "arbetsmiljölagen gäller även för provarbete.", kind="advice",
+                  header="Föreskrifter om provarbete > 4 §")
+        repealed = LegalDocument.objects.create(sfs_number="1970:1", title="Lag (1970:1) om det gamla",
+                                                full_text="", content_type=LegalDocument.ContentType.SFS_LAW)
+        add_chunk(repealed, "00001.00000", "1 §", "1 § Se 3 kap. 3 § arbetsmiljölagen (1977:1160).",
+                  header="Lag (1970:1) om det gamla > 1 §")
+        ContentChunk.objects.filter(legal_document=repealed).update(document_repealed=True)
+        policy = UserFile.objects.create(workspace=self.workspace, title="Policy.pdf", original_name="Policy.pdf",
+                                         file="x", status="done")
+        ContentChunk.objects.create(
+            source_type="USER_FILE", user_file=policy, workspace=self.workspace, document_title="Policy.pdf",
+            header="Policy.pdf > Sida 1", path="00001", ordinal=0, citation="Sida 1",
+            text="Vår rutin följer 3 kap. 3 § arbetsmiljölagen (1977:1160).", content_hash=content_hash("rutin"))
+        self.login(self.alice)
+        body = self.client.get("/lag/1977:1160").content.decode()
+
+        def elsewhere(anchor: str) -> list[tuple[str, str]]:
+            section = body[body.index(f'id="{anchor}"'):].split("</section>", 1)[0]
+            line = re.search(r'<p class="cited-by[^>]*data-cited-elsewhere>(.*?)</p>', section, re.S)
+            return re.findall(r'<a href="([^"]+)">([^<]+)</a>', line.group(1)) if line else []
+
+        self.assertEqual(elsewhere("3kap2a"), [
+            ("/lag/1977:1166#1", "1 § Arbetsmiljöförordning (1977:1166)"),
+            ("/lag/AFS_2099:1#4-allmant-rad-inte-bindande",
+             "4 § allmänt råd (inte bindande) Föreskrifter om provarbete"),
+        ])
+        self.assertEqual(elsewhere("3kap3"), [
+            ("/lag/AFS_2099:1#4-allmant-rad-inte-bindande",
+             "4 § allmänt råd (inte bindande) Föreskrifter om provarbete"),
+        ])
+        self.assertEqual(elsewhere("1kap1"), [])
+        self.assertNotIn("Policy.pdf", body)
+        self.assertNotIn("1970:1", body)
+        self.assertIn("Hänvisas till från", body)
 
     def test_without_chunks_the_full_text_is_shown(self) -> None:
         self.login(self.alice)

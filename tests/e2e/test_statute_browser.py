@@ -1,5 +1,5 @@
 """The statute page in a real browser: a reference in a statute's text opens the unit it cites, on another
-statute's page or further down its own."""
+statute's page or further down its own, and a unit names the units citing it, on its page and in other statutes."""
 
 from __future__ import annotations
 
@@ -54,5 +54,10 @@ def test_a_reference_in_the_text_opens_the_section_it_cites(live_server: LiveSer
     page.locator("[id='1'] [data-cited-by] a", has_text="2 §").click()
     page.wait_for_url("**/lag/2099:8#2")
     page.screenshot(path=str(artifacts / "statute-references.png"), full_page=True)
+    # And from the other statute: its 2 § names the § of 2099:8 that cites it, which opens there.
+    page.goto(f"{live_server.url}/lag/2099:7")
+    page.locator("[id='2'] [data-cited-elsewhere] a", has_text="1 § Lag (2099:8) om bemanning").click()
+    page.wait_for_url("**/lag/2099:8#1")
+    assert "lämna den information" in page.locator("[id='1']").inner_text()
     assert opened.csp_blocked == []
     page.close()

@@ -48,6 +48,14 @@ def add_chunk(doc: LegalDocument, path: str, citation: str, text: str, *, header
     )
 
 
+def citing_links(body: str, anchor: str, line: str) -> list[tuple[str, str]]:
+    """The (href, text) links of a unit's "Hänvisas till" line: `line` "cited-by" (the page's own units citing it)
+    or "cited-elsewhere" (other documents' units)."""
+    section = body[body.index(f'id="{anchor}"'):].split("</section>", 1)[0]
+    found = re.search(rf'<p class="cited-by small muted" data-{line}>(.*?)</p>', section, re.S)
+    return re.findall(r'<a href="([^"]+)">([^<]+)</a>', found.group(1)) if found else []
+
+
 class StatutePageTests(BaseTestCase):
     @classmethod
     def setUpTestData(cls) -> None:
@@ -291,9 +299,7 @@ class StatutePageTests(BaseTestCase):
         body = self.client.get("/lag/1977:1160").content.decode()
 
         def cited_by(anchor: str) -> list[tuple[str, str]]:
-            section = body[body.index(f'id="{anchor}"'):].split("</section>", 1)[0]
-            line = re.search(r'<p class="cited-by[^>]*>(.*?)</p>', section, re.S)
-            return re.findall(r'<a href="#([^"]+)">([^<]+)</a>', line.group(1)) if line else []
+            return [(href.removeprefix("#"), text) for href, text in citing_links(body, anchor, "cited-by")]
 
         # In page order, each citing § once; a § naming itself cites nothing.
         self.assertEqual(cited_by("2kap3"), [("2kap1", "2 kap. 1 §"), ("2kap2", "2 kap. 2 §")])
@@ -329,9 +335,7 @@ class StatutePageTests(BaseTestCase):
         body = self.client.get("/lag/1977:1160").content.decode()
 
         def elsewhere(anchor: str) -> list[tuple[str, str]]:
-            section = body[body.index(f'id="{anchor}"'):].split("</section>", 1)[0]
-            line = re.search(r'<p class="cited-by[^>]*data-cited-elsewhere>(.*?)</p>', section, re.S)
-            return re.findall(r'<a href="([^"]+)">([^<]+)</a>', line.group(1)) if line else []
+            return citing_links(body, anchor, "cited-elsewhere")
 
         self.assertEqual(elsewhere("3kap2a"), [
             ("/lag/1977:1166#1", "1 § Arbetsmiljöförordning (1977:1166)"),

@@ -49,10 +49,19 @@ LIMIT %s
 
 @dataclass(frozen=True)
 class CitingElsewhere:
-    """A unit of another document citing one of this document's: what it is called and where it is."""
+    """A unit of another document citing one of this document's: the document, the unit, and where it is."""
 
-    label: str
-    url: str
+    number: str
+    citation: str
+    title: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.citation} {self.title}"
+
+    @property
+    def url(self) -> str:
+        return statute_url(self.number, self.citation)
 
 
 def _names(document: LegalDocument) -> list[str]:
@@ -102,7 +111,6 @@ def _read(number: str, directory: StatuteDirectory, citations: set[str],
                 cited = next((citation for citation in unit if citation in citations), None)
                 if cited is None:
                     continue
-                label = f"{row['citation']} {row['document_title']}"
-                found.setdefault(cited, {}).setdefault(
-                    label, CitingElsewhere(label, statute_url(row["document_number"], row["citation"])))
+                citing = CitingElsewhere(row["document_number"], row["citation"], row["document_title"])
+                found.setdefault(cited, {}).setdefault(citing.label, citing)
     return {cited: tuple(units.values()) for cited, units in found.items()}

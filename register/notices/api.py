@@ -82,6 +82,12 @@ class CitingRequirementSerializer(serializers.Serializer):
     citing = serializers.CharField(source="label", help_text="Paragrafen som hänvisar, t.ex. \"3 kap. 2 a §\".")
 
 
+class CitingUnitSerializer(serializers.Serializer):
+    sfs_number = serializers.CharField(source="number")
+    citation = serializers.CharField()
+    title = serializers.CharField()
+
+
 class NoticeChangeSerializer(serializers.Serializer):
     citation = serializers.CharField(source="change.citation")
     kind = serializers.CharField(source="change.kind")
@@ -91,6 +97,9 @@ class NoticeChangeSerializer(serializers.Serializer):
     coming = serializers.BooleanField()
     relevant = serializers.BooleanField(help_text="Berör en kravpunkt (dess paragrafhänvisning).")
     cited_by = CitingRequirementSerializer(many=True, help_text="Kravpunkter vars paragrafer hänvisar till enheten.")
+    cited_from_register = CitingUnitSerializer(many=True, source="from_register",
+                                               help_text="Enheter i laglistans andra författningar som hänvisar till "
+                                                         "enheten.")
     diff = serializers.ListField(child=DiffSegmentSerializer(many=True), source="stycken",
                                  help_text="Ordvis skillnad per stycke: op är same, added eller removed.")
 

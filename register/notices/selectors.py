@@ -12,14 +12,16 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
 
+from chunks.cited_elsewhere import CitingElsewhere, document_cited_elsewhere
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument, Workspace
 from compliance.sql import dict_cursor
 from law.models import ChangeSummary, StatuteChange
 from law.selectors import change_view
 from law.diff import DiffSegment
+from law.statute_directory import statute_directory
 
-from ..models import ChangeNotice, NoticeRead, NoticeSubscription, Requirement
+from ..models import ChangeNotice, NoticeRead, NoticeSubscription, RegisterItem, Requirement
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
 # answered notice is not unread for anyone.
@@ -74,12 +76,17 @@ class NoticeChangeView:
     relevant: bool       # touches a kravpunkt of the item (its section_ref)
     # The kravpunkter whose §§ cite the unit (ChangeNotice.cited_units) as they are now: a deleted one is left out.
     cited_by: tuple[CitingRequirement, ...] = ()
+    # The units of the other documents on the laglista that cite it, kravpunkt or not (a föreskrift filling in a
+    # changed § of its law), as their texts are now.
+    from_register: tuple[CitingElsewhere, ...] = ()
 
 
 @dataclass(frozen=True)
 class NoticeDetail:
     notice: ChangeNotice
-    changes: list[NoticeChangeView]      # the units touching the kravpunkter first, those they cite next, the rest
+    # The units touching the kravpunkter first, then those they cite, those the laglista's other documents cite, the
+    # rest.
+    changes: list[NoticeChangeView]
     requirements: list[Requirement]      # the item's kravpunkter, with their references
     summary: ChangeSummary | None = None  # the model's summary of the version's changes, when one was made
 
@@ -105,18 +112,32 @@ def _citing_requirements(notice: ChangeNotice) -> dict[str, tuple[CitingRequirem
     return {unit: tuple(citing) for unit, citing in found.items()}
 
 
+def _cited_from_register(notice: ChangeNotice, citations: set[str]) -> dict[str, tuple[CitingElsewhere, ...]]:
+    """Each changed unit that a unit of another document on the workspace's laglista cites, with those units."""
+    listed = set(RegisterItem.objects.filter(workspace_id=notice.workspace_id, legal_document__isnull=False)
+                 .exclude(legal_document_id=notice.legal_document_id)
+                 .values_list("legal_document__sfs_number", flat=True))
+    if not listed or not citations:
+        return {}
+    found = document_cited_elsewhere(notice.legal_document, statute_directory(), citations)
+    return {citation: kept for citation, units in found.items()
+            if (kept := tuple(unit for unit in units if unit.number in listed))}
+
+
 def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
     today = today or swedish_today()
     changes: list[NoticeChangeView] = []
     if notice.version_id is not None and notice.kind == ChangeNotice.Kind.AMENDED:
         relevant = set(notice.relevant_units)
         cited = _citing_requirements(notice)
-        for change in StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"):
+        units = list(StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"))
+        listed = _cited_from_register(notice, {change.citation for change in units})
+        for change in units:
             view = change_view(change, today=today)
             changes.append(NoticeChangeView(change, view.stycken, view.coming, change.citation in relevant,
-                                            cited.get(change.citation, ())))
+                                            cited.get(change.citation, ()), listed.get(change.citation, ())))
         # Stable: document order within each group.
-        changes.sort(key=lambda view: (not view.relevant, not view.cited_by))
+        changes.sort(key=lambda view: (not view.relevant, not view.cited_by, not view.from_register))
     requirements = (list(Requirement.objects.filter(workspace_id=notice.workspace_id,
                                                     item__legal_document_id=notice.legal_document_id)
                          .order_by("position", "pk"))

@@ -18,6 +18,7 @@ from django.utils import timezone
 from pytest_django import Settings
 
 from agent.answering.change_answers import change_answer
+from chunks.services import chunk_document
 from compliance.clock import STOCKHOLM
 from compliance.models import LegalDocument, Workspace
 from law.legal_refs import StatuteDirectory
@@ -165,3 +166,37 @@ def test_a_unit_a_kravpunkt_names_is_touched_not_cited(statutes: tuple[LegalDocu
         {"kind": "paragraf", "citation": "3 §", "chapter": "", "section": "3", "text": "3 § Enligt 2 § gäller …"},
         {"kind": "inledning", "citation": "", "chapter": "", "section": "", "text": "Inledning"}])
     assert [(u.citation, u.text) for u in document_units(regulation)] == [("3 §", "3 § Enligt 2 § gäller …")]
+
+
+def test_the_notice_names_the_laglistas_documents_citing_a_changed_unit_kravpunkt_or_not(
+        statutes: tuple[LegalDocument, LegalDocument], client: Client, tmp_path: Path) -> None:
+    """A laglista holding the law and its förordning, without a single kravpunkt: the förordning's 10 kap. 9 §
+    ("… 8 kap. 9 § första stycket … plan- och bygglagen") is named under the changed 8 kap. 9 §, as the förordning's
+    text is now. A laglista without the förordning hears nothing of it."""
+    pbl, pbf = statutes
+    chunk_document("LEGAL_DOCUMENT", pbf.pk)
+    ws, owner, _ = workspace_with("Byggbolaget", owner_name="bygg", documents=[pbl, pbf])
+    only_law, other, _ = workspace_with("Kommunen", owner_name="kommun", documents=[pbl])
+    sync_records(tmp_path, [official_record(PBL)])
+    notice = ChangeNotice.objects.get(workspace=ws)
+    assert notice.relevant_units == [] and notice.cited_units == []
+
+    detail = notice_detail(notice)
+    view = next(view for view in detail.changes if view.change.citation == "8 kap. 9 §")
+    assert not view.relevant and not view.cited_by
+    assert (PBF, "10 kap. 9 §", pbf.title) in [(unit.number, unit.citation, unit.title) for unit in view.from_register]
+    named = [view for view in detail.changes if view.from_register]
+    assert detail.changes[:len(named)] == named  # they come first, in document order
+    assert all(unit.number == PBF for view in named for unit in view.from_register)
+    assert not any(view.from_register for view in notice_detail(ChangeNotice.objects.get(workspace=only_law)).changes)
+
+    client.force_login(owner)
+    page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
+    assert "hänvisas till från er laglista" in page
+    assert '<a href="/lag/2011:338#10kap9">10 kap. 9 § Plan- och byggförordning (2011:338)</a>' in page
+    body = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
+    cited = next(change for change in body["changes"] if change["citation"] == "8 kap. 9 §")
+    assert {"sfs_number": PBF, "citation": "10 kap. 9 §", "title": pbf.title} in cited["cited_from_register"]
+    client.force_login(other)
+    theirs = ChangeNotice.objects.get(workspace=only_law)
+    assert "er laglista:" not in client.get(reverse("notice_detail", args=[only_law.slug, theirs.pk])).content.decode()

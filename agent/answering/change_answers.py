@@ -50,6 +50,8 @@ def _line(notice: ChangeNotice, workspace: Workspace) -> str:
             what += f"; berör era kravpunkter: {', '.join(notice.relevant_units)}"
         if notice.cited_units:
             what += f"; hänvisas till från era kravpunkter: {', '.join(notice.cited_unit_citations)}"
+        if notice.item_id is None:
+            what += "; finns inte på er laglista, men andra författningar på den hänvisar till den"
     elif notice.kind == ChangeNotice.Kind.REPEALED:
         what = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
         if notice.replacement_id:

@@ -20,6 +20,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from chunks.cited_elsewhere import document_cited_elsewhere
 from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
@@ -108,6 +109,19 @@ WHERE NOT EXISTS (SELECT 1 FROM register_changenotice n
 ORDER BY i.workspace_id, r.id, i.id
 """
 
+# A newer version of a document, with its changed units: a laglista that does not hold it hears of it when a
+# document the laglista holds cites one of those units (`_notices_for_cited_laws`).
+_CHANGED_SQL = """
+SELECT v.id AS version_id, v.document_id, v.created_at,
+       array_agg(c.citation ORDER BY c.ordinal) AS citations
+FROM law_statuteversion v
+JOIN law_statutechange c ON c.to_version_id = v.id
+WHERE v.origin = ANY(%s)
+  AND EXISTS (SELECT 1 FROM law_statuteversion o WHERE o.document_id = v.document_id AND o.id < v.id){documents}
+GROUP BY v.id
+ORDER BY v.id
+"""
+
 # A statute new to the corpus: its only version came from an official record, and it is not repealed.
 _NEW_SQL = """
 SELECT v.id AS version_id, v.document_id, v.created_at, d.full_text
@@ -167,6 +181,34 @@ def _notice_create(lookup: dict, defaults: dict, *, flag: bool) -> bool:
     return created
 
 
+def _notices_for_cited_laws(versions: list[dict]) -> int:
+    """A notice for each workspace whose laglista does not hold a changed document but holds one whose units cite a
+    changed unit of it (a föreskrift filling in a § of a law the list leaves out), put on the list before the change
+    was applied. The notice has no item; its page names the citing units (`selectors.notice_detail`), and answering
+    it can put the law on the laglista. The citing units are read by `chunks.cited_elsewhere` from the shared cache,
+    so a scan that finds nothing new costs one full-text query per version."""
+    made = 0
+    directory = statute_directory()
+    for row in versions:
+        document = LegalDocument.objects.only("sfs_number", "title", "short_names").get(pk=row["document_id"])
+        citing = {unit.number for units in document_cited_elsewhere(document, directory,
+                                                                     set(row["citations"])).values()
+                  for unit in units}
+        if not citing:
+            continue
+        holding = set(RegisterItem.objects.filter(legal_document_id=document.pk).values_list("workspace_id", flat=True))
+        noticed = set(ChangeNotice.objects.filter(legal_document_id=document.pk, version_id=row["version_id"])
+                      .values_list("workspace_id", flat=True))
+        workspaces = set(RegisterItem.objects.filter(legal_document__sfs_number__in=citing,
+                                                     created_at__lt=row["created_at"])
+                         .values_list("workspace_id", flat=True)) - holding - noticed
+        for workspace_id in sorted(workspaces):
+            made += _notice_create(
+                {"workspace_id": workspace_id, "legal_document_id": document.pk, "version_id": row["version_id"]},
+                {"kind": ChangeNotice.Kind.AMENDED, "change_count": len(row["citations"])}, flag=False)
+    return made
+
+
 def _replacement(repealed_by: str) -> LegalDocument | None:
     number = sfs_number_in(repealed_by) if repealed_by else ""
     return LegalDocument.objects.filter(sfs_number=number).first() if number else None
@@ -212,6 +254,9 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
              "version_id": row["version_id"]},
             {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": units.relevant,
              "cited_units": units.cited, "change_count": units.changed}, flag=True)
+
+    where, params = _document_filter("v", ids)
+    amended += _notices_for_cited_laws(_rows(_CHANGED_SQL.format(documents=where), [origins, *params]))
 
     where, params = _document_filter("r", ids)
     for row in _rows(_REPEALED_SQL.format(documents=where), params):
@@ -288,7 +333,8 @@ def notice_answer(*, notice: ChangeNotice, user: AbstractBaseUser, affects_us: s
     """Answer a notice with an impact assessment (answering again updates it; the audit trail keeps both).
     An action is made when `action_title` is given (once per notice). When no unanswered notice of the
     document is left, the workspace's items of it are no longer flagged. `add_to_register`: a suggested new
-    statute, or a repealed one's replacement, goes on the workspace's laglista."""
+    statute, a repealed one's replacement, or a changed law the laglista leaves out and cites, goes on the
+    workspace's laglista."""
     workspace = notice.workspace
     _require_editor(workspace, user)
     if affects_us not in ImpactAssessment.Affects.values:
@@ -304,7 +350,8 @@ def notice_answer(*, notice: ChangeNotice, user: AbstractBaseUser, affects_us: s
     if add_to_register and notice.kind == ChangeNotice.Kind.REPEALED and notice.replacement_id is None:
         raise RegisterError("no_replacement", "Den ersättande författningen finns inte i Lagrum.",
                             details={"field": "add_to_register"})
-    if add_to_register and notice.kind == ChangeNotice.Kind.AMENDED:
+    if (add_to_register and notice.kind == ChangeNotice.Kind.AMENDED
+            and RegisterItem.objects.filter(workspace=workspace, legal_document_id=notice.legal_document_id).exists()):
         raise RegisterError("already_on_register", "Författningen finns redan i laglistan.",
                             details={"field": "add_to_register"})
     now = timezone.now()

@@ -27,7 +27,8 @@ from register.models import ChangeNotice, RegisterItem, Requirement
 from register.notices.citing import CitationReader, document_units, requirements_citing
 from register.notices.digests import digests_send
 from register.notices.selectors import notice_detail
-from register.notices.services import notice_subscription_save
+from register.notices.services import notice_answer, notice_subscription_save, notices_create_for_versions
+from register.services import RegisterError
 from tests.register.notices_fixtures import (
     PBL,
     add_requirement,
@@ -200,3 +201,48 @@ def test_the_notice_names_the_laglistas_documents_citing_a_changed_unit_kravpunk
     client.force_login(other)
     theirs = ChangeNotice.objects.get(workspace=only_law)
     assert "er laglista:" not in client.get(reverse("notice_detail", args=[only_law.slug, theirs.pk])).content.decode()
+
+
+def test_a_law_the_laglista_leaves_out_but_its_documents_cite_is_watched_too(
+        statutes: tuple[LegalDocument, LegalDocument], client: Client, tmp_path: Path) -> None:
+    """A laglista holding the förordning but not its law hears of the law's change, because the förordning's §§
+    cite changed §§ of it; one holding both hears once, one holding neither nothing, and one that put the förordning
+    on its list after the change nothing. Answering can put the law on the laglista."""
+    pbl, pbf = statutes
+    chunk_document("LEGAL_DOCUMENT", pbf.pk)
+    ws, owner, (pbf_item,) = workspace_with("Byggbolaget", owner_name="bygg", documents=[pbf])
+    both, _, _ = workspace_with("Kommunen", owner_name="kommun", documents=[pbl, pbf])
+    neither, _, _ = workspace_with("Kontoret", owner_name="kontor", documents=[])
+    out = sync_records(tmp_path, [official_record(PBL)])
+    late, _, _ = workspace_with("Sent AB", owner_name="sen", documents=[pbf])
+
+    assert "2 lagändringsnotiser (2 ändrade, 0 upphävda, 0 nya)" in out
+    notice = ChangeNotice.objects.get(workspace=ws)
+    assert (notice.kind, notice.legal_document, notice.item, notice.relevant_units, notice.cited_units) == (
+        ChangeNotice.Kind.AMENDED, pbl, None, [], [])
+    assert notice.change_count == StatuteChange.objects.filter(to_version=notice.version).count()
+    assert ChangeNotice.objects.get(workspace=both).item.legal_document == pbl
+    assert not ChangeNotice.objects.filter(workspace__in=[neither, late]).exists()
+    assert notices_create_for_versions().total == 0  # the hourly scan finds nothing left to do
+    pbf_item.refresh_from_db()
+    assert pbf_item.needs_reassessment is False  # the förordning itself did not change
+
+    detail = notice_detail(notice)
+    view = next(view for view in detail.changes if view.change.citation == "8 kap. 9 §")
+    assert (PBF, "10 kap. 9 §") in [(unit.number, unit.citation) for unit in view.from_register]
+    client.force_login(owner)
+    page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
+    assert "Författningen finns inte på er laglista" in page and 'name="add_to_register"' in page
+    listed = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+    assert "Finns inte på er laglista, men andra författningar på den hänvisar till den." in listed
+
+    response = client.post(reverse("notice_answer", args=[ws.slug, notice.pk]),
+                           {"affects_us": "yes", "add_to_register": "on"})
+    assert response.status_code == 302
+    notice.refresh_from_db()
+    added = RegisterItem.objects.get(workspace=ws, legal_document=pbl)
+    assert notice.item == added and notice.answered_at is not None
+    # On the laglista now: answering again cannot add it twice.
+    with pytest.raises(RegisterError) as raised:
+        notice_answer(notice=notice, user=owner, affects_us="yes", add_to_register=True)
+    assert raised.value.code == "already_on_register"

@@ -54,6 +54,8 @@ def _line(notice: ChangeNotice, workspace: Workspace) -> str:
             what += "; finns inte på er laglista, men andra författningar på den hänvisar till den"
     elif notice.kind == ChangeNotice.Kind.REPEALED:
         what = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
+        if notice.item_id is None:
+            what += "; finns inte på er laglista, men andra författningar på den vilar på eller hänvisar till den"
         if notice.replacement_id:
             what += f"; ersätts av {notice.replacement.title}"
     else:

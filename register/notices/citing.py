@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from chunks.cited_elsewhere import document_cited_elsewhere
+from chunks.models import ContentChunk
 from compliance.models import LegalDocument
 from law.diff import statute_units
 from law.legal_refs import StatuteDirectory, reference_links
@@ -122,3 +124,18 @@ def requirements_citing(reader: CitationReader, workspace_id: int, number: str, 
             if entry not in by_unit.setdefault(cited.citation, []):
                 by_unit[cited.citation].append(entry)
     return [{"unit": citation, "citing": by_unit[citation]} for citation in changed if citation in by_unit]
+
+
+def documents_leaning_on(document: LegalDocument, directory: StatuteDirectory, *, citations: set[str] | None = None,
+                         resting: bool = False) -> set[str]:
+    """The shared documents whose units cite one of `citations` of `document` (None: any unit it has), and with
+    `resting` those issued under it too (their legal basis names it: a föreskrift under a förordning)."""
+    if citations is None:
+        citations = set(ContentChunk.objects.filter(legal_document_id=document.pk).exclude(citation="")
+                        .values_list("citation", flat=True))
+    found = {unit.number for units in document_cited_elsewhere(document, directory, citations).values()
+             for unit in units}
+    if resting:
+        found |= set(LegalDocument.objects.filter(legal_basis_sfs__contains=[document.sfs_number])
+                     .values_list("sfs_number", flat=True))
+    return found - {document.sfs_number}

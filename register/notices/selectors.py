@@ -22,6 +22,7 @@ from law.diff import DiffSegment
 from law.statute_directory import statute_directory
 
 from ..models import ChangeNotice, NoticeRead, NoticeSubscription, RegisterItem, Requirement
+from .citing import documents_leaning_on
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
 # answered notice is not unread for anyone.
@@ -89,6 +90,9 @@ class NoticeDetail:
     changes: list[NoticeChangeView]
     requirements: list[Requirement]      # the item's kravpunkter, with their references
     summary: ChangeSummary | None = None  # the model's summary of the version's changes, when one was made
+    # A notice of a document the laglista does not hold: the documents on it that cite the changed units (or, for a
+    # repeal, cite it or rest on it), which are why the workspace hears of it.
+    leaning: tuple[LegalDocument, ...] = ()
 
 
 def _citing_requirements(notice: ChangeNotice) -> dict[str, tuple[CitingRequirement, ...]]:
@@ -144,7 +148,20 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
                     if notice.kind != ChangeNotice.Kind.NEW else [])
     summary = (ChangeSummary.objects.filter(version_id=notice.version_id).first()
                if changes and notice.version_id is not None else None)
-    return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary)
+    return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary,
+                        leaning=_listed_leaning(notice, {view.change.citation for view in changes}))
+
+
+def _listed_leaning(notice: ChangeNotice, changed: set[str]) -> tuple[LegalDocument, ...]:
+    """For a notice without an item, the documents on the workspace's laglista that cite the changed units (a
+    repeal: that cite the document or rest on it), in title order; () for a notice of a document the list holds."""
+    if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW:
+        return ()
+    repealed = notice.kind == ChangeNotice.Kind.REPEALED
+    leaning = documents_leaning_on(notice.legal_document, statute_directory(),
+                                   citations=None if repealed else changed, resting=repealed)
+    return tuple(LegalDocument.objects.filter(sfs_number__in=leaning, register_items__workspace_id=notice.workspace_id)
+                 .distinct().only("sfs_number", "title").order_by("title"))
 
 
 @dataclass(frozen=True)

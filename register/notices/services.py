@@ -14,13 +14,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from chunks.cited_elsewhere import document_cited_elsewhere
 from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
@@ -50,7 +49,7 @@ from ..services import (
     register_default,
     register_item_add,
 )
-from .citing import CitationReader, requirements_citing
+from .citing import CitationReader, documents_leaning_on, requirements_citing
 from .sections import touches
 
 # Versions made from an official record; the bundled 2024 text (CORPUS) is where history starts, not a change.
@@ -122,6 +121,15 @@ GROUP BY v.id
 ORDER BY v.id
 """
 
+# Every recorded repeal: a laglista that does not hold the repealed document hears of it when a document it holds
+# rests on it or cites it (`_notices_for_cited_repeals`).
+_REPEALS_SQL = """
+SELECT r.id AS repeal_id, r.document_id, r.created_at
+FROM law_statuterepeal r
+WHERE TRUE{documents}
+ORDER BY r.id
+"""
+
 # A statute new to the corpus: its only version came from an official record, and it is not repealed.
 _NEW_SQL = """
 SELECT v.id AS version_id, v.document_id, v.created_at, d.full_text
@@ -191,22 +199,46 @@ def _notices_for_cited_laws(versions: list[dict]) -> int:
     directory = statute_directory()
     for row in versions:
         document = LegalDocument.objects.only("sfs_number", "title", "short_names").get(pk=row["document_id"])
-        citing = {unit.number for units in document_cited_elsewhere(document, directory,
-                                                                     set(row["citations"])).values()
-                  for unit in units}
-        if not citing:
-            continue
-        holding = set(RegisterItem.objects.filter(legal_document_id=document.pk).values_list("workspace_id", flat=True))
-        noticed = set(ChangeNotice.objects.filter(legal_document_id=document.pk, version_id=row["version_id"])
-                      .values_list("workspace_id", flat=True))
-        workspaces = set(RegisterItem.objects.filter(legal_document__sfs_number__in=citing,
-                                                     created_at__lt=row["created_at"])
-                         .values_list("workspace_id", flat=True)) - holding - noticed
-        for workspace_id in sorted(workspaces):
+        leaning = documents_leaning_on(document, directory, citations=set(row["citations"]))
+        for workspace_id in _workspaces_listing(leaning, document, row["created_at"], version_id=row["version_id"]):
             made += _notice_create(
                 {"workspace_id": workspace_id, "legal_document_id": document.pk, "version_id": row["version_id"]},
                 {"kind": ChangeNotice.Kind.AMENDED, "change_count": len(row["citations"])}, flag=False)
     return made
+
+
+def _notices_for_cited_repeals(repeals: list[dict]) -> int:
+    """A notice for each workspace whose laglista does not hold a repealed document but holds one issued under it (a
+    föreskrift whose legal basis it is) or whose units cite it, put on the list before the repeal was recorded."""
+    made = 0
+    directory = statute_directory()
+    for row in repeals:
+        document = LegalDocument.objects.only("sfs_number", "title", "short_names").get(pk=row["document_id"])
+        leaning = documents_leaning_on(document, directory, resting=True)
+        workspaces = _workspaces_listing(leaning, document, row["created_at"], repeal_id=row["repeal_id"])
+        if not workspaces:
+            continue
+        repeal = StatuteRepeal.objects.get(pk=row["repeal_id"])
+        for workspace_id in workspaces:
+            made += _notice_create(
+                {"workspace_id": workspace_id, "legal_document_id": document.pk, "repeal_id": repeal.pk},
+                {"kind": ChangeNotice.Kind.REPEALED, "replaced_by": repeal.repealed_by,
+                 "replacement": _replacement(repeal.repealed_by)}, flag=False)
+    return made
+
+
+def _workspaces_listing(numbers: set[str], document: LegalDocument, changed_at: datetime, *,
+                        version_id: int | None = None, repeal_id: int | None = None) -> list[int]:
+    """The workspaces whose laglista put one of the documents `numbers` on it before `changed_at`, does not hold
+    `document` itself and has no notice of this change of it yet."""
+    if not numbers:
+        return []
+    holding = set(RegisterItem.objects.filter(legal_document_id=document.pk).values_list("workspace_id", flat=True))
+    noticed = set(ChangeNotice.objects.filter(legal_document_id=document.pk, version_id=version_id,
+                                              repeal_id=repeal_id).values_list("workspace_id", flat=True))
+    listing = set(RegisterItem.objects.filter(legal_document__sfs_number__in=numbers, created_at__lt=changed_at)
+                  .values_list("workspace_id", flat=True))
+    return sorted(listing - holding - noticed)
 
 
 def _replacement(repealed_by: str) -> LegalDocument | None:
@@ -237,7 +269,8 @@ def statute_subjects(text: str, *, exclude: int | None = None) -> set[str]:
 
 def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) -> NoticeRunResult:
     """Make every change notice that is due and missing: amendments and repeals of documents on a workspace's
-    laglista, and new statutes whose subject is one of the laglista's. `document_ids` narrows the scan to the
+    laglista, and of documents the laglista's documents cite or rest on (`_notices_for_cited_laws`,
+    `_notices_for_cited_repeals`), and new statutes whose subject is one of the laglista's. `document_ids` narrows the scan to the
     documents an import just applied; None scans everything (the hourly catch-up)."""
     ids = None if document_ids is None else sorted(set(document_ids))
     if ids is not None and not ids:
@@ -266,6 +299,9 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
              "repeal_id": row["repeal_id"]},
             {"item_id": row["item_id"], "kind": ChangeNotice.Kind.REPEALED, "replaced_by": repeal.repealed_by,
              "replacement": _replacement(repeal.repealed_by)}, flag=True)
+
+    where, params = _document_filter("r", ids)
+    repealed += _notices_for_cited_repeals(_rows(_REPEALS_SQL.format(documents=where), params))
 
     where, params = _document_filter("v", ids)
     new_rows = _rows(_NEW_SQL.format(documents=where), [origins, *params])

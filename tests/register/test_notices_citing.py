@@ -21,6 +21,7 @@ from agent.answering.change_answers import change_answer
 from chunks.services import chunk_document
 from compliance.clock import STOCKHOLM
 from compliance.models import LegalDocument, Workspace
+from compliance.services import LegalDocumentData, legal_document_upsert
 from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange
 from register.models import ChangeNotice, RegisterItem, Requirement
@@ -29,6 +30,8 @@ from register.notices.digests import digests_send
 from register.notices.selectors import notice_detail
 from register.notices.services import notice_answer, notice_subscription_save, notices_create_for_versions
 from register.services import RegisterError
+from tests.helpers import chunked_statute
+from tests.law.sfs_records_fixtures import OLD_TEXT, record
 from tests.register.notices_fixtures import (
     PBL,
     add_requirement,
@@ -228,11 +231,14 @@ def test_a_law_the_laglista_leaves_out_but_its_documents_cite_is_watched_too(
     assert pbf_item.needs_reassessment is False  # the förordning itself did not change
 
     detail = notice_detail(notice)
+    assert detail.leaning == (pbf,)
     view = next(view for view in detail.changes if view.change.citation == "8 kap. 9 §")
     assert (PBF, "10 kap. 9 §") in [(unit.number, unit.citation) for unit in view.from_register]
     client.force_login(owner)
     page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
-    assert "Författningen finns inte på er laglista" in page and 'name="add_to_register"' in page
+    assert ('Författningen finns inte på er laglista, men <a href="/lag/2011:338">Plan- och byggförordning '
+            '(2011:338)</a> på den hänvisar till paragrafer som ändrats') in page
+    assert 'name="add_to_register"' in page
     listed = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
     assert "Finns inte på er laglista, men andra författningar på den hänvisar till den." in listed
 
@@ -246,3 +252,53 @@ def test_a_law_the_laglista_leaves_out_but_its_documents_cite_is_watched_too(
     with pytest.raises(RegisterError) as raised:
         notice_answer(notice=notice, user=owner, affects_us="yes", add_to_register=True)
     assert raised.value.code == "already_on_register"
+
+
+def test_a_repealed_law_a_listed_regulation_rests_on_or_cites_is_noticed(clean_queue: None, client: Client,
+                                                                           settings: Settings, tmp_path: Path) -> None:
+    """A föreskrift issued under a förordning (its legal basis) and a law whose § cites it: a laglista holding either
+    hears of the förordning's repeal, named with the listed document and the replacing act; one holding the
+    förordning itself hears as before, and one holding an unrelated document hears nothing."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    old = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Förordning (2099:1) om provföretag",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
+    replacing = legal_document_upsert(LegalDocumentData(sfs_number="2099:99", title="Förordning (2099:99) om prov",
+                                                        full_text="1 § Ny förordning."), process=False).document
+    regulation = LegalDocument.objects.create(
+        sfs_number="PROVFS 2099:3", title="Provverkets föreskrifter om provföretag", full_text="1 § Föreskrift.",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION, legal_basis="7 § förordningen (2099:1)",
+        legal_basis_sfs=["2099:1"])
+    citing = chunked_statute("2099:50", "Lag (2099:50) om tillsyn",
+                             "1 § Tillsynen omfattar det som anges i 2 § förordningen (2099:1) om provföretag.")
+    unrelated = chunked_statute("2099:60", "Lag (2099:60) om annat", "1 § Annat.")
+    resting_ws, owner, _ = workspace_with("Provbolaget", owner_name="prov", documents=[regulation])
+    citing_ws, _, _ = workspace_with("Tillsyn AB", owner_name="tillsyn", documents=[citing])
+    holding_ws, _, (holding_item,) = workspace_with("Förordningen AB", owner_name="ford", documents=[old])
+    other_ws, _, _ = workspace_with("Annat AB", owner_name="annat", documents=[unrelated])
+    chunk_document("LEGAL_DOCUMENT", old.pk)
+
+    out = sync_records(tmp_path, [record("2099:1", title="Förordning (2099:1) om provföretag",
+                                         repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])
+
+    assert "3 upphävda" in out
+    for ws in (resting_ws, citing_ws):
+        notice = ChangeNotice.objects.get(workspace=ws)
+        assert (notice.kind, notice.legal_document, notice.item, notice.replaced_by, notice.replacement) == (
+            ChangeNotice.Kind.REPEALED, old, None, "SFS 2099:99", replacing)
+    assert ChangeNotice.objects.get(workspace=holding_ws).item == holding_item
+    assert not ChangeNotice.objects.filter(workspace=other_ws).exists()
+    assert notices_create_for_versions().total == 0
+
+    notice = ChangeNotice.objects.get(workspace=resting_ws)
+    assert notice_detail(notice).leaning == (regulation,)
+    assert notice_detail(ChangeNotice.objects.get(workspace=citing_ws)).leaning == (citing,)
+    client.force_login(owner)
+    page = client.get(reverse("notice_detail", args=[resting_ws.slug, notice.pk])).content.decode()
+    assert ('Författningen finns inte på er laglista, men <a href="/lag/PROVFS_2099:3">Provverkets föreskrifter om '
+            'provföretag</a> på den vilar på eller hänvisar till den.') in page
+    assert "Förordning (2099:99) om prov" in page
+    # Answering can put the replacing act on the laglista.
+    client.post(reverse("notice_answer", args=[resting_ws.slug, notice.pk]),
+                {"affects_us": "yes", "add_to_register": "on"})
+    assert RegisterItem.objects.filter(workspace=resting_ws, legal_document=replacing).exists()

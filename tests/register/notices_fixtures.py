@@ -47,6 +47,12 @@ def load_corpus_statute(sfs: str) -> LegalDocument:
     return doc
 
 
+def statute_with_text(number: str, title: str, text: str, *, amended_through: str = "") -> LegalDocument:
+    """A statute of our own with this text, as the loader leaves it, not chunked."""
+    return legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text,
+                                                   amended_through=amended_through), process=False).document
+
+
 def workspace_with(name: str, *, owner_name: str,
                    documents: list[LegalDocument]) -> tuple[Workspace, User, list[RegisterItem]]:
     owner = make_user(owner_name)

@@ -39,6 +39,7 @@ from tests.register.notices_fixtures import (
     load_corpus_statute,
     member,
     official_record,
+    statute_with_text,
     sync_records,
     workspace_with,
 )
@@ -226,11 +227,8 @@ def test_the_header_counts_the_members_own_unread_notices_in_one_query(bygg: tup
 def test_a_repeal_notice_proposes_the_replacing_act(clean_queue: None, client: Client, settings: Settings,
                                                     tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    old = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
-    new = legal_document_upsert(LegalDocumentData(sfs_number="2099:99", title="Lag (2099:99) om nya prov",
-                                                  full_text="1 § Ny lag."), process=False).document
+    old = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD_TEXT, amended_through="SFS 2099:5")
+    new = statute_with_text("2099:99", "Lag (2099:99) om nya prov", "1 § Ny lag.")
     ws, owner, (item,) = workspace_with("Provbolaget", owner_name="prov", documents=[old])
 
     out = sync_records(tmp_path, [record("2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])

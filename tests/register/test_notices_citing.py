@@ -21,7 +21,6 @@ from agent.answering.change_answers import change_answer
 from chunks.services import chunk_document
 from compliance.clock import STOCKHOLM
 from compliance.models import LegalDocument, Workspace
-from compliance.services import LegalDocumentData, legal_document_upsert
 from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange
 from register.models import ChangeNotice, RegisterItem, Requirement
@@ -37,6 +36,7 @@ from tests.register.notices_fixtures import (
     add_requirement,
     load_corpus_statute,
     official_record,
+    statute_with_text,
     sync_records,
     workspace_with,
 )
@@ -260,11 +260,8 @@ def test_a_repealed_law_a_listed_regulation_rests_on_or_cites_is_noticed(clean_q
     hears of the förordning's repeal, named with the listed document and the replacing act; one holding the
     förordning itself hears as before, and one holding an unrelated document hears nothing."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    old = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Förordning (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
-    replacing = legal_document_upsert(LegalDocumentData(sfs_number="2099:99", title="Förordning (2099:99) om prov",
-                                                        full_text="1 § Ny förordning."), process=False).document
+    old = statute_with_text("2099:1", "Förordning (2099:1) om provföretag", OLD_TEXT, amended_through="SFS 2099:5")
+    replacing = statute_with_text("2099:99", "Förordning (2099:99) om prov", "1 § Ny förordning.")
     regulation = LegalDocument.objects.create(
         sfs_number="PROVFS 2099:3", title="Provverkets föreskrifter om provföretag", full_text="1 § Föreskrift.",
         content_type=LegalDocument.ContentType.AGENCY_REGULATION, legal_basis="7 § förordningen (2099:1)",

@@ -9,6 +9,9 @@ units a kravpunkt's §§ cite, with the kravpunkter that cite them (`ChangeNotic
 
 An article of an EU act is not read: a kravpunkt's reference names §§ (`sections.section_spans`), as for the direct
 touches.
+
+`documents_leaning_on` asks the same of whole documents, for a law the laglista leaves out: which shared documents
+cite its changed units (`chunks.cited_elsewhere`) or, for a repeal, rest on it (their legal basis names it).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
+from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
 from law.statute_directory import statute_directory
@@ -189,29 +190,30 @@ def _notice_create(lookup: dict, defaults: dict, *, flag: bool) -> bool:
     return created
 
 
-def _notices_for_cited_laws(versions: list[dict]) -> int:
+def _notices_for_cited_laws(reader: CitationReader, versions: list[dict]) -> int:
     """A notice for each workspace whose laglista does not hold a changed document but holds one whose units cite a
     changed unit of it (a föreskrift filling in a § of a law the list leaves out), put on the list before the change
     was applied. The notice has no item; its page names the citing units (`selectors.notice_detail`), and answering
-    it can put the law on the laglista. The citing units are read by `chunks.cited_elsewhere` from the shared cache,
-    so a scan that finds nothing new costs one full-text query per version."""
+    it can put the law on the laglista; the kravpunkter whose §§ cite a changed unit are stored as for a listed
+    law (`cited_units`). The citing units are read by `chunks.cited_elsewhere` from the shared cache, so a scan that
+    finds nothing new costs one full-text query per version."""
     made = 0
-    directory = statute_directory()
     for row in versions:
         document = LegalDocument.objects.only("sfs_number", "title", "short_names").get(pk=row["document_id"])
-        leaning = documents_leaning_on(document, directory, citations=set(row["citations"]))
+        leaning = documents_leaning_on(document, reader.directory, citations=set(row["citations"]))
         for workspace_id in _workspaces_listing(leaning, document, row["created_at"], version_id=row["version_id"]):
+            cited = requirements_citing(reader, workspace_id, document.sfs_number, row["citations"])
             made += _notice_create(
                 {"workspace_id": workspace_id, "legal_document_id": document.pk, "version_id": row["version_id"]},
-                {"kind": ChangeNotice.Kind.AMENDED, "change_count": len(row["citations"])}, flag=False)
+                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited, "change_count": len(row["citations"])},
+                flag=False)
     return made
 
 
-def _notices_for_cited_repeals(repeals: list[dict]) -> int:
+def _notices_for_cited_repeals(directory: StatuteDirectory, repeals: list[dict]) -> int:
     """A notice for each workspace whose laglista does not hold a repealed document but holds one issued under it (a
     föreskrift whose legal basis it is) or whose units cite it, put on the list before the repeal was recorded."""
     made = 0
-    directory = statute_directory()
     for row in repeals:
         document = LegalDocument.objects.only("sfs_number", "title", "short_names").get(pk=row["document_id"])
         leaning = documents_leaning_on(document, directory, resting=True)
@@ -270,8 +272,8 @@ def statute_subjects(text: str, *, exclude: int | None = None) -> set[str]:
 def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) -> NoticeRunResult:
     """Make every change notice that is due and missing: amendments and repeals of documents on a workspace's
     laglista, and of documents the laglista's documents cite or rest on (`_notices_for_cited_laws`,
-    `_notices_for_cited_repeals`), and new statutes whose subject is one of the laglista's. `document_ids` narrows the scan to the
-    documents an import just applied; None scans everything (the hourly catch-up)."""
+    `_notices_for_cited_repeals`), and new statutes whose subject is one of the laglista's. `document_ids` narrows
+    the scan to the documents an import just applied; None scans everything (the hourly catch-up)."""
     ids = None if document_ids is None else sorted(set(document_ids))
     if ids is not None and not ids:
         return NoticeRunResult(0, 0, 0)
@@ -289,7 +291,7 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
              "cited_units": units.cited, "change_count": units.changed}, flag=True)
 
     where, params = _document_filter("v", ids)
-    amended += _notices_for_cited_laws(_rows(_CHANGED_SQL.format(documents=where), [origins, *params]))
+    amended += _notices_for_cited_laws(reader, _rows(_CHANGED_SQL.format(documents=where), [origins, *params]))
 
     where, params = _document_filter("r", ids)
     for row in _rows(_REPEALED_SQL.format(documents=where), params):
@@ -301,7 +303,7 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
              "replacement": _replacement(repeal.repealed_by)}, flag=True)
 
     where, params = _document_filter("r", ids)
-    repealed += _notices_for_cited_repeals(_rows(_REPEALS_SQL.format(documents=where), params))
+    repealed += _notices_for_cited_repeals(reader.directory, _rows(_REPEALS_SQL.format(documents=where), params))
 
     where, params = _document_filter("v", ids)
     new_rows = _rows(_NEW_SQL.format(documents=where), [origins, *params])

@@ -116,8 +116,8 @@ def test_the_page_the_api_and_the_digest_say_which_kravpunkt_cites_a_changed_uni
     assert "Hänvisas till i 8 kap. 4 §, som er kravpunkt ”Byggnadsverkets tekniska egenskaper” gäller." in page
     assert page.index("16 kap. 8 §") < page.index("Hänvisas till i 10 kap. 9 §") < page.index("1 kap. 3 §")
     listed = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
-    assert ("varav 16 kap. 8 § berör era kravpunkter och 8 kap. 9 §, 9 kap. 55 §, 16 kap. 2 § hänvisas till från "
-            "dem.") in listed
+    assert ("varav 16 kap. 8 § berör era kravpunkter och 8 kap. 9 §, 9 kap. 55 §, 16 kap. 2 § hänvisas till "
+            "från dem.") in listed
 
     body = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
     assert body["cited_units"] == ["8 kap. 9 §", "9 kap. 55 §", "16 kap. 2 §"]
@@ -175,8 +175,8 @@ def test_a_unit_a_kravpunkt_names_is_touched_not_cited(statutes: tuple[LegalDocu
 def test_the_notice_names_the_laglistas_documents_citing_a_changed_unit_kravpunkt_or_not(
         statutes: tuple[LegalDocument, LegalDocument], client: Client, tmp_path: Path) -> None:
     """A laglista holding the law and its förordning, without a single kravpunkt: the förordning's 10 kap. 9 §
-    ("… 8 kap. 9 § första stycket … plan- och bygglagen") is named under the changed 8 kap. 9 §, as the förordning's
-    text is now. A laglista without the förordning hears nothing of it."""
+    ("… 8 kap. 9 § första stycket … plan- och bygglagen") is named under the changed 8 kap. 9 §, as the
+    förordning's text is now. A laglista without the förordning hears nothing of it."""
     pbl, pbf = statutes
     chunk_document("LEGAL_DOCUMENT", pbf.pk)
     ws, owner, _ = workspace_with("Byggbolaget", owner_name="bygg", documents=[pbl, pbf])
@@ -214,6 +214,7 @@ def test_a_law_the_laglista_leaves_out_but_its_documents_cite_is_watched_too(
     pbl, pbf = statutes
     chunk_document("LEGAL_DOCUMENT", pbf.pk)
     ws, owner, (pbf_item,) = workspace_with("Byggbolaget", owner_name="bygg", documents=[pbf])
+    requirement = add_requirement(pbf_item, "10 kap. 9 §", "Boverkets föreskrifter om egenskapskraven")
     both, _, _ = workspace_with("Kommunen", owner_name="kommun", documents=[pbl, pbf])
     neither, _, _ = workspace_with("Kontoret", owner_name="kontor", documents=[])
     out = sync_records(tmp_path, [official_record(PBL)])
@@ -221,8 +222,11 @@ def test_a_law_the_laglista_leaves_out_but_its_documents_cite_is_watched_too(
 
     assert "2 lagändringsnotiser (2 ändrade, 0 upphävda, 0 nya)" in out
     notice = ChangeNotice.objects.get(workspace=ws)
-    assert (notice.kind, notice.legal_document, notice.item, notice.relevant_units, notice.cited_units) == (
-        ChangeNotice.Kind.AMENDED, pbl, None, [], [])
+    assert (notice.kind, notice.legal_document, notice.item, notice.relevant_units) == (
+        ChangeNotice.Kind.AMENDED, pbl, None, [])
+    # Its kravpunkt on the förordning's 10 kap. 9 § cites the law's changed 8 kap. 9 §, as for a listed law.
+    assert notice.cited_units == [{"unit": "8 kap. 9 §", "citing": [
+        {"requirement": requirement.pk, "document": PBF, "citation": "10 kap. 9 §"}]}]
     assert notice.change_count == StatuteChange.objects.filter(to_version=notice.version).count()
     assert ChangeNotice.objects.get(workspace=both).item.legal_document == pbl
     assert not ChangeNotice.objects.filter(workspace__in=[neither, late]).exists()

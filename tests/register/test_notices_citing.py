@@ -6,12 +6,15 @@ the same laglista. Another workspace's kravpunkter never show in a notice."""
 
 from __future__ import annotations
 
+import io
+import json
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 from django.core import mail
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -303,3 +306,29 @@ def test_a_repealed_law_a_listed_regulation_rests_on_or_cites_is_noticed(clean_q
     client.post(reverse("notice_answer", args=[resting_ws.slug, notice.pk]),
                 {"affects_us": "yes", "add_to_register": "on"})
     assert RegisterItem.objects.filter(workspace=resting_ws, legal_document=replacing).exists()
+
+
+def test_bench_notices_times_the_scan_and_makes_no_notice(statutes: tuple[LegalDocument, LegalDocument],
+                                                          tmp_path: Path) -> None:
+    """Each round of the scan makes the due notice and rolls it back; the pages of the notices there are are timed.
+    The figures are printed, not asserted."""
+    pbl, pbf = statutes
+    chunk_document("LEGAL_DOCUMENT", pbf.pk)
+    workspace_with("Byggbolaget", owner_name="bygg", documents=[pbf])
+    sync_records(tmp_path, [official_record(PBL)])
+    out = io.StringIO()
+    call_command("bench_notices", "--json", "--rounds", "2", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["database"]["notices"] == 1 and report["database"]["applied_versions"] == 1
+    assert [scan["amended"] for scan in report["scan"]] == [0, 0]  # nothing is due
+    assert report["detail"]["n"] == 1 and report["detail_changes_max"] == 211
+    assert report["detail_cited_from_register_max"] > 0
+
+    ChangeNotice.objects.all().delete()
+    out = io.StringIO()
+    call_command("bench_notices", "--json", "--rounds", "2", stdout=out)
+    report = json.loads(out.getvalue())
+    assert [scan["amended"] for scan in report["scan"]] == [1, 1]  # made in each round, and rolled back
+    assert not ChangeNotice.objects.exists() and report["detail"] == {"n": 0}
+    with pytest.raises(CommandError):
+        call_command("bench_notices", "--rounds", "0", stdout=io.StringIO())

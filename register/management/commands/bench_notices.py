@@ -1,0 +1,65 @@
+"""How long lagbevakning's scan and a notice's page take on this database, printed as JSON.
+
+    manage.py bench_notices --json [--rounds 3] [--notices 20]
+
+`scan`: `notices_create_for_versions()` over everything, as the hourly task runs it, `rounds` times. Each round runs
+in a transaction that is rolled back, so the benchmark makes no notice; the first round in a process pays for the
+statute directory and for reading what the laglistor's documents cite (`chunks.cited_elsewhere`, then kept in the
+shared cache), the later rounds are what the hourly scan costs. `detail`: `notice_detail` (every changed unit's word
+diff, the kravpunkter and the laglista's documents citing it) for the first `notices` notices, in id order.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
+from law.models import StatuteRepeal, StatuteVersion
+from register.models import ChangeNotice, RegisterItem
+from register.notices.selectors import notice_detail
+from register.notices.services import APPLIED_ORIGINS, notices_create_for_versions
+
+
+class Command(BaseCommand):
+    help = "Measure lagbevakning's scan and a notice's page on this database."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--notices", type=int, default=20, help="how many notices' pages to time")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args: Any, rounds: int, notices: int, **opts: Any) -> None:
+        if rounds < 1 or notices < 0:
+            raise CommandError("--rounds måste vara minst 1 och --notices minst 0.")
+        scans = []
+        for _ in range(rounds):
+            with transaction.atomic():
+                t0 = time.perf_counter()
+                made = notices_create_for_versions()
+                scans.append({"ms": round(ms_since(t0), 1), "amended": made.amended, "repealed": made.repealed,
+                              "new": made.new})
+                transaction.set_rollback(True)
+        details = []
+        for notice in ChangeNotice.objects.select_related("legal_document").order_by("pk")[:notices]:
+            t0 = time.perf_counter()
+            detail = notice_detail(notice)
+            details.append({"ms": ms_since(t0), "changes": len(detail.changes),
+                            "cited_from_register": sum(1 for view in detail.changes if view.from_register)})
+        write_json(self.stdout, {
+            "database": {
+                "applied_versions": StatuteVersion.objects.filter(origin__in=APPLIED_ORIGINS).count(),
+                "repeals": StatuteRepeal.objects.count(),
+                "register_items": RegisterItem.objects.count(),
+                "notices": ChangeNotice.objects.count(),
+            },
+            "scan": scans,
+            "scan_after_first": latency_summary([scan["ms"] for scan in scans[1:]]),
+            "detail": latency_summary([d["ms"] for d in details]),
+            "detail_changes_max": max((d["changes"] for d in details), default=0),
+            "detail_cited_from_register_max": max((d["cited_from_register"] for d in details), default=0),
+            "machine": machine_info(),
+        })

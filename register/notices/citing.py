@@ -11,7 +11,7 @@ An article of an EU act is not read: a kravpunkt's reference names §§ (`sectio
 touches.
 
 `documents_leaning_on` asks the same of whole documents, for a law the laglista leaves out: which shared documents
-cite its changed units (`chunks.cited_elsewhere`) or, for a repeal, rest on it (their legal basis names it).
+cite its changed units in their text (`chunks.cited_elsewhere`) or in their legal basis, or, for a repeal, rest on it.
 """
 
 from __future__ import annotations
@@ -131,14 +131,24 @@ def requirements_citing(reader: CitationReader, workspace_id: int, number: str, 
 
 def documents_leaning_on(document: LegalDocument, directory: StatuteDirectory, *, citations: set[str] | None = None,
                          resting: bool = False) -> set[str]:
-    """The shared documents whose units cite one of `citations` of `document` (None: any unit it has), and with
-    `resting` those issued under it too (their legal basis names it: a föreskrift under a förordning)."""
+    """The shared documents whose units cite one of `citations` of `document`, or whose legal basis does (a
+    föreskrift "med stöd av 18 § arbetsmiljöförordningen (1977:1166)"). With `citations` None (a repeal): those
+    citing any unit it has, and with `resting` every document issued under it, whatever § its legal basis names."""
     if citations is None:
         citations = set(ContentChunk.objects.filter(legal_document_id=document.pk).exclude(citation="")
                         .values_list("citation", flat=True))
     found = {unit.number for units in document_cited_elsewhere(document, directory, citations).values()
              for unit in units}
+    issued_under = LegalDocument.objects.filter(legal_basis_sfs__contains=[document.sfs_number])
     if resting:
-        found |= set(LegalDocument.objects.filter(legal_basis_sfs__contains=[document.sfs_number])
-                     .values_list("sfs_number", flat=True))
+        found |= set(issued_under.values_list("sfs_number", flat=True))
+    else:
+        found |= {number for number, basis in issued_under.values_list("sfs_number", "legal_basis")
+                  if _basis_cites(basis, document.sfs_number, citations, directory, number)}
     return found - {document.sfs_number}
+
+
+def _basis_cites(basis: str, number: str, citations: set[str], directory: StatuteDirectory, own: str) -> bool:
+    """Whether a legal basis ("7 § förordningen (2018:1175)") cites one of `citations` of document `number`."""
+    return any(link.number == number and any(citation in citations for unit in link.units for citation in unit)
+               for link in reference_links(basis or "", directory, self_sfs=own, chapter=None))

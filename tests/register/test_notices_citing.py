@@ -332,3 +332,29 @@ def test_bench_notices_times_the_scan_and_makes_no_notice(statutes: tuple[LegalD
     assert not ChangeNotice.objects.exists() and report["detail"] == {"n": 0}
     with pytest.raises(CommandError):
         call_command("bench_notices", "--rounds", "0", stdout=io.StringIO())
+
+
+def test_an_amended_section_a_listed_regulations_legal_basis_names_is_noticed(clean_queue: None, settings: Settings,
+                                                                               tmp_path: Path) -> None:
+    """A föreskrift issued "med stöd av 2 § lagen (2099:1)" hears when the record changes 2 §; one issued under its
+    1 §, which the record leaves as it was, hears nothing."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    law = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD_TEXT, amended_through="SFS 2099:5")
+
+    def regulation(number: str, basis: str) -> LegalDocument:
+        return LegalDocument.objects.create(
+            sfs_number=number, title=f"Provverkets föreskrifter {number}", full_text="1 § Föreskrift.",
+            content_type=LegalDocument.ContentType.AGENCY_REGULATION, legal_basis=basis, legal_basis_sfs=["2099:1"])
+
+    under_changed = regulation("PROVFS 2099:1", "2 § lagen (2099:1) om provföretag")
+    under_unchanged = regulation("PROVFS 2099:2", "1 § lagen (2099:1) om provföretag")
+    told, _, _ = workspace_with("Registret AB", owner_name="reg", documents=[under_changed])
+    untold, _, _ = workspace_with("Omfattning AB", owner_name="omf", documents=[under_unchanged])
+
+    sync_records(tmp_path, [record("2099:1")])
+
+    notice = ChangeNotice.objects.get(workspace=told)
+    assert (notice.kind, notice.legal_document, notice.item) == (ChangeNotice.Kind.AMENDED, law, None)
+    assert "2 §" in set(StatuteChange.objects.filter(to_version=notice.version).values_list("citation", flat=True))
+    assert notice_detail(notice).leaning == (under_changed,)
+    assert not ChangeNotice.objects.filter(workspace=untold).exists()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from chunks.cited_elsewhere import document_cited_elsewhere
+from chunks.cited_elsewhere import CitingElsewhere, document_cited_elsewhere
 from chunks.models import ContentChunk
 from compliance.models import LegalDocument
 from law.diff import statute_units
@@ -130,15 +130,18 @@ def requirements_citing(reader: CitationReader, workspace_id: int, number: str, 
 
 
 def documents_leaning_on(document: LegalDocument, directory: StatuteDirectory, *, citations: set[str] | None = None,
-                         resting: bool = False) -> set[str]:
+                         resting: bool = False,
+                         elsewhere: dict[str, tuple[CitingElsewhere, ...]] | None = None) -> set[str]:
     """The shared documents whose units cite one of `citations` of `document`, or whose legal basis does (a
     föreskrift "med stöd av 18 § arbetsmiljöförordningen (1977:1166)"). With `citations` None (a repeal): those
-    citing any unit it has, and with `resting` every document issued under it, whatever § its legal basis names."""
+    citing any unit it has, and with `resting` every document issued under it, whatever § its legal basis names.
+    `elsewhere` is `document_cited_elsewhere` for these citations when the caller has read it already."""
     if citations is None:
         citations = set(ContentChunk.objects.filter(legal_document_id=document.pk).exclude(citation="")
                         .values_list("citation", flat=True))
-    found = {unit.number for units in document_cited_elsewhere(document, directory, citations).values()
-             for unit in units}
+    if elsewhere is None:
+        elsewhere = document_cited_elsewhere(document, directory, citations)
+    found = {unit.number for units in elsewhere.values() for unit in units}
     issued_under = LegalDocument.objects.filter(legal_basis_sfs__contains=[document.sfs_number])
     if resting:
         found |= set(issued_under.values_list("sfs_number", flat=True))

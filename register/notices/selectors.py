@@ -116,30 +116,31 @@ def _citing_requirements(notice: ChangeNotice) -> dict[str, tuple[CitingRequirem
     return {unit: tuple(citing) for unit, citing in found.items()}
 
 
-def _cited_from_register(notice: ChangeNotice, citations: set[str]) -> dict[str, tuple[CitingElsewhere, ...]]:
-    """Each changed unit that a unit of another document on the workspace's laglista cites, with those units."""
-    listed = set(RegisterItem.objects.filter(workspace_id=notice.workspace_id, legal_document__isnull=False)
-                 .exclude(legal_document_id=notice.legal_document_id)
-                 .values_list("legal_document__sfs_number", flat=True))
-    if not listed or not citations:
-        return {}
-    found = document_cited_elsewhere(notice.legal_document, statute_directory(), citations)
-    return {citation: kept for citation, units in found.items()
-            if (kept := tuple(unit for unit in units if unit.number in listed))}
+def _other_listed(notice: ChangeNotice) -> set[str]:
+    """The numbers of the documents on the workspace's laglista besides the notice's own."""
+    return set(RegisterItem.objects.filter(workspace_id=notice.workspace_id, legal_document__isnull=False)
+               .exclude(legal_document_id=notice.legal_document_id)
+               .values_list("legal_document__sfs_number", flat=True))
 
 
 def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
     today = today or swedish_today()
     changes: list[NoticeChangeView] = []
+    listed = _other_listed(notice) if notice.kind != ChangeNotice.Kind.NEW else set()
+    # The units of other documents citing each changed unit, read once for the units' lines and for `leaning`.
+    elsewhere: dict[str, tuple[CitingElsewhere, ...]] = {}
     if notice.version_id is not None and notice.kind == ChangeNotice.Kind.AMENDED:
         relevant = set(notice.relevant_units)
         cited = _citing_requirements(notice)
         units = list(StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"))
-        listed = _cited_from_register(notice, {change.citation for change in units})
+        if listed and units:
+            elsewhere = document_cited_elsewhere(notice.legal_document, statute_directory(),
+                                                 {change.citation for change in units})
         for change in units:
             view = change_view(change, today=today)
+            on_register = tuple(unit for unit in elsewhere.get(change.citation, ()) if unit.number in listed)
             changes.append(NoticeChangeView(change, view.stycken, view.coming, change.citation in relevant,
-                                            cited.get(change.citation, ()), listed.get(change.citation, ())))
+                                            cited.get(change.citation, ()), on_register))
         # Stable: document order within each group.
         changes.sort(key=lambda view: (not view.relevant, not view.cited_by, not view.from_register))
     requirements = (list(Requirement.objects.filter(workspace_id=notice.workspace_id,
@@ -149,19 +150,23 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
     summary = (ChangeSummary.objects.filter(version_id=notice.version_id).first()
                if changes and notice.version_id is not None else None)
     return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary,
-                        leaning=_listed_leaning(notice, {view.change.citation for view in changes}))
+                        leaning=_listed_leaning(notice, listed, {view.change.citation for view in changes}, elsewhere))
 
 
-def _listed_leaning(notice: ChangeNotice, changed: set[str]) -> tuple[LegalDocument, ...]:
-    """For a notice without an item, the documents on the workspace's laglista that cite the changed units (a
-    repeal: that cite the document or rest on it), in title order; () for a notice of a document the list holds."""
-    if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW:
+def _listed_leaning(notice: ChangeNotice, listed: set[str], changed: set[str],
+                    elsewhere: dict[str, tuple[CitingElsewhere, ...]]) -> tuple[LegalDocument, ...]:
+    """For a notice without an item, the documents on the workspace's laglista (`listed`) that cite the changed
+    units (a repeal: that cite the document or rest on it), in title order; () for a notice of a document the list
+    holds."""
+    if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW or not listed:
         return ()
-    repealed = notice.kind == ChangeNotice.Kind.REPEALED
-    leaning = documents_leaning_on(notice.legal_document, statute_directory(),
-                                   citations=None if repealed else changed, resting=repealed)
-    return tuple(LegalDocument.objects.filter(sfs_number__in=leaning, register_items__workspace_id=notice.workspace_id)
-                 .distinct().only("sfs_number", "title").order_by("title"))
+    if notice.kind == ChangeNotice.Kind.REPEALED:
+        leaning = documents_leaning_on(notice.legal_document, statute_directory(), resting=True)
+    else:
+        leaning = documents_leaning_on(notice.legal_document, statute_directory(), citations=changed,
+                                       elsewhere=elsewhere)
+    return tuple(LegalDocument.objects.filter(sfs_number__in=leaning & listed).only("sfs_number", "title")
+                 .order_by("title"))
 
 
 @dataclass(frozen=True)

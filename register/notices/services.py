@@ -336,6 +336,32 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
     return NoticeRunResult(amended=amended, repealed=repealed, new=new)
 
 
+def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> int:
+    """Name, on each unanswered amendment notice, the changed units its workspace's kravpunkter cite
+    (`ChangeNotice.cited_units`), as a notice made today would; the number of notices that changed.
+
+    Notices made before the field existed hold an empty list. An answered notice is left as it was answered; an
+    unanswered one is read again from the workspace's kravpunkter as they are now, so running it twice changes
+    nothing the second time. Each notice is written in its own transaction, locked, and only if still unanswered."""
+    notices = (ChangeNotice.objects.filter(kind=ChangeNotice.Kind.AMENDED, answered_at__isnull=True,
+                                           version__isnull=False).order_by("pk"))
+    if workspace_ids is not None:
+        notices = notices.filter(workspace_id__in=list(workspace_ids))
+    reader = CitationReader(statute_directory())
+    changed = 0
+    for row in notices.values("pk", "workspace_id", "legal_document_id", "version_id", "relevant_units"):
+        citations = list(StatuteChange.objects.filter(to_version_id=row["version_id"]).order_by("ordinal")
+                         .values_list("citation", flat=True))
+        cited = requirements_citing(reader, row["workspace_id"], reader.number(row["legal_document_id"]), citations,
+                                    direct=row["relevant_units"])
+        with transaction.atomic(), audit_actor(None):
+            notice = (ChangeNotice.objects.select_for_update().filter(pk=row["pk"], answered_at__isnull=True)
+                      .first())
+            if notice is not None:
+                changed += model_update(notice, fields=["cited_units"], data={"cited_units": cited}).has_updated
+    return changed
+
+
 # --- Reading and answering -------------------------------------------------------------------------------
 
 

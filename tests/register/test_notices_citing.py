@@ -148,6 +148,35 @@ def test_the_page_the_api_and_the_digest_say_which_kravpunkt_cites_a_changed_uni
             "16 kap. 2 §") in message.body
 
 
+def test_notices_made_before_cited_units_existed_are_filled_once_and_answered_ones_kept(
+        bygg: tuple[Workspace, User, list[RegisterItem]], tmp_path: Path) -> None:
+    ws, _, items = bygg
+    other, other_owner, (other_item,) = workspace_with("Kommunen", owner_name="kommun",
+                                                       documents=[items[0].legal_document])
+    add_requirement(other_item, "3 kap. 20 §", "Granskningsyttrande")
+    sync_records(tmp_path, [official_record(PBL)])
+    ours, theirs = ChangeNotice.objects.get(workspace=ws), ChangeNotice.objects.get(workspace=other)
+    made_then = ours.cited_units
+    assert [cited["unit"] for cited in made_then] == ["8 kap. 9 §", "9 kap. 55 §", "16 kap. 2 §"]
+    assert theirs.cited_units
+    # Kommunen answered its notice before the field existed: what it answered stays as it was.
+    notice_answer(notice=theirs, user=other_owner, affects_us="no")
+    ChangeNotice.objects.update(cited_units=[])
+
+    out = io.StringIO()
+    call_command("notices_fill_cited_units", "--workspace", ws.slug, stdout=out)
+    assert out.getvalue().strip() == "1 lagändringar fick hänvisade enheter."
+    ours.refresh_from_db()
+    theirs.refresh_from_db()
+    assert ours.cited_units == made_then
+    assert theirs.cited_units == []
+    # Again, over every workspace: nothing left to change.
+    call_command("notices_fill_cited_units", stdout=out)
+    assert out.getvalue().strip().endswith("0 lagändringar fick hänvisade enheter.")
+    with pytest.raises(CommandError, match="Arbetsytan finns inte: saknas"):
+        call_command("notices_fill_cited_units", "--workspace", "saknas")
+
+
 def test_a_unit_a_kravpunkt_names_is_touched_not_cited(statutes: tuple[LegalDocument, LegalDocument]) -> None:
     """8 kap. 2 § cites 16 kap. 2 §: with a kravpunkt on 16 kap. 2 § as well, the unit is a direct touch only. A
     kravpunkt on a whole chapter reads every § of it; one on an article reads nothing."""

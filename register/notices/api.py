@@ -13,7 +13,9 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -25,6 +27,7 @@ from law.models import ChangeSummary
 from law.summaries import SUMMARY_LABEL
 
 from ..models import ChangeNotice, ImpactAssessment
+from ..transfer import exports
 from . import selectors, services
 
 
@@ -32,6 +35,13 @@ class NoticeFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=[(key, label) for key, label in selectors.STATE_LABELS.items() if key],
                                      required=False, help_text="olasta, obesvarade eller besvarade.")
     kind = serializers.ChoiceField(choices=ChangeNotice.Kind.choices, required=False)
+
+
+class NoticeReportFilterSerializer(serializers.Serializer):
+    since = serializers.DateField(required=False, allow_null=True, default=None,
+                                  help_text="Första dagen (ÅÅÅÅ-MM-DD, Stockholmstid); utelämnad: från början.")
+    until = serializers.DateField(required=False, allow_null=True, default=None,
+                                  help_text="Sista dagen, inräknad; utelämnad: till i dag.")
 
 
 class ImpactSerializer(serializers.ModelSerializer):
@@ -221,3 +231,22 @@ class NoticeReadApi(WorkspaceMixin, BaseApi):
         notice = selectors.notice_get(self.workspace, request.user, notice_id)
         services.notice_mark_unread(notice=notice, user=request.user)
         return Response(NoticeSerializer(selectors.notice_get(self.workspace, request.user, notice_id)).data)
+
+
+class NoticeReportApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["register"], summary="Lagbevakningsrapport för en period (xlsx, pdf eller csv)",
+                   parameters=[NoticeReportFilterSerializer,
+                               OpenApiParameter("fmt", str, OpenApiParameter.PATH,
+                                                enum=list(exports.NOTICE_REPORT_FORMATS))],
+                   responses={(200, exports.CONTENT_TYPES[fmt].split(";")[0]): OpenApiResponse(OpenApiTypes.BINARY)
+                              for fmt in exports.NOTICE_REPORT_FORMATS},
+                   description="Arbetsytans lagändringar som noterades under perioden, äldst först, var och en med "
+                               "ändringen och arbetsytans bedömning och åtgärd. En period som slutar före den börjar "
+                               "ger 400 `period_reversed`.")
+    def get(self, request: Request, slug: str, fmt: str) -> HttpResponse:
+        if fmt not in exports.NOTICE_REPORT_FORMATS:
+            raise Http404("Okänt format.")
+        period = validated(NoticeReportFilterSerializer, request.query_params)
+        report = selectors.notice_report_get(self.workspace, request.user, since=period["since"],
+                                             until=period["until"])
+        return exports.notice_report_file(report, fmt).as_download()

@@ -44,3 +44,12 @@ class SubscriptionForm(forms.Form):
     def initial_from(cls, subscription: NoticeSubscription) -> dict:
         return {"frequency": subscription.frequency, "changes": subscription.changes,
                 "new_statutes": subscription.new_statutes}
+
+
+class NoticeReportForm(forms.Form):
+    """The report's period, both ends optional (Stockholm days); the selector checks their order."""
+
+    fran = forms.DateField(label="Från", required=False, widget=forms.DateInput(attrs={"type": "date"}),
+                           error_messages={"invalid": "Ange startdatumet som ÅÅÅÅ-MM-DD."})
+    till = forms.DateField(label="Till och med", required=False, widget=forms.DateInput(attrs={"type": "date"}),
+                           error_messages={"invalid": "Ange slutdatumet som ÅÅÅÅ-MM-DD."})

@@ -5,7 +5,7 @@ another workspace is a 404 like one that does not exist."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -13,7 +13,7 @@ from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from chunks.cited_elsewhere import CitingElsewhere, document_cited_elsewhere
-from compliance.clock import swedish_today
+from compliance.clock import swedish_date, swedish_midnight, swedish_today
 from compliance.models import LegalDocument, Workspace
 from compliance.sql import dict_cursor
 from law.models import ChangeSummary, StatuteChange
@@ -21,7 +21,10 @@ from law.selectors import change_view
 from law.diff import DiffSegment
 from law.statute_directory import statute_directory
 
-from ..models import ChangeNotice, NoticeRead, NoticeSubscription, RegisterItem, Requirement
+from ..models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem, Requirement
+from ..selectors import person_label
+from ..services import RegisterError
+from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
@@ -167,6 +170,60 @@ def _listed_leaning(notice: ChangeNotice, listed: set[str], changed: set[str],
                                        elsewhere=elsewhere)
     return tuple(LegalDocument.objects.filter(sfs_number__in=leaning & listed).only("sfs_number", "title")
                  .order_by("title"))
+
+
+def _change_text(notice: ChangeNotice) -> str:
+    if notice.kind == ChangeNotice.Kind.AMENDED:
+        text = f"ändrad genom {notice.version.amended_through.replace('t.o.m. ', '')}"
+        return text + (f", gäller från {notice.version.valid_from.isoformat()}" if notice.version.valid_from else "")
+    if notice.kind == ChangeNotice.Kind.REPEALED:
+        text = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
+        if notice.repeal.repealed_on:
+            text += f", den {notice.repeal.repealed_on.isoformat()}"
+        return text + (f"; ersätts av {notice.replacement.title}" if notice.replacement_id else "")
+    return "ny författning som kan gälla er"
+
+
+def _action_text(impact: ImpactAssessment | None) -> str:
+    action = impact.action if impact is not None else None
+    if action is None:
+        return ""
+    return (f"{action.title} – ansvarig {person_label(action.owner) or '–'}, klar senast "
+            f"{action.due_date.isoformat() if action.due_date else '–'}, {action.get_state_display()}")
+
+
+def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, since: date | None = None,
+                      until: date | None = None, today: date | None = None) -> NoticeReport:
+    """Lagbevakning's report: the workspace's notices made from `since` through `until` (Stockholm days, either
+    open), oldest first, each with the change and the workspace's answer to it, as its exports show it."""
+    if since is not None and until is not None and until < since:
+        raise RegisterError("period_reversed", "Slutdatumet ligger före startdatumet.", details={"field": "until"})
+    notices = notice_list(workspace, user).select_related("repeal", "impact__action").order_by("created_at", "pk")
+    if since is not None:
+        notices = notices.filter(created_at__gte=swedish_midnight(since))
+    if until is not None:
+        notices = notices.filter(created_at__lt=swedish_midnight(until + timedelta(days=1)))
+    rows = []
+    for notice in notices:
+        impact = getattr(notice, "impact", None) if notice.is_answered else None
+        rows.append(NoticeRow(
+            noticed_on=swedish_date(notice.created_at), title=notice.legal_document.title,
+            number=notice.legal_document.sfs_number, kind=notice.kind, kind_label=notice.get_kind_display(),
+            change=_change_text(notice), on_register=notice.item_id is not None,
+            changed_units=notice.change_count, relevant_units=list(notice.relevant_units),
+            cited_units=notice.cited_unit_citations,
+            affects_us=impact.get_affects_us_display() if impact is not None else "",
+            what_to_do=impact.what_to_do if impact is not None else "",
+            comment=impact.comment if impact is not None else "",
+            answered_by=person_label(impact.answered_by) if impact is not None else "",
+            answered_on=swedish_date(impact.answered_at) if impact is not None else None,
+            action=_action_text(impact)))
+    answered = [row for row in rows if row.answered]
+    summary = {"Lagändringar": len(rows), "Besvarade": len(answered), "Obesvarade": len(rows) - len(answered)}
+    summary.update({f"Påverkar oss: {label}": sum(row.affects_us == label for row in answered)
+                    for label in ImpactAssessment.Affects.labels})
+    return NoticeReport(workspace=workspace.name, since=since, until=until, printed=today or swedish_today(),
+                        rows=rows, summary=summary)
 
 
 @dataclass(frozen=True)

@@ -13,4 +13,5 @@ urlpatterns = [
     path("<int:notice_id>/olast/", views.notice_unread, name="notice_unread"),
     path("<int:notice_id>/sammanfatta/", views.notice_summary, name="notice_summary"),
     path("e-post/", views.subscription_save, name="notice_subscription_save"),
+    path("rapport/<str:fmt>/", views.notice_report, name="notice_report"),
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -23,8 +23,9 @@ from law.summaries import SUMMARY_LABEL, change_summary_create
 
 from ..models import ChangeNotice
 from ..services import RegisterError
+from ..transfer import exports
 from . import selectors, services
-from .forms import ImpactForm, SubscriptionForm
+from .forms import ImpactForm, NoticeReportForm, SubscriptionForm
 
 PAGE_SIZE = 100
 
@@ -43,7 +44,29 @@ def notice_list(request: HttpRequest, slug: str) -> HttpResponse:
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
         "notices": notices[:PAGE_SIZE], "total": notices.count(), "state": state, "kind": kind,
         "states": selectors.STATE_LABELS.items(), "kinds": ChangeNotice.Kind.choices,
+        "report_form": NoticeReportForm(), "report_formats": [("xlsx", "Excel"), ("pdf", "PDF"), ("csv", "CSV")],
     })
+
+
+@login_required
+@require_GET
+def notice_report(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """Lagbevakning's report for a period (`fran`, `till`) as a file; any member may download it, as the list. A bad
+    date or a period ending before it starts goes back to the list with the reason."""
+    membership = membership_for_page(request, slug)
+    ws = membership.workspace
+    if fmt not in exports.NOTICE_REPORT_FORMATS:
+        raise Http404("Okänt format.")
+    form = NoticeReportForm(request.GET)
+    try:
+        if not form.is_valid():
+            raise RegisterError("invalid_date", next(iter(form.errors.values()))[0])
+        report = selectors.notice_report_get(ws, request.user, since=form.cleaned_data["fran"],
+                                             until=form.cleaned_data["till"])
+    except RegisterError as exc:
+        messages.error(request, exc.message)
+        return redirect(reverse("notice_list", args=[ws.slug]) + "#rapport")
+    return exports.notice_report_file(report, fmt).as_download()
 
 
 def _detail_page(request: HttpRequest, ws: Workspace, membership: Membership, notice: ChangeNotice, *,

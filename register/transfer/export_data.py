@@ -1,5 +1,5 @@
-"""What an export of the register or a review holds, read by register.selectors and written to bytes by
-register.exports. Plain values only: every label is already what the reader may see."""
+"""What an export of the register, a review or lagbevakning's report holds, read by register.selectors (the report by
+register.notices.selectors) and written to bytes by register.exports. Plain values only: every label is already what the reader may see."""
 
 from __future__ import annotations
 
@@ -76,3 +76,52 @@ class ReviewExport:
     entries: list[EntryRow]
     summary: dict[str, int]
     actions: list[str]
+
+
+@dataclass(frozen=True)
+class NoticeRow:
+    """One change notice as lagbevakning's report shows it: the change, and the workspace's answer to it."""
+
+    noticed_on: date
+    title: str
+    number: str
+    kind: str
+    kind_label: str
+    # "ändrad genom SFS 2025:1142, gäller från 2026-01-01", "upphävd genom SFS 2025:1506", "ny författning".
+    change: str
+    on_register: bool
+    changed_units: int
+    relevant_units: list[str]
+    cited_units: list[str]
+    # The impact assessment; empty when the notice is not answered.
+    affects_us: str
+    what_to_do: str
+    comment: str
+    answered_by: str
+    answered_on: date | None
+    action: str
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.affects_us)
+
+
+@dataclass(frozen=True)
+class NoticeReport:
+    workspace: str
+    since: date | None
+    until: date | None
+    printed: date
+    rows: list[NoticeRow]
+    # "Lagändringar", "Besvarade", "Obesvarade", then each answer ("Påverkar oss: ja") → count.
+    summary: dict[str, int]
+
+    @property
+    def period(self) -> str:
+        if self.since and self.until:
+            return f"{self.since.isoformat()} – {self.until.isoformat()}"
+        if self.since:
+            return f"från {self.since.isoformat()}"
+        if self.until:
+            return f"till och med {self.until.isoformat()}"
+        return "alla lagändringar"

@@ -1,6 +1,6 @@
-"""The register and a closed review as Excel (openpyxl), PDF (reportlab) and CSV: pure functions from the
-dataclasses below to bytes. What goes in them is read by register.selectors (`register_export_get`,
-`review_export_get`), which also decide what a reader may see (a private file's title is "Privat fil" for a
+"""The register, a closed review and lagbevakning's report as Excel (openpyxl), PDF (reportlab) and CSV: pure
+functions from the dataclasses below to bytes. What goes in them is read by register.selectors (`register_export_get`,
+`review_export_get`) and register.notices.selectors (`notice_report_get`), which also decide what a reader may see (a private file's title is "Privat fil" for a
 revisor); nothing here reads the database.
 
 PDF: reportlab's built-in Helvetica (WinAnsi encoding) draws å, ä, ö, é and the dashes Swedish text uses, so
@@ -30,7 +30,7 @@ from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, 
 from compliance.downloads import CONTENT_TYPES, ExportFile
 from compliance.spreadsheets import FORMULA_START
 
-from .export_data import RegisterExport, ReviewExport
+from .export_data import NoticeReport, NoticeRow, RegisterExport, ReviewExport
 
 
 def _day(value: date | None) -> str:
@@ -142,6 +142,32 @@ def _review_lines(data: ReviewExport) -> list[str]:
     ]
 
 
+NOTICE_HEADING = ["Datum", "Författning", "Beteckning", "Typ", "Ändring", "På laglistan", "Ändrade enheter",
+                  "Berör kravpunkter", "Hänvisas till från kravpunkter", "Påverkar oss", "Vad behöver göras",
+                  "Kommentar", "Bedömd av", "Bedömd", "Åtgärd"]
+
+
+def _notice_lines(data: NoticeReport) -> list[str]:
+    return [f"Arbetsyta: {data.workspace}", f"Period: {data.period}", f"Utskriven: {_day(data.printed)}",
+            "Sammanställning: " + ", ".join(f"{label} {count}" for label, count in data.summary.items())]
+
+
+def _notice_values(row: NoticeRow) -> list:
+    return [row.noticed_on, row.title, row.number, row.kind_label, row.change, row.on_register, row.changed_units,
+            ", ".join(row.relevant_units), ", ".join(row.cited_units), row.affects_us or "inte bedömd",
+            row.what_to_do, row.comment, row.answered_by, row.answered_on, row.action]
+
+
+def notice_report_xlsx(data: NoticeReport) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Lagbevakning"
+    start = _title_block(sheet, f"Lagbevakning – {data.workspace}", _notice_lines(data))
+    _write_table(sheet, NOTICE_HEADING, [_notice_values(row) for row in data.rows],
+                 [12, 44, 16, 16, 36, 12, 12, 24, 24, 14, 40, 30, 18, 12, 40], start_row=start)
+    return _save(book)
+
+
 def _save(book: Workbook) -> bytes:
     buffer = io.BytesIO()
     book.save(buffer)
@@ -170,6 +196,26 @@ def register_csv(data: RegisterExport) -> bytes:
             item.id, item.group, item.title, item.number, item.kind, item.status, item.status_label,
             item.responsible, item.last_reviewed_at, item.last_reviewed_by, item.next_review_date,
             len(item.requirements), " | ".join(item.evidence))])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+NOTICE_CSV_HEADING = ["datum", "forfattning", "beteckning", "typ", "typ_text", "andring", "pa_laglistan",
+                      "andrade_enheter", "beror_kravpunkter", "hanvisas_fran_kravpunkter", "paverkar_oss",
+                      "vad_behover_goras", "kommentar", "bedomd_av", "bedomd", "atgard"]
+
+
+def notice_report_csv(data: NoticeReport) -> bytes:
+    """As the register's CSV: one row per notice, stable ASCII column names, the kind as its code and its text, the
+    answer as its Swedish label (empty when not answered), lists joined with " | "."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(NOTICE_CSV_HEADING)
+    for row in data.rows:
+        writer.writerow([_csv_text(v) for v in (
+            row.noticed_on, row.title, row.number, row.kind, row.kind_label, row.change,
+            "ja" if row.on_register else "nej", row.changed_units, " | ".join(row.relevant_units),
+            " | ".join(row.cited_units), row.affects_us, row.what_to_do, row.comment, row.answered_by,
+            row.answered_on, row.action)])
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
@@ -256,10 +302,33 @@ def review_pdf(data: ReviewExport) -> bytes:
         footer=f"{data.workspace} · Lagefterlevnadskontroll – {data.title} · per {_day(data.as_of)}", extra=extra)
 
 
+def notice_report_pdf(data: NoticeReport) -> bytes:
+    rows = []
+    for row in data.rows:
+        units = [f"{row.changed_units} ändrade enheter" if row.changed_units else ""]
+        if row.relevant_units:
+            units.append("berör kravpunkter: " + ", ".join(row.relevant_units))
+        if row.cited_units:
+            units.append("hänvisas till från kravpunkter: " + ", ".join(row.cited_units))
+        if not row.on_register:
+            units.append("inte på laglistan")
+        answer = (f"Påverkar oss: {row.affects_us}\n{row.what_to_do}\n{row.comment}".strip() if row.answered
+                  else "inte bedömd")
+        rows.append([_day(row.noticed_on), f"{row.title}\n{row.number} · {row.kind_label}", row.change,
+                     "\n".join(u for u in units if u), answer,
+                     f"{row.answered_by}\n{_day(row.answered_on)}".strip(), row.action])
+    return _pdf(
+        f"Lagbevakning – {data.workspace}", _notice_lines(data),
+        ["Datum", "Författning", "Ändring", "Enheter", "Bedömning", "Bedömd av", "Åtgärd"],
+        rows, [20, 62, 44, 40, 52, 24, 31],
+        footer=f"{data.workspace} · Lagbevakning {data.period} · utskriven {_day(data.printed)}")
+
+
 # --- files ---------------------------------------------------------------------------------------------
 
 REGISTER_FORMATS = {"xlsx": register_xlsx, "pdf": register_pdf, "csv": register_csv}
 REVIEW_FORMATS = {"xlsx": review_xlsx, "pdf": review_pdf}
+NOTICE_REPORT_FORMATS = {"xlsx": notice_report_xlsx, "pdf": notice_report_pdf, "csv": notice_report_csv}
 
 
 def register_file(data: RegisterExport, fmt: str) -> ExportFile:
@@ -270,3 +339,8 @@ def register_file(data: RegisterExport, fmt: str) -> ExportFile:
 def review_file(data: ReviewExport, fmt: str) -> ExportFile:
     return ExportFile(content=REVIEW_FORMATS[fmt](data), content_type=CONTENT_TYPES[fmt],
                       file_name=file_name("kontroll", data.title, data.as_of or data.printed, fmt))
+
+
+def notice_report_file(data: NoticeReport, fmt: str) -> ExportFile:
+    return ExportFile(content=NOTICE_REPORT_FORMATS[fmt](data), content_type=CONTENT_TYPES[fmt],
+                      file_name=file_name("lagbevakning", data.workspace, data.printed, fmt))

@@ -3,12 +3,16 @@ notice is a 404, in the page and in the API), readers read, bad input gets one c
 
 from __future__ import annotations
 
+import csv
+import io
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from openpyxl import load_workbook
 from pytest_django import Settings
 
 from compliance.models import LegalDocument, Membership, Workspace
@@ -47,6 +51,7 @@ def page_urls(ws: Workspace, notice: ChangeNotice) -> list[tuple[str, str]]:
         ("post", reverse("notice_unread", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_summary", args=[ws.slug, notice.pk])),
         ("post", reverse("notice_subscription_save", args=[ws.slug])),
+        ("get", reverse("notice_report", args=[ws.slug, "xlsx"])),
     ]
 
 
@@ -54,6 +59,7 @@ def api_urls(ws: Workspace, notice: ChangeNotice) -> list[tuple[str, str]]:
     return [
         ("get", reverse("api-notices", args=[ws.slug])),
         ("get", reverse("api-notice-count", args=[ws.slug])),
+        ("get", reverse("api-notice-report", args=[ws.slug, "csv"])),
         ("get", reverse("api-notice", args=[ws.slug, notice.pk])),
         ("post", reverse("api-notice-answer", args=[ws.slug, notice.pk])),
         ("post", reverse("api-notice-read", args=[ws.slug, notice.pk])),
@@ -78,7 +84,7 @@ def test_it_checks_ownership(setup: dict[str, Any], client: Client) -> None:
     for method, url in [u for u in page_urls(setup["alice_ws"], setup["charlies_notice"]) if "lagandringar/" in u[1]
                         and str(setup["charlies_notice"].pk) in u[1]]:
         assert getattr(client, method)(url, {"affects_us": "no"}).status_code == 404, url
-    for method, url in api_urls(setup["alice_ws"], setup["charlies_notice"])[2:]:
+    for method, url in api_urls(setup["alice_ws"], setup["charlies_notice"])[3:]:
         response = client.get(url) if method == "get" else getattr(client, method)(
             url, {"affects_us": "no"}, content_type="application/json")
         assert response.status_code == 404, url
@@ -196,3 +202,69 @@ def test_a_version_whose_sections_the_diff_finds_unchanged_is_still_noticed(setu
     client.force_login(setup["alice"])
     page = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
     assert "Jämförelsen hittade ingen ändrad paragraf" in page
+
+
+def _report_rows(response: Any) -> list[dict[str, str]]:
+    assert response.status_code == 200, response.content[:300]
+    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+
+
+def test_the_report_gives_the_periods_notices_with_their_answers_in_three_formats(setup: dict[str, Any],
+                                                                                   client: Client) -> None:
+    ws, notice, alice = setup["alice_ws"], setup["notice"], setup["alice"]
+    notice_answer(notice=notice, user=alice, affects_us="yes", what_to_do="Uppdatera rutinen för provföretag.",
+                  action_title="Ny rutin", action_owner=alice, action_due_date=date(2027, 1, 31))
+    # Noted at 00:30 on 1 April in Stockholm, 31 March in UTC: the report counts Stockholm's days.
+    ChangeNotice.objects.filter(pk=notice.pk).update(created_at=datetime(2026, 3, 31, 22, 30, tzinfo=UTC))
+    client.force_login(alice)
+    url = reverse("notice_report", args=[ws.slug, "csv"])
+
+    rows = _report_rows(client.get(url, {"fran": "2026-04-01", "till": "2026-04-30"}))
+    assert len(rows) == 1  # charlie's notice of the same change is charlie's
+    row = rows[0]
+    assert (row["datum"], row["beteckning"], row["typ"], row["typ_text"]) == ("2026-04-01", "2099:1", "amended",
+                                                                              "ändrad")
+    assert row["andring"] == "ändrad genom SFS 2099:11, gäller från 2100-07-01" and row["pa_laglistan"] == "ja"
+    assert row["paverkar_oss"] == "ja" and row["vad_behover_goras"] == "Uppdatera rutinen för provföretag."
+    assert row["bedomd_av"] == "alice" and row["atgard"] == "Ny rutin – ansvarig alice, klar senast 2027-01-31, öppen"
+    assert _report_rows(client.get(url, {"till": "2026-03-31"})) == []
+    assert len(_report_rows(client.get(url))) == 1  # no period: everything
+
+    workbook = client.get(reverse("notice_report", args=[ws.slug, "xlsx"]), {"fran": "2026-04-01"})
+    assert workbook["Content-Disposition"].startswith('attachment; filename="lagbevakning-alices-ab-')
+    sheet = load_workbook(io.BytesIO(workbook.content)).active
+    values = [[cell.value for cell in line] for line in sheet.iter_rows()]
+    assert ["Period: från 2026-04-01"] == [v[0] for v in values if v[0] and str(v[0]).startswith("Period")]
+    assert any("Sammanställning: Lagändringar 1, Besvarade 1, Obesvarade 0, Påverkar oss: ja 1" in str(v[0])
+               for v in values)
+    heading = values.index(next(v for v in values if v[0] == "Datum"))
+    assert values[heading + 1][1:4] == ["Lag (2099:1) om provföretag", "2099:1", "ändrad"]
+    pdf = client.get(reverse("notice_report", args=[ws.slug, "pdf"]))
+    assert pdf["Content-Type"] == "application/pdf" and pdf.content.startswith(b"%PDF")
+
+    # Any member may take the report, as they may read the list.
+    client.force_login(member(ws, "revisor", Membership.Role.VIEWER))
+    assert len(_report_rows(client.get(url))) == 1
+
+
+def test_a_bad_period_gets_a_swedish_error_on_the_page_and_a_structured_one_in_the_api(setup: dict[str, Any],
+                                                                                      client: Client) -> None:
+    ws = setup["alice_ws"]
+    client.force_login(setup["alice"])
+    page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+    assert 'id="rapport"' in page and 'id="report-xlsx"' in page and 'name="fran"' in page
+    url = reverse("notice_report", args=[ws.slug, "xlsx"])
+    for query, message in [({"fran": "2026-13-01"}, "Ange startdatumet som ÅÅÅÅ-MM-DD."),
+                           ({"fran": "2026-05-01", "till": "2026-04-01"}, "Slutdatumet ligger före startdatumet.")]:
+        response = client.get(url, query, follow=True)
+        assert response.redirect_chain == [(reverse("notice_list", args=[ws.slug]) + "#rapport", 302)]
+        assert f'<li class="error">{message}</li>' in response.content.decode()
+    assert client.get(reverse("notice_report", args=[ws.slug, "docx"])).status_code == 404
+
+    api = reverse("api-notice-report", args=[ws.slug, "csv"])
+    reversed_ = client.get(api, {"since": "2026-05-01", "until": "2026-04-01"})
+    assert reversed_.status_code == 400 and reversed_.json()["error"]["code"] == "period_reversed"
+    assert reversed_.json()["error"]["message"] == "Slutdatumet ligger före startdatumet."
+    bad = client.get(api, {"since": "igår"})
+    assert bad.status_code == 400 and "since" in bad.json()["error"]["details"]
+    assert len(_report_rows(client.get(api, {"since": "2020-01-01"}))) == 1

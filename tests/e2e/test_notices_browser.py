@@ -1,10 +1,12 @@
 """Lagbevakning in a real browser: plan- och bygglagen's official 2026 record is imported over the 2024 text
 of a workspace's laglista; the member sees the count in the header, opens the notice from Lagändringar, reads
 the changed §§ as word diffs (those touching the item's kravpunkter first), answers with an impact assessment
-and an action, and finds the answer in the item's history."""
+and an action, finds the answer in the item's history, and downloads the period's report holding it."""
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,4 +95,24 @@ def test_a_member_answers_a_change_notice_in_the_browser_and_it_is_in_the_items_
     assert "Uppdatera rutinen för bygglov." in history and "bygg" in history
     assert "Ny rutin för bygglov" in history
     page.screenshot(path=str(artifacts / "notice-answered-history.png"), full_page=True)
+
+    # The period's report, for the auditor: a period ending before it starts is refused in Swedish, a right one
+    # downloads the notice with its answer and its action.
+    page.goto(f"{live_server.url}/ws/{ws.slug}/lagandringar/")
+    page.fill("#id_fran", "2020-02-01")
+    page.fill("#id_till", "2020-01-01")
+    page.click("#report-csv")
+    page.wait_for_url("**/lagandringar/#rapport")
+    assert "Slutdatumet ligger före startdatumet." in page.inner_text(".messages")
+    page.fill("#id_fran", "2020-01-01")
+    page.fill("#id_till", "")
+    with page.expect_download() as info:
+        page.click("#report-csv")
+    path = artifacts / info.value.suggested_filename
+    info.value.save_as(str(path))
+    assert path.name.startswith("lagbevakning-byggbolaget-") and path.suffix == ".csv"
+    (row,) = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    assert (row["beteckning"], row["paverkar_oss"], row["vad_behover_goras"]) == (
+        PBL, "ja", "Uppdatera rutinen för bygglov.")
+    assert row["atgard"].startswith("Ny rutin för bygglov – ansvarig bygg, klar senast 2026-03-31")
     page.close()

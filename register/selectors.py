@@ -375,6 +375,13 @@ def person_label(user: User | None) -> str:
     return user.get_full_name() or user.get_username()
 
 
+def action_summary(action: Action) -> str:
+    """An action as the exports write it: "Ny rutin – ansvarig Anna, klar senast 2027-01-31, öppen"."""
+    due = action.due_date.isoformat() if action.due_date else "–"
+    owner = person_label(action.owner) or "–"
+    return f"{action.title} – ansvarig {owner}, klar senast {due}, {action.get_state_display()}"
+
+
 def _status_summary(statuses: Iterable[str]) -> dict[str, int]:
     counted = list(statuses)
     return {label: counted.count(value) for value, label in ComplianceStatus.choices}
@@ -420,9 +427,8 @@ def review_export_get(workspace: Workspace, review: Review, *, may_see_private: 
                                          status=r.get("status_label", ""), owner=r.get("owner", ""),
                                          needs_evidence=False) for r in entry.frozen_requirements],
             evidence=[frozen_evidence_label(e, may_see_private=may_see_private) for e in entry.frozen_evidence]))
-    actions = [f"{a.title} – ansvarig {person_label(a.owner) or '–'}, klar senast {a.due_date or '–'}, "
-               f"{a.get_state_display()}"
-               for a in action_list(workspace).filter(review_entry__review=review).select_related("owner")]
+    actions = [action_summary(a) for a in action_list(workspace).filter(review_entry__review=review)
+               .select_related("owner")]
     return ReviewExport(
         workspace=workspace.name, register=review.register.name, title=review.title, lead=person_label(review.lead),
         groups=[g.name for g in review.groups.all()], as_of=review.as_of, closed_by=person_label(review.closed_by),

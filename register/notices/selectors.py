@@ -22,7 +22,7 @@ from law.diff import DiffSegment
 from law.statute_directory import statute_directory
 
 from ..models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem, Requirement
-from ..selectors import person_label
+from ..selectors import action_summary, person_label
 from ..services import RegisterError
 from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
@@ -184,21 +184,13 @@ def _change_text(notice: ChangeNotice) -> str:
     return "ny författning som kan gälla er"
 
 
-def _action_text(impact: ImpactAssessment | None) -> str:
-    action = impact.action if impact is not None else None
-    if action is None:
-        return ""
-    return (f"{action.title} – ansvarig {person_label(action.owner) or '–'}, klar senast "
-            f"{action.due_date.isoformat() if action.due_date else '–'}, {action.get_state_display()}")
-
-
 def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, since: date | None = None,
                       until: date | None = None, today: date | None = None) -> NoticeReport:
     """Lagbevakning's report: the workspace's notices made from `since` through `until` (Stockholm days, either
     open), oldest first, each with the change and the workspace's answer to it, as its exports show it."""
     if since is not None and until is not None and until < since:
         raise RegisterError("period_reversed", "Slutdatumet ligger före startdatumet.", details={"field": "until"})
-    notices = notice_list(workspace, user).select_related("repeal", "impact__action").order_by("created_at", "pk")
+    notices = notice_list(workspace, user).order_by("created_at", "pk")
     if since is not None:
         notices = notices.filter(created_at__gte=swedish_midnight(since))
     if until is not None:
@@ -217,7 +209,7 @@ def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, si
             comment=impact.comment if impact is not None else "",
             answered_by=person_label(impact.answered_by) if impact is not None else "",
             answered_on=swedish_date(impact.answered_at) if impact is not None else None,
-            action=_action_text(impact)))
+            action=action_summary(impact.action) if impact is not None and impact.action is not None else ""))
     answered = [row for row in rows if row.answered]
     summary = {"Lagändringar": len(rows), "Besvarade": len(answered), "Obesvarade": len(rows) - len(answered)}
     summary.update({f"Påverkar oss: {label}": sum(row.affects_us == label for row in answered)

@@ -43,6 +43,7 @@ urlpatterns = [
     path(reg + "notices/", notices_api.NoticeListApi.as_view(), name="api-notices"),
     path(reg + "notices/count/", notices_api.NoticeCountApi.as_view(), name="api-notice-count"),
     path(reg + "notices/report/<str:fmt>", notices_api.NoticeReportApi.as_view(), name="api-notice-report"),
+    path(reg + "notices/coming/", notices_api.NoticeComingApi.as_view(), name="api-notice-coming"),
     path(reg + "notices/<int:notice_id>/", notices_api.NoticeDetailApi.as_view(), name="api-notice"),
     path(reg + "notices/<int:notice_id>/answer/", notices_api.NoticeAnswerApi.as_view(), name="api-notice-answer"),
     path(reg + "notices/<int:notice_id>/read/", notices_api.NoticeReadApi.as_view(), name="api-notice-read"),

@@ -165,6 +165,18 @@ class AnswerSerializer(serializers.Serializer):
             self.fields["action_owner"].queryset = get_user_model().objects.filter(memberships__workspace=workspace)
 
 
+class ComingSerializer(serializers.Serializer):
+    in_force = serializers.DateField(help_text="Dagen då ändringen eller upphävandet börjar gälla.")
+    sfs_number = serializers.CharField(source="document.sfs_number")
+    title = serializers.CharField(source="document.title")
+    act = serializers.CharField(help_text="Ändrings- eller upphävandeförfattningen, t.ex. \"SFS 2025:1142\".")
+    repeal = serializers.BooleanField(help_text="Författningen upphävs den dagen.")
+    units = serializers.ListField(child=serializers.CharField(), help_text="Enheterna som ändras den dagen.")
+    relevant_units = serializers.ListField(child=serializers.CharField(), source="relevant",
+                                           help_text="Av dem, de som berör era kravpunkter.")
+    notice_id = serializers.IntegerField(allow_null=True, help_text="Arbetsytans lagändring om ändringen.")
+
+
 class CountSerializer(serializers.Serializer):
     unanswered = serializers.IntegerField(help_text="Arbetsytans obesvarade lagändringar.")
     unread = serializers.IntegerField(help_text="Obesvarade lagändringar som du inte har öppnat.")
@@ -250,3 +262,10 @@ class NoticeReportApi(WorkspaceMixin, BaseApi):
         report = selectors.notice_report_get(self.workspace, request.user, since=period["since"],
                                              until=period["until"])
         return exports.notice_report_file(report, fmt).as_download()
+
+
+class NoticeComingApi(WorkspaceMixin, BaseApi):
+    @extend_schema(tags=["register"], summary="Det som träder i kraft framöver i laglistans författningar",
+                   responses=ComingSerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(ComingSerializer(selectors.coming_into_force(self.workspace), many=True).data)

@@ -16,7 +16,7 @@ from chunks.cited_elsewhere import CitingElsewhere, document_cited_elsewhere
 from compliance.clock import swedish_date, swedish_midnight, swedish_today
 from compliance.models import LegalDocument, Workspace
 from compliance.sql import dict_cursor
-from law.models import ChangeSummary, StatuteChange
+from law.models import ChangeSummary, StatuteChange, StatuteRepeal
 from law.selectors import change_view
 from law.diff import DiffSegment
 from law.statute_directory import statute_directory
@@ -26,6 +26,7 @@ from ..selectors import action_summary, person_label
 from ..services import RegisterError
 from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
+from .sections import touches
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
 # answered notice is not unread for anyone.
@@ -216,6 +217,70 @@ def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, si
                     for label in ImpactAssessment.Affects.labels})
     return NoticeReport(workspace=workspace.name, since=since, until=until, printed=today or swedish_today(),
                         rows=rows, summary=summary)
+
+
+@dataclass(frozen=True)
+class ComingChange:
+    """What enters into force on a day still to come in one document of the laglista: the units one amending act
+    changes from that day (in the version's order), or the document's repeal."""
+
+    in_force: date
+    document: LegalDocument
+    amending_sfs: str
+    units: tuple[str, ...]
+    # Of `units`, those touching the workspace's kravpunkter on the document.
+    relevant: tuple[str, ...]
+    repeal: bool
+    # The workspace's notice of the version that brought the change (or of the repeal), when it has one.
+    notice_id: int | None
+
+    @property
+    def act(self) -> str:
+        """The amending or repealing act as the pages name it: "SFS 2025:1142"."""
+        if not self.amending_sfs or self.amending_sfs.startswith("SFS"):
+            return self.amending_sfs
+        return f"SFS {self.amending_sfs}"
+
+
+def coming_into_force(workspace: Workspace, *, today: date | None = None) -> list[ComingChange]:
+    """The changes and repeals of the documents on the workspace's laglista that enter into force after `today`,
+    soonest first. A unit is taken from the newest applied version that changed it, so a later version's
+    rewording of a coming § replaces the earlier one."""
+    today = today or swedish_today()
+    listed = set(RegisterItem.objects.filter(workspace=workspace, legal_document__isnull=False)
+                 .values_list("legal_document_id", flat=True))
+    if not listed:
+        return []
+    latest: dict[tuple[int, str], StatuteChange] = {}
+    for change in (StatuteChange.objects.filter(document_id__in=listed, in_force__gt=today)
+                   .only("document_id", "to_version_id", "citation", "chapter", "section", "amending_sfs",
+                         "in_force", "ordinal").order_by("-to_version_id", "ordinal")):
+        latest.setdefault((change.document_id, change.citation), change)
+    refs: dict[int, list[str]] = {}
+    for document_id, ref in (Requirement.objects.filter(workspace=workspace, item__legal_document_id__in=listed)
+                             .exclude(section_ref="").values_list("item__legal_document_id", "section_ref")):
+        refs.setdefault(document_id, []).append(ref)
+    groups: dict[tuple[date, int, str], list[StatuteChange]] = {}
+    for change in sorted(latest.values(), key=lambda c: (c.to_version_id, c.ordinal)):
+        groups.setdefault((change.in_force, change.document_id, change.amending_sfs), []).append(change)
+    repeals = list(StatuteRepeal.objects.filter(document_id__in=listed, repealed_on__gt=today))
+    notices = {(n["version_id"], n["repeal_id"]): n["pk"] for n in ChangeNotice.objects.filter(
+        workspace=workspace, legal_document_id__in=listed).values("pk", "version_id", "repeal_id")}
+    documents = LegalDocument.objects.in_bulk({key[1] for key in groups} | {r.document_id for r in repeals})
+    coming = []
+    for (in_force, document_id, amending), changes in groups.items():
+        document_refs = refs.get(document_id, [])
+        coming.append(ComingChange(
+            in_force=in_force, document=documents[document_id], amending_sfs=amending,
+            units=tuple(c.citation for c in changes),
+            relevant=tuple(c.citation for c in changes if document_refs and touches(document_refs, c.chapter,
+                                                                                    c.section)),
+            repeal=False, notice_id=notices.get((max(c.to_version_id for c in changes), None))))
+    for repeal in repeals:
+        coming.append(ComingChange(in_force=repeal.repealed_on, document=documents[repeal.document_id],
+                                   amending_sfs=repeal.repealed_by, units=(), relevant=(), repeal=True,
+                                   notice_id=notices.get((None, repeal.pk))))
+    return sorted(coming, key=lambda c: (c.in_force, c.document.title, c.amending_sfs))
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ def notice_list(request: HttpRequest, slug: str) -> HttpResponse:
         "workspace": ws, "membership": membership, "can_edit": membership.can_edit, "nav": "notices",
         "notices": notices[:PAGE_SIZE], "total": notices.count(), "state": state, "kind": kind,
         "states": selectors.STATE_LABELS.items(), "kinds": ChangeNotice.Kind.choices,
+        "coming": selectors.coming_into_force(ws),
         "report_form": NoticeReportForm(), "report_formats": [("xlsx", "Excel"), ("pdf", "PDF"), ("csv", "CSV")],
     })
 

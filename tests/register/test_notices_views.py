@@ -18,9 +18,10 @@ from pytest_django import Settings
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription
+from register.notices.selectors import coming_into_force
 from register.notices.services import notice_answer, notices_create_for_versions
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
-from tests.register.notices_fixtures import member, sync_records, workspace_with
+from tests.register.notices_fixtures import add_requirement, member, sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +61,7 @@ def api_urls(ws: Workspace, notice: ChangeNotice) -> list[tuple[str, str]]:
         ("get", reverse("api-notices", args=[ws.slug])),
         ("get", reverse("api-notice-count", args=[ws.slug])),
         ("get", reverse("api-notice-report", args=[ws.slug, "csv"])),
+        ("get", reverse("api-notice-coming", args=[ws.slug])),
         ("get", reverse("api-notice", args=[ws.slug, notice.pk])),
         ("post", reverse("api-notice-answer", args=[ws.slug, notice.pk])),
         ("post", reverse("api-notice-read", args=[ws.slug, notice.pk])),
@@ -84,7 +86,8 @@ def test_it_checks_ownership(setup: dict[str, Any], client: Client) -> None:
     for method, url in [u for u in page_urls(setup["alice_ws"], setup["charlies_notice"]) if "lagandringar/" in u[1]
                         and str(setup["charlies_notice"].pk) in u[1]]:
         assert getattr(client, method)(url, {"affects_us": "no"}).status_code == 404, url
-    for method, url in api_urls(setup["alice_ws"], setup["charlies_notice"])[3:]:
+    for method, url in [u for u in api_urls(setup["alice_ws"], setup["charlies_notice"])
+                        if f"/{setup['charlies_notice'].pk}/" in u[1]]:
         response = client.get(url) if method == "get" else getattr(client, method)(
             url, {"affects_us": "no"}, content_type="application/json")
         assert response.status_code == 404, url
@@ -268,3 +271,37 @@ def test_a_bad_period_gets_a_swedish_error_on_the_page_and_a_structured_one_in_t
     bad = client.get(api, {"since": "igår"})
     assert bad.status_code == 400 and "since" in bad.json()["error"]["details"]
     assert len(_report_rows(client.get(api, {"since": "2020-01-01"}))) == 1
+
+
+def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkter_it_touches(
+        setup: dict[str, Any], client: Client, tmp_path: Path) -> None:
+    """The record's 2099:10 changes 2 §, 3 § (repealed) and 5 § from 1 July 2099 (its transitional provisions; the
+    renumbered 4 a § names no act, so no day), and 2099:11 brings a new 6 § on 1 July 2100."""
+    ws, notice, item = setup["alice_ws"], setup["notice"], setup["item"]
+    add_requirement(item, "5 §", "Årlig rapport")
+    before = coming_into_force(ws, today=date(2099, 6, 30))
+    assert [(c.in_force, c.act, c.units, c.relevant, c.notice_id) for c in before] == [
+        (date(2099, 7, 1), "SFS 2099:10", ("2 §", "3 §", "5 §"), ("5 §",), notice.pk),
+        (date(2100, 7, 1), "SFS 2099:11", ("6 §",), (), notice.pk)]
+    assert [c.in_force for c in coming_into_force(ws, today=date(2099, 7, 1))] == [date(2100, 7, 1)]
+    assert coming_into_force(ws, today=date(2100, 7, 1)) == []
+    # Charlie's laglista holds the same statute without his kravpunkt; his rows name his own notice.
+    assert [c.notice_id for c in coming_into_force(setup["charlie_ws"], today=date(2099, 6, 30))] == [
+        setup["charlies_notice"].pk] * 2
+
+    # A repeal from a day to come is listed on that day, with its notice.
+    sync_records(tmp_path, [record("2099:1", repealed_on="2101-01-01T00:00:00", repealed_by="SFS 2100:99",
+                                   updated="2100-02-01T10:00:00")], name="repeal.jsonl")
+    repeal_notice = ChangeNotice.objects.get(workspace=ws, kind=ChangeNotice.Kind.REPEALED)
+    assert [(c.in_force, c.act, c.repeal, c.notice_id) for c in coming_into_force(ws, today=date(2100, 7, 1))] == [
+        (date(2101, 1, 1), "SFS 2100:99", True, repeal_notice.pk)]
+
+    # The page and the API show what is still to come on the day they are asked: 6 § until 1 July 2100.
+    client.force_login(setup["alice"])
+    page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+    assert 'id="framover"' in page and "Träder i kraft framöver" in page
+    assert "6 § (ändrad genom SFS 2099:11)" in page and "upphävs genom SFS 2100:99" in page
+    body = client.get(reverse("api-notice-coming", args=[ws.slug])).json()
+    assert {"in_force": "2100-07-01", "sfs_number": "2099:1", "title": "Lag (2099:1) om provföretag",
+            "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "relevant_units": [],
+            "notice_id": notice.pk} in body

@@ -264,8 +264,14 @@ class NoticeReportApi(WorkspaceMixin, BaseApi):
         return exports.notice_report_file(report, fmt).as_download()
 
 
-class NoticeComingApi(WorkspaceMixin, BaseApi):
-    @extend_schema(tags=["register"], summary="Det som träder i kraft framöver i laglistans författningar",
-                   responses=ComingSerializer(many=True))
-    def get(self, request: Request, slug: str) -> Response:
-        return Response(ComingSerializer(selectors.coming_into_force(self.workspace), many=True).data)
+class NoticeComingApi(WorkspaceMixin, ApiMixin, generics.ListAPIView):
+    """Paged like every list of the API, soonest first."""
+
+    serializer_class = ComingSerializer
+
+    def get_queryset(self) -> list:
+        return [] if self.fake_view() else selectors.coming_into_force(self.workspace)
+
+    @extend_schema(tags=["register"], summary="Det som träder i kraft framöver i laglistans författningar")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)

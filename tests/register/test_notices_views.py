@@ -301,7 +301,7 @@ def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkt
     page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
     assert 'id="framover"' in page and "Träder i kraft framöver" in page
     assert "6 § (ändrad genom SFS 2099:11)" in page and "upphävs genom SFS 2100:99" in page
-    body = client.get(reverse("api-notice-coming", args=[ws.slug])).json()
+    body = client.get(reverse("api-notice-coming", args=[ws.slug])).json()["results"]
     assert {"in_force": "2100-07-01", "sfs_number": "2099:1", "title": "Lag (2099:1) om provföretag",
             "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "relevant_units": [],
             "notice_id": notice.pk} in body

@@ -17,7 +17,7 @@ from pytest_django import Settings
 
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
-from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription
+from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem
 from register.notices.selectors import coming_into_force
 from register.notices.services import notice_answer, notices_create_for_versions
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
@@ -305,3 +305,21 @@ def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkt
     assert {"in_force": "2100-07-01", "sfs_number": "2099:1", "title": "Lag (2099:1) om provföretag",
             "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "relevant_units": [],
             "notice_id": notice.pk} in body
+
+
+def test_a_long_list_of_coming_units_is_cut_on_the_page(setup: dict[str, Any], client: Client, tmp_path: Path) -> None:
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:3", title="Lag (2099:3) om långa listor",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
+    ws = setup["alice_ws"]
+    RegisterItem.objects.create(register=setup["item"].register, workspace=ws, legal_document=doc)
+    coming = "\r\n\r\n".join(f"{n} § /Träder i kraft I:2100-07-01/ Regel {n}. Lag (2099:11)." for n in range(1, 15))
+    sync_records(tmp_path, [record("2099:3", text=coming, title="Lag (2099:3) om långa listor")], name="long.jsonl")
+    (long_list,) = [c for c in coming_into_force(ws, today=date(2099, 6, 30)) if c.document == doc]
+    assert long_list.units == tuple(f"{n} §" for n in range(1, 15))
+
+    client.force_login(setup["alice"])
+    page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+    line = page[page.index('data-coming="2099:3"'):]
+    line = line[:line.index("</li>")]
+    assert "1 §, 2 §" in line and "12 § och 2 till (ändrad genom SFS 2099:11)" in line and "13 §" not in line

@@ -7,14 +7,16 @@ commit and then finds the row; a send that fails rolls the row back, so the next
 killed between a successful send and its commit would send it again: at least once, never lost.)
 
 A digest lists the notices that arrived since the member's last digest and reminds of the older ones still
-unanswered; with nothing to say, nothing is sent. It reads only the member's workspace: a digest never lists
+unanswered; with nothing to say, nothing is sent. A digest that is sent also names what enters into force in the
+laglista's documents within the next `COMING_DAYS` days (`selectors.coming_into_force`), for a member who hears of
+changes. It reads only the member's workspace: a digest never lists
 another workspace's items.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
@@ -29,11 +31,14 @@ from compliance.clock import STOCKHOLM
 from compliance.models import Membership
 
 from ..models import ChangeNotice, DigestSent, NoticeSubscription
+from .selectors import ComingChange, coming_into_force
 
 log = logging.getLogger(__name__)
 
 # A workspace is looked at when it has an unanswered notice or one this recent (a weekly digest's span).
 RECENT = timedelta(days=8)
+# How far ahead a digest looks for changes entering into force.
+COMING_DAYS = 30
 
 
 def digest_period(frequency: str, day: date) -> str:
@@ -50,6 +55,8 @@ class Digest:
     period: str
     new: list[ChangeNotice]          # arrived since the last digest
     reminders: list[ChangeNotice]    # older and still unanswered
+    # Entering into force in the laglista's documents within COMING_DAYS of the digest's day.
+    coming: list[ComingChange] = field(default_factory=list)
 
     @property
     def notices(self) -> list[ChangeNotice]:
@@ -84,7 +91,9 @@ def digest_build(membership: Membership, subscription: NoticeSubscription, *, da
         reminders = list(notices.filter(created_at__lte=last.sent_at, answered_at__isnull=True))
     if not new and not reminders:
         return None
-    return Digest(membership=membership, period=period, new=new, reminders=reminders)
+    coming = ([change for change in coming_into_force(membership.workspace, today=day)
+               if change.in_force <= day + timedelta(days=COMING_DAYS)] if subscription.changes else [])
+    return Digest(membership=membership, period=period, new=new, reminders=reminders, coming=coming)
 
 
 def _link(name: str, *args: str | int) -> str:
@@ -96,12 +105,15 @@ def digest_message(digest: Digest) -> EmailMultiAlternatives:
     unanswered = sum(1 for notice in digest.notices if not notice.is_answered)
     context = {
         "workspace": workspace, "user": user, "digest": digest, "unanswered": unanswered,
-        "site_name": settings.SITE_NAME,
+        "site_name": settings.SITE_NAME, "coming_days": COMING_DAYS,
         "list_url": _link("notice_list", workspace.slug) + "?status=obesvarade",
         "settings_url": _link("workspace_settings", workspace.slug) + "#lagbevakning",
     }
     for notice in digest.notices:
         notice.url = _link("notice_detail", workspace.slug, notice.pk)
+    coming = [(change, _link("notice_detail", workspace.slug, change.notice_id) if change.notice_id
+               else _link("statute", change.document.sfs_number) + "#andringar") for change in digest.coming]
+    context["coming"] = coming
     subject = (f"{settings.SITE_NAME}: {len(digest.new)} nya lagändringar i {workspace.name}" if digest.new
                else f"{settings.SITE_NAME}: {unanswered} lagändringar väntar på bedömning i {workspace.name}")
     message = EmailMultiAlternatives(subject=subject, body=render_to_string("register/notices/digest.txt", context),

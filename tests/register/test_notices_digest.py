@@ -23,7 +23,7 @@ from pytest_django import Settings
 from compliance.clock import STOCKHOLM
 from compliance.models import Membership
 from compliance.services import LegalDocumentData, legal_document_upsert
-from register.models import ChangeNotice, DigestSent, NoticeSubscription
+from register.models import ChangeNotice, DigestSent, LegalRegister, NoticeSubscription, RegisterItem
 from register.notices.digests import digest_period, digests_send
 from register.notices.services import notice_answer, notice_subscription_save
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
@@ -157,3 +157,32 @@ def test_periods_are_stockholm_days_and_iso_weeks() -> None:
     assert digest_period("weekly", date(2026, 12, 31)) == "2026-W53"
     assert digest_period("weekly", date(2027, 1, 3)) == "2026-W53"
     assert digest_period("weekly", date(2027, 1, 4)) == "2027-W01"
+
+
+def test_the_digest_names_what_enters_into_force_within_thirty_days(setup: dict[str, Any], clock: time_machine.Traveller,
+                                                                     tmp_path: Path) -> None:
+    """Alice's laglista also holds a statute whose official record brings a new 5 § on 1 December 2026 and a 6 § on
+    1 March 2027: her digest of 23 November names the first, not the second; Charlie's (no such statute) neither."""
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:4", title="Lag (2099:4) om rapporter",
+                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                process=False).document
+    ws = setup["alice_ws"]
+    RegisterItem.objects.create(register=LegalRegister.objects.get(workspace=ws), workspace=ws, legal_document=doc)
+    clock.shift(timedelta(minutes=1))
+    coming = OLD_TEXT.replace("\n", "\r\n") + (
+        "\r\n\r\n5 § /Träder i kraft I:2026-12-01/ Företaget ska rapportera årligen. Lag (2099:12)."
+        "\r\n\r\n6 § /Träder i kraft I:2027-03-01/ Rapporten ska lämnas digitalt. Lag (2099:13).")
+    sync_records(tmp_path, [record("2099:4", text=coming, title="Lag (2099:4) om rapporter",
+                                   andring="t.o.m. SFS 2099:13")], name="coming.jsonl")
+    clock.shift(timedelta(minutes=1))
+
+    assert digests_send().sent == 2
+    (message,) = mails_to(setup["alice"])
+    notice = ChangeNotice.objects.get(workspace=ws, legal_document=doc)
+    assert ("Träder i kraft inom 30 dagar:\n\n- 2026-12-01 Lag (2099:4) om rapporter: 5 § (ändrad genom SFS 2099:12)\n"
+            f"  https://lagrum.example.se/ws/alices-ab/lagandringar/{notice.pk}/") in message.body
+    assert "6 §" not in message.body.split("Träder i kraft inom")[1]
+    html = message.alternatives[0][0]
+    assert "<h2>Träder i kraft inom 30 dagar</h2>" in html and "5 § (ändrad genom SFS 2099:12)" in html
+    (theirs,) = mails_to(setup["charlie"])
+    assert "Träder i kraft" not in theirs.body

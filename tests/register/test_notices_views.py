@@ -212,6 +212,7 @@ def _report_rows(response: Any) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
 
 
+@pytest.mark.clock  # the page and the file read today
 def test_the_report_gives_the_periods_notices_with_their_answers_in_three_formats(setup: dict[str, Any],
                                                                                    client: Client) -> None:
     ws, notice, alice = setup["alice_ws"], setup["notice"], setup["alice"]
@@ -273,6 +274,7 @@ def test_a_bad_period_gets_a_swedish_error_on_the_page_and_a_structured_one_in_t
     assert len(_report_rows(client.get(api, {"since": "2020-01-01"}))) == 1
 
 
+@pytest.mark.clock  # the page and the file read today
 def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkter_it_touches(
         setup: dict[str, Any], client: Client, tmp_path: Path) -> None:
     """The record's 2099:10 changes 2 §, 3 § (repealed) and 5 § from 1 July 2099 (its transitional provisions; the
@@ -307,6 +309,7 @@ def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkt
             "notice_id": notice.pk} in body
 
 
+@pytest.mark.clock  # the page and the file read today
 def test_a_long_list_of_coming_units_is_cut_on_the_page(setup: dict[str, Any], client: Client, tmp_path: Path) -> None:
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:3", title="Lag (2099:3) om långa listor",
                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),

@@ -96,6 +96,14 @@ def digest_build(membership: Membership, subscription: NoticeSubscription, *, da
     return Digest(membership=membership, period=period, new=new, reminders=reminders, coming=coming)
 
 
+@dataclass(frozen=True)
+class ComingLine:
+    """A coming change as a digest writes it: with its absolute link (the notice, else the statute's changes)."""
+
+    change: ComingChange
+    url: str
+
+
 def _link(name: str, *args: str | int) -> str:
     return settings.SITE_URL + reverse(name, args=args)
 
@@ -111,9 +119,9 @@ def digest_message(digest: Digest) -> EmailMultiAlternatives:
     }
     for notice in digest.notices:
         notice.url = _link("notice_detail", workspace.slug, notice.pk)
-    coming = [(change, _link("notice_detail", workspace.slug, change.notice_id) if change.notice_id
-               else _link("statute", change.document.sfs_number) + "#andringar") for change in digest.coming]
-    context["coming"] = coming
+    context["coming"] = [ComingLine(change, _link("notice_detail", workspace.slug, change.notice_id)
+                                    if change.notice_id else _link("statute", change.document.sfs_number) + "#andringar")
+                         for change in digest.coming]
     subject = (f"{settings.SITE_NAME}: {len(digest.new)} nya lagändringar i {workspace.name}" if digest.new
                else f"{settings.SITE_NAME}: {unanswered} lagändringar väntar på bedömning i {workspace.name}")
     message = EmailMultiAlternatives(subject=subject, body=render_to_string("register/notices/digest.txt", context),

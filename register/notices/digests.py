@@ -108,6 +108,12 @@ def _link(name: str, *args: str | int) -> str:
     return settings.SITE_URL + reverse(name, args=args)
 
 
+def _coming_link(slug: str, change: ComingChange) -> str:
+    if change.notice_id is not None:
+        return _link("notice_detail", slug, change.notice_id)
+    return _link("statute", change.document.sfs_number) + "#andringar"
+
+
 def digest_message(digest: Digest) -> EmailMultiAlternatives:
     workspace, user = digest.membership.workspace, digest.membership.user
     unanswered = sum(1 for notice in digest.notices if not notice.is_answered)
@@ -119,9 +125,7 @@ def digest_message(digest: Digest) -> EmailMultiAlternatives:
     }
     for notice in digest.notices:
         notice.url = _link("notice_detail", workspace.slug, notice.pk)
-    context["coming"] = [ComingLine(change, _link("notice_detail", workspace.slug, change.notice_id)
-                                    if change.notice_id else _link("statute", change.document.sfs_number) + "#andringar")
-                         for change in digest.coming]
+    context["coming"] = [ComingLine(change, _coming_link(workspace.slug, change)) for change in digest.coming]
     subject = (f"{settings.SITE_NAME}: {len(digest.new)} nya lagändringar i {workspace.name}" if digest.new
                else f"{settings.SITE_NAME}: {unanswered} lagändringar väntar på bedömning i {workspace.name}")
     message = EmailMultiAlternatives(subject=subject, body=render_to_string("register/notices/digest.txt", context),

@@ -244,18 +244,25 @@ class ComingChange:
 
 def coming_into_force(workspace: Workspace, *, today: date | None = None) -> list[ComingChange]:
     """The changes and repeals of the documents on the workspace's laglista that enter into force after `today`,
-    soonest first. A unit is taken from the newest applied version that changed it, so a later version's
-    rewording of a coming § replaces the earlier one."""
+    soonest first. A unit is read from the newest applied version that changed it, so a later version's rewording
+    of a coming § replaces the earlier one, and one that drops the coming text takes it off."""
     today = today or swedish_today()
     listed = set(RegisterItem.objects.filter(workspace=workspace, legal_document__isnull=False)
                  .values_list("legal_document_id", flat=True))
     if not listed:
         return []
+    # The units with a change still to come, then every change of those units: a newer version that changed one
+    # again (reworded it, or dropped its coming text) decides whether and when it comes.
+    pending = set(StatuteChange.objects.filter(document_id__in=listed, in_force__gt=today)
+                  .values_list("document_id", "citation"))
     latest: dict[tuple[int, str], StatuteChange] = {}
-    for change in (StatuteChange.objects.filter(document_id__in=listed, in_force__gt=today)
+    for change in (StatuteChange.objects.filter(document_id__in={d for d, _ in pending},
+                                                citation__in={c for _, c in pending})
                    .only("document_id", "to_version_id", "citation", "chapter", "section", "amending_sfs",
                          "in_force", "ordinal").order_by("-to_version_id", "ordinal")):
-        latest.setdefault((change.document_id, change.citation), change)
+        if (change.document_id, change.citation) in pending:
+            latest.setdefault((change.document_id, change.citation), change)
+    latest = {key: change for key, change in latest.items() if change.in_force is not None and change.in_force > today}
     refs: dict[int, list[str]] = {}
     for document_id, ref in (Requirement.objects.filter(workspace=workspace, item__legal_document_id__in=listed)
                              .exclude(section_ref="").values_list("item__legal_document_id", "section_ref")):

@@ -1,5 +1,6 @@
 """What an export of the register, a review or lagbevakning's report holds, read by register.selectors (the report by
-register.notices.selectors) and written to bytes by register.exports. Plain values only: every label is already what the reader may see."""
+register.notices.selectors) and written to bytes by register.exports. Plain values only: every label is already
+what the reader may see."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The register, a closed review and lagbevakning's report as Excel (openpyxl), PDF (reportlab) and CSV: pure
 functions from the dataclasses below to bytes. What goes in them is read by register.selectors (`register_export_get`,
-`review_export_get`) and register.notices.selectors (`notice_report_get`), which also decide what a reader may see (a private file's title is "Privat fil" for a
-revisor); nothing here reads the database.
+`review_export_get`) and register.notices.selectors (`notice_report_get`), which also decide what a reader may see
+(a private file's title is "Privat fil" for a revisor); nothing here reads the database.
 
 PDF: reportlab's built-in Helvetica (WinAnsi encoding) draws å, ä, ö, é and the dashes Swedish text uses, so
 no font file has to ship; a character outside that encoding is drawn as a box, never an error.

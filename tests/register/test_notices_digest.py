@@ -159,8 +159,8 @@ def test_periods_are_stockholm_days_and_iso_weeks() -> None:
     assert digest_period("weekly", date(2027, 1, 4)) == "2027-W01"
 
 
-def test_the_digest_names_what_enters_into_force_within_thirty_days(setup: dict[str, Any], clock: time_machine.Traveller,
-                                                                     tmp_path: Path) -> None:
+def test_the_digest_names_what_enters_into_force_within_thirty_days(
+        setup: dict[str, Any], clock: time_machine.Traveller, tmp_path: Path) -> None:
     """Alice's laglista also holds a statute whose official record brings a new 5 § on 1 December 2026 and a 6 § on
     1 March 2027: her digest of 23 November names the first, not the second; Charlie's (no such statute) neither."""
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:4", title="Lag (2099:4) om rapporter",

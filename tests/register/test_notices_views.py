@@ -20,7 +20,7 @@ from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem
 from register.notices.selectors import coming_into_force
 from register.notices.services import notice_answer, notices_create_for_versions
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import NEW_TEXT, OLD_TEXT, record
 from tests.register.notices_fixtures import add_requirement, member, sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db
@@ -307,6 +307,15 @@ def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkt
     assert {"in_force": "2100-07-01", "sfs_number": "2099:1", "title": "Lag (2099:1) om provföretag",
             "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "relevant_units": [],
             "notice_id": notice.pk} in body
+
+    # A newer version without the coming 6 § (the amendment was withdrawn) takes it off the list.
+    withdrawn = NEW_TEXT.replace(
+        "\r\n\r\n6 § /Träder i kraft I:2100-07-01/ Rapporten ska lämnas digitalt. Lag (2099:11).", "")
+    assert withdrawn != NEW_TEXT
+    sync_records(tmp_path, [record("2099:1", text=withdrawn, andring="t.o.m. SFS 2099:12",
+                                   updated="2100-03-01T10:00:00")], name="withdrawn.jsonl")
+    assert [c.in_force for c in coming_into_force(ws, today=date(2099, 6, 30))] == [date(2099, 7, 1),
+                                                                                   date(2101, 1, 1)]
 
 
 @pytest.mark.clock  # the page and the file read today

@@ -352,13 +352,16 @@ def test_bench_notices_times_the_scan_and_makes_no_notice(statutes: tuple[LegalD
     assert [scan["amended"] for scan in report["scan"]] == [0, 0]  # nothing is due
     assert report["detail"]["n"] == 1 and report["detail_changes_max"] == 211
     assert report["detail_cited_from_register_max"] > 0
+    # The one workspace holding a notice: its coming changes and its report in each format.
+    assert report["coming"]["n"] == 1 and report["report"]["n"] == 1 and report["report_rows_max"] == 1
+    assert {fmt: times["n"] for fmt, times in report["report_files"].items()} == {"xlsx": 1, "pdf": 1, "csv": 1}
 
     ChangeNotice.objects.all().delete()
     out = io.StringIO()
     call_command("bench_notices", "--json", "--rounds", "2", stdout=out)
     report = json.loads(out.getvalue())
     assert [scan["amended"] for scan in report["scan"]] == [1, 1]  # made in each round, and rolled back
-    assert not ChangeNotice.objects.exists() and report["detail"] == {"n": 0}
+    assert not ChangeNotice.objects.exists() and report["detail"] == {"n": 0} and report["report"] == {"n": 0}
     with pytest.raises(CommandError):
         call_command("bench_notices", "--rounds", "0", stdout=io.StringIO())
 

@@ -7,6 +7,9 @@ in a transaction that is rolled back, so the benchmark makes no notice; the firs
 statute directory and for reading what the laglistor's documents cite (`chunks.cited_elsewhere`, then kept in the
 shared cache), the later rounds are what the hourly scan costs. `detail`: `notice_detail` (every changed unit's word
 diff, the kravpunkter and the laglista's documents citing it) for the first `notices` notices, in id order.
+`coming` and `report`: per workspace holding notices (the first `notices` of them), `coming_into_force` (the top of
+Lagändringar) and the Lagbevakningsrapport over all its notices, built (`notice_report_get`) and written as each
+format.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
+from compliance.models import Workspace
 from law.models import StatuteRepeal, StatuteVersion
 from register.models import ChangeNotice, RegisterItem
-from register.notices.selectors import notice_detail
+from register.notices.selectors import coming_into_force, notice_detail, notice_report_get
 from register.notices.services import APPLIED_ORIGINS, notices_create_for_versions
+from register.transfer import exports
 
 
 class Command(BaseCommand):
@@ -49,6 +54,20 @@ class Command(BaseCommand):
             detail = notice_detail(notice)
             details.append({"ms": ms_since(t0), "changes": len(detail.changes),
                             "cited_from_register": sum(1 for view in detail.changes if view.from_register)})
+        comings, reports = [], []
+        files: dict[str, list[float]] = {fmt: [] for fmt in exports.NOTICE_REPORT_FORMATS}
+        holding = ChangeNotice.objects.values_list("workspace_id", flat=True).distinct().order_by("workspace_id")
+        for workspace in Workspace.objects.filter(pk__in=list(holding[:notices])).order_by("pk"):
+            t0 = time.perf_counter()
+            coming = coming_into_force(workspace)
+            comings.append({"ms": ms_since(t0), "lines": len(coming)})
+            t0 = time.perf_counter()
+            report = notice_report_get(workspace, None)
+            reports.append({"ms": ms_since(t0), "rows": len(report.rows)})
+            for fmt in files:
+                t0 = time.perf_counter()
+                exports.notice_report_file(report, fmt)
+                files[fmt].append(ms_since(t0))
         write_json(self.stdout, {
             "database": {
                 "applied_versions": StatuteVersion.objects.filter(origin__in=APPLIED_ORIGINS).count(),
@@ -61,5 +80,10 @@ class Command(BaseCommand):
             "detail": latency_summary([d["ms"] for d in details]),
             "detail_changes_max": max((d["changes"] for d in details), default=0),
             "detail_cited_from_register_max": max((d["cited_from_register"] for d in details), default=0),
+            "coming": latency_summary([c["ms"] for c in comings]),
+            "coming_lines_max": max((c["lines"] for c in comings), default=0),
+            "report": latency_summary([r["ms"] for r in reports]),
+            "report_rows_max": max((r["rows"] for r in reports), default=0),
+            "report_files": {fmt: latency_summary(times) for fmt, times in files.items()},
             "machine": machine_info(),
         })

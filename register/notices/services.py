@@ -338,7 +338,8 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
 
 def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> int:
     """Name, on each unanswered amendment notice, the changed units its workspace's kravpunkter cite
-    (`ChangeNotice.cited_units`), as a notice made today would; the number of notices that changed.
+    (`ChangeNotice.cited_units`); the number of notices that changed. The units the notice already lists as touching
+    a kravpunkt (`relevant_units`, kept from when it was made) are not named again as cited, as on a new notice.
 
     Notices made before the field existed hold an empty list. An answered notice is left as it was answered; an
     unanswered one is read again from the workspace's kravpunkter as they are now, so running it twice changes

@@ -18,6 +18,7 @@ from compliance.clock import swedish_date
 from compliance.models import Workspace
 from register.models import ChangeNotice
 from register.notices.selectors import notice_list
+from register.notices.wording import notice_line
 
 # A question about changes ("ändringar", "ändrats", "lagändringar", "nya lagar") ...
 _CHANGE_RE = re.compile(r"\b(?:lag)?ändr(?:ing(?:ar(?:na)?|en)?|ats|ade|ad|at)\b|\bnya\s+(?:lagar|författningar)\b",
@@ -40,30 +41,10 @@ def is_change_question(question: str) -> bool:
 
 
 def _line(notice: ChangeNotice, workspace: Workspace) -> str:
-    doc = notice.legal_document
-    if notice.kind == ChangeNotice.Kind.AMENDED:
-        version = notice.version
-        what = f"ändrad genom {version.amended_through.replace('t.o.m. ', '')}"
-        if version.valid_from:
-            what += f", i kraft {version.valid_from.isoformat()}"
-        if notice.relevant_units:
-            what += f"; berör era kravpunkter: {', '.join(notice.relevant_units)}"
-        if notice.cited_units:
-            what += f"; hänvisas till från era kravpunkter: {', '.join(notice.cited_unit_citations)}"
-        if notice.item_id is None:
-            what += "; finns inte på er laglista, men andra författningar på den hänvisar till den"
-    elif notice.kind == ChangeNotice.Kind.REPEALED:
-        what = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
-        if notice.item_id is None:
-            what += "; finns inte på er laglista, men andra författningar på den vilar på eller hänvisar till den"
-        if notice.replacement_id:
-            what += f"; ersätts av {notice.replacement.title}"
-    else:
-        what = "ny författning som kan gälla er"
     state = (f"bedömd: påverkar oss {notice.impact.get_affects_us_display()}" if notice.is_answered
              else "inte bedömd")
     url = reverse("notice_detail", args=[workspace.slug, notice.pk])
-    return f"- {doc.title}: {what} ({state}). [Öppna]({url})"
+    return f"- {notice.legal_document.title}: {notice_line(notice)} ({state}). [Öppna]({url})"
 
 
 def _season(question: str, today: date) -> DateRange | None:

@@ -27,6 +27,7 @@ from ..services import RegisterError
 from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
 from .sections import touches
+from .wording import notice_change_text
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
 # answered notice is not unread for anyone.
@@ -173,18 +174,6 @@ def _listed_leaning(notice: ChangeNotice, listed: set[str], changed: set[str],
                  .order_by("title"))
 
 
-def _change_text(notice: ChangeNotice) -> str:
-    if notice.kind == ChangeNotice.Kind.AMENDED:
-        text = f"ändrad genom {notice.version.amended_through.replace('t.o.m. ', '')}"
-        return text + (f", gäller från {notice.version.valid_from.isoformat()}" if notice.version.valid_from else "")
-    if notice.kind == ChangeNotice.Kind.REPEALED:
-        text = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
-        if notice.repeal.repealed_on:
-            text += f", den {notice.repeal.repealed_on.isoformat()}"
-        return text + (f"; ersätts av {notice.replacement.title}" if notice.replacement_id else "")
-    return "ny författning som kan gälla er"
-
-
 def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, since: date | None = None,
                       until: date | None = None, today: date | None = None) -> NoticeReport:
     """Lagbevakning's report: the workspace's notices made from `since` through `until` (Stockholm days, either
@@ -202,7 +191,7 @@ def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, si
         rows.append(NoticeRow(
             noticed_on=swedish_date(notice.created_at), title=notice.legal_document.title,
             number=notice.legal_document.sfs_number, kind=notice.kind, kind_label=notice.get_kind_display(),
-            change=_change_text(notice), on_register=notice.item_id is not None,
+            change=notice_change_text(notice), on_register=notice.item_id is not None,
             changed_units=notice.change_count, relevant_units=list(notice.relevant_units),
             cited_units=notice.cited_unit_citations,
             affects_us=impact.get_affects_us_display() if impact is not None else "",

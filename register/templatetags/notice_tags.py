@@ -1,4 +1,5 @@
-"""The settings page's lagbevakning section: the member's e-mail digest setting (posted to register.notices)."""
+"""Lagbevakning in templates: the settings page's e-mail digest section (posted to register.notices), and a
+change notice in the words of `register.notices.wording`."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ from django import template
 
 from compliance.models import Workspace
 
+from ..models import ChangeNotice
+
 from ..notices.forms import SubscriptionForm
 from ..notices.selectors import notice_subscription_get
+from ..notices.wording import notice_act_text, notice_line, notice_off_list_text
 
 register = template.Library()
 
@@ -17,3 +21,21 @@ def notice_subscription_section(context: template.Context, workspace: Workspace)
     subscription = notice_subscription_get(workspace, context["request"].user)
     return {"workspace": workspace, "csrf_token": context.get("csrf_token"),
             "form": SubscriptionForm(initial=SubscriptionForm.initial_from(subscription))}
+
+
+@register.filter
+def notice_act(notice: ChangeNotice) -> str:
+    """"ändrad genom SFS 2025:1142, gäller från 2026-01-01" (`notice_act_text`)."""
+    return notice_act_text(notice)
+
+
+@register.filter(name="notice_line")
+def notice_line_filter(notice: ChangeNotice) -> str:
+    """The notice in one line of running text (`notice_line`)."""
+    return notice_line(notice)
+
+
+@register.filter
+def notice_off_list(notice: ChangeNotice) -> str:
+    """Why an unlisted document's notice is there, or "" (`notice_off_list_text`)."""
+    return notice_off_list_text(notice)

@@ -179,10 +179,10 @@ def test_the_digest_names_what_enters_into_force_within_thirty_days(
     assert digests_send().sent == 2
     (message,) = mails_to(setup["alice"])
     notice = ChangeNotice.objects.get(workspace=ws, legal_document=doc)
-    assert ("Träder i kraft inom 30 dagar:\n\n- 2026-12-01 Lag (2099:4) om rapporter: 5 § (ändrad genom SFS 2099:12)\n"
+    assert ("Träder i kraft inom 30 dagar:\n\n- 2026-12-01 Lag (2099:4) om rapporter: 5 § (lydelse enligt SFS 2099:12)\n"
             f"  https://lagrum.example.se/ws/alices-ab/lagandringar/{notice.pk}/") in message.body
     assert "6 §" not in message.body.split("Träder i kraft inom")[1]
     html = message.alternatives[0][0]
-    assert "<h2>Träder i kraft inom 30 dagar</h2>" in html and "5 § (ändrad genom SFS 2099:12)" in html
+    assert "<h2>Träder i kraft inom 30 dagar</h2>" in html and "5 § (lydelse enligt SFS 2099:12)" in html
     (theirs,) = mails_to(setup["charlie"])
     assert "Träder i kraft" not in theirs.body

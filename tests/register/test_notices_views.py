@@ -302,7 +302,7 @@ def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkt
     client.force_login(setup["alice"])
     page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
     assert 'id="framover"' in page and "Träder i kraft framöver" in page
-    assert "6 § (ändrad genom SFS 2099:11)" in page and "upphävs genom SFS 2100:99" in page
+    assert "6 § (lydelse enligt SFS 2099:11)" in page and "upphävs genom SFS 2100:99" in page
     body = client.get(reverse("api-notice-coming", args=[ws.slug])).json()["results"]
     assert {"in_force": "2100-07-01", "sfs_number": "2099:1", "title": "Lag (2099:1) om provföretag",
             "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "relevant_units": [],
@@ -334,4 +334,4 @@ def test_a_long_list_of_coming_units_is_cut_on_the_page(setup: dict[str, Any], c
     page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
     line = page[page.index('data-coming="2099:3"'):]
     line = line[:line.index("</li>")]
-    assert "1 §, 2 §" in line and "12 § och 2 till (ändrad genom SFS 2099:11)" in line and "13 §" not in line
+    assert "1 §, 2 §" in line and "12 § och 2 till (lydelse enligt SFS 2099:11)" in line and "13 §" not in line

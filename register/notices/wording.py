@@ -1,0 +1,62 @@
+"""How a change notice is put into words, the same on the Lagändringar page, in the e-mail digest, in the
+report's rows and in the assistant's answer about the workspace's changes.
+
+The amendment's date is written "gäller från": a notice is often read before that day and often after, and
+"i kraft 2027-01-01" reads as a fact that may not yet be one.
+"""
+
+from __future__ import annotations
+
+from ..models import ChangeNotice
+
+NEW_TEXT = "ny författning som kan gälla er"
+OFF_LIST_AMENDED = "finns inte på er laglista, men andra författningar på den hänvisar till den"
+OFF_LIST_REPEALED = "finns inte på er laglista, men andra författningar på den vilar på eller hänvisar till den"
+
+
+def notice_act_text(notice: ChangeNotice) -> str:
+    """What happened to the document, and through which act from which day: "ändrad genom SFS 2025:1142,
+    gäller från 2026-01-01", "upphävd genom SFS 2025:1506, den 2026-07-01", "ny författning som kan gälla er"."""
+    if notice.kind == ChangeNotice.Kind.AMENDED:
+        text = f"ändrad genom {notice.version.amended_through.replace('t.o.m. ', '')}"
+        return text + (f", gäller från {notice.version.valid_from.isoformat()}" if notice.version.valid_from else "")
+    if notice.kind == ChangeNotice.Kind.REPEALED:
+        text = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
+        return text + (f", den {notice.repeal.repealed_on.isoformat()}" if notice.repeal.repealed_on else "")
+    return NEW_TEXT
+
+
+def notice_off_list_text(notice: ChangeNotice) -> str:
+    """Why the workspace hears of a document its laglista does not hold, or "" when it holds it (or it is new)."""
+    if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW:
+        return ""
+    return OFF_LIST_REPEALED if notice.kind == ChangeNotice.Kind.REPEALED else OFF_LIST_AMENDED
+
+
+def notice_successor_text(notice: ChangeNotice) -> str:
+    """"ersätts av <title>" for a repeal whose replacing act is loaded, else ""."""
+    if notice.kind == ChangeNotice.Kind.REPEALED and notice.replacement_id:
+        return f"ersätts av {notice.replacement.title}"
+    return ""
+
+
+def notice_change_text(notice: ChangeNotice) -> str:
+    """The act and day, and a repeal's successor: the report's "Ändring" column, beside its own columns for the
+    units and the laglista."""
+    return "; ".join(filter(None, (notice_act_text(notice), notice_successor_text(notice))))
+
+
+def notice_line(notice: ChangeNotice) -> str:
+    """The notice in one line, for a list in running text (the digest, the assistant): the act and day, the units
+    touching the kravpunkter and those they cite, why an unlisted document is there, and a repeal's successor."""
+    parts = [notice_act_text(notice)]
+    if notice.kind == ChangeNotice.Kind.AMENDED:
+        if notice.relevant_units:
+            parts.append(f"berör era kravpunkter: {', '.join(notice.relevant_units)}")
+        if notice.cited_units:
+            parts.append(f"hänvisas till från era kravpunkter: {', '.join(notice.cited_unit_citations)}")
+    if off_list := notice_off_list_text(notice):
+        parts.append(off_list)
+    if successor := notice_successor_text(notice):
+        parts.append(successor)
+    return "; ".join(parts)

@@ -72,8 +72,11 @@ def _kinds(subscription: NoticeSubscription) -> list[str]:
     return kinds
 
 
-def digest_build(membership: Membership, subscription: NoticeSubscription, *, day: date) -> Digest | None:
-    """What the member's digest for this period would say, or None (off, already sent, nothing to say)."""
+def digest_build(membership: Membership, subscription: NoticeSubscription, *, day: date,
+                 coming_soon: dict[int, list[ComingChange]] | None = None) -> Digest | None:
+    """What the member's digest for this period would say, or None (off, already sent, nothing to say).
+    `coming_soon` keeps each workspace's changes entering into force soon across one run's members: they are the
+    workspace's, the same for every member, and reading them costs more than the rest of a digest."""
     kinds = _kinds(subscription)
     if subscription.frequency == NoticeSubscription.Frequency.OFF or not kinds:
         return None
@@ -91,8 +94,14 @@ def digest_build(membership: Membership, subscription: NoticeSubscription, *, da
         reminders = list(notices.filter(created_at__lte=last.sent_at, answered_at__isnull=True))
     if not new and not reminders:
         return None
-    coming = ([change for change in coming_into_force(membership.workspace, today=day)
-               if change.in_force <= day + timedelta(days=COMING_DAYS)] if subscription.changes else [])
+    coming = []
+    if subscription.changes:
+        coming_soon = {} if coming_soon is None else coming_soon
+        if membership.workspace_id not in coming_soon:
+            coming_soon[membership.workspace_id] = [
+                change for change in coming_into_force(membership.workspace, today=day)
+                if change.in_force <= day + timedelta(days=COMING_DAYS)]
+        coming = coming_soon[membership.workspace_id]
     return Digest(membership=membership, period=period, new=new, reminders=reminders, coming=coming)
 
 
@@ -153,10 +162,11 @@ def digests_send(*, now: datetime | None = None) -> DigestRunResult:
     subscriptions = {(s.user_id, s.workspace_id): s for s in
                      NoticeSubscription.objects.filter(workspace_id__in=workspace_ids)}
     sent = failed = 0
+    coming_soon: dict[int, list[ComingChange]] = {}
     for membership in memberships:
         subscription = (subscriptions.get((membership.user_id, membership.workspace_id))
                         or NoticeSubscription(user=membership.user, workspace=membership.workspace))
-        digest = digest_build(membership, subscription, day=local.date())
+        digest = digest_build(membership, subscription, day=local.date(), coming_soon=coming_soon)
         if digest is None:
             continue
         try:

@@ -355,6 +355,8 @@ def test_bench_notices_times_the_scan_and_makes_no_notice(statutes: tuple[LegalD
     # The one workspace holding a notice: its coming changes and its report in each format.
     assert report["coming"]["n"] == 1 and report["report"]["n"] == 1 and report["report_rows_max"] == 1
     assert {fmt: times["n"] for fmt, times in report["report_files"].items()} == {"xlsx": 1, "pdf": 1, "csv": 1}
+    # Its one member's digest, built and written: the notice is unanswered and no digest has been sent.
+    assert report["digest"]["n"] == 1 and report["digest_members_max"] == 1 and report["digests_built"] == 1
 
     ChangeNotice.objects.all().delete()
     out = io.StringIO()

@@ -18,6 +18,8 @@ from django.contrib.auth.models import User
 from django.core import mail
 from django.core.mail import EmailMessage
 from django.core.mail.backends.base import BaseEmailBackend
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from pytest_django import Settings
 
 from compliance.clock import STOCKHOLM
@@ -162,7 +164,8 @@ def test_periods_are_stockholm_days_and_iso_weeks() -> None:
 def test_the_digest_names_what_enters_into_force_within_thirty_days(
         setup: dict[str, Any], clock: time_machine.Traveller, tmp_path: Path) -> None:
     """Alice's laglista also holds a statute whose official record brings a new 5 § on 1 December 2026 and a 6 § on
-    1 March 2027: her digest of 23 November names the first, not the second; Charlie's (no such statute) neither."""
+    1 March 2027: her digest of 23 November names the first, not the second, and so does Bob's, her workspace's
+    other member; Charlie's (no such statute) neither."""
     doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:4", title="Lag (2099:4) om rapporter",
                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),
                                 process=False).document
@@ -175,9 +178,15 @@ def test_the_digest_names_what_enters_into_force_within_thirty_days(
     sync_records(tmp_path, [record("2099:4", text=coming, title="Lag (2099:4) om rapporter",
                                    andring="t.o.m. SFS 2099:13")], name="coming.jsonl")
     clock.shift(timedelta(minutes=1))
+    bob = member(ws, "bob", Membership.Role.EDITOR)
 
-    assert digests_send().sent == 2
+    with CaptureQueriesContext(connection) as queries:
+        assert digests_send().sent == 3
+    # The coming changes are the workspace's: read once for alice's workspace (two members) and once for charlie's.
+    assert sum('FROM "law_statuterepeal"' in q["sql"] for q in queries.captured_queries) == 2
     (message,) = mails_to(setup["alice"])
+    (bobs,) = mails_to(bob)
+    assert bobs.body.split("Träder i kraft inom")[1] == message.body.split("Träder i kraft inom")[1]
     notice = ChangeNotice.objects.get(workspace=ws, legal_document=doc)
     assert ("Träder i kraft inom 30 dagar:\n\n- 2026-12-01 Lag (2099:4) om rapporter: 5 § (lydelse enligt SFS 2099:12)\n"
             f"  https://lagrum.example.se/ws/alices-ab/lagandringar/{notice.pk}/") in message.body

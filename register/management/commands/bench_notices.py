@@ -9,7 +9,8 @@ shared cache), the later rounds are what the hourly scan costs. `detail`: `notic
 diff, the kravpunkter and the laglista's documents citing it) for the first `notices` notices, in id order.
 `coming` and `report`: per workspace holding notices (the first `notices` of them), `coming_into_force` (the top of
 Lagändringar) and the Lagbevakningsrapport over all its notices, built (`notice_report_get`) and written as each
-format.
+format. `digest`: per such workspace, every member's e-mail digest of today built and written (not sent), each
+with the default subscription; the workspace's coming changes are read once for all its members, as a run does.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from agent.evaluation.benchmarking import latency_summary, machine_info, ms_since, write_json
-from compliance.models import Workspace
+from compliance.clock import swedish_today
+from compliance.models import Membership, Workspace
 from law.models import StatuteRepeal, StatuteVersion
-from register.models import ChangeNotice, RegisterItem
+from register.models import ChangeNotice, NoticeSubscription, RegisterItem
+from register.notices.digests import digest_build, digest_message
 from register.notices.selectors import coming_into_force, notice_detail, notice_report_get
 from register.notices.services import APPLIED_ORIGINS, notices_create_for_versions
 from register.transfer import exports
@@ -54,7 +57,7 @@ class Command(BaseCommand):
             detail = notice_detail(notice)
             details.append({"ms": ms_since(t0), "changes": len(detail.changes),
                             "cited_from_register": sum(1 for view in detail.changes if view.from_register)})
-        comings, reports = [], []
+        comings, reports, digests = [], [], []
         files: dict[str, list[float]] = {fmt: [] for fmt in exports.NOTICE_REPORT_FORMATS}
         holding = ChangeNotice.objects.values_list("workspace_id", flat=True).distinct().order_by("workspace_id")
         for workspace in Workspace.objects.filter(pk__in=list(holding[:notices])).order_by("pk"):
@@ -68,6 +71,7 @@ class Command(BaseCommand):
                 t0 = time.perf_counter()
                 exports.notice_report_file(report, fmt)
                 files[fmt].append(ms_since(t0))
+            digests.append(_digests_built(workspace))
         write_json(self.stdout, {
             "database": {
                 "applied_versions": StatuteVersion.objects.filter(origin__in=APPLIED_ORIGINS).count(),
@@ -85,5 +89,23 @@ class Command(BaseCommand):
             "report": latency_summary([r["ms"] for r in reports]),
             "report_rows_max": max((r["rows"] for r in reports), default=0),
             "report_files": {fmt: latency_summary(times) for fmt, times in files.items()},
+            "digest": latency_summary([d["ms"] for d in digests]),
+            "digest_members_max": max((d["members"] for d in digests), default=0),
+            "digests_built": sum(d["built"] for d in digests),
             "machine": machine_info(),
         })
+
+
+def _digests_built(workspace: Workspace) -> dict[str, float | int]:
+    """Build and write every member's digest of today for one workspace, timed together."""
+    t0 = time.perf_counter()
+    coming_soon: dict = {}
+    members = built = 0
+    for membership in Membership.objects.filter(workspace=workspace).select_related("user", "workspace"):
+        members += 1
+        digest = digest_build(membership, NoticeSubscription(user=membership.user, workspace=workspace),
+                              day=swedish_today(), coming_soon=coming_soon)
+        if digest is not None:
+            digest_message(digest).message()
+            built += 1
+    return {"ms": ms_since(t0), "members": members, "built": built}

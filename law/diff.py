@@ -17,7 +17,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from law.sfs_parser import AMENDMENT_RE, APPENDIX_RE, REPEALED_RE, ParsedTemporal, parse_statute, parse_temporal
@@ -196,11 +197,75 @@ def _amending_sfs(unit: UnitText) -> str:
 
 def _in_force(unit: UnitText | None, amending: str, known: dict[str, date]) -> date | None:
     if unit is not None and unit.temporal_kind == "in_force":
-        try:
-            return date.fromisoformat(unit.temporal_date)
-        except ValueError:
-            return None
+        return _iso_day(unit.temporal_date)
     return known.get(amending)
+
+
+# "Upphör att gälla U:2026-06-06 genom lag (2026:232)." names the act that ends the unit.
+_ENDED_BY_RE = re.compile(r"genom (?:lag|förordning) \((\d{4}:\d+)\)", re.IGNORECASE)
+
+
+def _marked_units(old: dict[str, UnitText], new: dict[str, UnitText], gone: dict[str, UnitText],
+                  arrived: dict[str, UnitText], change: Callable[[str, UnitText | None, UnitText | None], UnitChange],
+                  ) -> list[UnitChange]:
+    """The units an amending act marks rather than rewrites at once: a § in force today that gets a coming wording
+    ("/Träder i kraft I:…/") or an end ("/Upphör att gälla U:…/"). Each marked unit arriving is paired with the §
+    in force under its citation, which it does not remove: a coming wording is that § amended (its words
+    compared with today's), a § that ends with no coming wording is a repeal dated by its marker, and a marker
+    that leaves the words as they are (a chapter's new rubrik marks every § under it) is no change of the §. A
+    coming wording under the citation of a § whose words moved to another citation is left unpaired: that § was
+    renumbered, and the coming one is new. A § given plainly once its coming wording has come, in other words
+    again, is that § amended. Paired units leave `gone` and `arrived` (in place), so neither reads as a § repealed today or one new."""
+    changes = []
+    # Today's words arriving under another citation: the § was renumbered, and a coming wording under its old
+    # citation is a new § (the renumbering is found after this, by wording).
+    moved = {unit.wording for unit in arrived.values() if not unit.temporal_kind}
+    for key, after in sorted(arrived.items(), key=lambda item: item[1].ordinal):
+        current = old.get(after.citation)
+        if after.temporal_kind not in ("in_force", "expires") or current is None or current.temporal_kind \
+                or current.repealed or current.transitional:
+            continue
+        if after.citation in gone and current.wording in moved and after.temporal_kind == "in_force" \
+                and key.replace(" @in_force", " @expires") not in new:
+            continue
+        del arrived[key]
+        gone.pop(after.citation, None)
+        if after.wording != current.wording:
+            changes.append(change(AMENDED, current, after))
+        elif after.temporal_kind == "expires" and key.replace(" @expires", " @in_force") not in new \
+                and after.citation not in new:  # a chapter coming in its place gives its §§ plainly
+            ended_by = _ENDED_BY_RE.search(after.temporal)
+            changes.append(replace(change(REPEALED, current, after), new_text="",
+                                   amending_sfs=ended_by.group(1) if ended_by else "",
+                                   in_force=_iso_day(after.temporal_date)))
+    # A § whose coming wording has come and that the text now gives plainly, worded again since: amended from the
+    # coming wording (the outgoing one is not compared; it ended when the coming one began). A § marked to end
+    # and now given plainly in other words is amended from the words it had.
+    gone_wordings = {unit.wording for unit in gone.values()}
+    for key, after in sorted(arrived.items(), key=lambda item: item[1].ordinal):
+        if after.temporal_kind or after.citation in old or after.wording in gone_wordings:
+            continue
+        marked = [k for k, unit in gone.items() if unit.citation == after.citation]
+        # The coming wordings, else an end that did not come as announced (a later act worded the § again).
+        comings = [k for k in marked if gone[k].temporal_kind == "in_force"] or \
+            [k for k in marked if gone[k].temporal_kind == "expires"]
+        if not comings:
+            continue
+        del arrived[key]
+        # Of several coming wordings (one per day), the last to begin is the one the new words follow.
+        latest = max(comings, key=lambda k: _iso_day(gone[k].temporal_date) or date.min)
+        before = gone[latest]
+        for k in comings:
+            del gone[k]
+        changes.append(change(AMENDED, before, after))
+    return changes
+
+
+def _iso_day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:  # "den dag som regeringen bestämmer"
+        return None
 
 
 def diff_statute(old_text: str, new_text: str, sfs: str, *,
@@ -243,6 +308,7 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *,
     # An amending act's transitional provisions arrive and leave with it: not a change of the statute's units.
     gone = {key: old[key] for key in old.keys() - new.keys() if not old[key].transitional}
     arrived = {key: new[key] for key in new.keys() - old.keys() if not new[key].transitional}
+    result.changes.extend(_marked_units(old, new, gone, arrived, change))
     # A unit whose wording moved unchanged to a citation that did not exist before was renumbered. The same
     # wording under the same citation (a coming version now in force, "2 § @in_force" -> "2 §") is no change;
     # it is looked for first, as several §§ can read alike ("Utbildningen ska vara avgiftsfri.").
@@ -262,6 +328,9 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *,
         elif after.temporal_kind != "expires":
             result.changes.append(change(REPEALED if after.repealed else ADDED, None, after))
     for before in gone.values():
+        # A coming wording leaves the text once it has come (or is withdrawn) while its § stays: no repeal.
+        if before.temporal_kind == "in_force" and before.citation in new:
+            continue
         if not before.repealed and before.temporal_kind != "expires":
             result.changes.append(change(REPEALED, before, None))
     result.changes.sort(key=lambda c: c.ordinal)

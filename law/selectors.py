@@ -73,13 +73,22 @@ def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
 
 
 @dataclass(frozen=True)
+class UnitChangeNote:
+    """The act that changed one §, from which day, and whether it ends the § rather than words it."""
+
+    act: str
+    in_force: date | None
+    ending: bool = False
+
+
+@dataclass(frozen=True)
 class RecentChange:
     """What a source card and the context block say about a statute changed lately: the act that last
     changed the document, and per § the act that changed that §, each with its in-force date."""
 
     amending_sfs: str
     in_force: date | None
-    by_citation: dict[str, tuple[str, date | None]]
+    by_citation: dict[str, UnitChangeNote]
     repealed_by: str = ""
     repealed_on: date | None = None
 
@@ -89,7 +98,7 @@ class RecentChange:
 _RECENT_CHANGES_SQL = """
 SELECT d.id AS document_id, r.id IS NOT NULL AS repealed, r.repealed_by, r.repealed_on,
        v.id AS version_id, v.valid_from, v.amended_through,
-       ch.citation, ch.amending_sfs, ch.in_force
+       ch.citation, ch.kind, ch.amending_sfs, ch.in_force
 FROM unnest(%(ids)s::bigint[]) AS d(id)
 LEFT JOIN law_statuterepeal r ON r.document_id = d.id
 LEFT JOIN law_statuteversion v
@@ -98,6 +107,13 @@ LEFT JOIN law_statutechange ch ON ch.to_version_id = v.id AND ch.amending_sfs <>
 WHERE r.id IS NOT NULL OR v.id IS NOT NULL
 ORDER BY d.id, v.id, ch.ordinal, ch.id
 """
+
+
+def _unit_note(row: dict, valid_from: date | None) -> UnitChangeNote:
+    if row["kind"] == StatuteChange.Kind.REPEALED:
+        # An end with no day ("den dag regeringen bestämmer") has not come: the version's day is not its day.
+        return UnitChangeNote(row["amending_sfs"], row["in_force"], ending=True)
+    return UnitChangeNote(row["amending_sfs"], row["in_force"] or valid_from)
 
 
 def statute_recent_changes(document_ids: list[int], *, since: date) -> dict[int, RecentChange]:
@@ -130,7 +146,7 @@ def statute_recent_changes(document_ids: list[int], *, since: date) -> dict[int,
         found[version["document_id"]] = RecentChange(
             amending_sfs=latest["amending_sfs"] if latest else version["amended_through"].replace("SFS ", ""),
             in_force=latest["in_force"] if latest and latest["in_force"] else valid_from,
-            by_citation={c["citation"]: (c["amending_sfs"], c["in_force"] or valid_from) for c in recent})
+            by_citation={c["citation"]: _unit_note(c, valid_from) for c in recent})
     return found
 
 

@@ -22,7 +22,7 @@ from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.addressees import AddresseeFinder, authority_names
 from law.citations import CitationCounter, CorpusDocument, DetailedStatutes
-from law.diff import diff_statute
+from law.diff import UnitChange, diff_statute
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_corpus import content_type_for
 from law.sfs_records import OfficialRecord, RecordError, sfs_key, sfs_number_in
@@ -139,17 +139,64 @@ def statute_record_apply(record: OfficialRecord, *, origin: str, source_name: st
         valid_from = _valid_from(record)
         StatuteVersion.objects.filter(pk=current.pk).update(is_current=False, valid_to=valid_from)
         new = _version(doc, record, origin, source_name)
-        StatuteChange.objects.bulk_create([
-            StatuteChange(
-                document=doc, from_version=current, to_version=new, kind=c.kind, citation=c.citation[:200],
-                old_citation=c.old_citation[:200], chapter=c.chapter, section=c.section,
-                temporal=c.temporal[:100], amending_sfs=c.amending_sfs, in_force=c.in_force,
-                old_text=c.old_text, new_text=c.new_text, ordinal=c.ordinal,
-            )
-            for c in diff.changes
-        ])
+        StatuteChange.objects.bulk_create(_change_rows(doc, current, new, diff.changes))
         legal_document_upsert(_document_data(record, doc), process=process)
         return ApplyResult(record.sfs, Outcome.UPDATED, doc.pk, changes=len(diff.changes))
+
+
+def _change_rows(doc: LegalDocument, before: StatuteVersion, after: StatuteVersion,
+                 changes: Iterable[UnitChange]) -> list[StatuteChange]:
+    return [StatuteChange(document=doc, from_version=before, to_version=after, kind=c.kind,
+                          citation=c.citation[:200], old_citation=c.old_citation[:200], chapter=c.chapter,
+                          section=c.section, temporal=c.temporal[:100], amending_sfs=c.amending_sfs,
+                          in_force=c.in_force, old_text=c.old_text, new_text=c.new_text, ordinal=c.ordinal)
+            for c in changes]
+
+
+_CHANGE_FIELDS = ("kind", "citation", "old_citation", "chapter", "section", "temporal", "amending_sfs", "in_force",
+                  "old_text", "new_text", "ordinal")
+
+
+@dataclass(frozen=True)
+class ChangesRebuildResult:
+    versions: int  # applied versions compared again with the version before them
+    rewritten: list[int]  # the ids of those whose changed units differ from what was stored, now replaced
+    before: int  # changed units stored for the rewritten versions before, and after
+    after: int
+
+
+def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> ChangesRebuildResult:
+    """Compare every applied version again with the version before it, by today's `diff_statute`, and replace its
+    stored changed units where they differ: the diff has learnt since they were stored (a § marked to end or to get
+    a coming wording is no longer a § repealed today). The amending acts' in-force days come from the units stored
+    before (the record that gave them is not kept). One transaction per version; running it again changes nothing."""
+    versions = StatuteVersion.objects.exclude(origin=StatuteVersion.Origin.CORPUS).order_by("document_id", "pk")
+    if sfs_numbers is not None:
+        versions = versions.filter(document__sfs_number__in=list(sfs_numbers))
+    compared = before_count = after_count = 0
+    rewritten: list[int] = []
+    for version_id, document_id in versions.values_list("pk", "document_id"):
+        with transaction.atomic():
+            after = StatuteVersion.objects.select_related("document").get(pk=version_id)
+            before = (StatuteVersion.objects.filter(document_id=document_id, pk__lt=version_id).order_by("-pk")
+                      .first())
+            if before is None:
+                continue
+            compared += 1
+            stored = list(StatuteChange.objects.select_for_update().filter(to_version=after).order_by("ordinal", "pk"))
+            in_force = {c.amending_sfs: c.in_force for c in stored if c.amending_sfs and c.in_force and not c.temporal}
+            fresh = diff_statute(before.full_text, after.full_text, after.document.sfs_number,
+                                 in_force_by_act=in_force).changes
+            rows = _change_rows(after.document, before, after, fresh)
+            if [[getattr(c, f) for f in _CHANGE_FIELDS] for c in stored] == \
+                    [[getattr(c, f) for f in _CHANGE_FIELDS] for c in rows]:
+                continue
+            StatuteChange.objects.filter(pk__in=[c.pk for c in stored]).delete()
+            StatuteChange.objects.bulk_create(rows)
+            rewritten.append(version_id)
+            before_count += len(stored)
+            after_count += len(rows)
+    return ChangesRebuildResult(versions=compared, rewritten=rewritten, before=before_count, after=after_count)
 
 
 def _create(record: OfficialRecord, *, origin: str, source_name: str, new_since: date | None,

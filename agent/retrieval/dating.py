@@ -112,8 +112,13 @@ def change_note(chunk: RetrievedChunk, change: RecentChange | None, today: date)
         by = change.repealed_by or "SFS …"
         return f"upphävd genom {by}" + (f", den {change.repealed_on.isoformat()}" if change.repealed_on else "")
     if chunk.citation in change.by_citation:
-        act, day = change.by_citation[chunk.citation]
-        return f"ändrad genom SFS {act}{_in_force_words(day, today)}"
+        note = change.by_citation[chunk.citation]
+        if note.ending:  # the § is still in the text until its day
+            by = f" genom SFS {note.act}" if note.act else ""
+            if note.in_force is not None and note.in_force <= today:
+                return f"upphävd{by}, den {note.in_force.isoformat()}"
+            return f"upphör att gälla {note.in_force.isoformat() if note.in_force else 'den dag regeringen bestämmer'}{by}"
+        return f"ändrad genom SFS {note.act}{_in_force_words(note.in_force, today)}"
     if not change.amending_sfs:
         return ""
     # This § kept its wording; the statute around it did not.

@@ -171,7 +171,10 @@ class ComingSerializer(serializers.Serializer):
     title = serializers.CharField(source="document.title")
     act = serializers.CharField(help_text="Ändrings- eller upphävandeförfattningen, t.ex. \"SFS 2025:1142\".")
     repeal = serializers.BooleanField(help_text="Författningen upphävs den dagen.")
-    units = serializers.ListField(child=serializers.CharField(), help_text="Enheterna som ändras den dagen.")
+    units = serializers.ListField(child=serializers.CharField(),
+                                  help_text="Enheterna som får ny lydelse den dagen (nya och ändrade).")
+    ending_units = serializers.ListField(child=serializers.CharField(), source="ending",
+                                         help_text="Enheterna som upphör att gälla den dagen.")
     relevant_units = serializers.ListField(child=serializers.CharField(), source="relevant",
                                            help_text="Av dem, de som berör era kravpunkter.")
     notice_id = serializers.IntegerField(allow_null=True, help_text="Arbetsytans lagändring om ändringen.")

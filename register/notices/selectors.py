@@ -216,8 +216,10 @@ class ComingChange:
     in_force: date
     document: LegalDocument
     amending_sfs: str
+    # The units given a wording that day (new ones and amended ones), and those that stop applying that day.
     units: tuple[str, ...]
-    # Of `units`, those touching the workspace's kravpunkter on the document.
+    ending: tuple[str, ...]
+    # Of both, those touching the workspace's kravpunkter on the document.
     relevant: tuple[str, ...]
     repeal: bool
     # The workspace's notice of the version that brought the change (or of the repeal), when it has one.
@@ -247,7 +249,7 @@ def coming_into_force(workspace: Workspace, *, today: date | None = None) -> lis
     latest: dict[tuple[int, str], StatuteChange] = {}
     for change in (StatuteChange.objects.filter(document_id__in={d for d, _ in pending},
                                                 citation__in={c for _, c in pending})
-                   .only("document_id", "to_version_id", "citation", "chapter", "section", "amending_sfs",
+                   .only("document_id", "to_version_id", "kind", "citation", "chapter", "section", "amending_sfs",
                          "in_force", "ordinal").order_by("-to_version_id", "ordinal")):
         if (change.document_id, change.citation) in pending:
             latest.setdefault((change.document_id, change.citation), change)
@@ -268,13 +270,14 @@ def coming_into_force(workspace: Workspace, *, today: date | None = None) -> lis
         document_refs = refs.get(document_id, [])
         coming.append(ComingChange(
             in_force=in_force, document=documents[document_id], amending_sfs=amending,
-            units=tuple(c.citation for c in changes),
+            units=tuple(c.citation for c in changes if c.kind != StatuteChange.Kind.REPEALED),
+            ending=tuple(c.citation for c in changes if c.kind == StatuteChange.Kind.REPEALED),
             relevant=tuple(c.citation for c in changes if document_refs and touches(document_refs, c.chapter,
                                                                                     c.section)),
             repeal=False, notice_id=notices.get((max(c.to_version_id for c in changes), None))))
     for repeal in repeals:
         coming.append(ComingChange(in_force=repeal.repealed_on, document=documents[repeal.document_id],
-                                   amending_sfs=repeal.repealed_by, units=(), relevant=(), repeal=True,
+                                   amending_sfs=repeal.repealed_by, units=(), ending=(), relevant=(), repeal=True,
                                    notice_id=notices.get((None, repeal.pk))))
     return sorted(coming, key=lambda c: (c.in_force, c.document.title, c.amending_sfs))
 

@@ -363,6 +363,33 @@ def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> i
     return changed
 
 
+def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
+    """Count and name again, on each unanswered amendment notice of these versions, the changed units
+    (`change_count`, `relevant_units`, `cited_units`), as a notice made now would: for after the versions' changed
+    units were rebuilt (`law.services.statute_changes_rebuild`). The number of notices that changed. An answered
+    notice is left as it was answered; each is written in its own transaction, locked, and only if still
+    unanswered, so running it twice changes nothing the second time."""
+    notices = (ChangeNotice.objects.filter(kind=ChangeNotice.Kind.AMENDED, answered_at__isnull=True,
+                                           version_id__in=list(version_ids)).order_by("pk"))
+    reader = CitationReader(statute_directory())
+    changed = 0
+    for row in notices.values("pk", "workspace_id", "legal_document_id", "version_id", "item_id"):
+        if row["item_id"] is not None:
+            units = _relevant_units(reader, row["workspace_id"], row["legal_document_id"], row["version_id"])
+        else:  # a law the laglista leaves out: only what its kravpunkter cite (`_notices_for_cited_laws`)
+            citations = list(StatuteChange.objects.filter(to_version_id=row["version_id"]).order_by("ordinal")
+                             .values_list("citation", flat=True))
+            units = _VersionUnits(relevant=[], changed=len(citations), cited=requirements_citing(
+                reader, row["workspace_id"], reader.number(row["legal_document_id"]), citations))
+        data = {"change_count": units.changed, "relevant_units": units.relevant, "cited_units": units.cited}
+        with transaction.atomic(), audit_actor(None):
+            notice = (ChangeNotice.objects.select_for_update().filter(pk=row["pk"], answered_at__isnull=True)
+                      .first())
+            if notice is not None:
+                changed += model_update(notice, fields=list(data), data=data).has_updated
+    return changed
+
+
 # --- Reading and answering -------------------------------------------------------------------------------
 
 

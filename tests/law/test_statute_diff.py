@@ -172,3 +172,117 @@ def test_a_coming_version_now_in_force_is_no_change_and_alike_sections_are_not_r
 def test_a_reference_wrapped_to_a_line_start_does_not_start_a_paragraph() -> None:
     text = normalise_text("5 § Den som sprider bild i strid med 5 kap.\r\n9 b § döms till böter.\r\n6 § Nästa.")
     assert text == "5 § Den som sprider bild i strid med 5 kap. 9 b § döms till böter.\n\n6 § Nästa."
+
+
+def test_a_coming_wording_is_todays_section_amended_from_its_day() -> None:
+    """2 § gets a wording that applies from 2100-01-01: compared with today's words, not a § repealed today and
+    another one new."""
+    old = "1 § Denna lag gäller för alla företag.\n\n2 § Avgift tas ut. Lag (2099:5)."
+    new = ("1 § Denna lag gäller för alla företag.\n\n"
+           "2 § /Upphör att gälla U:2100-01-01/ Avgift tas ut. Lag (2099:5).\n\n"
+           "2 § /Träder i kraft I:2100-01-01/ Avgift tas inte ut. Lag (2099:20).")
+
+    (change,) = diff_statute(old, new, "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs, change.in_force) == (
+        AMENDED, "2 §", "2099:20", date(2100, 1, 1))
+    assert change.old_text.startswith("2 § Avgift tas ut.") and "inte" in change.new_text
+    ops = [(segment.op, segment.text.strip()) for stycke in word_diff(change.old_text, change.new_text)
+           for segment in stycke]
+    assert any(op == "added" and "inte" in text for op, text in ops)
+
+
+def test_a_section_that_ends_without_a_coming_wording_is_repealed_on_its_day() -> None:
+    """3 § stops applying on 2100-07-01 by lag (2099:30): a repeal dated by its marker, announced now; the day it
+    goes, the text dropping it is no second change."""
+    old = "1 § Denna lag gäller för alla företag.\n\n3 § Tillsyn utövas av myndigheten."
+    marked = ("1 § Denna lag gäller för alla företag.\n\n"
+              "3 § /Upphör att gälla U:2100-07-01 genom lag (2099:30)./ Tillsyn utövas av myndigheten.")
+
+    (change,) = diff_statute(old, marked, "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs, change.in_force) == (
+        REPEALED, "3 §", "2099:30", date(2100, 7, 1))
+    assert change.temporal.startswith("Upphör att gälla U:2100-07-01")
+    assert change.old_text.startswith("3 § Tillsyn") and change.new_text == ""
+    assert diff_statute(marked, "1 § Denna lag gäller för alla företag.", "2099:1").changes == []
+
+
+def test_a_chapters_new_rubrik_marking_its_sections_changes_no_section() -> None:
+    """A rubrik that changes on a coming day marks every § under it with the day; their words stay as they are."""
+    old = "1 kap. Tillsyn\n\n1 § Tillsyn utövas av myndigheten.\n\n2 § Myndigheten får göra inspektioner."
+    new = ("/Rubriken upphör att gälla U:2100-01-01/ 1 kap. Tillsyn\n\n"
+           "/Rubriken träder i kraft I:2100-01-01/ 1 kap. Tillsyn och kontroll\n\n"
+           "1 § Tillsyn utövas av myndigheten.\n\n2 § Myndigheten får göra inspektioner.")
+
+    assert diff_statute(old, new, "2099:1").changes == []
+
+
+def test_a_coming_section_under_the_citation_of_a_renumbered_one_is_new() -> None:
+    """4 § moves to 9 § now, and a new 4 § comes on 2100-01-01: a renumbering and a new §, not 4 § amended."""
+    old = "1 § Denna lag gäller för alla företag.\n\n4 § Avgift tas ut enligt taxa."
+    new = ("1 § Denna lag gäller för alla företag.\n\n"
+           "4 § /Träder i kraft I:2100-01-01/ Anmälan ska göras digitalt. Lag (2099:20).\n\n"
+           "9 § Avgift tas ut enligt taxa.")
+
+    changes = diff_statute(old, new, "2099:1").changes
+
+    assert [(c.kind, c.citation, c.old_citation) for c in changes] == [(ADDED, "4 §", ""), (RENUMBERED, "9 §", "4 §")]
+    assert changes[0].in_force == date(2100, 1, 1)
+
+
+def test_a_coming_wording_come_and_worded_again_is_an_amendment() -> None:
+    """2 § had a coming wording from 2100-01-01; the next text gives 2 § plainly, worded again by lag (2100:5): one
+    amendment of the coming wording, not 2 § repealed and another 2 § new."""
+    old = ("1 § Denna lag gäller för alla företag.\n\n"
+           "2 § /Upphör att gälla U:2100-01-01/ Avgift tas ut. Lag (2099:5).\n\n"
+           "2 § /Träder i kraft I:2100-01-01/ Avgift tas inte ut. Lag (2099:20).")
+    new = "1 § Denna lag gäller för alla företag.\n\n2 § Avgift tas inte ut av små företag. Lag (2100:5)."
+
+    (change,) = diff_statute(old, new, "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs) == (AMENDED, "2 §", "2100:5")
+    assert "Avgift tas inte ut." in change.old_text and "små företag" in change.new_text
+
+
+def test_a_chapter_replaced_on_a_coming_day_is_amended_not_repealed() -> None:
+    """2 kap. ends on 2100-01-01 and a new 2 kap. comes that day, its §§ given plainly: 2 kap. 1 § is amended
+    from that day, not also repealed."""
+    old = "1 kap. Inledning\n\n1 § Denna lag gäller.\n\n2 kap. Odling\n\n1 § Tillstånd krävs för odling."
+    new = ("1 kap. Inledning\n\n1 § Denna lag gäller.\n\n"
+           "/Kapitlet upphör att gälla U:2100-01-01 genom lag (2099:30)./ 2 kap. Odling\n\n"
+           "1 § Tillstånd krävs för odling.\n\n"
+           "/Kapitlet träder i kraft I:2100-01-01/ 2 kap. Vattenbruk\n\n1 § Med vattenbruk avses odling i vatten.")
+
+    kinds = [(c.kind, c.citation) for c in diff_statute(old, new, "2099:1").changes]
+
+    assert (REPEALED, "2 kap. 1 §") not in kinds and (AMENDED, "2 kap. 1 §") in kinds
+
+
+def test_coming_wordings_that_have_come_are_no_repeal_of_their_section() -> None:
+    """2 § had two coming wordings (2100-01-01 and 2100-07-01); the next text gives 2 § plainly in other words: it is
+    amended from the later one, and neither coming wording reads as a repeal. 3 § kept its words while its coming
+    wording left the text: no change at all."""
+    old = ("1 § Denna lag gäller för alla företag.\n\n"
+           "2 § /Upphör att gälla U:2100-01-01/ Avgift tas ut. Lag (2099:5).\n\n"
+           "2 § /Träder i kraft I:2100-01-01/ Avgift tas ut av stora företag. Lag (2099:20).\n\n"
+           "2 § /Träder i kraft I:2100-07-01/ Avgift tas ut av medelstora företag. Lag (2099:21).\n\n"
+           "3 § Tillsyn utövas av myndigheten.\n\n"
+           "3 § /Träder i kraft I:2100-01-01/ Tillsyn utövas av länsstyrelsen. Lag (2099:22).")
+    new = ("1 § Denna lag gäller för alla företag.\n\n"
+           "2 § Avgift tas ut av alla företag. Lag (2100:5).\n\n3 § Tillsyn utövas av myndigheten.")
+
+    (change,) = diff_statute(old, new, "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs) == (AMENDED, "2 §", "2100:5")
+    assert "medelstora" in change.old_text
+
+
+def test_a_section_marked_to_end_and_worded_again_is_an_amendment() -> None:
+    """3 § was to end on 2100-01-01; the next text gives 3 § plainly in other words: amended, not new."""
+    old = "1 § Denna lag gäller.\n\n3 § /Upphör att gälla U:2100-01-01 genom lag (2099:30)./ Tillsyn utövas av myndigheten."
+    new = "1 § Denna lag gäller.\n\n3 § Tillsyn utövas av länsstyrelsen. Lag (2099:40)."
+
+    (change,) = diff_statute(old, new, "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs) == (AMENDED, "3 §", "2099:40")

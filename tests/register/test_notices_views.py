@@ -277,14 +277,14 @@ def test_a_bad_period_gets_a_swedish_error_on_the_page_and_a_structured_one_in_t
 @pytest.mark.clock  # the page and the file read today
 def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkter_it_touches(
         setup: dict[str, Any], client: Client, tmp_path: Path) -> None:
-    """The record's 2099:10 changes 2 §, 3 § (repealed) and 5 § from 1 July 2099 (its transitional provisions; the
+    """The record's 2099:10 changes 2 § and 5 § and ends 3 § from 1 July 2099 (its transitional provisions; the
     renumbered 4 a § names no act, so no day), and 2099:11 brings a new 6 § on 1 July 2100."""
     ws, notice, item = setup["alice_ws"], setup["notice"], setup["item"]
     add_requirement(item, "5 §", "Årlig rapport")
     before = coming_into_force(ws, today=date(2099, 6, 30))
-    assert [(c.in_force, c.act, c.units, c.relevant, c.notice_id) for c in before] == [
-        (date(2099, 7, 1), "SFS 2099:10", ("2 §", "3 §", "5 §"), ("5 §",), notice.pk),
-        (date(2100, 7, 1), "SFS 2099:11", ("6 §",), (), notice.pk)]
+    assert [(c.in_force, c.act, c.units, c.ending, c.relevant, c.notice_id) for c in before] == [
+        (date(2099, 7, 1), "SFS 2099:10", ("2 §", "5 §"), ("3 §",), ("5 §",), notice.pk),
+        (date(2100, 7, 1), "SFS 2099:11", ("6 §",), (), (), notice.pk)]
     assert [c.in_force for c in coming_into_force(ws, today=date(2099, 7, 1))] == [date(2100, 7, 1)]
     assert coming_into_force(ws, today=date(2100, 7, 1)) == []
     # Charlie's laglista holds the same statute without his kravpunkt; his rows name his own notice.
@@ -305,7 +305,7 @@ def test_what_enters_into_force_later_is_listed_soonest_first_with_the_kravpunkt
     assert "6 § (lydelse enligt SFS 2099:11)" in page and "upphävs genom SFS 2100:99" in page
     body = client.get(reverse("api-notice-coming", args=[ws.slug])).json()["results"]
     assert {"in_force": "2100-07-01", "sfs_number": "2099:1", "title": "Lag (2099:1) om provföretag",
-            "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "relevant_units": [],
+            "act": "SFS 2099:11", "repeal": False, "units": ["6 §"], "ending_units": [], "relevant_units": [],
             "notice_id": notice.pk} in body
 
     # A newer version without the coming 6 § (the amendment was withdrawn) takes it off the list.

@@ -1,0 +1,40 @@
+"""Compare every applied statute version again with the one before it, and replace the changed units where
+today's diff reads them otherwise; then count and name the units again on the unanswered notices of those versions.
+
+    manage.py rebuild_statute_changes [--sfs NUMBER …]
+
+The diff now reads a § an amending act marks to end ("/Upphör att gälla U:…/") as a repeal on that day, a § given a
+coming wording as that § amended, and a chapter's new rubrik as no change of its §§. Versions applied before that
+stored such a § as repealed at once, undated, and its coming wording as a new §. Run once after upgrading; running
+it again changes nothing. Answered notices are left as they were answered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from compliance.models import LegalDocument
+from law.services import statute_changes_rebuild
+from register.notices.services import notices_refresh_units
+
+
+class Command(BaseCommand):
+    help = "Read the applied statute versions' changed units again, and the unanswered notices of those that differ."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--sfs", action="append", default=None, metavar="NUMBER",
+                            help="only this statute (may be given several times)")
+
+    def handle(self, *args: Any, sfs: list[str] | None, **opts: Any) -> None:
+        if sfs:
+            missing = sorted(set(sfs) - set(LegalDocument.objects.filter(sfs_number__in=sfs)
+                                             .values_list("sfs_number", flat=True)))
+            if missing:
+                raise CommandError(f"Författningen finns inte: {', '.join(missing)}.")
+        result = statute_changes_rebuild(sfs_numbers=sfs)
+        notices = notices_refresh_units(version_ids=result.rewritten)
+        self.stdout.write(f"{result.versions} versioner jämförda, {len(result.rewritten)} lästa om "
+                          f"({result.before} → {result.after} ändrade enheter); {notices} obesvarade lagändringar "
+                          "räknade om.")

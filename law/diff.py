@@ -202,7 +202,17 @@ def _in_force(unit: UnitText | None, amending: str, known: dict[str, date]) -> d
 
 
 # "Upphör att gälla U:2026-06-06 genom lag (2026:232)." names the act that ends the unit.
-_ENDED_BY_RE = re.compile(r"genom (?:lag|förordning) \((\d{4}:\d+)\)", re.IGNORECASE)
+_ENDED_BY_RE = re.compile(r"genom (?:lag|förordning) \(?(\d{4}:\d+)\)?", re.IGNORECASE)
+
+
+def _in_force_unit(units: dict[str, UnitText], citation: str) -> UnitText | None:
+    """The § in force under `citation`: its plain unit, else (a text still giving a wording that has come as
+    coming) the coming wording that begins last."""
+    plain = units.get(citation)
+    if plain is not None and not plain.temporal_kind:
+        return plain
+    comings = [unit for unit in units.values() if unit.citation == citation and unit.temporal_kind == "in_force"]
+    return max(comings, key=lambda unit: _iso_day(unit.temporal_date) or date.min, default=None)
 
 
 def _marked_units(old: dict[str, UnitText], new: dict[str, UnitText], gone: dict[str, UnitText],
@@ -221,15 +231,14 @@ def _marked_units(old: dict[str, UnitText], new: dict[str, UnitText], gone: dict
     # citation is a new § (the renumbering is found after this, by wording).
     moved = {unit.wording for unit in arrived.values() if not unit.temporal_kind}
     for key, after in sorted(arrived.items(), key=lambda item: item[1].ordinal):
-        current = old.get(after.citation)
-        if after.temporal_kind not in ("in_force", "expires") or current is None or current.temporal_kind \
-                or current.repealed or current.transitional:
+        current = _in_force_unit(old, after.citation) if after.temporal_kind in ("in_force", "expires") else None
+        if current is None or current.repealed or current.transitional:
             continue
         if after.citation in gone and current.wording in moved and after.temporal_kind == "in_force" \
                 and key.replace(" @in_force", " @expires") not in new:
             continue
         del arrived[key]
-        gone.pop(after.citation, None)
+        gone.pop(current.key, None)
         if after.wording != current.wording:
             changes.append(change(AMENDED, current, after))
         elif after.temporal_kind == "expires" and key.replace(" @expires", " @in_force") not in new \
@@ -327,9 +336,11 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *,
                 result.changes.append(change(RENUMBERED, before, after))
         elif after.temporal_kind != "expires":
             result.changes.append(change(REPEALED if after.repealed else ADDED, None, after))
+    # A unit whose citation the new text still gives (plainly, marked, or twice) is no § repealed: a coming wording
+    # that has come, one withdrawn, a § the source once numbered twice.
+    cited_now = {unit.citation for unit in new.values()}
     for before in gone.values():
-        # A coming wording leaves the text once it has come (or is withdrawn) while its § stays: no repeal.
-        if before.temporal_kind == "in_force" and before.citation in new:
+        if before.citation in cited_now:
             continue
         if not before.repealed and before.temporal_kind != "expires":
             result.changes.append(change(REPEALED, before, None))

@@ -286,3 +286,20 @@ def test_a_section_marked_to_end_and_worded_again_is_an_amendment() -> None:
     (change,) = diff_statute(old, new, "2099:1").changes
 
     assert (change.kind, change.citation, change.amending_sfs) == (AMENDED, "3 §", "2099:40")
+
+
+def test_a_section_still_cited_in_the_new_text_is_not_repealed() -> None:
+    """The old text gave 3 § plainly and, left over, as coming; the new one gives only a coming wording and its end
+    for 3 §: 3 § is amended from that day, and the plain 3 § leaving the text is no repeal. An act ending a § may be
+    named without parentheses."""
+    old = ("1 § Denna lag gäller.\n\n3 § Tillsyn utövas av myndigheten.\n\n"
+           "3 § /Träder i kraft I:2024-07-01/ Tillsyn utövas av myndigheten.")
+    new = ("1 § Denna lag gäller.\n\n3 § /Upphör att gälla U:2100-07-01/ Tillsyn utövas av myndigheten.\n\n"
+           "3 § /Träder i kraft I:2100-07-01/ Tillsyn utövas av länsstyrelsen. Lag (2099:40).")
+    ended = "1 § Denna lag gäller.\n\n3 § /Upphör att gälla U:2100-07-01 genom lag 2099:41/ Tillsyn utövas av myndigheten."
+
+    kinds = [(c.kind, c.citation) for c in diff_statute(old, new, "2099:1").changes]
+    (repeal,) = diff_statute("1 § Denna lag gäller.\n\n3 § Tillsyn utövas av myndigheten.", ended, "2099:1").changes
+
+    assert (REPEALED, "3 §") not in kinds and (AMENDED, "3 §") in kinds
+    assert (repeal.kind, repeal.amending_sfs, repeal.in_force) == (REPEALED, "2099:41", date(2100, 7, 1))

@@ -64,8 +64,8 @@ def test_a_section_marked_to_end_is_a_coming_repeal_on_every_surface(setup: dict
     assert (coming.in_force, coming.act, coming.units, coming.ending, coming.relevant) == (
         date(2100, 7, 1), "SFS 2099:30", (), ("4 §",), ("4 §",))
 
-    client.force_login(setup["alice"])
-    with time_machine.travel(MONDAY_MORNING, tick=False):
+    with time_machine.travel(MONDAY_MORNING, tick=False):  # the session, too, begins at that instant
+        client.force_login(setup["alice"])
         page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
         detail = client.get(reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
         body = client.get(reverse("api-notice-coming", args=[ws.slug])).json()["results"]

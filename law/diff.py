@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from law.amendment_notes import RepealNotes
 from law.sfs_parser import AMENDMENT_RE, APPENDIX_RE, REPEALED_RE, ParsedTemporal, parse_statute, parse_temporal
 
 ADDED, AMENDED, REPEALED, RENUMBERED = "ADDED", "AMENDED", "REPEALED", "RENUMBERED"
@@ -277,9 +278,11 @@ def _iso_day(value: str) -> date | None:
         return None
 
 
-def diff_statute(old_text: str, new_text: str, sfs: str, *,
-                 in_force_by_act: dict[str, date] | None = None) -> VersionDiff:
-    """The changed units between two versions (in the new version's order) and the tag counts."""
+def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dict[str, date] | None = None,
+                 repeals: RepealNotes | None = None) -> VersionDiff:
+    """The changed units between two versions (in the new version's order) and the tag counts. `repeals`: the §§
+    the amending acts' notes repeal (`law.amendment_notes`), for those that leave the text without a stub."""
+    repeals = repeals or RepealNotes()
     old, new = statute_units(old_text, sfs), statute_units(new_text, sfs)
     known = {**transitional_in_force(new_text, sfs), **(in_force_by_act or {})}
     result = VersionDiff()
@@ -287,11 +290,16 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *,
     def change(kind: str, before: UnitText | None, after: UnitText | None) -> UnitChange:
         unit = after or before
         amending = _amending_sfs(after) if after is not None else ""
+        in_force = _in_force(after, amending, known)
+        # A § that left the text without a stub: the act whose notes repealed it, if any did.
+        noted = repeals.act_for(unit.chapter, unit.section) if kind == REPEALED and after is None else None
+        if noted is not None:
+            amending, in_force = noted.act, noted.in_force or known.get(noted.act)
         return UnitChange(
             kind=kind, citation=unit.citation,
             old_citation=before.citation if before is not None and kind == RENUMBERED else "",
             chapter=unit.chapter, section=unit.section, temporal=after.temporal if after else "",
-            amending_sfs=amending, in_force=_in_force(after, amending, known),
+            amending_sfs=amending, in_force=in_force,
             old_text=before.text if before else "", new_text=after.text if after else "",
             ordinal=unit.ordinal if after is not None else 100000 + unit.ordinal,
         )

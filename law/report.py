@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from law.amendment_notes import repeal_notes
 from law.diff import TagAgreement, diff_statute
 from law.sfs_corpus import read_corpus
 from law.sfs_records import RecordError, parse_record, read_records, sfs_key
@@ -20,6 +21,8 @@ from law.sfs_records import RecordError, parse_record, read_records, sfs_key
 class DiffReport:
     statutes_compared: int = 0
     changes_by_kind: Counter = field(default_factory=Counter)
+    # Repealed units no stub, marker or amending act's notes names the act of.
+    repealed_without_act: int = 0
     agreement: TagAgreement = field(default_factory=TagAgreement)
     errors: list[str] = field(default_factory=list)
 
@@ -28,6 +31,7 @@ class DiffReport:
         return {
             "statutes_compared": self.statutes_compared,
             "changes_by_kind": dict(sorted(self.changes_by_kind.items())),
+            "repealed_without_act": self.repealed_without_act,
             "tag_changed": a.tag_changed,
             "tag_changed_with_text_change": a.tag_changed_and_text_changed,
             "share_tag_changed_showing_change": a.tag_changed_share,
@@ -57,8 +61,10 @@ def diff_report(baseline: Path, records: Path) -> DiffReport:
         if sfs_key(record.amended_through) < sfs_key(before.get("amended_through")):
             continue
         in_force = {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
-        diff = diff_statute(before["text"], record.text, record.sfs, in_force_by_act=in_force)
+        diff = diff_statute(before["text"], record.text, record.sfs, in_force_by_act=in_force,
+                            repeals=repeal_notes(record.amending_acts.values(), after=before.get("amended_through", "")))
         report.statutes_compared += 1
         report.changes_by_kind.update(diff.counts())
+        report.repealed_without_act += sum(1 for c in diff.changes if c.kind == "REPEALED" and not c.amending_sfs)
         report.agreement.add(diff.agreement)
     return report

@@ -21,6 +21,7 @@ from compliance.clock import swedish_today
 from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.addressees import AddresseeFinder, authority_names
+from law.amendment_notes import NotedRepeal, RepealNotes, repeal_notes
 from law.citations import CitationCounter, CorpusDocument, DetailedStatutes
 from law.diff import UnitChange, diff_statute
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
@@ -133,7 +134,8 @@ def statute_record_apply(record: OfficialRecord, *, origin: str, source_name: st
             return ApplyResult(record.sfs, refusal, doc.pk, message=message)
         in_force = {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
         try:
-            diff = diff_statute(current.full_text, record.text, record.sfs, in_force_by_act=in_force)
+            diff = diff_statute(current.full_text, record.text, record.sfs, in_force_by_act=in_force,
+                                repeals=repeal_notes(record.amending_acts.values(), after=current.amended_through))
         except Exception as exc:  # a text the parser cannot read: reported by name, nothing applied
             raise RecordError(f"texten går inte att tolka ({type(exc).__name__}: {exc})") from exc
         valid_from = _valid_from(record)
@@ -169,7 +171,9 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> Chan
     """Compare every applied version again with the version before it, by today's `diff_statute`, and replace its
     stored changed units where they differ: the diff has learnt since they were stored (a § marked to end or to get
     a coming wording is no longer a § repealed today). The amending acts' in-force days come from the units stored
-    before (the record that gave them is not kept). One transaction per version; running it again changes nothing."""
+    before (the record that gave them is not kept), and so do the acts that repealed §§ leaving the text without a
+    stub (read from the record's notes when it was applied). One transaction per version; running it again changes
+    nothing."""
     versions = StatuteVersion.objects.exclude(origin=StatuteVersion.Origin.CORPUS).order_by("document_id", "pk")
     if sfs_numbers is not None:
         versions = versions.filter(document__sfs_number__in=list(sfs_numbers))
@@ -185,8 +189,11 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> Chan
             compared += 1
             stored = list(StatuteChange.objects.select_for_update().filter(to_version=after).order_by("ordinal", "pk"))
             in_force = {c.amending_sfs: c.in_force for c in stored if c.amending_sfs and c.in_force and not c.temporal}
+            # A § that left the text keeps the act the record's notes gave it when the version was applied.
+            repeals = RepealNotes({(c.chapter, c.section): NotedRepeal(c.amending_sfs, c.in_force) for c in stored
+                                   if c.kind == StatuteChange.Kind.REPEALED and c.amending_sfs and not c.new_text})
             fresh = diff_statute(before.full_text, after.full_text, after.document.sfs_number,
-                                 in_force_by_act=in_force).changes
+                                 in_force_by_act=in_force, repeals=repeals).changes
             rows = _change_rows(after.document, before, after, fresh)
             if [[getattr(c, f) for f in _CHANGE_FIELDS] for c in stored] == \
                     [[getattr(c, f) for f in _CHANGE_FIELDS] for c in rows]:

@@ -1,0 +1,76 @@
+"""Which §§ and chapters an amending act repealed, read from the official record's notes on it ("anteckningar":
+"upph. 9 kap., 11 kap. 6 §, 16 kap. 7, 7 a §§; ändr. 1 kap. 3, 4 §§"), so that a § that leaves the consolidated
+text without a "Har upphävts genom …" stub still names the act that repealed it and the day it did.
+
+Only the acts a version brings are read (those after the version before it): an older act may have repealed an
+earlier § under the same number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+
+from law.sfs_records import AmendingAct, sfs_key
+
+_NUMBER = r"\d+(?:\s?[a-z]\b)?"
+_NUMBERS = rf"{_NUMBER}(?:\s*(?:,|och)\s*{_NUMBER})*"
+# "3, 4 kap." (whole chapters), "16 kap. 7, 7 a §§" (§§ of the last chapter named), "16, 27 §§" (no chapters).
+_ITEM_RE = re.compile(rf"(?P<chapters>{_NUMBERS})\s*kap\.?(?:\s*(?P<in_chapter>{_NUMBERS})\s*§§?)?"
+                      rf"|(?P<sections>{_NUMBERS})\s*§§?")
+# What an "upph." list names besides §§ and chapters: a rubrik ("rubr. närmast före 10 kap. 25 a §"), points of the
+# transitional provisions ("p 12, 13 i ikrafttr.- och övergångsbest."), a Bilaga.
+_NOT_A_UNIT_RE = re.compile(r"rubr\.[^,;§]*(?:§§?|kap\.)|\bp\s+\d+[^;]*?(?:best\.|bestämmelser)|\bbil(?:\.|aga)\s*\d*",
+                            re.IGNORECASE)
+
+
+def _numbers(text: str) -> list[str]:
+    return [re.sub(r"\s+", " ", number.strip()) for number in re.split(r"\s*(?:,|och)\s*", text)]
+
+
+def repealed_in_notes(notes: str) -> set[tuple[str, str]]:
+    """The units the notes' "upph." lists name: (chapter, section), with section "" for a whole chapter and chapter
+    "" for a statute without chapters."""
+    units: set[tuple[str, str]] = set()
+    for part in notes.split(";"):
+        part = part.strip()
+        if not part.lower().startswith("upph."):
+            continue
+        for match in _ITEM_RE.finditer(_NOT_A_UNIT_RE.sub(" ", part[len("upph."):])):
+            if match["in_chapter"]:
+                chapter = _numbers(match["chapters"])[-1]
+                units |= {(chapter, section) for section in _numbers(match["in_chapter"])}
+            elif match["chapters"]:
+                units |= {(chapter, "") for chapter in _numbers(match["chapters"])}
+            else:
+                units |= {("", section) for section in _numbers(match["sections"])}
+    return units
+
+
+@dataclass(frozen=True)
+class NotedRepeal:
+    act: str  # "2025:974"
+    in_force: date | None
+
+
+@dataclass
+class RepealNotes:
+    """Per unit the act that repealed it, by the notes (or, read again, by what was stored)."""
+
+    units: dict[tuple[str, str], NotedRepeal] = field(default_factory=dict)
+
+    def act_for(self, chapter: str, section: str) -> NotedRepeal | None:
+        """The act repealing § `section` of chapter `chapter`, or the whole chapter."""
+        return self.units.get((chapter, section)) or (self.units.get((chapter, "")) if chapter else None)
+
+
+def repeal_notes(acts: Iterable[AmendingAct], *, after: str) -> RepealNotes:
+    """The repeals the acts newer than `after` ("t.o.m. SFS 2024:1200") note; of two naming one unit, the newer."""
+    floor = sfs_key(after)
+    notes = RepealNotes()
+    for act in sorted((a for a in acts if sfs_key(a.sfs) > floor), key=lambda a: sfs_key(a.sfs)):
+        for unit in repealed_in_notes(act.notes):
+            notes.units[unit] = NotedRepeal(act.sfs, act.in_force)
+    return notes

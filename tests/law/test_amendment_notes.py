@@ -1,0 +1,73 @@
+"""The §§ and chapters an amending act's notes repeal ("upph. …"), on notes written by us in the records' style,
+and the diff naming that act for a § that leaves the text without a stub."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from pytest_django import Settings
+
+from law.amendment_notes import repeal_notes, repealed_in_notes
+from law.diff import REPEALED, diff_statute
+from law.models import StatuteChange
+from law.sfs_records import AmendingAct
+from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.register.notices_fixtures import statute_with_text, sync_records
+
+
+def test_an_upph_list_names_chapters_sections_of_a_chapter_and_plain_sections() -> None:
+    notes = ("upph. 9 kap., 11 kap. 6 §, 16 kap. 7, 7 a §§, p 12, 13 i ikrafttr.- och övergångsbest., "
+             "rubr. närmast före 10 kap. 25 a §; ändr. 1 kap. 3, 4 §§; nya 2 kap. 1 a §")
+    assert repealed_in_notes(notes) == {("9", ""), ("11", "6"), ("16", "7"), ("16", "7 a")}
+    assert repealed_in_notes("upph. 3, 4 kap.; ändr. 1 kap. 1 §") == {("3", ""), ("4", "")}
+    assert repealed_in_notes("upph. 16 och 27 §§, bil. 2; nuvarande 20 a § betecknas 20 b §") == {("", "16"),
+                                                                                                  ("", "27")}
+    assert repealed_in_notes("ändr. 2 §; ny 6 §") == set()
+
+
+def test_only_the_acts_a_version_brings_are_read_and_the_newer_wins() -> None:
+    acts = [AmendingAct("2010:5", "Lag (2010:5)", date(2010, 7, 1), "upph. 3 §"),
+            AmendingAct("2099:20", "Lag (2099:20)", date(2100, 1, 1), "upph. 2 kap."),
+            AmendingAct("2099:30", "Lag (2099:30)", date(2100, 7, 1), "upph. 2 kap. 4 §")]
+
+    notes = repeal_notes(acts, after="t.o.m. SFS 2099:5")
+
+    assert notes.act_for("", "3") is None  # 2010:5 came before the version this one follows
+    assert notes.act_for("2", "1").act == "2099:20" and notes.act_for("2", "1").in_force == date(2100, 1, 1)
+    assert notes.act_for("2", "4").act == "2099:30"
+    assert notes.act_for("", "1") is None
+
+
+def test_a_section_leaving_the_text_without_a_stub_names_the_act_its_notes_give() -> None:
+    acts = [AmendingAct("2099:30", "Lag (2099:30)", date(2100, 7, 1), "upph. 3 §; ändr. 1 §")]
+    old = "1 § Denna lag gäller.\n\n3 § Tillsyn utövas av myndigheten."
+
+    (change,) = diff_statute(old, "1 § Denna lag gäller.", "2099:1",
+                             repeals=repeal_notes(acts, after="SFS 2099:5")).changes
+    (unnamed,) = diff_statute(old, "1 § Denna lag gäller.", "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs, change.in_force) == (
+        REPEALED, "3 §", "2099:30", date(2100, 7, 1))
+    assert (unnamed.amending_sfs, unnamed.in_force) == ("", None)
+
+
+@pytest.mark.django_db
+def test_an_applied_record_stores_the_act_and_a_rebuild_keeps_it(clean_queue: None, settings: Settings,
+                                                                  tmp_path: Path) -> None:
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    doc = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD_TEXT, amended_through="SFS 2099:5")
+    text = OLD_TEXT.replace("3 § Tillsyn utövas av myndigheten.\n\n", "")
+    acts = [{"beteckning": "2099:30", "rubrik": "Lag (2099:30) om ändring", "ikraftDateTime": "2100-07-01T00:00:00",
+             "anteckningar": "upph. 3 §"}]
+    sync_records(tmp_path, [record("2099:1", text=text, andring="t.o.m. SFS 2099:30", andringsforfattningar=acts)])
+
+    (change,) = StatuteChange.objects.filter(document=doc)
+    assert (change.kind, change.citation, change.amending_sfs, change.in_force) == (
+        StatuteChange.Kind.REPEALED, "3 §", "2099:30", date(2100, 7, 1))
+    out = io.StringIO()
+    call_command("rebuild_statute_changes", stdout=out)
+    assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")

@@ -1,6 +1,8 @@
 """Questions about the workspace's own law changes ("Vilka ändringar har vi inte bedömt?", "Vad har ändrats i
 lagar som berör oss i år?") answered from its change notices (register.notices), with or without a model:
 the notices are the facts, listed with their acts, dates, the §§ touching the kravpunkter and a link to each.
+Questions about what is still to come ("Vad träder i kraft framöver som berör oss?") are answered from Träder i
+kraft framöver (`coming_into_force`), in the words of the Lagändringar page.
 
 Wired in agent.answering.chat.stream_answer before retrieval: a question this module recognises is answered
 here directly (answer mode "direct", no sources); every other question goes on as before.
@@ -11,13 +13,14 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from agent.retrieval.query_analysis import DateRange, extract_dates
 from compliance.clock import swedish_date
 from compliance.models import Workspace
 from register.models import ChangeNotice
-from register.notices.selectors import notice_list
+from register.notices.selectors import coming_into_force, notice_list
 from register.notices.wording import notice_line
 
 # A question about changes ("ändringar", "ändrats", "lagändringar", "nya lagar") ...
@@ -34,6 +37,32 @@ MAX_LISTED = 20
 _SEASON_RE = re.compile(r"\b(sedan\s+)?i\s+(våras|somras|höstas|vintras)\b", re.IGNORECASE)
 _SEASON_START = {"våras": (3, 1), "somras": (6, 1), "höstas": (9, 1), "vintras": (12, 1)}
 _SEASON_END = {"våras": (5, 31), "somras": (8, 31), "höstas": (11, 30), "vintras": (2, 28)}
+
+
+# ... or about what is still to come: a change or an entry into force ("träder i kraft", "börjar gälla", "upphör att
+# gälla") asked of the time ahead ("framöver", "kommande", "snart", "nästa år"). A question about one subject's
+# coming rules without those words ("När träder de nya reglerna om visselblåsning i kraft?") goes to retrieval.
+_IN_FORCE_RE = re.compile(r"\bträder\s+i\s+kraft\b|\bbörjar\s+gälla\b|\bupphör\s+att\s+gälla\b", re.IGNORECASE)
+_AHEAD_RE = re.compile(r"\b(?:kommande|framöver|framtida|snart|närmaste|nästa)\b", re.IGNORECASE)
+
+
+_NEXT_YEAR_RE = re.compile(r"\bnästa\s+år\b", re.IGNORECASE)
+
+
+def _ahead_period(question: str, today: date) -> DateRange | None:
+    """The period a question about what is to come names: "nästa år", or a period query_analysis reads."""
+    if _NEXT_YEAR_RE.search(question):
+        return DateRange(start=date(today.year + 1, 1, 1), end=date(today.year + 1, 12, 31), label="nästa år")
+    return extract_dates(question, today)
+
+
+def is_coming_question(question: str, today: date) -> bool:
+    if not _OWN_RE.search(question) or _NAMED_RE.search(question):
+        return False
+    period = _ahead_period(question, today)
+    if not (_AHEAD_RE.search(question) or (period is not None and period.start > today)):
+        return False
+    return bool(_IN_FORCE_RE.search(question) or _CHANGE_RE.search(question))
 
 
 def is_change_question(question: str) -> bool:
@@ -63,8 +92,33 @@ def _season(question: str, today: date) -> DateRange | None:
     return DateRange(start=start, end=min(end, today), label=match.group(0))
 
 
+def coming_answer(question: str, workspace: Workspace, *, today: date) -> str:
+    """What enters into force after `today` in the documents of the workspace's laglista (within the period the
+    question names, if it names one), soonest first, each line as the Lagändringar page writes it."""
+    list_url = reverse("notice_list", args=[workspace.slug]) + "#framover"
+    period = _ahead_period(question, today)
+    coming = [c for c in coming_into_force(workspace, today=today)
+              if period is None or period.start <= c.in_force <= period.end]
+    within = f" {period.start.isoformat()}–{period.end.isoformat()}" if period is not None else ""
+    if not coming:
+        return (f"Inget i författningarna på er laglista träder i kraft{within or ' efter i dag'}, enligt de versioner "
+                f"som har lästs in från rättsdatabaserna. Se [Lagändringar]({list_url}).")
+    lines = []
+    for change in coming[:MAX_LISTED]:
+        url = (reverse("notice_detail", args=[workspace.slug, change.notice_id]) if change.notice_id
+               else reverse("statute", args=[change.document.sfs_number]) + "#andringar")
+        what = render_to_string("register/notices/_coming_change.txt", {"change": change}).strip()
+        lines.append(f"- {change.in_force.isoformat()} {change.document.title}: {what}. [Öppna]({url})")
+    more = f"\n\n… och {len(coming) - MAX_LISTED} till." if len(coming) > MAX_LISTED else ""
+    return "\n".join([f"Det här träder i kraft{within or ' framöver'} i författningarna på er laglista, enligt de "
+                      "versioner som har lästs in från rättsdatabaserna:", *lines]) + more + \
+        f"\n\nAlla under [Lagändringar]({list_url})."
+
+
 def change_answer(question: str, workspace: Workspace, *, today: date) -> str | None:
     """The answer to a question about the workspace's law changes, or None when it is not one."""
+    if is_coming_question(question, today):
+        return coming_answer(question, workspace, today=today)
     if not is_change_question(question):
         return None
     list_url = reverse("notice_list", args=[workspace.slug])

@@ -12,7 +12,7 @@ import time_machine
 from pytest_django import Settings
 
 from agent.answering import chat
-from agent.answering.change_answers import change_answer, is_change_question
+from agent.answering.change_answers import change_answer, is_change_question, is_coming_question
 from agent.answering.context_assembly import assemble_context
 from agent.retrieval.dating import date_sources
 from agent.retrieval.sources import RetrievedChunk
@@ -131,3 +131,44 @@ def test_changes_since_a_season_are_those_in_force_or_noticed_since_then(statute
     assert since_spring.startswith("Ändringar som berör er laglista 2026-03-01–2026-11-25:")
     assert "Lag (2099:1) om provföretag" in since_spring
     assert summer.startswith("Inga ändringar i författningarna på er laglista har noterats 2026-06-01–2026-08-31.")
+
+
+def test_what_enters_into_force_ahead_is_answered_from_the_laglista_in_the_pages_words(
+        statute: LegalDocument, tmp_path: Path, settings: Settings) -> None:
+    """The record brings 2 § and 5 § from 2099-07-01 (2099:10) and a new 6 § on 2100-07-01 (2099:11). Asked on
+    2099-12-01 what enters into force ahead or next year, Alice hears of 6 §; once it has come, of nothing; Charlie's
+    statute (another workspace's laglista) is never named; a question about a subject's coming rules is left to
+    retrieval."""
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_BASE_URL = ""
+    ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
+    other = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
+                                                    full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                  process=False).document
+    workspace_with("Charlies AB", owner_name="charlie", documents=[other])
+    sync_records(tmp_path, [record("2099:1"), record("2099:2", title="Lag (2099:2) om annat")])
+    notice = ChangeNotice.objects.get(workspace=ws)
+    today = date(2099, 12, 1)
+
+    ahead = change_answer("Vad träder i kraft framöver som berör oss?", ws, today=today)
+    next_year = change_answer("Vilka lagändringar börjar gälla för oss nästa år?", ws, today=today)
+    later = change_answer("Vad träder i kraft framöver som berör oss?", ws, today=date(2100, 8, 1))
+
+    assert ahead.startswith("Det här träder i kraft framöver i författningarna på er laglista")
+    assert (f"- 2100-07-01 Lag (2099:1) om provföretag: 6 § (lydelse enligt SFS 2099:11). "
+            f"[Öppna](/ws/alices-ab/lagandringar/{notice.pk}/)") in ahead
+    assert "2099:2" not in ahead and ahead.count("\n- ") == 1  # 2 § and 5 § came into force in July
+    assert next_year.startswith("Det här träder i kraft 2100-01-01–2100-12-31") and "6 §" in next_year
+    assert later.startswith("Inget i författningarna på er laglista träder i kraft efter i dag")
+    assert is_coming_question("Vilka kommande lagändringar berör oss?", today)
+    assert is_coming_question("Vad börjar gälla för oss nästa år?", today)
+    assert not is_coming_question("När träder de nya reglerna om visselblåsning i kraft för oss?", today)
+    assert not is_coming_question("Hur ska vi arbeta med arbetsmiljön framöver?", today)
+    assert not is_coming_question("Vad träder i kraft framöver i 3 kap. 2 § arbetsmiljölagen?", today)
+
+    # Through the chat, offline: a direct answer, no sources.
+    conversation = chat.conversation_create(workspace=ws, user=alice)
+    with time_machine.travel(datetime(2099, 12, 1, 9, 0, tzinfo=STOCKHOLM)):
+        message = chat.answer(conversation, alice, "Vilka ändringar träder i kraft snart för oss?")
+    assert message.answer_mode == "direct" and message.sources == []
+    assert "6 § (lydelse enligt SFS 2099:11)" in message.content

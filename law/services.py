@@ -167,6 +167,12 @@ class ChangesRebuildResult:
     after: int
 
 
+def _dated_by_marker(change: StatuteChange) -> bool:
+    """A unit whose day is its marker's (a § given a coming wording, a § ending), not its amending act's."""
+    return change.temporal.startswith("Träder i kraft") or (change.kind == StatuteChange.Kind.REPEALED
+                                                           and bool(change.temporal))
+
+
 def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> ChangesRebuildResult:
     """Compare every applied version again with the version before it, by today's `diff_statute`, and replace its
     stored changed units where they differ: the diff has learnt since they were stored (a § marked to end or to get
@@ -188,13 +194,18 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> Chan
                 continue
             compared += 1
             stored = list(StatuteChange.objects.select_for_update().filter(to_version=after).order_by("ordinal", "pk"))
-            in_force = {c.amending_sfs: c.in_force for c in stored if c.amending_sfs and c.in_force and not c.temporal}
+            in_force = {c.amending_sfs: c.in_force for c in stored if c.amending_sfs and c.in_force
+                        and not _dated_by_marker(c)}
             # A § that left the text keeps the act the record's notes gave it when the version was applied.
             repeals = RepealNotes({(c.chapter, c.section): NotedRepeal(c.amending_sfs, c.in_force) for c in stored
                                    if c.kind == StatuteChange.Kind.REPEALED and c.amending_sfs and not c.new_text})
             fresh = diff_statute(before.full_text, after.full_text, after.document.sfs_number,
                                  in_force_by_act=in_force, repeals=repeals).changes
             rows = _change_rows(after.document, before, after, fresh)
+            # A unit read the same way keeps the day stored with it (from the record, which is not kept).
+            stored_days = {(c.kind, c.citation, c.amending_sfs): c.in_force for c in stored if c.in_force}
+            for row in rows:
+                row.in_force = stored_days.get((row.kind, row.citation, row.amending_sfs), row.in_force)
             if [[getattr(c, f) for f in _CHANGE_FIELDS] for c in stored] == \
                     [[getattr(c, f) for f in _CHANGE_FIELDS] for c in rows]:
                 continue

@@ -71,3 +71,27 @@ def test_an_applied_record_stores_the_act_and_a_rebuild_keeps_it(clean_queue: No
     out = io.StringIO()
     call_command("rebuild_statute_changes", stdout=out)
     assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")
+
+
+@pytest.mark.django_db
+def test_a_rebuild_after_a_sync_keeps_the_days_the_record_gave(clean_queue: None, settings: Settings,
+                                                             tmp_path: Path) -> None:
+    """2 § is reworded by 2099:40, in force 2100-01-01 by the record alone (the text has no transitional provisions),
+    and marked to end on 2101-01-01: the day stays when the version is read again without the record."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    doc = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD_TEXT, amended_through="SFS 2099:5")
+    text = OLD_TEXT.replace("2 § Ett företag ska föra register. Lag (2099:5).",
+                            "2 § /Upphör att gälla U:2101-01-01/ Ett företag ska föra digitalt register. Lag (2099:40).")
+    acts = [{"beteckning": "2099:40", "rubrik": "Lag (2099:40) om ändring", "ikraftDateTime": "2100-01-01T00:00:00",
+             "anteckningar": "ändr. 2 §"}]
+    sync_records(tmp_path, [record("2099:1", text=text, andring="t.o.m. SFS 2099:40", andringsforfattningar=acts)])
+    (change,) = StatuteChange.objects.filter(document=doc)
+    assert (change.kind, change.amending_sfs, change.in_force) == (StatuteChange.Kind.AMENDED, "2099:40",
+                                                                   date(2100, 1, 1))
+
+    out = io.StringIO()
+    call_command("rebuild_statute_changes", stdout=out)
+
+    assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")
+    change.refresh_from_db()
+    assert change.in_force == date(2100, 1, 1)

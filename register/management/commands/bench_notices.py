@@ -27,7 +27,7 @@ from compliance.models import Membership, Workspace
 from law.models import StatuteRepeal, StatuteVersion
 from register.models import ChangeNotice, NoticeSubscription, RegisterItem
 from register.notices.digests import digest_build, digest_message
-from register.notices.selectors import coming_into_force, notice_detail, notice_report_get
+from register.notices.selectors import ComingChange, coming_into_force, notice_detail, notice_report_get
 from register.notices.services import APPLIED_ORIGINS, notices_create_for_versions
 from register.transfer import exports
 
@@ -99,7 +99,7 @@ class Command(BaseCommand):
 def _digests_built(workspace: Workspace) -> dict[str, float | int]:
     """Build and write every member's digest of today for one workspace, timed together."""
     t0 = time.perf_counter()
-    coming_soon: dict = {}
+    coming_soon: dict[int, list[ComingChange]] = {}
     members = built = 0
     for membership in Membership.objects.filter(workspace=workspace).select_related("user", "workspace"):
         members += 1

@@ -44,8 +44,6 @@ _SEASON_END = {"våras": (5, 31), "somras": (8, 31), "höstas": (11, 30), "vintr
 # coming rules without those words ("När träder de nya reglerna om visselblåsning i kraft?") goes to retrieval.
 _IN_FORCE_RE = re.compile(r"\bträder\s+i\s+kraft\b|\bbörjar\s+gälla\b|\bupphör\s+att\s+gälla\b", re.IGNORECASE)
 _AHEAD_RE = re.compile(r"\b(?:kommande|framöver|framtida|snart|närmaste|nästa)\b", re.IGNORECASE)
-
-
 _NEXT_YEAR_RE = re.compile(r"\bnästa\s+år\b", re.IGNORECASE)
 
 
@@ -57,6 +55,8 @@ def _ahead_period(question: str, today: date) -> DateRange | None:
 
 
 def is_coming_question(question: str, today: date) -> bool:
+    """A question about what enters into force in the organisation's own law: asked of the time ahead (a word for
+    it, or a period after `today`), of a change or an entry into force, naming no §."""
     if not _OWN_RE.search(question) or _NAMED_RE.search(question):
         return False
     period = _ahead_period(question, today)

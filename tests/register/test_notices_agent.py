@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import time_machine
+from django.contrib.auth.models import User
 from pytest_django import Settings
 
 from agent.answering import chat
@@ -17,7 +18,7 @@ from agent.answering.context_assembly import assemble_context
 from agent.retrieval.dating import date_sources
 from agent.retrieval.sources import RetrievedChunk
 from compliance.clock import STOCKHOLM
-from compliance.models import LegalDocument
+from compliance.models import LegalDocument, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice
 from register.notices.services import notice_answer
@@ -80,18 +81,23 @@ def test_a_repealed_statute_says_by_which_act(statute: LegalDocument, tmp_path: 
     assert "(upphävd genom SFS 2099:99, den 2100-01-01)" in assemble_context([repealed]).text
 
 
-def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline(statute: LegalDocument, tmp_path: Path,
-                                                                                 settings: Settings) -> None:
+def alice_and_charlie_noticed(statute: LegalDocument, tmp_path: Path,
+                              settings: Settings) -> tuple[Workspace, User, ChangeNotice]:
+    """Offline (no model): Alice's laglista holds the statute, Charlie's another; the record changes both."""
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
-
     ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
-    other_doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
-                                                        full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                      process=False).document
-    workspace_with("Charlies AB", owner_name="charlie", documents=[other_doc])
+    other = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
+                                                    full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                  process=False).document
+    workspace_with("Charlies AB", owner_name="charlie", documents=[other])
     sync_records(tmp_path, [record("2099:1"), record("2099:2", title="Lag (2099:2) om annat")])
-    notice = ChangeNotice.objects.get(workspace=ws)
+    return ws, alice, ChangeNotice.objects.get(workspace=ws)
+
+
+def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline(statute: LegalDocument, tmp_path: Path,
+                                                                                 settings: Settings) -> None:
+    ws, alice, notice = alice_and_charlie_noticed(statute, tmp_path, settings)
     conversation = chat.conversation_create(workspace=ws, user=alice)
 
     message = chat.answer(conversation, alice, "Vilka ändringar har vi inte bedömt?")
@@ -139,15 +145,7 @@ def test_what_enters_into_force_ahead_is_answered_from_the_laglista_in_the_pages
     2099-12-01 what enters into force ahead or next year, Alice hears of 6 §; once it has come, of nothing; Charlie's
     statute (another workspace's laglista) is never named; a question about a subject's coming rules is left to
     retrieval."""
-    settings.OPENAI_API_KEY = ""
-    settings.OPENAI_BASE_URL = ""
-    ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[statute])
-    other = legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om annat",
-                                                    full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                  process=False).document
-    workspace_with("Charlies AB", owner_name="charlie", documents=[other])
-    sync_records(tmp_path, [record("2099:1"), record("2099:2", title="Lag (2099:2) om annat")])
-    notice = ChangeNotice.objects.get(workspace=ws)
+    ws, alice, notice = alice_and_charlie_noticed(statute, tmp_path, settings)
     today = date(2099, 12, 1)
 
     ahead = change_answer("Vad träder i kraft framöver som berör oss?", ws, today=today)

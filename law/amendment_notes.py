@@ -25,6 +25,10 @@ _ITEM_RE = re.compile(rf"(?P<chapters>{_NUMBERS})\s*kap\.?(?:\s*(?P<in_chapter>{
 _NOT_A_UNIT_RE = re.compile(r"rubr\.[^,;§]*(?:§§?|kap\.)|\bp\s+\d+[^;]*?(?:best\.|bestämmelser)|\bbil(?:\.|aga)\s*\d*",
                             re.IGNORECASE)
 
+# Another operation written after a comma instead of a semicolon ("upph. 5 kap. 3 §, nuvarande 5 kap. 4 § betecknas
+# 5 kap. 3 §"): the "upph." list ends there.
+_NEXT_OPERATION_RE = re.compile(r"\b(?:nuvarande|ändr\.|nya?\s+\d|betecknas)", re.IGNORECASE)
+
 
 def _numbers(text: str) -> list[str]:
     return [re.sub(r"\s+", " ", number.strip()) for number in re.split(r"\s*(?:,|och)\s*", text)]
@@ -38,7 +42,8 @@ def repealed_in_notes(notes: str) -> set[tuple[str, str]]:
         part = part.strip()
         if not part.lower().startswith("upph."):
             continue
-        for match in _ITEM_RE.finditer(_NOT_A_UNIT_RE.sub(" ", part[len("upph."):])):
+        listed = _NEXT_OPERATION_RE.split(part[len("upph."):], maxsplit=1)[0]
+        for match in _ITEM_RE.finditer(_NOT_A_UNIT_RE.sub(" ", listed)):
             if match["in_chapter"]:
                 chapter = _numbers(match["chapters"])[-1]
                 units |= {(chapter, section) for section in _numbers(match["in_chapter"])}

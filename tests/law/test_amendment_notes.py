@@ -27,6 +27,7 @@ def test_an_upph_list_names_chapters_sections_of_a_chapter_and_plain_sections() 
     assert repealed_in_notes("upph. 16 och 27 §§, bil. 2; nuvarande 20 a § betecknas 20 b §") == {("", "16"),
                                                                                                   ("", "27")}
     assert repealed_in_notes("ändr. 2 §; ny 6 §") == set()
+    assert repealed_in_notes("upph. 5 kap. 3 §, nuvarande 5 kap. 4 § betecknas 5 kap. 3 §; ändr. 1 §") == {("5", "3")}
 
 
 def test_only_the_acts_a_version_brings_are_read_and_the_newer_wins() -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from law.amendment_notes import repeal_notes
-from law.diff import TagAgreement, diff_statute
+from law.diff import REPEALED, TagAgreement, diff_statute
 from law.sfs_corpus import read_corpus
 from law.sfs_records import RecordError, parse_record, read_records, sfs_key
 
@@ -65,6 +65,6 @@ def diff_report(baseline: Path, records: Path) -> DiffReport:
                             repeals=repeal_notes(record.amending_acts.values(), after=before.get("amended_through", "")))
         report.statutes_compared += 1
         report.changes_by_kind.update(diff.counts())
-        report.repealed_without_act += sum(1 for c in diff.changes if c.kind == "REPEALED" and not c.amending_sfs)
+        report.repealed_without_act += sum(1 for c in diff.changes if c.kind == REPEALED and not c.amending_sfs)
         report.agreement.add(diff.agreement)
     return report

@@ -105,10 +105,9 @@ def coming_answer(question: str, workspace: Workspace, *, today: date) -> str:
                 f"som har lästs in från rättsdatabaserna. Se [Lagändringar]({list_url}).")
     lines = []
     for change in coming[:MAX_LISTED]:
-        url = (reverse("notice_detail", args=[workspace.slug, change.notice_id]) if change.notice_id
-               else reverse("statute", args=[change.document.sfs_number]) + "#andringar")
         what = render_to_string("register/notices/_coming_change.txt", {"change": change}).strip()
-        lines.append(f"- {change.in_force.isoformat()} {change.document.title}: {what}. [Öppna]({url})")
+        lines.append(f"- {change.in_force.isoformat()} {change.document.title}: {what}. "
+                     f"[Öppna]({change.path(workspace.slug)})")
     more = f"\n\n… och {len(coming) - MAX_LISTED} till." if len(coming) > MAX_LISTED else ""
     return "\n".join([f"Det här träder i kraft{within or ' framöver'} i författningarna på er laglista, enligt de "
                       "versioner som har lästs in från rättsdatabaserna:", *lines]) + more + \

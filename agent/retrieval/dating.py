@@ -115,9 +115,11 @@ def change_note(chunk: RetrievedChunk, change: RecentChange | None, today: date)
         note = change.by_citation[chunk.citation]
         if note.ending:  # the § is still in the text until its day
             by = f" genom SFS {note.act}" if note.act else ""
-            if note.in_force is not None and note.in_force <= today:
+            if note.in_force is None:
+                return f"upphör att gälla den dag regeringen bestämmer{by}"
+            if note.in_force <= today:
                 return f"upphävd{by}, den {note.in_force.isoformat()}"
-            return f"upphör att gälla {note.in_force.isoformat() if note.in_force else 'den dag regeringen bestämmer'}{by}"
+            return f"upphör att gälla {note.in_force.isoformat()}{by}"
         return f"ändrad genom SFS {note.act}{_in_force_words(note.in_force, today)}"
     if not change.amending_sfs:
         return ""

@@ -117,12 +117,6 @@ def _link(name: str, *args: str | int) -> str:
     return settings.SITE_URL + reverse(name, args=args)
 
 
-def _coming_link(slug: str, change: ComingChange) -> str:
-    if change.notice_id is not None:
-        return _link("notice_detail", slug, change.notice_id)
-    return _link("statute", change.document.sfs_number) + "#andringar"
-
-
 def digest_message(digest: Digest) -> EmailMultiAlternatives:
     workspace, user = digest.membership.workspace, digest.membership.user
     unanswered = sum(1 for notice in digest.notices if not notice.is_answered)
@@ -134,7 +128,8 @@ def digest_message(digest: Digest) -> EmailMultiAlternatives:
     }
     for notice in digest.notices:
         notice.url = _link("notice_detail", workspace.slug, notice.pk)
-    context["coming"] = [ComingLine(change, _coming_link(workspace.slug, change)) for change in digest.coming]
+    context["coming"] = [ComingLine(change, settings.SITE_URL + change.path(workspace.slug))
+                         for change in digest.coming]
     subject = (f"{settings.SITE_NAME}: {len(digest.new)} nya lagändringar i {workspace.name}" if digest.new
                else f"{settings.SITE_NAME}: {unanswered} lagändringar väntar på bedömning i {workspace.name}")
     message = EmailMultiAlternatives(subject=subject, body=render_to_string("register/notices/digest.txt", context),

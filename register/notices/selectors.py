@@ -11,6 +11,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
+from django.urls import reverse
 
 from chunks.cited_elsewhere import CitingElsewhere, document_cited_elsewhere
 from compliance.clock import swedish_date, swedish_midnight, swedish_today
@@ -231,6 +232,12 @@ class ComingChange:
         if not self.amending_sfs or self.amending_sfs.startswith("SFS"):
             return self.amending_sfs
         return f"SFS {self.amending_sfs}"
+
+    def path(self, slug: str) -> str:
+        """Where the change is read: the workspace's notice of it, else the statute's Ändringar."""
+        if self.notice_id is not None:
+            return reverse("notice_detail", args=[slug, self.notice_id])
+        return reverse("statute", args=[self.document.sfs_number]) + "#andringar"
 
 
 def coming_into_force(workspace: Workspace, *, today: date | None = None) -> list[ComingChange]:

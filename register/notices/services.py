@@ -355,11 +355,7 @@ def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> i
                          .values_list("citation", flat=True))
         cited = requirements_citing(reader, row["workspace_id"], reader.number(row["legal_document_id"]), citations,
                                     direct=row["relevant_units"])
-        with transaction.atomic(), audit_actor(None):
-            notice = (ChangeNotice.objects.select_for_update().filter(pk=row["pk"], answered_at__isnull=True)
-                      .first())
-            if notice is not None:
-                changed += model_update(notice, fields=["cited_units"], data={"cited_units": cited}).has_updated
+        changed += _unanswered_notice_update(row["pk"], {"cited_units": cited})
     return changed
 
 
@@ -381,13 +377,18 @@ def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
                              .values_list("citation", flat=True))
             units = _VersionUnits(relevant=[], changed=len(citations), cited=requirements_citing(
                 reader, row["workspace_id"], reader.number(row["legal_document_id"]), citations))
-        data = {"change_count": units.changed, "relevant_units": units.relevant, "cited_units": units.cited}
-        with transaction.atomic(), audit_actor(None):
-            notice = (ChangeNotice.objects.select_for_update().filter(pk=row["pk"], answered_at__isnull=True)
-                      .first())
-            if notice is not None:
-                changed += model_update(notice, fields=list(data), data=data).has_updated
+        changed += _unanswered_notice_update(row["pk"], {"change_count": units.changed,
+                                                         "relevant_units": units.relevant,
+                                                         "cited_units": units.cited})
     return changed
+
+
+def _unanswered_notice_update(notice_id: int, data: dict[str, object]) -> bool:
+    """Write `data` on the notice in a transaction of its own, locked, and only if it is still unanswered (an
+    answered notice stays as it was answered); True when a value changed."""
+    with transaction.atomic(), audit_actor(None):
+        notice = ChangeNotice.objects.select_for_update().filter(pk=notice_id, answered_at__isnull=True).first()
+        return notice is not None and model_update(notice, fields=list(data), data=data).has_updated
 
 
 # --- Reading and answering -------------------------------------------------------------------------------

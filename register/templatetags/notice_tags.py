@@ -8,9 +8,8 @@ from django import template
 from compliance.models import Workspace
 
 from ..models import ChangeNotice
-
 from ..notices.forms import SubscriptionForm
-from ..notices.selectors import notice_subscription_get
+from ..notices.selectors import ComingChange, notice_subscription_get
 from ..notices.wording import notice_act_text, notice_line, notice_off_list_text
 
 register = template.Library()
@@ -39,3 +38,9 @@ def notice_line_filter(notice: ChangeNotice) -> str:
 def notice_off_list(notice: ChangeNotice) -> str:
     """Why an unlisted document's notice is there, or "" (`notice_off_list_text`)."""
     return notice_off_list_text(notice)
+
+
+@register.filter
+def coming_path(change: ComingChange, slug: str) -> str:
+    """Where a coming change is read (`ComingChange.path`)."""
+    return change.path(slug)

@@ -96,3 +96,28 @@ def test_a_rebuild_after_a_sync_keeps_the_days_the_record_gave(clean_queue: None
     assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")
     change.refresh_from_db()
     assert change.in_force == date(2100, 1, 1)
+
+
+@pytest.mark.django_db
+def test_a_rebuild_keeps_each_units_day_when_one_act_brings_several(clean_queue: None, settings: Settings,
+                                                                     tmp_path: Path) -> None:
+    """2099:40 rewords 1 kap. 1 §, in force 2100-01-01 by the record, and 2 kap. 1 § under a rubrik that changes on
+    2101-01-01, dated by its marker: read again without the record, each keeps its own day."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    old = "1 kap. Allmänt\n\n1 § Lagen gäller. Lag (2099:5).\n\n2 kap. Tillsyn\n\n1 § Tillsyn utövas. Lag (2099:5)."
+    new = ("1 kap. Allmänt\n\n1 § Lagen gäller alla. Lag (2099:40).\n\n"
+           "/Rubriken upphör att gälla U:2101-01-01/ 2 kap. Tillsyn\n\n"
+           "/Rubriken träder i kraft I:2101-01-01/ 2 kap. Tillsyn och kontroll\n\n"
+           "1 § Tillsyn utövas av länsstyrelsen. Lag (2099:40).")
+    doc = statute_with_text("2099:1", "Lag (2099:1) om provföretag", old, amended_through="SFS 2099:5")
+    acts = [{"beteckning": "2099:40", "rubrik": "Lag (2099:40) om ändring", "ikraftDateTime": "2100-01-01T00:00:00",
+             "anteckningar": "ändr. 1 kap. 1 §, 2 kap. 1 §, rubr. närmast före 2 kap. 1 §"}]
+    sync_records(tmp_path, [record("2099:1", text=new, andring="t.o.m. SFS 2099:40", andringsforfattningar=acts)])
+    days = dict(StatuteChange.objects.filter(document=doc).values_list("citation", "in_force"))
+    assert days == {"1 kap. 1 §": date(2100, 1, 1), "2 kap. 1 §": date(2101, 1, 1)}
+
+    out = io.StringIO()
+    call_command("rebuild_statute_changes", stdout=out)
+
+    assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")
+    assert dict(StatuteChange.objects.filter(document=doc).values_list("citation", "in_force")) == days

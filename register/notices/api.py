@@ -65,11 +65,15 @@ class NoticeSerializer(serializers.ModelSerializer):
     impact = serializers.SerializerMethodField()
     cited_units = serializers.ListField(child=serializers.CharField(), source="cited_unit_citations", read_only=True,
                                         help_text="Ändrade enheter som era kravpunkters paragrafer hänvisar till.")
+    unit_counts = serializers.DictField(
+        child=serializers.IntegerField(), read_only=True,
+        help_text="De ändrade enheterna per typ (ADDED, AMENDED, REPEALED, RENUMBERED), som tillsammans är "
+                  "change_count; tomt för en lagändring räknad innan typerna räknades.")
 
     class Meta:
         model = ChangeNotice
-        fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "relevant_units",
-                  "cited_units", "replaced_by", "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
+        fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "unit_counts",
+                  "relevant_units", "cited_units", "replaced_by", "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
 
     def get_amended_through(self, notice: ChangeNotice) -> str | None:
         return notice.version.amended_through if notice.version_id else None

@@ -28,7 +28,7 @@ from ..services import RegisterError
 from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
 from .sections import touches
-from .wording import notice_change_text
+from .wording import notice_change_text, notice_units_text
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
 # answered notice is not unread for anyone.
@@ -193,7 +193,7 @@ def notice_report_get(workspace: Workspace, user: AbstractBaseUser | None, *, si
             noticed_on=swedish_date(notice.created_at), title=notice.legal_document.title,
             number=notice.legal_document.sfs_number, kind=notice.kind, kind_label=notice.get_kind_display(),
             change=notice_change_text(notice), on_register=notice.item_id is not None,
-            changed_units=notice.change_count, relevant_units=list(notice.relevant_units),
+            changed_units=notice.change_count, units_text=notice_units_text(notice), relevant_units=list(notice.relevant_units),
             cited_units=notice.cited_unit_citations,
             affects_us=impact.get_affects_us_display() if impact is not None else "",
             what_to_do=impact.what_to_do if impact is not None else "",

@@ -11,7 +11,7 @@ each notice once (the unique constraints decide, each notice in its own transact
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -113,7 +113,7 @@ ORDER BY i.workspace_id, r.id, i.id
 # document the laglista holds cites one of those units (`_notices_for_cited_laws`).
 _CHANGED_SQL = """
 SELECT v.id AS version_id, v.document_id, v.created_at,
-       array_agg(c.citation ORDER BY c.ordinal) AS citations
+       array_agg(c.citation ORDER BY c.ordinal) AS citations, array_agg(c.kind ORDER BY c.ordinal) AS kinds
 FROM law_statuteversion v
 JOIN law_statutechange c ON c.to_version_id = v.id
 WHERE v.origin = ANY(%s)
@@ -151,6 +151,14 @@ class _VersionUnits:
     relevant: list[str]
     cited: list[dict]
     changed: int
+    # {"AMENDED": 3, "REPEALED": 1}: `ChangeNotice.unit_counts`.
+    counts: dict[str, int]
+
+
+def unit_counts(kinds: Iterable[str]) -> dict[str, int]:
+    """How many changed units of each of the diff's kinds, the kinds in `StatuteChange.Kind`'s order."""
+    counted = Counter(kinds)
+    return {kind: counted[kind] for kind in StatuteChange.Kind.values if counted[kind]}
 
 
 def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int, version_id: int) -> _VersionUnits:
@@ -159,15 +167,16 @@ def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int,
     refs = [ref for ref in Requirement.objects.filter(workspace_id=workspace_id, item__legal_document_id=document_id)
             .exclude(section_ref="").values_list("section_ref", flat=True)]
     units = list(StatuteChange.objects.filter(to_version_id=version_id).order_by("ordinal")
-                 .values_list("citation", "chapter", "section"))
+                 .values_list("citation", "chapter", "section", "kind"))
     relevant: list[str] = []
-    for citation, chapter, section in units:
+    for citation, chapter, section, _ in units:
         if refs and touches(refs, chapter, section) and citation not in relevant:
             relevant.append(citation)
     number = reader.number(document_id)
-    cited = requirements_citing(reader, workspace_id, number, [citation for citation, _, _ in units],
+    cited = requirements_citing(reader, workspace_id, number, [citation for citation, *_ in units],
                                 direct=relevant)
-    return _VersionUnits(relevant=relevant, cited=cited, changed=len(units))
+    return _VersionUnits(relevant=relevant, cited=cited, changed=len(units),
+                         counts=unit_counts(kind for *_, kind in units))
 
 
 def _flag_items(workspace_id: int, document_id: int) -> None:
@@ -205,7 +214,8 @@ def _notices_for_cited_laws(reader: CitationReader, versions: list[dict]) -> int
             cited = requirements_citing(reader, workspace_id, document.sfs_number, row["citations"])
             made += _notice_create(
                 {"workspace_id": workspace_id, "legal_document_id": document.pk, "version_id": row["version_id"]},
-                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited, "change_count": len(row["citations"])},
+                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited, "change_count": len(row["citations"]),
+                 "unit_counts": unit_counts(row["kinds"])},
                 flag=False)
     return made
 
@@ -288,7 +298,7 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
             {"workspace_id": row["workspace_id"], "legal_document_id": row["document_id"],
              "version_id": row["version_id"]},
             {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": units.relevant,
-             "cited_units": units.cited, "change_count": units.changed}, flag=True)
+             "cited_units": units.cited, "change_count": units.changed, "unit_counts": units.counts}, flag=True)
 
     where, params = _document_filter("v", ids)
     amended += _notices_for_cited_laws(reader, _rows(_CHANGED_SQL.format(documents=where), [origins, *params]))
@@ -361,7 +371,7 @@ def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> i
 
 def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
     """Count and name again, on each unanswered amendment notice of these versions, the changed units
-    (`change_count`, `relevant_units`, `cited_units`), as a notice made now would: for after the versions' changed
+    (`change_count`, `unit_counts`, `relevant_units`, `cited_units`), as a notice made now would: for after the versions' changed
     units were rebuilt (`law.services.statute_changes_rebuild`). The number of notices that changed. An answered
     notice is left as it was answered; each is written in its own transaction, locked, and only if still
     unanswered, so running it twice changes nothing the second time."""
@@ -373,11 +383,14 @@ def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
         if row["item_id"] is not None:
             units = _relevant_units(reader, row["workspace_id"], row["legal_document_id"], row["version_id"])
         else:  # a law the laglista leaves out: only what its kravpunkter cite (`_notices_for_cited_laws`)
-            citations = list(StatuteChange.objects.filter(to_version_id=row["version_id"]).order_by("ordinal")
-                             .values_list("citation", flat=True))
-            units = _VersionUnits(relevant=[], changed=len(citations), cited=requirements_citing(
-                reader, row["workspace_id"], reader.number(row["legal_document_id"]), citations))
+            changes = list(StatuteChange.objects.filter(to_version_id=row["version_id"]).order_by("ordinal")
+                           .values_list("citation", "kind"))
+            citations = [citation for citation, _ in changes]
+            units = _VersionUnits(relevant=[], changed=len(changes), counts=unit_counts(kind for _, kind in changes),
+                                  cited=requirements_citing(reader, row["workspace_id"],
+                                                            reader.number(row["legal_document_id"]), citations))
         changed += _unanswered_notice_update(row["pk"], {"change_count": units.changed,
+                                                         "unit_counts": units.counts,
                                                          "relevant_units": units.relevant,
                                                          "cited_units": units.cited})
     return changed

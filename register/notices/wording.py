@@ -7,6 +7,8 @@ The amendment's date is written "gäller från": a notice is often read before t
 
 from __future__ import annotations
 
+from law.models import StatuteChange
+
 from ..models import ChangeNotice
 
 NEW_TEXT = "ny författning som kan gälla er"
@@ -24,6 +26,41 @@ def notice_act_text(notice: ChangeNotice) -> str:
         text = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
         return text + (f", den {notice.repeal.repealed_on.isoformat()}" if notice.repeal.repealed_on else "")
     return NEW_TEXT
+
+
+# A changed unit's kind in words (singular, plural), in the order a notice names them: the amended first.
+_UNIT_WORDS = {
+    StatuteChange.Kind.AMENDED: ("ändrad", "ändrade"),
+    StatuteChange.Kind.ADDED: ("ny", "nya"),
+    StatuteChange.Kind.REPEALED: ("upphävd", "upphävda"),
+    StatuteChange.Kind.RENUMBERED: ("med ny beteckning", "med ny beteckning"),
+}
+
+
+def _units(count: int) -> str:
+    return f"{count} enhet" if count == 1 else f"{count} enheter"
+
+
+def notice_units_text(notice: ChangeNotice) -> str:
+    """How many units an amendment changed, and how: "3 ändrade enheter", "1 ny enhet", "2 enheter med ny
+    beteckning", "5 enheter (3 ändrade, 1 ny och 1 upphävd)"; "" for a notice with no changed units. A notice
+    counted before the kinds were (`unit_counts` empty or not adding up) gives its count alone: "4 ändrade
+    enheter" would call a repealed § amended."""
+    total = notice.change_count
+    if not total:
+        return ""
+    counts = notice.unit_counts or {}
+    named = [(counts[kind], words) for kind, words in _UNIT_WORDS.items() if counts.get(kind)]
+    if sum(count for count, _ in named) != total:
+        return f"{_units(total)} berörs"
+    if len(named) == 1:
+        (count, (singular, plural)), = named
+        word = singular if count == 1 else plural
+        if word.startswith("med "):
+            return f"{_units(count)} {word}"
+        return f"{count} {word} {'enhet' if count == 1 else 'enheter'}"
+    parts = [f"{count} {singular if count == 1 else plural}" for count, (singular, plural) in named]
+    return f"{_units(total)} ({', '.join(parts[:-1])} och {parts[-1]})"
 
 
 def notice_off_list_text(notice: ChangeNotice) -> str:
@@ -47,10 +84,12 @@ def notice_change_text(notice: ChangeNotice) -> str:
 
 
 def notice_line(notice: ChangeNotice) -> str:
-    """The notice in one line, for a list in running text (the digest, the assistant): the act and day, the units
-    touching the kravpunkter and those they cite, why an unlisted document is there, and a repeal's successor."""
+    """The notice in one line, for a list in running text (the digest, the assistant): the act and day, how many
+    units changed and how, the units touching the kravpunkter and those they cite, why an unlisted document is there, and a repeal's successor."""
     parts = [notice_act_text(notice)]
     if notice.kind == ChangeNotice.Kind.AMENDED:
+        if units := notice_units_text(notice):
+            parts.append(units)
         if notice.relevant_units:
             parts.append(f"berör era kravpunkter: {', '.join(notice.relevant_units)}")
         if notice.cited_units:

@@ -10,7 +10,7 @@ from compliance.models import Workspace
 from ..models import ChangeNotice
 from ..notices.forms import SubscriptionForm
 from ..notices.selectors import ComingChange, notice_subscription_get
-from ..notices.wording import notice_act_text, notice_line, notice_off_list_text
+from ..notices.wording import notice_act_text, notice_line, notice_off_list_text, notice_units_text
 
 register = template.Library()
 
@@ -32,6 +32,12 @@ def notice_act(notice: ChangeNotice) -> str:
 def notice_line_filter(notice: ChangeNotice) -> str:
     """The notice in one line of running text (`notice_line`)."""
     return notice_line(notice)
+
+
+@register.filter
+def notice_units(notice: ChangeNotice) -> str:
+    """"5 enheter (3 ändrade, 1 ny och 1 upphävd)" (`notice_units_text`)."""
+    return notice_units_text(notice)
 
 
 @register.filter

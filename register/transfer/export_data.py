@@ -92,6 +92,8 @@ class NoticeRow:
     change: str
     on_register: bool
     changed_units: int
+    # "5 enheter (3 ändrade, 1 ny och 1 upphävd)": the units by kind (`notice_units_text`); "" when none.
+    units_text: str
     relevant_units: list[str]
     cited_units: list[str]
     # The impact assessment; empty when the notice is not answered.

@@ -143,7 +143,7 @@ def _review_lines(data: ReviewExport) -> list[str]:
 
 
 NOTICE_HEADING = ["Datum", "Författning", "Beteckning", "Typ", "Ändring", "På laglistan", "Ändrade enheter",
-                  "Berör kravpunkter", "Hänvisas till från kravpunkter", "Påverkar oss", "Vad behöver göras",
+                  "Enheter per typ", "Berör kravpunkter", "Hänvisas till från kravpunkter", "Påverkar oss", "Vad behöver göras",
                   "Kommentar", "Bedömd av", "Bedömd", "Åtgärd"]
 
 
@@ -154,7 +154,7 @@ def _notice_lines(data: NoticeReport) -> list[str]:
 
 def _notice_values(row: NoticeRow) -> list:
     return [row.noticed_on, row.title, row.number, row.kind_label, row.change, row.on_register, row.changed_units,
-            ", ".join(row.relevant_units), ", ".join(row.cited_units), row.affects_us or "inte bedömd",
+            row.units_text, ", ".join(row.relevant_units), ", ".join(row.cited_units), row.affects_us or "inte bedömd",
             row.what_to_do, row.comment, row.answered_by, row.answered_on, row.action]
 
 
@@ -164,7 +164,7 @@ def notice_report_xlsx(data: NoticeReport) -> bytes:
     sheet.title = "Lagbevakning"
     start = _title_block(sheet, f"Lagbevakning – {data.workspace}", _notice_lines(data))
     _write_table(sheet, NOTICE_HEADING, [_notice_values(row) for row in data.rows],
-                 [12, 44, 16, 16, 36, 12, 12, 24, 24, 14, 40, 30, 18, 12, 40], start_row=start)
+                 [12, 44, 16, 16, 36, 12, 12, 30, 24, 24, 14, 40, 30, 18, 12, 40], start_row=start)
     return _save(book)
 
 
@@ -200,7 +200,7 @@ def register_csv(data: RegisterExport) -> bytes:
 
 
 NOTICE_CSV_HEADING = ["datum", "forfattning", "beteckning", "typ", "typ_text", "andring", "pa_laglistan",
-                      "andrade_enheter", "beror_kravpunkter", "hanvisas_fran_kravpunkter", "paverkar_oss",
+                      "andrade_enheter", "enheter_per_typ", "beror_kravpunkter", "hanvisas_fran_kravpunkter", "paverkar_oss",
                       "vad_behover_goras", "kommentar", "bedomd_av", "bedomd", "atgard"]
 
 
@@ -213,7 +213,7 @@ def notice_report_csv(data: NoticeReport) -> bytes:
     for row in data.rows:
         writer.writerow([_csv_text(v) for v in (
             row.noticed_on, row.title, row.number, row.kind, row.kind_label, row.change,
-            "ja" if row.on_register else "nej", row.changed_units, " | ".join(row.relevant_units),
+            "ja" if row.on_register else "nej", row.changed_units, row.units_text, " | ".join(row.relevant_units),
             " | ".join(row.cited_units), row.affects_us, row.what_to_do, row.comment, row.answered_by,
             row.answered_on, row.action)])
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
@@ -305,7 +305,7 @@ def review_pdf(data: ReviewExport) -> bytes:
 def notice_report_pdf(data: NoticeReport) -> bytes:
     rows = []
     for row in data.rows:
-        units = [f"{row.changed_units} ändrade enheter" if row.changed_units else ""]
+        units = [row.units_text]
         if row.relevant_units:
             units.append("berör kravpunkter: " + ", ".join(row.relevant_units))
         if row.cited_units:

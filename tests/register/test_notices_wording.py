@@ -24,7 +24,8 @@ from agent.answering import chat
 from compliance.clock import STOCKHOLM
 from register.models import ChangeNotice
 from register.notices.digests import digests_send
-from register.notices.wording import notice_act_text, notice_line
+from law.models import StatuteChange
+from register.notices.wording import notice_act_text, notice_line, notice_units_text
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
 from tests.register.notices_fixtures import statute_with_text, sync_records, workspace_with
 
@@ -44,6 +45,7 @@ def _surfaces(client: Client, notice: ChangeNotice, user: User) -> dict[str, str
         "list": client.get(reverse("notice_list", args=[slug])).content.decode(),
         "detail": client.get(reverse("notice_detail", args=[slug, notice.pk])).content.decode(),
         "report": row["andring"],
+        "report_units": row["enheter_per_typ"],
         "chat": chat.answer(conversation, user, "Vilka ändringar har vi inte bedömt?").content,
     }
 
@@ -80,6 +82,18 @@ def test_an_amendment_reads_the_same_on_every_surface(logged_in: Client, tmp_pat
     for text in (*surfaces.values(), message.body):
         assert "i kraft 2100-07-01" not in text
 
+    # The units by kind, as the diff recorded them: a repealed § is not called amended anywhere.
+    kinds = list(StatuteChange.objects.filter(to_version=notice.version).values_list("kind", flat=True))
+    assert notice.unit_counts == {kind: kinds.count(kind) for kind in StatuteChange.Kind.values if kind in kinds}
+    assert notice.unit_counts["REPEALED"] == 1 and sum(notice.unit_counts.values()) == notice.change_count
+    units = notice_units_text(notice)
+    assert units == (f"{notice.change_count} enheter ({notice.unit_counts['AMENDED']} ändrad, "
+                     f"{notice.unit_counts['ADDED']} nya, 1 upphävd och 1 med ny beteckning)")
+    assert f"{sentence}: {units}." in surfaces["list"] and f"{sentence}. {units[0].upper()}{units[1:]}" in surfaces[
+        "detail"]
+    assert surfaces["report_units"] == units
+    assert notice_line(notice).startswith(f"{act}; {units}") and notice_line(notice) in message.body
+
 
 def test_a_repeal_names_its_act_its_day_and_its_successor_on_every_surface(logged_in: Client,
                                                                           tmp_path: Path) -> None:
@@ -103,3 +117,20 @@ def test_a_repeal_names_its_act_its_day_and_its_successor_on_every_surface(logge
     assert surfaces["report"] == line
     assert f"Lag (2099:1) om provföretag: {line} (inte bedömd)" in surfaces["chat"]
     assert f"Lag (2099:1) om provföretag: {line}" in message.body
+
+
+@pytest.mark.parametrize(("counts", "total", "text"), [
+    ({"AMENDED": 3}, 3, "3 ändrade enheter"),
+    ({"AMENDED": 1}, 1, "1 ändrad enhet"),
+    ({"ADDED": 1}, 1, "1 ny enhet"),
+    ({"REPEALED": 2}, 2, "2 upphävda enheter"),
+    ({"RENUMBERED": 1}, 1, "1 enhet med ny beteckning"),
+    ({"ADDED": 1, "AMENDED": 3, "REPEALED": 1}, 5, "5 enheter (3 ändrade, 1 ny och 1 upphävd)"),
+    ({"AMENDED": 1, "REPEALED": 2}, 3, "3 enheter (1 ändrad och 2 upphävda)"),
+    ({}, 4, "4 enheter berörs"),  # counted before the kinds were: the count alone, no kind claimed
+    ({"AMENDED": 3}, 4, "4 enheter berörs"),  # a breakdown that does not add up is not shown
+    ({}, 0, ""),
+])
+def test_the_units_are_named_by_kind(counts: dict[str, int], total: int, text: str) -> None:
+    notice = ChangeNotice(kind=ChangeNotice.Kind.AMENDED, change_count=total, unit_counts=counts)
+    assert notice_units_text(notice) == text

@@ -98,18 +98,24 @@ def _document_data(record: OfficialRecord, doc: LegalDocument | None) -> LegalDo
     )
 
 
-def _valid_from(record: OfficialRecord) -> date:
-    """The day the version took effect: its last amending act's in-force date, else today."""
+def _valid_from(record: OfficialRecord, *, first: bool) -> date | None:
+    """The day the version took effect: its last amending act's in-force date. When the record names that act but
+    not its day (the register's list of acts often lags behind the text), a statute's first version here starts on
+    the statute's own day; a later version has no known day, since the statute's would say a 2025 amendment took
+    effect in 2012. A statute never amended took effect on its own day, else today."""
     act = record.amending_acts.get(sfs_number_in(record.amended_through))
     if act is not None and act.in_force is not None:
         return act.in_force
+    if record.amended_through and not first:
+        return None
     return record.in_force or swedish_today()
 
 
-def _version(doc: LegalDocument, record: OfficialRecord, origin: str, source_name: str) -> StatuteVersion:
+def _version(doc: LegalDocument, record: OfficialRecord, origin: str, source_name: str, *,
+             valid_from: date | None) -> StatuteVersion:
     return StatuteVersion.objects.create(
         document=doc, amended_through=record.amended_through, full_text=record.text,
-        content_hash=content_hash(record.text), valid_from=_valid_from(record), is_current=True,
+        content_hash=content_hash(record.text), valid_from=valid_from, is_current=True,
         origin=origin, source_name=source_name, record_id=record.record_id, record_hash=record.record_hash,
         record_updated=record.updated,
     )
@@ -138,9 +144,9 @@ def statute_record_apply(record: OfficialRecord, *, origin: str, source_name: st
                                 repeals=repeal_notes(record.amending_acts.values(), after=current.amended_through))
         except Exception as exc:  # a text the parser cannot read: reported by name, nothing applied
             raise RecordError(f"texten går inte att tolka ({type(exc).__name__}: {exc})") from exc
-        valid_from = _valid_from(record)
+        valid_from = _valid_from(record, first=False)
         StatuteVersion.objects.filter(pk=current.pk).update(is_current=False, valid_to=valid_from)
-        new = _version(doc, record, origin, source_name)
+        new = _version(doc, record, origin, source_name, valid_from=valid_from)
         StatuteChange.objects.bulk_create(_change_rows(doc, current, new, diff.changes))
         legal_document_upsert(_document_data(record, doc), process=process)
         return ApplyResult(record.sfs, Outcome.UPDATED, doc.pk, changes=len(diff.changes))
@@ -224,7 +230,7 @@ def _create(record: OfficialRecord, *, origin: str, source_name: str, new_since:
     if new_since is None or record.issued is None or record.issued <= new_since:
         return ApplyResult(record.sfs, Outcome.SKIPPED, message="finns inte i den inlästa korpusen")
     doc = legal_document_upsert(_document_data(record, None), process=process).document
-    _version(doc, record, origin, source_name)
+    _version(doc, record, origin, source_name, valid_from=_valid_from(record, first=True))
     return ApplyResult(record.sfs, Outcome.CREATED, doc.pk)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from compliance.audit import audit_actor
@@ -378,8 +379,10 @@ def _version_label(document: LegalDocument | None, as_of: date) -> _RatedVersion
     """Which text of the document a review on `as_of` rated: the statute version in force that day."""
     if document is None:
         return _RatedVersion(label="", version_id=None)
-    version = (StatuteVersion.objects.filter(document=document, valid_from__lte=as_of)
-               .exclude(valid_to__lte=as_of).order_by("-valid_from", "-pk").first()
+    # A version whose first day is unknown (the bundled text; a record not giving its act's day) is in force until
+    # its successor's day; when that is unknown too, the newer of the two is.
+    version = (StatuteVersion.objects.filter(Q(valid_from__lte=as_of) | Q(valid_from__isnull=True), document=document)
+               .exclude(valid_to__lte=as_of).order_by(F("valid_from").desc(nulls_first=True), "-pk").first()
                or StatuteVersion.objects.filter(document=document, is_current=True).first())
     if version is not None:
         label = f"t.o.m. {version.amended_through}" if version.amended_through else "ursprunglig lydelse"

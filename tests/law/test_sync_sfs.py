@@ -21,6 +21,7 @@ from compliance.models import LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.rkrattsbaser import RkrattsbaserClient
+from law.selectors import statute_recent_changes
 from law.tasks import sync_sfs_daily
 from tests.helpers import make_user
 from tests.law.sfs_records_fixtures import OLD_TEXT, record, write_records
@@ -178,6 +179,22 @@ def test_statute_page_shows_changes_per_act_as_word_diffs_and_the_old_version(st
     old = StatuteVersion.objects.get(document=statute, is_current=False)
     older = client.get(reverse("statute", args=["2099:1"]) + f"?version={old.pk}").content.decode()
     assert "Så här löd lagen" in older and "Ett företag ska föra register. Lag (2099:5)." in older
+
+
+def test_a_version_whose_act_the_record_does_not_date_claims_no_day(statute: LegalDocument, client: Client,
+                                                                   tmp_path: Path) -> None:
+    """The record's text is consolidated through an act its list of amending acts does not hold yet: the version
+    has no known first day (not the statute's own day of 2099-01-01 or so), still counts as a recent change, and
+    the page says which act without a day."""
+    raw = record("2099:1", andring="t.o.m. SFS 2099:12", ikraftDateTime="2099-01-01T00:00:00")
+    sync(write_records(tmp_path / "r.jsonl", [raw]))
+    old, new = StatuteVersion.objects.filter(document=statute).order_by("pk")
+    assert (new.amended_through, new.valid_from, old.valid_to) == ("SFS 2099:12", None, None)
+    assert statute.pk in statute_recent_changes([statute.pk], since=date(2099, 6, 1))
+    client.force_login(make_user("lasare"))
+    page = client.get(reverse("statute", args=["2099:1"])).content.decode()
+    assert "Gällande: SFS 2099:12</li>" in " ".join(page.split()).replace(" </li>", "</li>")
+    assert "från 2099-01-01" not in page
 
 
 def test_statute_page_says_a_repealed_statute_is_repealed(statute: LegalDocument, client: Client,

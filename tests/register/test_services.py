@@ -13,6 +13,7 @@ from django.db.models import Model
 
 from compliance.clock import STOCKHOLM
 from compliance.models import Membership, Workspace
+from law.models import StatuteVersion
 from register import selectors, services
 from register.models import (
     Action,
@@ -446,6 +447,23 @@ class ReviewTests(RegisterTestCase):
             services.review_entry_rate(entry=entry, user=self.bob, rating="compliant")
         services.review_close(review=review, user=self.alice)
         self.assertEqual(review.entries.get(item=self.afs_item).frozen_title, f"{self.afs.title} (AFS 2023:1)")
+
+    @time_machine.travel(datetime(2026, 5, 20, 10, 0, tzinfo=STOCKHOLM), tick=False)
+    def test_closing_rates_the_newest_version_when_its_first_day_is_unknown(self) -> None:
+        """A record may name the act behind a version without its day (law.services._valid_from): the version is
+        then in force with no known first day, and its predecessor has no known last day. The review rated the
+        newer text, not the one whose day happens to be known."""
+        dated = StatuteVersion.objects.create(document=self.aml, amended_through="SFS 2025:10", full_text="1 §",
+                                              content_hash="a", origin="FILE", valid_from=date(2026, 1, 1))
+        undated = StatuteVersion.objects.create(document=self.aml, amended_through="SFS 2025:20", full_text="1 § b",
+                                                content_hash="b", origin="FILE", is_current=True)
+        review = services.review_start(register=self.register, user=self.alice, title="K", groups=[self.arbetsmiljo])
+        for entry in review.entries.all():
+            services.review_entry_rate(entry=entry, user=self.bob, rating="compliant")
+        services.review_close(review=review, user=self.alice)
+        entry = review.entries.get(item=self.aml_item)
+        self.assertEqual((entry.frozen_version, entry.frozen_version_id), ("t.o.m. SFS 2025:20", undated.pk))
+        self.assertNotEqual(entry.frozen_version_id, dated.pk)
 
     @time_machine.travel(datetime(2026, 5, 20, 10, 0, tzinfo=STOCKHOLM), tick=False)
     def test_closing_freezes_what_the_review_saw(self) -> None:

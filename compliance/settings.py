@@ -140,6 +140,12 @@ EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Lagrum <lagbevakning@lagrum.invalid>")
 # The Stockholm hour from which the day's (and on Mondays the week's) digests go out.
 NOTICE_DIGEST_HOUR = env_int("NOTICE_DIGEST_HOUR", 7, minimum=0, maximum=23)
+# A new statute is suggested to a laglista on the subjects of the statutes it cites, leaving out those cited by more
+# than this share of the statute book (law/book_citations.py): förvaltningslagen (8 %), offentlighets- och
+# sekretesslagen, räntelagen, skatteförfarandelagen and inkomstskattelagen (2.7-5.5 %) are cited for appeals,
+# secrecy, interest and tax whatever a statute is about. At 0.02 the 14 most cited are left out; the next
+# (hälso- och sjukvårdslagen, utlänningslagen, 1.7 %) are cited by statutes on their own subject.
+NOTICE_SUBJECT_MAX_CITING_SHARE = env_float("NOTICE_SUBJECT_MAX_CITING_SHARE", 0.02, minimum=0.0, maximum=1.0)
 
 # HTTPS: on by default in production (DEBUG=false), off in development (plain http on
 # 127.0.0.1). Behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER to the META key

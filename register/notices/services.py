@@ -10,12 +10,12 @@ each notice once (the unique constraints decide, each notice in its own transact
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -24,6 +24,7 @@ from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
+from law.book_citations import CITED_SFS_RE, book_citations
 from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
@@ -55,8 +56,6 @@ from .sections import touches
 
 # Versions made from an official record; the bundled 2024 text (CORPUS) is where history starts, not a change.
 APPLIED_ORIGINS = (StatuteVersion.Origin.FILE, StatuteVersion.Origin.SERVICE)
-# SFS numbers a new statute's text cites ("lagen (2018:218)"): the documents its subject is read from.
-_CITED_SFS_RE = re.compile(r"\((\d{4}:\d{1,4})\)")
 
 
 @dataclass(frozen=True)
@@ -271,8 +270,11 @@ def _workspace_categories() -> dict[int, set[str]]:
 def statute_subjects(text: str, *, exclude: int | None = None) -> set[str]:
     """A new statute's subjects: the categories of the loaded documents its text cites by SFS number (a new
     ordinance under the working-hours act is about working hours). The importer gives a new statute no
-    category of its own."""
-    numbers = set(_CITED_SFS_RE.findall(text or ""))
+    category of its own. A statute the book cites everywhere (förvaltningslagen for appeals, offentlighets- och
+    sekretesslagen for secrecy: `NOTICE_SUBJECT_MAX_CITING_SHARE`) says nothing of the subject."""
+    book = book_citations()
+    numbers = {number for number in CITED_SFS_RE.findall(text or "")
+               if book.share(number) <= settings.NOTICE_SUBJECT_MAX_CITING_SHARE}
     if not numbers:
         return set()
     return set(LegalDocument.objects.filter(sfs_number__in=numbers).exclude(pk=exclude).exclude(category="")

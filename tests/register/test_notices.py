@@ -30,6 +30,7 @@ from register.models import (
 )
 from register.notices.selectors import notice_detail
 from register.notices.services import notice_answer, notices_create_for_versions, statute_subjects
+from law.book_citations import book_citations
 from register.selectors import audit_trail
 from register.services import document_decline
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
@@ -273,6 +274,35 @@ def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject
     assert result.added_item.legal_document == LegalDocument.objects.get(sfs_number="2099:3")
     notice.refresh_from_db()
     assert notice.item == result.added_item and notice.is_answered
+
+
+def test_a_statute_the_book_cites_everywhere_gives_a_new_statute_no_subject(clean_queue: None, settings: Settings,
+                                                                           tmp_path: Path) -> None:
+    """Förvaltningslagen and offentlighets- och sekretesslagen are cited by 8 % and 5.5 % of the statute book (for
+    appeals and secrecy): a new grant ordinance citing only them is not about a laglista holding them. One citing a
+    statute the book cites rarely, on the laglista's subject, is."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
+    process = "offentlighet, sekretess, förvaltning och process"
+    listed = [legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text="1 § Text.",
+                                                      category=process), process=False).document
+              for number, title in (("2017:900", "Förvaltningslag (2017:900)"),
+                                    ("2009:400", "Offentlighets- och sekretesslag (2009:400)"),
+                                    ("2010:1932", "Delgivningslag (2010:1932)"))]
+    ws, _, _ = workspace_with("Myndigheten", owner_name="myndighet", documents=listed)
+    book = book_citations()
+    assert book.statutes > 4000 and book.share("2017:900") > 0.05 and book.share("2009:400") > 0.05
+    assert 0 < book.share("2010:1932") <= settings.NOTICE_SUBJECT_MAX_CITING_SHARE
+    grant = ("1 § Bidrag lämnas enligt denna förordning.\r\n\r\n2 § Ett beslut får överklagas enligt 40 § "
+             "förvaltningslagen (2017:900). Sekretess gäller enligt offentlighets- och sekretesslagen (2009:400).")
+    service = "1 § Beslut enligt denna förordning delges enligt delgivningslagen (2010:1932)."
+
+    sync_records(tmp_path, [record("2099:3", text=grant, andring=None, title="Förordning (2099:3) om bidrag"),
+                            record("2099:4", text=service, andring=None, title="Förordning (2099:4) om delgivning")])
+
+    assert statute_subjects(grant) == set() and statute_subjects(service) == {process}
+    assert list(ChangeNotice.objects.filter(workspace=ws).values_list("legal_document__sfs_number", "kind")) == [
+        ("2099:4", ChangeNotice.Kind.NEW)]
 
 
 def test_a_declined_suggestion_is_remembered_and_a_decided_document_not_suggested(clean_queue: None, settings: Settings,

@@ -4,7 +4,7 @@ from the bundled book (`SFS_CORPUS_PATH` and `SFS_BOOK_PATH`: the 4,610 statutes
 A statute cited by a large share of the book is cited for procedure, whatever the citing statute is about:
 förvaltningslagen by 8 % of it (appeals), offentlighets- och sekretesslagen by 5.5 % (secrecy), räntelagen by
 3.3 % (interest on a repayment), skatteförfarandelagen by 3.1 %. Lagbevakning reads a new statute's subject from
-the statutes it cites (`register.notices.services.statute_subjects`) and leaves such hubs out.
+the statutes it cites (`register.notices.subjects`) and leaves such hubs out.
 
 Read once per process (0.4 s); the shipped snapshot is the measure, since the database may hold only part of the
 book (the 177 statutes loaded first, or a test's handful).

@@ -421,6 +421,9 @@ class ChangeNotice(models.Model):
     # The changed units by the diff's kind ({"AMENDED": 3, "REPEALED": 1}; `law.models.StatuteChange.Kind`), counted
     # with `change_count`: a notice says which units are new or repealed, not "ändrade" for all of them.
     unit_counts = models.JSONField(default=dict, blank=True)
+    # A new statute's reason: the loaded documents it cites whose subject the laglista has, each {"number", "title",
+    # "category", "listed": on the laglista when the notice was made} (register.notices.subjects).
+    subject_documents = models.JSONField(default=list, blank=True)
     # "upphävd genom SFS 2025:1506": the act the repeal names, and that act when it is loaded.
     replaced_by = models.CharField("upphävd genom", max_length=40, blank=True)
     replacement = models.ForeignKey(LegalDocument, null=True, blank=True, on_delete=models.SET_NULL,

@@ -54,6 +54,13 @@ class ImpactSerializer(serializers.ModelSerializer):
         fields = ["affects_us", "what_to_do", "comment", "action_id", "answered_by", "answered_at"]
 
 
+class SubjectDocumentSerializer(serializers.Serializer):
+    number = serializers.CharField(read_only=True, help_text="SFS-nummer, t.ex. 2010:900.")
+    title = serializers.CharField(read_only=True)
+    category = serializers.CharField(read_only=True, help_text="Ämnet den ger den nya författningen.")
+    listed = serializers.BooleanField(read_only=True, help_text="På laglistan när lagändringen noterades.")
+
+
 class NoticeSerializer(serializers.ModelSerializer):
     read_at = serializers.DateTimeField(read_only=True, allow_null=True,
                                         help_text="När du öppnade den (null: oläst för dig).")
@@ -65,6 +72,10 @@ class NoticeSerializer(serializers.ModelSerializer):
     impact = serializers.SerializerMethodField()
     cited_units = serializers.ListField(child=serializers.CharField(), source="cited_unit_citations", read_only=True,
                                         help_text="Ändrade enheter som era kravpunkters paragrafer hänvisar till.")
+    subject_documents = SubjectDocumentSerializer(
+        many=True, read_only=True,
+        help_text="För en ny författning: de författningar den hänvisar till vars ämne laglistan har, skälet till "
+                  "förslaget; tomt för andra lagändringar.")
     unit_counts = serializers.DictField(
         child=serializers.IntegerField(), read_only=True,
         help_text="De ändrade enheterna per typ (ADDED, AMENDED, REPEALED, RENUMBERED), som tillsammans är "
@@ -73,7 +84,8 @@ class NoticeSerializer(serializers.ModelSerializer):
     class Meta:
         model = ChangeNotice
         fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "unit_counts",
-                  "relevant_units", "cited_units", "replaced_by", "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
+                  "relevant_units", "cited_units", "subject_documents", "replaced_by", "replacement_sfs", "created_at",
+                  "read_at", "answered_at", "impact"]
 
     def get_amended_through(self, notice: ChangeNotice) -> str | None:
         return notice.version.amended_through if notice.version_id else None

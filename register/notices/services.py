@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -24,7 +23,6 @@ from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
-from law.book_citations import CITED_SFS_RE, book_citations
 from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
@@ -53,6 +51,7 @@ from ..services import (
 )
 from .citing import CitationReader, documents_leaning_on, requirements_citing
 from .sections import touches
+from .subjects import subject_documents
 
 # Versions made from an official record; the bundled 2024 text (CORPUS) is where history starts, not a change.
 APPLIED_ORIGINS = (StatuteVersion.Origin.FILE, StatuteVersion.Origin.SERVICE)
@@ -257,28 +256,14 @@ def _replacement(repealed_by: str) -> LegalDocument | None:
     return LegalDocument.objects.filter(sfs_number=number).first() if number else None
 
 
-def _workspace_categories() -> dict[int, set[str]]:
-    """Each workspace's subjects: the categories of the documents on its laglista."""
-    found: dict[int, set[str]] = defaultdict(set)
-    for workspace_id, category in (RegisterItem.objects.filter(legal_document__isnull=False)
-                                   .exclude(legal_document__category="")
-                                   .values_list("workspace_id", "legal_document__category").distinct()):
-        found[workspace_id].add(category)
+def _workspace_documents() -> dict[int, dict[str, str]]:
+    """Each workspace's laglista: the numbers of its documents, each with its category (its subject; "" for none)."""
+    found: dict[int, dict[str, str]] = defaultdict(dict)
+    for workspace_id, number, category in (RegisterItem.objects.filter(legal_document__isnull=False)
+                                           .values_list("workspace_id", "legal_document__sfs_number",
+                                                        "legal_document__category").distinct()):
+        found[workspace_id][number] = category
     return found
-
-
-def statute_subjects(text: str, *, exclude: int | None = None) -> set[str]:
-    """A new statute's subjects: the categories of the loaded documents its text cites by SFS number (a new
-    ordinance under the working-hours act is about working hours). The importer gives a new statute no
-    category of its own. A statute the book cites everywhere (förvaltningslagen for appeals, offentlighets- och
-    sekretesslagen for secrecy: `NOTICE_SUBJECT_MAX_CITING_SHARE`) says nothing of the subject."""
-    book = book_citations()
-    numbers = {number for number in CITED_SFS_RE.findall(text or "")
-               if book.share(number) <= settings.NOTICE_SUBJECT_MAX_CITING_SHARE}
-    if not numbers:
-        return set()
-    return set(LegalDocument.objects.filter(sfs_number__in=numbers).exclude(pk=exclude).exclude(category="")
-               .values_list("category", flat=True))
 
 
 def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) -> NoticeRunResult:
@@ -320,16 +305,16 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
     where, params = _document_filter("v", ids)
     new_rows = _rows(_NEW_SQL.format(documents=where), [origins, *params])
     if new_rows:
-        categories = _workspace_categories()
-        created_at = dict(Workspace.objects.filter(pk__in=list(categories)).values_list("pk", "created_at"))
+        listed = _workspace_documents()
+        created_at = dict(Workspace.objects.filter(pk__in=list(listed)).values_list("pk", "created_at"))
         on_register = defaultdict(set)
         for workspace_id, document_id in RegisterItem.objects.filter(
                 legal_document_id__in=[r["document_id"] for r in new_rows]).values_list("workspace_id",
                                                                                        "legal_document_id"):
             on_register[document_id].add(workspace_id)
         for row in new_rows:
-            subjects = statute_subjects(row["full_text"], exclude=row["document_id"])
-            if not subjects:
+            cited = subject_documents(row["full_text"], exclude=row["document_id"])
+            if not cited:
                 continue
             # A workspace that has already accepted or declined the document (register.suggestions) is not
             # asked again.
@@ -337,14 +322,17 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
                           .values_list("workspace_id", flat=True)) | set(
                 SuggestionDecision.objects.filter(legal_document_id=row["document_id"])
                 .values_list("workspace_id", flat=True))
-            for workspace_id, theirs in categories.items():
-                if (not subjects & theirs or workspace_id in noticed or workspace_id in on_register[row["document_id"]]
+            for workspace_id, documents in listed.items():
+                subjects = set(documents.values()) - {""}
+                why = [{"number": document.number, "title": document.title, "category": document.category,
+                        "listed": document.number in documents} for document in cited if document.category in subjects]
+                if (not why or workspace_id in noticed or workspace_id in on_register[row["document_id"]]
                         or created_at[workspace_id] >= row["created_at"]):
                     continue
                 new += _notice_create(
                     {"workspace_id": workspace_id, "legal_document_id": row["document_id"],
                      "version_id": row["version_id"]},
-                    {"kind": ChangeNotice.Kind.NEW}, flag=False)
+                    {"kind": ChangeNotice.Kind.NEW, "subject_documents": why}, flag=False)
     return NoticeRunResult(amended=amended, repealed=repealed, new=new)
 
 

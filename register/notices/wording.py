@@ -63,6 +63,36 @@ def notice_units_text(notice: ChangeNotice) -> str:
     return f"{_units(total)} ({', '.join(parts[:-1])} och {parts[-1]})"
 
 
+def _joined(words: list[str]) -> str:
+    """"A", "A och B", "A, B och C"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} och {words[-1]}"
+
+
+def _titles(documents: list[dict], limit: int) -> str:
+    titles = [document["title"] for document in documents[:limit]]
+    rest = len(documents) - len(titles)
+    return _joined(titles + ([f"ytterligare {rest}"] if rest else []))
+
+
+def notice_subject_text(notice: ChangeNotice, *, limit: int = 3) -> str:
+    """Why a new statute is suggested: the documents it cites whose subject the laglista has, "hänvisar till
+    Plan- och bygglag (2010:900) på er laglista" or "hänvisar till Socialavgiftslag (2000:980) inom ämnet
+    ”redovisning, bolag, skatt”"; "" for another kind of notice, or one suggested before its reason was kept."""
+    if notice.kind != ChangeNotice.Kind.NEW or not notice.subject_documents:
+        return ""
+    listed = [document for document in notice.subject_documents if document.get("listed")]
+    other = [document for document in notice.subject_documents if not document.get("listed")]
+    parts = []
+    if listed:
+        parts.append(f"{_titles(listed, limit)} på er laglista")
+    if other:
+        # A category is a list itself ("redovisning, bolag, skatt"): quoted, so two read as two.
+        subjects = [f"”{category}”" for category in dict.fromkeys(document["category"] for document in other)]
+        noun = "ämnet" if len(subjects) == 1 else "ämnena"
+        parts.append(f"{_titles(other, limit)} inom {noun} {_joined(subjects)}")
+    return "hänvisar till " + " och till ".join(parts)
+
+
 def notice_off_list_text(notice: ChangeNotice) -> str:
     """Why the workspace hears of a document its laglista does not hold, or "" when it holds it (or it is new)."""
     if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW:
@@ -85,7 +115,7 @@ def notice_change_text(notice: ChangeNotice) -> str:
 
 def notice_line(notice: ChangeNotice) -> str:
     """The notice in one line, for a list in running text (the digest, the assistant): the act and day, how many
-    units changed and how, the units touching the kravpunkter and those they cite, why an unlisted document is there, and a repeal's successor."""
+    units changed and how, the units touching the kravpunkter and those they cite, why a new statute is suggested, why an unlisted document is there, and a repeal's successor."""
     parts = [notice_act_text(notice)]
     if notice.kind == ChangeNotice.Kind.AMENDED:
         if units := notice_units_text(notice):
@@ -94,6 +124,8 @@ def notice_line(notice: ChangeNotice) -> str:
             parts.append(f"berör era kravpunkter: {', '.join(notice.relevant_units)}")
         if notice.cited_units:
             parts.append(f"hänvisas till från era kravpunkter: {', '.join(notice.cited_unit_citations)}")
+    if subject := notice_subject_text(notice):
+        parts.append(subject)
     if off_list := notice_off_list_text(notice):
         parts.append(off_list)
     if successor := notice_successor_text(notice):

@@ -10,7 +10,13 @@ from compliance.models import Workspace
 from ..models import ChangeNotice
 from ..notices.forms import SubscriptionForm
 from ..notices.selectors import ComingChange, notice_subscription_get
-from ..notices.wording import notice_act_text, notice_line, notice_off_list_text, notice_units_text
+from ..notices.wording import (
+    notice_act_text,
+    notice_line,
+    notice_off_list_text,
+    notice_subject_text,
+    notice_units_text,
+)
 
 register = template.Library()
 
@@ -38,6 +44,12 @@ def notice_line_filter(notice: ChangeNotice) -> str:
 def notice_units(notice: ChangeNotice) -> str:
     """"5 enheter (3 ändrade, 1 ny och 1 upphävd)" (`notice_units_text`)."""
     return notice_units_text(notice)
+
+
+@register.filter
+def notice_subject(notice: ChangeNotice) -> str:
+    """Why a new statute is suggested: "hänvisar till … på er laglista" (`notice_subject_text`), or ""."""
+    return notice_subject_text(notice)
 
 
 @register.filter

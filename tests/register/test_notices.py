@@ -18,6 +18,7 @@ from pytest_django import Settings
 
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.book_citations import book_citations
 from law.models import StatuteChange, StatuteVersion
 from register.models import (
     Action,
@@ -29,8 +30,9 @@ from register.models import (
     SuggestionDecision,
 )
 from register.notices.selectors import notice_detail
-from register.notices.services import notice_answer, notices_create_for_versions, statute_subjects
-from law.book_citations import book_citations
+from register.notices.services import notice_answer, notices_create_for_versions
+from register.notices.subjects import statute_subjects
+from register.notices.wording import notice_line, notice_subject_text
 from register.selectors import audit_trail
 from register.services import document_decline
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
@@ -277,32 +279,50 @@ def test_a_new_statute_is_suggested_to_workspaces_whose_laglista_has_its_subject
 
 
 def test_a_statute_the_book_cites_everywhere_gives_a_new_statute_no_subject(clean_queue: None, settings: Settings,
-                                                                           tmp_path: Path) -> None:
+                                                                           client: Client, tmp_path: Path) -> None:
     """Förvaltningslagen and offentlighets- och sekretesslagen are cited by 8 % and 5.5 % of the statute book (for
-    appeals and secrecy): a new grant ordinance citing only them is not about a laglista holding them. One citing a
-    statute the book cites rarely, on the laglista's subject, is."""
+    appeals and secrecy): a new grant ordinance citing only them is not about a laglista holding them. One citing
+    statutes the book cites rarely, on the laglista's subject, is, and the notice says which: the one on the list,
+    and the one only sharing its subject."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
     process = "offentlighet, sekretess, förvaltning och process"
-    listed = [legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text="1 § Text.",
-                                                      category=process), process=False).document
+    loaded = {number: legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text="1 § Text.",
+                                                              category=process), process=False).document
               for number, title in (("2017:900", "Förvaltningslag (2017:900)"),
                                     ("2009:400", "Offentlighets- och sekretesslag (2009:400)"),
-                                    ("2010:1932", "Delgivningslag (2010:1932)"))]
-    ws, _, _ = workspace_with("Myndigheten", owner_name="myndighet", documents=listed)
+                                    ("2010:1932", "Delgivningslag (2010:1932)"),
+                                    ("1971:291", "Förvaltningsprocesslag (1971:291)"))}
+    ws, owner, _ = workspace_with("Myndigheten", owner_name="myndighet",
+                                  documents=[loaded["2017:900"], loaded["2009:400"], loaded["2010:1932"]])
     book = book_citations()
     assert book.statutes > 4000 and book.share("2017:900") > 0.05 and book.share("2009:400") > 0.05
     assert 0 < book.share("2010:1932") <= settings.NOTICE_SUBJECT_MAX_CITING_SHARE
+    assert 0 < book.share("1971:291") <= settings.NOTICE_SUBJECT_MAX_CITING_SHARE
     grant = ("1 § Bidrag lämnas enligt denna förordning.\r\n\r\n2 § Ett beslut får överklagas enligt 40 § "
              "förvaltningslagen (2017:900). Sekretess gäller enligt offentlighets- och sekretesslagen (2009:400).")
-    service = "1 § Beslut enligt denna förordning delges enligt delgivningslagen (2010:1932)."
+    service = ("1 § Beslut enligt denna förordning delges enligt delgivningslagen (2010:1932) och överklagas enligt "
+               "förvaltningsprocesslagen (1971:291) och förvaltningslagen (2017:900).")
 
     sync_records(tmp_path, [record("2099:3", text=grant, andring=None, title="Förordning (2099:3) om bidrag"),
                             record("2099:4", text=service, andring=None, title="Förordning (2099:4) om delgivning")])
 
     assert statute_subjects(grant) == set() and statute_subjects(service) == {process}
-    assert list(ChangeNotice.objects.filter(workspace=ws).values_list("legal_document__sfs_number", "kind")) == [
-        ("2099:4", ChangeNotice.Kind.NEW)]
+    (notice,) = ChangeNotice.objects.filter(workspace=ws)
+    assert (notice.legal_document.sfs_number, notice.kind) == ("2099:4", ChangeNotice.Kind.NEW)
+    assert notice.subject_documents == [
+        {"number": "2010:1932", "title": "Delgivningslag (2010:1932)", "category": process, "listed": True},
+        {"number": "1971:291", "title": "Förvaltningsprocesslag (1971:291)", "category": process, "listed": False}]
+    why = (f"hänvisar till Delgivningslag (2010:1932) på er laglista och till Förvaltningsprocesslag (1971:291) "
+           f"inom ämnet ”{process}”")
+    assert notice_subject_text(notice) == why and notice_line(notice).endswith(why)
+    client.force_login(owner)
+    assert f"Ny författning som kan gälla er: den {why}." in client.get(
+        reverse("notice_list", args=[ws.slug])).content.decode()
+    assert f"En ny författning vars ämne finns på er laglista: den {why}." in client.get(
+        reverse("notice_detail", args=[ws.slug, notice.pk])).content.decode()
+    (listed,) = client.get(reverse("api-notices", args=[ws.slug])).json()["results"]
+    assert listed["subject_documents"] == notice.subject_documents
 
 
 def test_a_declined_suggestion_is_remembered_and_a_decided_document_not_suggested(clean_queue: None, settings: Settings,

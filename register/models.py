@@ -421,6 +421,9 @@ class ChangeNotice(models.Model):
     # The changed units by the diff's kind ({"AMENDED": 3, "REPEALED": 1}; `law.models.StatuteChange.Kind`), counted
     # with `change_count`: a notice says which units are new or repealed, not "ändrade" for all of them.
     unit_counts = models.JSONField(default=dict, blank=True)
+    # How many amending acts the changed units name: a version may bring the changes of many (offentlighets- och
+    # sekretesslagen's of 2025: 40), and "ändrad genom SFS 2025:1508" would name only the last.
+    act_count = models.PositiveIntegerField(default=0)
     # A new statute's reason: the loaded documents it cites whose subject the laglista has, each {"number", "title",
     # "category", "listed": on the laglista when the notice was made} (register.notices.subjects).
     subject_documents = models.JSONField(default=list, blank=True)

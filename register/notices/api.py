@@ -76,6 +76,9 @@ class NoticeSerializer(serializers.ModelSerializer):
         many=True, read_only=True,
         help_text="För en ny författning: de författningar den hänvisar till vars ämne laglistan har, skälet till "
                   "förslaget; tomt för andra lagändringar.")
+    act_count = serializers.IntegerField(
+        read_only=True, help_text="Hur många ändringsförfattningar de ändrade enheterna kommer från; amended_through "
+                                  "är den senaste.")
     unit_counts = serializers.DictField(
         child=serializers.IntegerField(), read_only=True,
         help_text="De ändrade enheterna per typ (ADDED, AMENDED, REPEALED, RENUMBERED), som tillsammans är "
@@ -84,8 +87,8 @@ class NoticeSerializer(serializers.ModelSerializer):
     class Meta:
         model = ChangeNotice
         fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "unit_counts",
-                  "relevant_units", "cited_units", "subject_documents", "replaced_by", "replacement_sfs", "created_at",
-                  "read_at", "answered_at", "impact"]
+                  "act_count", "relevant_units", "cited_units", "subject_documents", "replaced_by", "replacement_sfs",
+                  "created_at", "read_at", "answered_at", "impact"]
 
     def get_amended_through(self, notice: ChangeNotice) -> str | None:
         return notice.version.amended_through if notice.version_id else None

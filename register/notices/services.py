@@ -111,7 +111,8 @@ ORDER BY i.workspace_id, r.id, i.id
 # document the laglista holds cites one of those units (`_notices_for_cited_laws`).
 _CHANGED_SQL = """
 SELECT v.id AS version_id, v.document_id, v.created_at,
-       array_agg(c.citation ORDER BY c.ordinal) AS citations, array_agg(c.kind ORDER BY c.ordinal) AS kinds
+       array_agg(c.citation ORDER BY c.ordinal) AS citations, array_agg(c.kind ORDER BY c.ordinal) AS kinds,
+       array_agg(c.amending_sfs ORDER BY c.ordinal) AS acts
 FROM law_statuteversion v
 JOIN law_statutechange c ON c.to_version_id = v.id
 WHERE v.origin = ANY(%s)
@@ -142,21 +143,35 @@ ORDER BY v.id
 
 
 @dataclass(frozen=True)
+class UnitTally:
+    """How many units a version changed, of each of the diff's kinds, and through how many amending acts: what an
+    amendment notice says of its size (`ChangeNotice.change_count`, `unit_counts`, `act_count`)."""
+
+    changed: int
+    # {"AMENDED": 3, "REPEALED": 1}, the kinds in `StatuteChange.Kind`'s order.
+    counts: dict[str, int]
+    acts: int
+
+    def fields(self) -> dict[str, object]:
+        return {"change_count": self.changed, "unit_counts": self.counts, "act_count": self.acts}
+
+
+def unit_tally(units: Iterable[tuple[str, str]]) -> UnitTally:
+    """The tally of changed units given as (kind, amending act) pairs; a unit naming no act counts no act."""
+    units = list(units)
+    counted = Counter(kind for kind, _ in units)
+    return UnitTally(changed=len(units), acts=len({act for _, act in units if act}),
+                     counts={kind: counted[kind] for kind in StatuteChange.Kind.values if counted[kind]})
+
+
+@dataclass(frozen=True)
 class _VersionUnits:
     """What a new version changed, seen from one workspace: the changed units touching its kravpunkter on the
-    document, those its kravpunkter's §§ cite (`citing.requirements_citing`), and how many units changed in all."""
+    document, those its kravpunkter's §§ cite (`citing.requirements_citing`), and the tally of all its units."""
 
     relevant: list[str]
     cited: list[dict]
-    changed: int
-    # {"AMENDED": 3, "REPEALED": 1}: `ChangeNotice.unit_counts`.
-    counts: dict[str, int]
-
-
-def unit_counts(kinds: Iterable[str]) -> dict[str, int]:
-    """How many changed units of each of the diff's kinds, the kinds in `StatuteChange.Kind`'s order."""
-    counted = Counter(kinds)
-    return {kind: counted[kind] for kind in StatuteChange.Kind.values if counted[kind]}
+    tally: UnitTally
 
 
 def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int, version_id: int) -> _VersionUnits:
@@ -165,16 +180,15 @@ def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int,
     refs = [ref for ref in Requirement.objects.filter(workspace_id=workspace_id, item__legal_document_id=document_id)
             .exclude(section_ref="").values_list("section_ref", flat=True)]
     units = list(StatuteChange.objects.filter(to_version_id=version_id).order_by("ordinal")
-                 .values_list("citation", "chapter", "section", "kind"))
+                 .values_list("citation", "chapter", "section", "kind", "amending_sfs"))
     relevant: list[str] = []
-    for citation, chapter, section, _ in units:
+    for citation, chapter, section, *_ in units:
         if refs and touches(refs, chapter, section) and citation not in relevant:
             relevant.append(citation)
     number = reader.number(document_id)
     cited = requirements_citing(reader, workspace_id, number, [citation for citation, *_ in units],
                                 direct=relevant)
-    return _VersionUnits(relevant=relevant, cited=cited, changed=len(units),
-                         counts=unit_counts(kind for *_, kind in units))
+    return _VersionUnits(relevant=relevant, cited=cited, tally=unit_tally((kind, act) for *_, kind, act in units))
 
 
 def _flag_items(workspace_id: int, document_id: int) -> None:
@@ -212,8 +226,8 @@ def _notices_for_cited_laws(reader: CitationReader, versions: list[dict]) -> int
             cited = requirements_citing(reader, workspace_id, document.sfs_number, row["citations"])
             made += _notice_create(
                 {"workspace_id": workspace_id, "legal_document_id": document.pk, "version_id": row["version_id"]},
-                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited, "change_count": len(row["citations"]),
-                 "unit_counts": unit_counts(row["kinds"])},
+                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited,
+                 **unit_tally(zip(row["kinds"], row["acts"], strict=True)).fields()},
                 flag=False)
     return made
 
@@ -285,7 +299,7 @@ def notices_create_for_versions(*, document_ids: Iterable[int] | None = None) ->
             {"workspace_id": row["workspace_id"], "legal_document_id": row["document_id"],
              "version_id": row["version_id"]},
             {"item_id": row["item_id"], "kind": ChangeNotice.Kind.AMENDED, "relevant_units": units.relevant,
-             "cited_units": units.cited, "change_count": units.changed, "unit_counts": units.counts}, flag=True)
+             "cited_units": units.cited, **units.tally.fields()}, flag=True)
 
     where, params = _document_filter("v", ids)
     amended += _notices_for_cited_laws(reader, _rows(_CHANGED_SQL.format(documents=where), [origins, *params]))
@@ -361,8 +375,8 @@ def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> i
 
 def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
     """Count and name again, on each unanswered amendment notice of these versions, the changed units
-    (`change_count`, `unit_counts`, `relevant_units`, `cited_units`), as a notice made now would: for after the versions' changed
-    units were rebuilt (`law.services.statute_changes_rebuild`). The number of notices that changed. An answered
+    (`change_count`, `unit_counts`, `act_count`, `relevant_units`, `cited_units`), as a notice made now would: for
+    after the versions' changed units were rebuilt (`law.services.statute_changes_rebuild`). The number of notices that changed. An answered
     notice is left as it was answered; each is written in its own transaction, locked, and only if still
     unanswered, so running it twice changes nothing the second time."""
     notices = (ChangeNotice.objects.filter(kind=ChangeNotice.Kind.AMENDED, answered_at__isnull=True,
@@ -374,14 +388,12 @@ def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
             units = _relevant_units(reader, row["workspace_id"], row["legal_document_id"], row["version_id"])
         else:  # a law the laglista leaves out: only what its kravpunkter cite (`_notices_for_cited_laws`)
             changes = list(StatuteChange.objects.filter(to_version_id=row["version_id"]).order_by("ordinal")
-                           .values_list("citation", "kind"))
-            citations = [citation for citation, _ in changes]
-            units = _VersionUnits(relevant=[], changed=len(changes), counts=unit_counts(kind for _, kind in changes),
+                           .values_list("citation", "kind", "amending_sfs"))
+            citations = [citation for citation, *_ in changes]
+            units = _VersionUnits(relevant=[], tally=unit_tally((kind, act) for _, kind, act in changes),
                                   cited=requirements_citing(reader, row["workspace_id"],
                                                             reader.number(row["legal_document_id"]), citations))
-        changed += _unanswered_notice_update(row["pk"], {"change_count": units.changed,
-                                                         "unit_counts": units.counts,
-                                                         "relevant_units": units.relevant,
+        changed += _unanswered_notice_update(row["pk"], {**units.tally.fields(), "relevant_units": units.relevant,
                                                          "cited_units": units.cited})
     return changed
 

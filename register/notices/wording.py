@@ -18,10 +18,15 @@ OFF_LIST_REPEALED = "finns inte på er laglista, men andra författningar på de
 
 def notice_act_text(notice: ChangeNotice) -> str:
     """What happened to the document, and through which act from which day: "ändrad genom SFS 2025:1142,
-    gäller från 2026-01-01", "upphävd genom SFS 2025:1506, den 2026-07-01", "ny författning som kan gälla er"."""
+    gäller från 2026-01-01", "ändrad genom 40 författningar t.o.m. SFS 2025:1508, den senaste gäller från
+    2026-01-15", "upphävd genom SFS 2025:1506, den 2026-07-01", "ny författning som kan gälla er"."""
     if notice.kind == ChangeNotice.Kind.AMENDED:
-        text = f"ändrad genom {notice.version.amended_through.replace('t.o.m. ', '')}"
-        return text + (f", gäller från {notice.version.valid_from.isoformat()}" if notice.version.valid_from else "")
+        through = notice.version.amended_through.replace("t.o.m. ", "")
+        day = notice.version.valid_from.isoformat() if notice.version.valid_from else ""
+        if notice.act_count > 1:  # the version brings several acts' changes; its day is the last act's
+            text = f"ändrad genom {notice.act_count} författningar t.o.m. {through}"
+            return text + (f", den senaste gäller från {day}" if day else "")
+        return f"ändrad genom {through}" + (f", gäller från {day}" if day else "")
     if notice.kind == ChangeNotice.Kind.REPEALED:
         text = "upphävd" + (f" genom {notice.replaced_by}" if notice.replaced_by else "")
         return text + (f", den {notice.repeal.repealed_on.isoformat()}" if notice.repeal.repealed_on else "")

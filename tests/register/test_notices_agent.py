@@ -104,7 +104,7 @@ def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline
 
     assert message.answer_mode == "direct" and message.sources == []
     assert message.content.startswith("Ni har 1 lagändring som inte är bedömd:")
-    assert "Lag (2099:1) om provföretag: ändrad genom SFS 2099:11" in message.content
+    assert "Lag (2099:1) om provföretag: ändrad genom 2 författningar t.o.m. SFS 2099:11" in message.content
     assert f"/ws/alices-ab/lagandringar/{notice.pk}/" in message.content
     assert "2099:2" not in message.content  # charlie's notice is his own
 

@@ -77,7 +77,7 @@ def test_the_digest_lands_once_with_absolute_links_and_only_its_workspace(setup:
     (message,) = mails_to(setup["alice"])
     notice = setup["notice"]
     assert message.subject == "Lagrum: 1 nya lagändringar i Alices AB"
-    assert "Lag (2099:1) om provföretag: ändrad genom SFS 2099:11" in message.body
+    assert "Lag (2099:1) om provföretag: ändrad genom 2 författningar t.o.m. SFS 2099:11" in message.body
     assert f"https://lagrum.example.se/ws/alices-ab/lagandringar/{notice.pk}/" in message.body
     assert "https://lagrum.example.se/ws/alices-ab/installningar/#lagbevakning" in message.body
     html = message.alternatives[0][0]

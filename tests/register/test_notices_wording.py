@@ -72,7 +72,10 @@ def test_an_amendment_reads_the_same_on_every_surface(logged_in: Client, tmp_pat
     (message,) = mail.outbox
 
     act = notice_act_text(notice)
-    assert act == "ändrad genom SFS 2099:11, gäller från 2100-07-01"  # the record's day, still to come
+    # The version brings two acts' changes (2 § by SFS 2099:10, 6 § by SFS 2099:11), not one; its day is the last
+    # act's, from the record and still to come.
+    assert notice.act_count == 2
+    assert act == "ändrad genom 2 författningar t.o.m. SFS 2099:11, den senaste gäller från 2100-07-01"
     sentence = act[0].upper() + act[1:]  # capfirst
     assert f"{sentence}:" in surfaces["list"] and f"{sentence}." in surfaces["detail"]
     assert surfaces["report"] == act

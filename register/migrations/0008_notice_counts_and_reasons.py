@@ -1,7 +1,34 @@
 from django.conf import settings
 from django.db import migrations, models
+from django.db.models import Count
 
 from law.book_citations import CITED_SFS_RE, book_citations
+
+# `StatuteChange.Kind`'s order, as the notices count them.
+KINDS = ["ADDED", "AMENDED", "REPEALED", "RENUMBERED"]
+
+
+def count_units(apps, schema_editor) -> None:
+    """Each amendment notice's units by kind and the acts they name, read from its version's changes. A notice whose
+    stored count no longer matches them (answered before its version's changes were rebuilt) keeps neither rather
+    than a wrong one, and is worded by its count alone."""
+    ChangeNotice = apps.get_model("register", "ChangeNotice")
+    StatuteChange = apps.get_model("law", "StatuteChange")
+    notices = ChangeNotice.objects.filter(kind="amended", version__isnull=False)
+    version_ids = set(notices.values_list("version_id", flat=True))
+    counted: dict[int, dict[str, int]] = {}
+    for row in (StatuteChange.objects.filter(to_version_id__in=version_ids).values("to_version_id", "kind")
+                .annotate(n=Count("id"))):
+        counted.setdefault(row["to_version_id"], {})[row["kind"]] = row["n"]
+    acts = dict(StatuteChange.objects.filter(to_version_id__in=version_ids).exclude(amending_sfs="")
+                .values("to_version_id").annotate(n=Count("amending_sfs", distinct=True))
+                .values_list("to_version_id", "n"))
+    for notice in notices.only("pk", "version_id", "change_count"):
+        found = counted.get(notice.version_id, {})
+        if found and sum(found.values()) == notice.change_count:
+            ordered = {kind: found[kind] for kind in KINDS if found.get(kind)}
+            ChangeNotice.objects.filter(pk=notice.pk).update(unit_counts=ordered,
+                                                            act_count=acts.get(notice.version_id, 0))
 
 
 def name_subjects(apps, schema_editor) -> None:
@@ -33,14 +60,26 @@ def name_subjects(apps, schema_editor) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("register", "0008_notice_unit_counts"),
+        ("register", "0007_notice_cited_units"),
+        ("law", "0005_details"),
     ]
 
     operations = [
         migrations.AddField(
             model_name="changenotice",
+            name="unit_counts",
+            field=models.JSONField(blank=True, default=dict),
+        ),
+        migrations.AddField(
+            model_name="changenotice",
+            name="act_count",
+            field=models.PositiveIntegerField(default=0),
+        ),
+        migrations.AddField(
+            model_name="changenotice",
             name="subject_documents",
             field=models.JSONField(blank=True, default=list),
         ),
+        migrations.RunPython(count_units, migrations.RunPython.noop),
         migrations.RunPython(name_subjects, migrations.RunPython.noop),
     ]

@@ -1,6 +1,8 @@
-"""Which §§ and chapters an amending act repealed, read from the official record's notes on it ("anteckningar":
-"upph. 9 kap., 11 kap. 6 §, 16 kap. 7, 7 a §§; ändr. 1 kap. 3, 4 §§"), so that a § that leaves the consolidated
-text without a "Har upphävts genom …" stub still names the act that repealed it and the day it did.
+"""Which §§ and chapters an amending act repealed, and which §§ it gave new numbers, read from the official
+record's notes on it ("anteckningar": "upph. 9 kap., 11 kap. 6 §, 16 kap. 7, 7 a §§; ändr. 1 kap. 3, 4 §§",
+"nuvarande 3 kap. 7, 7 a §§ betecknas 3 kap. 2, 3 §§"), so that a § that leaves the consolidated text without a
+"Har upphävts genom …" stub still names the act that repealed it and the day it did, and a § moved to a new number
+is compared with its own old text, not with the § that had that number before.
 
 Only the acts a version brings are read (those after the version before it): an older act may have repealed an
 earlier § under the same number.
@@ -32,6 +34,39 @@ _NEXT_OPERATION_RE = re.compile(r"\b(?:nuvarande|ändr\.|nya?\s+\d|betecknas)", 
 
 def _numbers(text: str) -> list[str]:
     return [re.sub(r"\s+", " ", number.strip()) for number in re.split(r"\s*(?:,|och)\s*", text)]
+
+
+def _units_in_order(text: str) -> list[tuple[str, str]]:
+    """The §§ a list names, in its order: "3 kap. 7, 7 a §§, 16 kap. 5 §" -> (3, 7), (3, 7 a), (16, 5)."""
+    units: list[tuple[str, str]] = []
+    for match in _ITEM_RE.finditer(text):
+        if match["in_chapter"]:
+            chapter = _numbers(match["chapters"])[-1]
+            units += [(chapter, section) for section in _numbers(match["in_chapter"])]
+        elif match["sections"]:
+            units += [("", section) for section in _numbers(match["sections"])]
+        else:
+            return []  # a whole chapter renumbered: its §§ are not listed one by one
+    return units
+
+
+def renumbered_in_notes(notes: str) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """The §§ the notes give new numbers ("nuvarande 9 kap. 3 § betecknas 9 kap. 2 §"), old -> new, in order. A
+    list whose two sides do not pair one to one, or that renumbers whole chapters, is left out."""
+    pairs: list[tuple[tuple[str, str], tuple[str, str]]] = []
+    for part in notes.split(";"):
+        before, found, after = part.partition("betecknas")
+        if not found:
+            continue
+        if "nuvarande" in before:
+            before = before.rsplit("nuvarande", 1)[1]
+        elif re.match(r"\s*(?:upph\.|ändr\.|nya?\s)", before, re.IGNORECASE):
+            continue  # another operation's list runs into it: which §§ are moved is not certain
+        after = _NEXT_OPERATION_RE.split(after, maxsplit=1)[0]
+        old, new = _units_in_order(_NOT_A_UNIT_RE.sub(" ", before)), _units_in_order(_NOT_A_UNIT_RE.sub(" ", after))
+        if old and len(old) == len(new):
+            pairs += list(zip(old, new, strict=True))
+    return pairs
 
 
 def repealed_in_notes(notes: str) -> set[tuple[str, str]]:
@@ -79,3 +114,21 @@ def repeal_notes(acts: Iterable[AmendingAct], *, after: str) -> RepealNotes:
         for unit in repealed_in_notes(act.notes):
             notes.units[unit] = NotedRepeal(act.sfs, act.in_force)
     return notes
+
+
+def renumber_notes(acts: Iterable[AmendingAct], *, after: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """Where each § of the version before (`after`: "t.o.m. SFS 2024:1200") stands now, by the notes of the acts
+    newer than it, for the §§ they renumbered: (chapter, section) -> (chapter, section). An act renumbers its §§ at
+    once ("3, 4 §§ betecknas 4, 5 §§"); a § two acts renumbered in turn ends where the newer put it."""
+    floor = sfs_key(after)
+    moved: dict[tuple[str, str], tuple[str, str]] = {}
+    for act in sorted((a for a in acts if sfs_key(a.sfs) > floor), key=lambda a: sfs_key(a.sfs)):
+        pairs = dict(renumbered_in_notes(act.notes))
+        if not pairs:
+            continue
+        now = {old: pairs.get(current, current) for old, current in moved.items()}
+        for old, new in pairs.items():
+            if old not in moved.values() and old not in now:
+                now[old] = new
+        moved = now
+    return moved

@@ -278,12 +278,66 @@ def _iso_day(value: str) -> date | None:
         return None
 
 
+_CITATION_RE = re.compile(r"^(?:(?P<chapter>\d+(?: [a-z])?) kap\. )?(?P<section>\d+(?: [a-z])?) §$")
+
+
+def _citation(chapter: str, section: str) -> str:
+    return f"{chapter} kap. {section} §" if chapter else f"{section} §"
+
+
+def unit_of(citation: str) -> tuple[str, str] | None:
+    """("7", "9 a") for "7 kap. 9 a §", ("", "2") for "2 §"; None for another unit (a Bilaga, a chapter)."""
+    found = _CITATION_RE.match(citation)
+    return (found["chapter"] or "", found["section"]) if found else None
+
+
+@dataclass(frozen=True)
+class _Renumbered:
+    """The old version's units with the §§ the notes renumbered keyed by their new citations (`units`), the old
+    citation of each such key (`moved_from`), and the units whose citation a moved § took (`displaced`)."""
+
+    units: dict[str, UnitText]
+    moved_from: dict[str, str]
+    displaced: list[UnitText]
+
+
+def _renumber(old: dict[str, UnitText], new: dict[str, UnitText],
+              moves: dict[tuple[str, str], tuple[str, str]]) -> _Renumbered:
+    """Put each § the notes renumbered ("nuvarande 3 kap. 7 § betecknas 3 kap. 2 §") under its new citation, when
+    the new text gives that citation, so it is compared with its own new text rather than with the § that had the
+    number before. All of an act's §§ move at once, so a § taking the place of another that moves on is no clash;
+    one taking the place of a § that stays (one the act repealed) displaces it."""
+    moving: dict[str, UnitText] = {}
+    for key, unit in old.items():
+        target = moves.get((unit.chapter, unit.section)) if unit.section and not unit.temporal_kind else None
+        citation = _citation(*target) if target is not None else ""
+        # A move still to come (the text gives the § under its new number as a coming wording, or marks it to end
+        # under its old one) is the marked units' business: today the § keeps its number.
+        if not citation or citation not in new or _temporal_key(citation, "in_force") in new \
+                or _temporal_key(unit.citation, "expires") in new:
+            continue
+        moving[key] = replace(unit, key=citation, citation=citation, chapter=target[0], section=target[1])
+    if not moving:
+        return _Renumbered(old, {}, [])
+    units = {key: unit for key, unit in old.items() if key not in moving}
+    displaced = []
+    for unit in moving.values():
+        if unit.key in units:
+            displaced.append(units.pop(unit.key))
+        units[unit.key] = unit
+    return _Renumbered(units, {unit.key: old[key].citation for key, unit in moving.items()}, displaced)
+
+
 def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dict[str, date] | None = None,
-                 repeals: RepealNotes | None = None) -> VersionDiff:
+                 repeals: RepealNotes | None = None,
+                 renumbered: dict[tuple[str, str], tuple[str, str]] | None = None) -> VersionDiff:
     """The changed units between two versions (in the new version's order) and the tag counts. `repeals`: the §§
-    the amending acts' notes repeal (`law.amendment_notes`), for those that leave the text without a stub."""
+    the amending acts' notes repeal (`law.amendment_notes`), for those that leave the text without a stub;
+    `renumbered`: where the notes moved §§ of the old version (`renumber_notes`)."""
     repeals = repeals or RepealNotes()
     old, new = statute_units(old_text, sfs), statute_units(new_text, sfs)
+    moved = _renumber(old, new, renumbered or {})
+    old = moved.units
     known = {**transitional_in_force(new_text, sfs), **(in_force_by_act or {})}
     result = VersionDiff()
 
@@ -295,9 +349,12 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dic
         noted = repeals.act_for(unit.chapter, unit.section) if kind == REPEALED and after is None else None
         if noted is not None:
             amending, in_force = noted.act, noted.in_force or known.get(noted.act)
+        # A § the notes moved carries its old citation; the § whose number it took (displaced) does not.
+        renumbered_from = moved.moved_from.get(before.key, "") if before is not None and \
+            moved.units.get(before.key) is before else ""
+        old_citation = renumbered_from or (before.citation if before is not None and kind == RENUMBERED else "")
         return UnitChange(
-            kind=kind, citation=unit.citation,
-            old_citation=before.citation if before is not None and kind == RENUMBERED else "",
+            kind=kind, citation=unit.citation, old_citation=old_citation,
             chapter=unit.chapter, section=unit.section, temporal=after.temporal if after else "",
             amending_sfs=amending, in_force=in_force,
             old_text=before.text if before else "", new_text=after.text if after else "",
@@ -307,12 +364,16 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dic
     for key in old.keys() & new.keys():
         before, after = old[key], new[key]
         wording_changed = before.wording != after.wording
-        if before.section and not before.temporal_kind:
+        # The tags check the diff on §§ that kept their number (a renumbering act tags the § it moves).
+        if before.section and not before.temporal_kind and key not in moved.moved_from:
             tag_changed = before.amended_by != after.amended_by
             result.agreement.tag_changed += tag_changed
             result.agreement.tag_changed_and_text_changed += tag_changed and wording_changed
             result.agreement.text_changed += wording_changed
             result.agreement.text_changed_and_new_tag += wording_changed and tag_changed
+        if key in moved.moved_from and not wording_changed:
+            result.changes.append(change(RENUMBERED, before, after))
+            continue
         if not wording_changed and before.amended_by == after.amended_by:
             continue
         if after.repealed and not before.repealed:
@@ -346,6 +407,10 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dic
             result.changes.append(change(REPEALED if after.repealed else ADDED, None, after))
     # A unit whose citation the new text still gives (plainly, marked, or twice) is no § repealed: a coming wording
     # that has come, one withdrawn, a § the source once numbered twice.
+    # A § whose number a renumbered § took is gone from the text under it: repealed (the notes' "upph." names the
+    # act), or moved by a note too irregular to pair, which still leaves its number to another §.
+    result.changes.extend(change(REPEALED, before, None) for before in moved.displaced
+                          if not before.repealed and not before.transitional)
     cited_now = {unit.citation for unit in new.values()}
     for before in gone.values():
         if before.citation in cited_now:

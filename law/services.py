@@ -21,9 +21,9 @@ from compliance.clock import swedish_today
 from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.addressees import AddresseeFinder, authority_names
-from law.amendment_notes import NotedRepeal, RepealNotes, repeal_notes
+from law.amendment_notes import NotedRepeal, RepealNotes, renumber_notes, repeal_notes
 from law.citations import CitationCounter, CorpusDocument, DetailedStatutes
-from law.diff import UnitChange, diff_statute
+from law.diff import UnitChange, diff_statute, unit_of
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_corpus import content_type_for
 from law.sfs_records import OfficialRecord, RecordError, sfs_key, sfs_number_in
@@ -140,8 +140,10 @@ def statute_record_apply(record: OfficialRecord, *, origin: str, source_name: st
             return ApplyResult(record.sfs, refusal, doc.pk, message=message)
         in_force = {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
         try:
+            acts = record.amending_acts.values()
             diff = diff_statute(current.full_text, record.text, record.sfs, in_force_by_act=in_force,
-                                repeals=repeal_notes(record.amending_acts.values(), after=current.amended_through))
+                                repeals=repeal_notes(acts, after=current.amended_through),
+                                renumbered=renumber_notes(acts, after=current.amended_through))
         except Exception as exc:  # a text the parser cannot read: reported by name, nothing applied
             raise RecordError(f"texten går inte att tolka ({type(exc).__name__}: {exc})") from exc
         valid_from = _valid_from(record, first=False)
@@ -205,8 +207,11 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> Chan
             # A § that left the text keeps the act the record's notes gave it when the version was applied.
             repeals = RepealNotes({(c.chapter, c.section): NotedRepeal(c.amending_sfs, c.in_force) for c in stored
                                    if c.kind == StatuteChange.Kind.REPEALED and c.amending_sfs and not c.new_text})
+            # And each § the notes renumbered keeps the number they gave it.
+            moves = {unit_of(c.old_citation): unit_of(c.citation) for c in stored if c.old_citation}
             fresh = diff_statute(before.full_text, after.full_text, after.document.sfs_number,
-                                 in_force_by_act=in_force, repeals=repeals).changes
+                                 in_force_by_act=in_force, repeals=repeals,
+                                 renumbered={old: new for old, new in moves.items() if old and new}).changes
             rows = _change_rows(after.document, before, after, fresh)
             # A unit read the same way keeps the day stored with it (from the record, which is not kept).
             stored_days = {(c.kind, c.citation, c.amending_sfs): c.in_force for c in stored if c.in_force}

@@ -23,6 +23,7 @@ from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
+from law.diff import unit_of
 from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
@@ -180,10 +181,14 @@ def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int,
     refs = [ref for ref in Requirement.objects.filter(workspace_id=workspace_id, item__legal_document_id=document_id)
             .exclude(section_ref="").values_list("section_ref", flat=True)]
     units = list(StatuteChange.objects.filter(to_version_id=version_id).order_by("ordinal")
-                 .values_list("citation", "chapter", "section", "kind", "amending_sfs"))
+                 .values_list("citation", "chapter", "section", "old_citation", "kind", "amending_sfs"))
     relevant: list[str] = []
-    for citation, chapter, section, *_ in units:
-        if refs and touches(refs, chapter, section) and citation not in relevant:
+    for citation, chapter, section, old_citation, *_ in units:
+        # A kravpunkt citing a § by the number it had before the version renumbered it is touched too: its
+        # section_ref now points elsewhere.
+        old = unit_of(old_citation) if old_citation else None
+        if refs and (touches(refs, chapter, section) or (old is not None and touches(refs, *old))) \
+                and citation not in relevant:
             relevant.append(citation)
     number = reader.number(document_id)
     cited = requirements_citing(reader, workspace_id, number, [citation for citation, *_ in units],

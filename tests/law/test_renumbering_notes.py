@@ -16,8 +16,9 @@ from law.amendment_notes import renumber_notes, renumbered_in_notes, repeal_note
 from law.diff import ADDED, AMENDED, RENUMBERED, REPEALED, diff_statute
 from law.models import StatuteChange
 from law.sfs_records import AmendingAct
+from register.models import ChangeNotice
 from tests.law.sfs_records_fixtures import record
-from tests.register.notices_fixtures import statute_with_text, sync_records
+from tests.register.notices_fixtures import add_requirement, statute_with_text, sync_records, workspace_with
 
 OLD = ("1 § Lagen gäller för provföretag.\n\n"
        "2 § Ett provföretag ska föra register.\n\n"
@@ -94,6 +95,10 @@ def test_an_applied_record_stores_the_moves_and_a_rebuild_keeps_them(clean_queue
                                                                       tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD, amended_through="SFS 2099:5")
+    # A kravpunkt on 3 § (tillsyn) as it was numbered when the kravpunkt was written.
+    _, _, (item,) = workspace_with("Provbolaget", owner_name="prov", documents=[doc])
+    add_requirement(item, "3 §", "Tillsyn")
+    item.refresh_from_db()
     acts = [{"beteckning": "2099:30", "rubrik": "Lag (2099:30) om ändring", "ikraftDateTime": "2100-07-01T00:00:00",
              "anteckningar": NOTES}]
     sync_records(tmp_path, [record("2099:1", text=NEW, andring="t.o.m. SFS 2099:30", andringsforfattningar=acts)])
@@ -101,6 +106,10 @@ def test_an_applied_record_stores_the_moves_and_a_rebuild_keeps_them(clean_queue
     stored = sorted(StatuteChange.objects.filter(document=doc).values_list("kind", "citation", "old_citation"))
     assert stored == [("ADDED", "4 §", ""), ("AMENDED", "3 §", "4 §"), ("RENUMBERED", "2 §", "3 §"),
                       ("REPEALED", "2 §", "")]
+    # The notice names both §§ the kravpunkt's "3 §" now touches: the § it meant, renumbered 2 §, and the § that
+    # now has its number.
+    notice = ChangeNotice.objects.get(item=item)
+    assert notice.relevant_units == ["2 §", "3 §"]
     out = io.StringIO()
     call_command("rebuild_statute_changes", stdout=out)
     assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")

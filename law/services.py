@@ -9,7 +9,7 @@ statute's current text) or not at all. Chunking is asked for through compliance'
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date
 from typing import Any
@@ -181,13 +181,19 @@ def _dated_by_marker(change: StatuteChange) -> bool:
                                                            and bool(change.temporal))
 
 
-def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> ChangesRebuildResult:
+def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None,
+                            records: Mapping[str, OfficialRecord] | None = None) -> ChangesRebuildResult:
     """Compare every applied version again with the version before it, by today's `diff_statute`, and replace its
     stored changed units where they differ: the diff has learnt since they were stored (a § marked to end or to get
     a coming wording is no longer a § repealed today). The amending acts' in-force days come from the units stored
     before (the record that gave them is not kept), and so do the acts that repealed §§ leaving the text without a
     stub (read from the record's notes when it was applied). One transaction per version; running it again changes
-    nothing."""
+    nothing.
+
+    `records`: the official records the versions were applied from, by `record_hash` (`--file`). A version whose
+    record is given reads its acts' days and notes (the §§ they repeal and renumber) from it again, as when it was
+    applied, rather than from what was stored; so a version applied before the diff read renumbering is read with
+    it."""
     versions = StatuteVersion.objects.exclude(origin=StatuteVersion.Origin.CORPUS).order_by("document_id", "pk")
     if sfs_numbers is not None:
         versions = versions.filter(document__sfs_number__in=list(sfs_numbers))
@@ -209,9 +215,16 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None) -> Chan
                                    if c.kind == StatuteChange.Kind.REPEALED and c.amending_sfs and not c.new_text})
             # And each § the notes renumbered keeps the number they gave it.
             moves = {unit_of(c.old_citation): unit_of(c.citation) for c in stored if c.old_citation}
+            renumbered = {old: new for old, new in moves.items() if old and new}
+            record = records.get(after.record_hash) if records and after.record_hash else None
+            if record is not None:  # the record it was applied from: its notes and days, read again
+                acts = record.amending_acts.values()
+                in_force |= {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
+                noted = repeal_notes(acts, after=before.amended_through)
+                repeals = RepealNotes({**repeals.units, **noted.units})
+                renumbered = renumber_notes(acts, after=before.amended_through)
             fresh = diff_statute(before.full_text, after.full_text, after.document.sfs_number,
-                                 in_force_by_act=in_force, repeals=repeals,
-                                 renumbered={old: new for old, new in moves.items() if old and new}).changes
+                                 in_force_by_act=in_force, repeals=repeals, renumbered=renumbered).changes
             rows = _change_rows(after.document, before, after, fresh)
             # A unit read the same way keeps the day stored with it (from the record, which is not kept).
             stored_days = {(c.kind, c.citation, c.amending_sfs): c.in_force for c in stored if c.in_force}

@@ -204,6 +204,21 @@ def read_records(path: Path) -> Iterator[RawLine]:
                 yield RawLine(line_no, error=f"inte giltig JSON ({exc.msg}, kolumn {exc.colno})")
 
 
+def records_by_hash(path: Path) -> dict[str, OfficialRecord]:
+    """The records of a file that read as records, by `record_hash`: what versions applied from them store. A
+    line that does not read is left out here; `sync_sfs` names it."""
+    found: dict[str, OfficialRecord] = {}
+    for line in read_records(path):
+        if line.error:
+            continue
+        try:
+            record = parse_record(line.record)
+        except RecordError:
+            continue
+        found[record.record_hash] = record
+    return found
+
+
 # --- text layout ---------------------------------------------------------------------------------
 
 def _join(lines: list[str]) -> str:

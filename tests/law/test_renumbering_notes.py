@@ -9,14 +9,16 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from pytest_django import Settings
 
 from law.amendment_notes import renumber_notes, renumbered_in_notes, repeal_notes
 from law.diff import ADDED, AMENDED, RENUMBERED, REPEALED, diff_statute
-from law.models import StatuteChange
+from law.models import StatuteChange, StatuteVersion
+from law.services import _change_rows
 from law.sfs_records import AmendingAct
 from register.models import ChangeNotice
+from register.notices.services import notices_refresh_units
 from tests.law.sfs_records_fixtures import record
 from tests.register.notices_fixtures import add_requirement, statute_with_text, sync_records, workspace_with
 
@@ -113,3 +115,39 @@ def test_an_applied_record_stores_the_moves_and_a_rebuild_keeps_them(clean_queue
     out = io.StringIO()
     call_command("rebuild_statute_changes", stdout=out)
     assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")
+
+
+@pytest.mark.django_db
+def test_a_version_stored_before_renumbering_was_read_is_read_again_from_its_records_file(
+        clean_queue: None, settings: Settings, tmp_path: Path) -> None:
+    """The records are not kept: a version whose changes were stored by a diff that did not read the notes'
+    renumbering (here: stored as that diff read it) keeps them on a plain rebuild, and is read with the notes
+    again from the file it was synced from; the unanswered notice is counted again with it."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    doc = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD, amended_through="SFS 2099:5")
+    _, _, (item,) = workspace_with("Provbolaget", owner_name="prov", documents=[doc])
+    add_requirement(item, "4 §", "Avgift")
+    acts = [{"beteckning": "2099:30", "rubrik": "Lag (2099:30) om ändring", "ikraftDateTime": "2100-07-01T00:00:00",
+             "anteckningar": NOTES}]
+    sync_records(tmp_path, [record("2099:1", text=NEW, andring="t.o.m. SFS 2099:30", andringsforfattningar=acts)])
+    version = StatuteVersion.objects.get(document=doc, is_current=True)
+    before = StatuteVersion.objects.get(document=doc, is_current=False)
+    StatuteChange.objects.filter(to_version=version).delete()
+    StatuteChange.objects.bulk_create(_change_rows(doc, before, version, diff_statute(OLD, NEW, "2099:1").changes))
+    notices_refresh_units(version_ids=[version.pk])
+    assert ChangeNotice.objects.get(item=item).relevant_units == ["4 §"]
+
+    out = io.StringIO()
+    call_command("rebuild_statute_changes", stdout=out)
+    assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")
+    call_command("rebuild_statute_changes", "--file", str(tmp_path / "records.jsonl"), stdout=out)
+    assert "1 versioner jämförda, 1 lästa om (3 → 4 ändrade enheter); 1 obesvarade lagändringar" in out.getvalue()
+
+    stored = sorted(StatuteChange.objects.filter(to_version=version).values_list("kind", "citation", "old_citation"))
+    assert stored == [("ADDED", "4 §", ""), ("AMENDED", "3 §", "4 §"), ("RENUMBERED", "2 §", "3 §"),
+                      ("REPEALED", "2 §", "")]
+    notice = ChangeNotice.objects.get(item=item)
+    assert (notice.relevant_units, notice.unit_counts) == (["3 §", "4 §"], {"ADDED": 1, "AMENDED": 1, "REPEALED": 1,
+                                                                             "RENUMBERED": 1})
+    with pytest.raises(CommandError, match="Filen finns inte"):
+        call_command("rebuild_statute_changes", "--file", str(tmp_path / "none.jsonl"))

@@ -54,7 +54,8 @@ def renumbered_in_notes(notes: str) -> list[tuple[tuple[str, str], tuple[str, st
     """The §§ the notes give new numbers ("nuvarande 9 kap. 3 § betecknas 9 kap. 2 §"), old -> new, in order. A
     list whose two sides do not pair one to one, or that renumbers whole chapters, is left out."""
     pairs: list[tuple[tuple[str, str], tuple[str, str]]] = []
-    for part in notes.split(";"):
+    # Two renumberings may share a part, after a comma ("nuvarande 2 a § betecknas 2 b §, nuvarande 3 § betecknas …").
+    for part in (piece for part in notes.split(";") for piece in re.split(r",\s*(?=nuvarande\b)", part)):
         before, found, after = part.partition("betecknas")
         if not found:
             continue

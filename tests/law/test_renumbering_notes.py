@@ -43,6 +43,8 @@ def test_a_betecknas_list_pairs_old_and_new_numbers_in_order() -> None:
         (("3", "7 a"), ("3", "3")), (("16", "6 a"), ("16", "6"))]
     assert renumbered_in_notes("upph. 5 kap. 3 §, nuvarande 5 kap. 4 § betecknas 5 kap. 3 §") == [
         (("5", "4"), ("5", "3"))]
+    assert renumbered_in_notes("nuvarande 2 a § betecknas 2 b §, nuvarande 3 § betecknas 4 §; ny 3 §") == [
+        (("", "2 a"), ("", "2 b")), (("", "3"), ("", "4"))]
     assert renumbered_in_notes("nuvarande 3, 4 §§ betecknas 2 §") == []  # two sides that do not pair
     assert renumbered_in_notes("nuvarande 5 kap. betecknas 6 kap.") == []  # whole chapters: §§ not listed
     assert renumbered_in_notes("ändr. 2 §; ny 6 §") == []

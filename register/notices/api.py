@@ -111,6 +111,12 @@ class CitingRequirementSerializer(serializers.Serializer):
     citing = serializers.CharField(source="label", help_text="Paragrafen som hänvisar, t.ex. \"3 kap. 2 a §\".")
 
 
+class RenumberedRequirementSerializer(serializers.Serializer):
+    requirement_id = serializers.IntegerField(source="pk")
+    title = serializers.CharField()
+    section_ref = serializers.CharField()
+
+
 class CitingUnitSerializer(serializers.Serializer):
     sfs_number = serializers.CharField(source="number")
     citation = serializers.CharField()
@@ -126,6 +132,9 @@ class NoticeChangeSerializer(serializers.Serializer):
     coming = serializers.BooleanField()
     relevant = serializers.BooleanField(help_text="Berör en kravpunkt (dess paragrafhänvisning).")
     cited_by = CitingRequirementSerializer(many=True, help_text="Kravpunkter vars paragrafer hänvisar till enheten.")
+    renumbered_for = RenumberedRequirementSerializer(
+        many=True, help_text="Kravpunkter som anger enhetens tidigare beteckning: deras paragrafhänvisning pekar nu "
+                             "på något annat.")
     cited_from_register = CitingUnitSerializer(many=True, source="from_register",
                                                help_text="Enheter i laglistans andra författningar som hänvisar till "
                                                          "enheten.")

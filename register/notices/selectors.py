@@ -19,7 +19,7 @@ from compliance.models import LegalDocument, Workspace
 from compliance.sql import dict_cursor
 from law.models import ChangeSummary, StatuteChange, StatuteRepeal
 from law.selectors import change_view
-from law.diff import DiffSegment
+from law.diff import DiffSegment, unit_of
 from law.statute_directory import statute_directory
 
 from ..models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem, Requirement
@@ -86,6 +86,9 @@ class NoticeChangeView:
     # The units of the other documents on the laglista that cite it, kravpunkt or not (a föreskrift filling in a
     # changed § of its law), as their texts are now.
     from_register: tuple[CitingElsewhere, ...] = ()
+    # The kravpunkter whose section_ref names the unit by the number it had before the version renumbered it (and
+    # not by its new one): their reference now points elsewhere.
+    renumbered_for: tuple[Requirement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,24 @@ def _other_listed(notice: ChangeNotice) -> set[str]:
                .values_list("legal_document__sfs_number", flat=True))
 
 
+def _item_requirements(notice: ChangeNotice) -> list[Requirement]:
+    """The kravpunkter of the workspace on the notice's document, in their order; none for a suggested statute."""
+    if notice.kind == ChangeNotice.Kind.NEW:
+        return []
+    return list(Requirement.objects.filter(workspace_id=notice.workspace_id,
+                                           item__legal_document_id=notice.legal_document_id).order_by("position", "pk"))
+
+
+def _citing_old_number(change: StatuteChange, requirements: list[Requirement]) -> tuple[Requirement, ...]:
+    """The kravpunkter citing a renumbered unit by its old number and not by its new one."""
+    old = unit_of(change.old_citation) if change.old_citation else None
+    if old is None:
+        return ()
+    return tuple(requirement for requirement in requirements if requirement.section_ref
+                 and touches([requirement.section_ref], *old)
+                 and not touches([requirement.section_ref], change.chapter, change.section))
+
+
 def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeDetail:
     today = today or swedish_today()
     changes: list[NoticeChangeView] = []
@@ -139,6 +160,7 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
         relevant = set(notice.relevant_units)
         cited = _citing_requirements(notice)
         units = list(StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"))
+        requirements = _item_requirements(notice)
         if listed and units:
             elsewhere = document_cited_elsewhere(notice.legal_document, statute_directory(),
                                                  {change.citation for change in units})
@@ -146,13 +168,11 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
             view = change_view(change, today=today)
             on_register = tuple(unit for unit in elsewhere.get(change.citation, ()) if unit.number in listed)
             changes.append(NoticeChangeView(change, view.stycken, view.coming, change.citation in relevant,
-                                            cited.get(change.citation, ()), on_register))
+                                            cited.get(change.citation, ()), on_register,
+                                            _citing_old_number(change, requirements)))
         # Stable: document order within each group.
         changes.sort(key=lambda view: (not view.relevant, not view.cited_by, not view.from_register))
-    requirements = (list(Requirement.objects.filter(workspace_id=notice.workspace_id,
-                                                    item__legal_document_id=notice.legal_document_id)
-                         .order_by("position", "pk"))
-                    if notice.kind != ChangeNotice.Kind.NEW else [])
+    requirements = _item_requirements(notice)
     summary = (ChangeSummary.objects.filter(version_id=notice.version_id).first()
                if changes and notice.version_id is not None else None)
     return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary,

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
 from pytest_django import Settings
 
 from law.amendment_notes import renumber_notes, renumbered_in_notes, repeal_notes
@@ -96,11 +98,11 @@ def test_a_renumbering_still_to_come_leaves_the_section_its_number() -> None:
 
 @pytest.mark.django_db
 def test_an_applied_record_stores_the_moves_and_a_rebuild_keeps_them(clean_queue: None, settings: Settings,
-                                                                      tmp_path: Path) -> None:
+                                                                      client: Client, tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     doc = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD, amended_through="SFS 2099:5")
     # A kravpunkt on 3 § (tillsyn) as it was numbered when the kravpunkt was written.
-    _, _, (item,) = workspace_with("Provbolaget", owner_name="prov", documents=[doc])
+    _, owner, (item,) = workspace_with("Provbolaget", owner_name="prov", documents=[doc])
     add_requirement(item, "3 §", "Tillsyn")
     item.refresh_from_db()
     acts = [{"beteckning": "2099:30", "rubrik": "Lag (2099:30) om ändring", "ikraftDateTime": "2100-07-01T00:00:00",
@@ -114,6 +116,14 @@ def test_an_applied_record_stores_the_moves_and_a_rebuild_keeps_them(clean_queue
     # now has its number.
     notice = ChangeNotice.objects.get(item=item)
     assert notice.relevant_units == ["2 §", "3 §"]
+    # Its page and the API say the kravpunkt's reference now points elsewhere.
+    client.force_login(owner)
+    page = client.get(reverse("notice_detail", args=[item.workspace.slug, notice.pk])).content.decode()
+    assert "Er kravpunkt ”Tillsyn” anger 3 §, som nu betecknas 2 §: se över kravpunktens paragraf." in page
+    detail = client.get(reverse("api-notice", args=[item.workspace.slug, notice.pk])).json()
+    assert sorted((change["kind"], change["citation"], [r["section_ref"] for r in change["renumbered_for"]])
+                  for change in detail["changes"]) == [
+        ("ADDED", "4 §", []), ("AMENDED", "3 §", []), ("RENUMBERED", "2 §", ["3 §"]), ("REPEALED", "2 §", [])]
     out = io.StringIO()
     call_command("rebuild_statute_changes", stdout=out)
     assert out.getvalue().startswith("1 versioner jämförda, 0 lästa om")

@@ -120,6 +120,8 @@ def test_an_applied_record_stores_the_moves_and_a_rebuild_keeps_them(clean_queue
     client.force_login(owner)
     page = client.get(reverse("notice_detail", args=[item.workspace.slug, notice.pk])).content.decode()
     assert "Er kravpunkt ”Tillsyn” anger 3 §, som nu betecknas 2 §: se över kravpunktens paragraf." in page
+    requirement = item.requirements.get()
+    assert reverse("register_requirement_edit", args=[item.workspace.slug, requirement.pk]) in page
     detail = client.get(reverse("api-notice", args=[item.workspace.slug, notice.pk])).json()
     assert sorted((change["kind"], change["citation"], [r["section_ref"] for r in change["renumbered_for"]])
                   for change in detail["changes"]) == [

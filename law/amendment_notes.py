@@ -79,6 +79,9 @@ def repealed_in_notes(notes: str) -> set[tuple[str, str]]:
         if not part.lower().startswith("upph."):
             continue
         listed = _NEXT_OPERATION_RE.split(part[len("upph."):], maxsplit=1)[0]
+        # The rubriker an "upph." list names come last, each with the units it stood before ("rubr. närmast före
+        # 4 kap. 10, 12 §§, 12 kap. 7 §"): none of those units is repealed by being named there.
+        listed = listed.split("rubr.", 1)[0]
         for match in _ITEM_RE.finditer(_NOT_A_UNIT_RE.sub(" ", listed)):
             if match["in_chapter"]:
                 chapter = _numbers(match["chapters"])[-1]

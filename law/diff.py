@@ -245,9 +245,9 @@ def _marked_units(old: dict[str, UnitText], new: dict[str, UnitText], gone: dict
         elif after.temporal_kind == "expires" and key.replace(" @expires", " @in_force") not in new \
                 and after.citation not in new:  # a chapter coming in its place gives its §§ plainly
             ended_by = _ENDED_BY_RE.search(after.temporal)
-            changes.append(replace(change(REPEALED, current, after), new_text="",
-                                   amending_sfs=ended_by.group(1) if ended_by else "",
-                                   in_force=_iso_day(after.temporal_date)))
+            ending = change(REPEALED, current, after)
+            changes.append(replace(ending, new_text="", amending_sfs=ended_by.group(1) if ended_by
+                                   else ending.amending_sfs, in_force=_iso_day(after.temporal_date)))
     # A § whose coming wording has come and that the text now gives plainly, worded again since: amended from the
     # coming wording (the outgoing one is not compared; it ended when the coming one began). A § marked to end
     # and now given plainly in other words is amended from the words it had.
@@ -345,8 +345,10 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dic
         unit = after or before
         amending = _amending_sfs(after) if after is not None else ""
         in_force = _in_force(after, amending, known)
-        # A § that left the text without a stub: the act whose notes repealed it, if any did.
-        noted = repeals.act_for(unit.chapter, unit.section) if kind == REPEALED and after is None else None
+        # A § that left the text without a stub, or is marked to end without naming the act: the act whose notes
+        # repealed it, if any did.
+        noted = repeals.act_for(unit.chapter, unit.section) \
+            if kind == REPEALED and (after is None or after.temporal_kind == "expires") else None
         if noted is not None:
             amending, in_force = noted.act, noted.in_force or known.get(noted.act)
         # A § the notes moved carries its old citation; the § whose number it took (displaced) does not.

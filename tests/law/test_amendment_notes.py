@@ -28,6 +28,10 @@ def test_an_upph_list_names_chapters_sections_of_a_chapter_and_plain_sections() 
                                                                                                   ("", "27")}
     assert repealed_in_notes("ändr. 2 §; ny 6 §") == set()
     assert repealed_in_notes("upph. 5 kap. 3 §, nuvarande 5 kap. 4 § betecknas 5 kap. 3 §; ändr. 1 §") == {("5", "3")}
+    # The rubriker come last, each with the units it stood before: those units are not repealed.
+    assert repealed_in_notes("upph. 5, 13 kap., 4 kap. 10 §, rubr. närmast före 4 kap. 10, 12 §§, 12 kap. 7 §; "
+                             "ändr. 1 kap. 2 §") == {("5", ""), ("13", ""), ("4", "10")}
+    assert repealed_in_notes("upph. rubr. närmast före 9 kap. 17, 21 §§; ändr. 9 kap. 3 §") == set()
 
 
 def test_only_the_acts_a_version_brings_are_read_and_the_newer_wins() -> None:
@@ -54,6 +58,21 @@ def test_a_section_leaving_the_text_without_a_stub_names_the_act_its_notes_give(
     assert (change.kind, change.citation, change.amending_sfs, change.in_force) == (
         REPEALED, "3 §", "2099:30", date(2100, 7, 1))
     assert (unnamed.amending_sfs, unnamed.in_force) == ("", None)
+
+
+def test_a_section_marked_to_end_without_its_act_names_the_act_its_notes_give() -> None:
+    """The marker says when the § ends ("/Upphör att gälla U:2100-07-01/") but not through which act; the notes
+    repeal its whole chapter."""
+    acts = [AmendingAct("2099:30", "Lag (2099:30)", date(2100, 7, 1), "upph. 2 kap.; ändr. 1 kap. 1 §")]
+    old = "1 kap. Inledning\n\n1 § Denna lag gäller.\n\n2 kap. Tillsyn\n\n1 § Tillsyn utövas av myndigheten."
+    new = old.replace("1 § Tillsyn", "1 § /Upphör att gälla U:2100-07-01/ Tillsyn")
+
+    (change,) = diff_statute(old, new, "2099:1", repeals=repeal_notes(acts, after="SFS 2099:5")).changes
+    (unnamed,) = diff_statute(old, new, "2099:1").changes
+
+    assert (change.kind, change.citation, change.amending_sfs, change.in_force) == (
+        REPEALED, "2 kap. 1 §", "2099:30", date(2100, 7, 1))
+    assert (unnamed.kind, unnamed.amending_sfs, unnamed.in_force) == (REPEALED, "", date(2100, 7, 1))
 
 
 @pytest.mark.django_db

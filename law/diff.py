@@ -9,7 +9,8 @@ amending act brings is that act's own (its in-force date is read from it) and no
 ("– energi,", "1. …", "• …") are stycken of it, compared with the rest of its text. Texts are compared without whitespace, so
 a different line wrapping or a hyphen at a line end is not a change. The amendment tag ("Lag
 (2025:974).") names the amending act; it is left out of the comparison of the wording, which lets
-the tags check the method (`tag_agreement`).
+the tags check the method (`tag_agreement`). A § the amending acts' notes renumber is compared under its new
+number with its own old text (`_renumber`), not with the § that had that number before.
 """
 
 from __future__ import annotations
@@ -407,12 +408,12 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dic
                 result.changes.append(change(RENUMBERED, before, after))
         elif after.temporal_kind != "expires":
             result.changes.append(change(REPEALED if after.repealed else ADDED, None, after))
-    # A unit whose citation the new text still gives (plainly, marked, or twice) is no § repealed: a coming wording
-    # that has come, one withdrawn, a § the source once numbered twice.
     # A § whose number a renumbered § took is gone from the text under it: repealed (the notes' "upph." names the
     # act), or moved by a note too irregular to pair, which still leaves its number to another §.
     result.changes.extend(change(REPEALED, before, None) for before in moved.displaced
                           if not before.repealed and not before.transitional)
+    # A unit whose citation the new text still gives (plainly, marked, or twice) is no § repealed: a coming wording
+    # that has come, one withdrawn, a § the source once numbered twice.
     cited_now = {unit.citation for unit in new.values()}
     for before in gone.values():
         if before.citation in cited_now:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 # Words that do not change what a question is about (Swedish, plus English, and the
 # relative-time words whose meaning the date parser extracts separately).
@@ -90,6 +91,13 @@ def strip_control(text: str, replacement: str = " ") -> str:
 def strip_invisible(text: str) -> str:
     """`text` without control characters and invisible word-splitting characters."""
     return _INVISIBLE.sub("", _CONTROL.sub("", text))
+
+
+def swedish_list(items: Sequence[str]) -> str:
+    """The items as a Swedish list: "a", "a och b", "a, b och c"; "" for none."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} och {items[-1]}"
 
 
 def one_line(text: str) -> str:

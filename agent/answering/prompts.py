@@ -2,6 +2,8 @@
 
 from collections.abc import Mapping, Sequence
 
+from compliance.text import swedish_list
+
 SYSTEM_PROMPT = """Du är Lagrum, en assistent för regelefterlevnad (compliance) i svenska organisationer.
 Du hjälper användare att förstå vad svensk lag och organisationens egna dokument kräver.
 
@@ -67,8 +69,7 @@ GLOSSARY_NOTE = "_Enligt er ordlista söktes även på lagens ord: {terms}._"
 
 def glossary_terms(glossary: Mapping[str, str]) -> str:
     """The glossary's terms as a Swedish list: "visselblåsare" = "rapporterande person" och …"""
-    quoted = [f'"{word}" = "{law_words}"' for word, law_words in glossary.items()]
-    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} och {quoted[-1]}"
+    return swedish_list([f'"{word}" = "{law_words}"' for word, law_words in glossary.items()])
 
 
 # A misspelt word searched as the statute word one slip away (agent.retrieval.spelling): the reader sees the guess.
@@ -82,8 +83,7 @@ def quoted_words(words: Sequence[str], corrections: Mapping[str, str] | None = N
     """The words as a Swedish list in quotation marks: "a", "b" och "c". A word searched as the statute word it
     is one slip from (`corrections`) says so: "skydsombud" (sökt som "skyddsombud")."""
     corrections = corrections or {}
-    quoted = [f'"{w}" (sökt som "{corrections[w]}")' if w in corrections else f'"{w}"' for w in words]
-    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} och {quoted[-1]}"
+    return swedish_list([f'"{w}" (sökt som "{corrections[w]}")' if w in corrections else f'"{w}"' for w in words])
 
 
 COMPARISON_HEADING = "**Era dokument och lagen om samma sak** (sida vid sida, så att ni kan jämföra):"

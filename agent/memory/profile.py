@@ -44,7 +44,7 @@ from compliance.services import (
     profile_fact_add,
     profile_update,
 )
-from compliance.text import neutralise
+from compliance.text import neutralise, swedish_list
 
 from .detection import FACT, PREFERENCE, PROFILE, detect
 from .register_proposals import REGISTER_ITEM, register_proposal_store
@@ -137,8 +137,7 @@ def mention_sentence(memory: Memory) -> str:
     """"Ni har angett 45 anställda och kollektivavtal med Unionen: …" for answers without a model."""
     if not memory.mentions:
         return ""
-    items = [" ".join(m.split()) for m in memory.mentions]
-    listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " och " + items[-1]
+    listed = swedish_list([" ".join(m.split()) for m in memory.mentions])
     return (f"Ni har angett {listed}: kontrollera i utdragen nedan vilka regler som gäller för en sådan "
             "verksamhet.")
 

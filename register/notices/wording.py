@@ -7,6 +7,7 @@ The amendment's date is written "gäller från": a notice is often read before t
 
 from __future__ import annotations
 
+from compliance.text import swedish_list
 from law.models import StatuteChange
 
 from ..models import ChangeNotice
@@ -65,18 +66,13 @@ def notice_units_text(notice: ChangeNotice) -> str:
             return f"{_units(count)} {word}"
         return f"{count} {word} {'enhet' if count == 1 else 'enheter'}"
     parts = [f"{count} {singular if count == 1 else plural}" for count, (singular, plural) in named]
-    return f"{_units(total)} ({', '.join(parts[:-1])} och {parts[-1]})"
-
-
-def _joined(words: list[str]) -> str:
-    """"A", "A och B", "A, B och C"."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} och {words[-1]}"
+    return f"{_units(total)} ({swedish_list(parts)})"
 
 
 def _titles(documents: list[dict], limit: int) -> str:
     titles = [document["title"] for document in documents[:limit]]
     rest = len(documents) - len(titles)
-    return _joined(titles + ([f"ytterligare {rest}"] if rest else []))
+    return swedish_list(titles + ([f"ytterligare {rest}"] if rest else []))
 
 
 def notice_subject_text(notice: ChangeNotice, *, limit: int = 3) -> str:
@@ -94,7 +90,7 @@ def notice_subject_text(notice: ChangeNotice, *, limit: int = 3) -> str:
         # A category is a list itself ("redovisning, bolag, skatt"): quoted, so two read as two.
         subjects = [f"”{category}”" for category in dict.fromkeys(document["category"] for document in other)]
         noun = "ämnet" if len(subjects) == 1 else "ämnena"
-        parts.append(f"{_titles(other, limit)} inom {noun} {_joined(subjects)}")
+        parts.append(f"{_titles(other, limit)} inom {noun} {swedish_list(subjects)}")
     return "hänvisar till " + " och till ".join(parts)
 
 

@@ -36,18 +36,25 @@ def _numbers(text: str) -> list[str]:
     return [re.sub(r"\s+", " ", number.strip()) for number in re.split(r"\s*(?:,|och)\s*", text)]
 
 
-def _units_in_order(text: str) -> list[tuple[str, str]]:
-    """The §§ a list names, in its order: "3 kap. 7, 7 a §§, 16 kap. 5 §" -> (3, 7), (3, 7 a), (16, 5)."""
+def _listed_units(text: str) -> list[tuple[str, str]]:
+    """The units a list names, in its order: "3, 4 kap., 16 kap. 7, 7 a §§, 27 §" -> (3, ""), (4, ""), (16, 7),
+    (16, 7 a), ("", 27); a whole chapter has section "", a § of a statute without chapters chapter ""."""
     units: list[tuple[str, str]] = []
     for match in _ITEM_RE.finditer(text):
         if match["in_chapter"]:
             chapter = _numbers(match["chapters"])[-1]
             units += [(chapter, section) for section in _numbers(match["in_chapter"])]
-        elif match["sections"]:
-            units += [("", section) for section in _numbers(match["sections"])]
+        elif match["chapters"]:
+            units += [(chapter, "") for chapter in _numbers(match["chapters"])]
         else:
-            return []  # a whole chapter renumbered: its §§ are not listed one by one
+            units += [("", section) for section in _numbers(match["sections"])]
     return units
+
+
+def _sections_in_order(text: str) -> list[tuple[str, str]]:
+    """The §§ a list names, in its order; [] when it names a whole chapter, whose §§ are not listed one by one."""
+    units = _listed_units(text)
+    return [] if any(not section for _, section in units) else units
 
 
 def renumbered_in_notes(notes: str) -> list[tuple[tuple[str, str], tuple[str, str]]]:
@@ -64,7 +71,8 @@ def renumbered_in_notes(notes: str) -> list[tuple[tuple[str, str], tuple[str, st
         elif re.match(r"\s*(?:upph\.|ändr\.|nya?\s)", before, re.IGNORECASE):
             continue  # another operation's list runs into it: which §§ are moved is not certain
         after = _NEXT_OPERATION_RE.split(after, maxsplit=1)[0]
-        old, new = _units_in_order(_NOT_A_UNIT_RE.sub(" ", before)), _units_in_order(_NOT_A_UNIT_RE.sub(" ", after))
+        old = _sections_in_order(_NOT_A_UNIT_RE.sub(" ", before))
+        new = _sections_in_order(_NOT_A_UNIT_RE.sub(" ", after))
         if old and len(old) == len(new):
             pairs += list(zip(old, new, strict=True))
     return pairs
@@ -82,14 +90,7 @@ def repealed_in_notes(notes: str) -> set[tuple[str, str]]:
         # The rubriker an "upph." list names come last, each with the units it stood before ("rubr. närmast före
         # 4 kap. 10, 12 §§, 12 kap. 7 §"): none of those units is repealed by being named there.
         listed = listed.split("rubr.", 1)[0]
-        for match in _ITEM_RE.finditer(_NOT_A_UNIT_RE.sub(" ", listed)):
-            if match["in_chapter"]:
-                chapter = _numbers(match["chapters"])[-1]
-                units |= {(chapter, section) for section in _numbers(match["in_chapter"])}
-            elif match["chapters"]:
-                units |= {(chapter, "") for chapter in _numbers(match["chapters"])}
-            else:
-                units |= {("", section) for section in _numbers(match["sections"])}
+        units.update(_listed_units(_NOT_A_UNIT_RE.sub(" ", listed)))
     return units
 
 
@@ -110,11 +111,16 @@ class RepealNotes:
         return self.units.get((chapter, section)) or (self.units.get((chapter, "")) if chapter else None)
 
 
+def _acts_after(acts: Iterable[AmendingAct], after: str) -> list[AmendingAct]:
+    """The acts newer than `after` ("t.o.m. SFS 2024:1200"), oldest first: those the version brings."""
+    floor = sfs_key(after)
+    return sorted((act for act in acts if sfs_key(act.sfs) > floor), key=lambda act: sfs_key(act.sfs))
+
+
 def repeal_notes(acts: Iterable[AmendingAct], *, after: str) -> RepealNotes:
     """The repeals the acts newer than `after` ("t.o.m. SFS 2024:1200") note; of two naming one unit, the newer."""
-    floor = sfs_key(after)
     notes = RepealNotes()
-    for act in sorted((a for a in acts if sfs_key(a.sfs) > floor), key=lambda a: sfs_key(a.sfs)):
+    for act in _acts_after(acts, after):
         for unit in repealed_in_notes(act.notes):
             notes.units[unit] = NotedRepeal(act.sfs, act.in_force)
     return notes
@@ -124,9 +130,8 @@ def renumber_notes(acts: Iterable[AmendingAct], *, after: str) -> dict[tuple[str
     """Where each § of the version before (`after`: "t.o.m. SFS 2024:1200") stands now, by the notes of the acts
     newer than it, for the §§ they renumbered: (chapter, section) -> (chapter, section). An act renumbers its §§ at
     once ("3, 4 §§ betecknas 4, 5 §§"); a § two acts renumbered in turn ends where the newer put it."""
-    floor = sfs_key(after)
     moved: dict[tuple[str, str], tuple[str, str]] = {}
-    for act in sorted((a for a in acts if sfs_key(a.sfs) > floor), key=lambda a: sfs_key(a.sfs)):
+    for act in _acts_after(acts, after):
         pairs = dict(renumbered_in_notes(act.notes))
         if not pairs:
             continue

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
-from law.sfs_records import AmendingAct, sfs_key
+from law.sfs_records import AmendingAct, OfficialRecord, sfs_key
 
 _NUMBER = r"\d+(?:\s?[a-z]\b)?"
 _NUMBERS = rf"{_NUMBER}(?:\s*(?:,|och)\s*{_NUMBER})*"
@@ -141,3 +141,21 @@ def renumber_notes(acts: Iterable[AmendingAct], *, after: str) -> dict[tuple[str
                 now[old] = new
         moved = now
     return moved
+
+
+@dataclass(frozen=True)
+class RecordNotes:
+    """What a record says of its amending acts that the diff reads (`law.diff.diff_statute`): each act's in-force
+    day, the units the acts after the version before repeal, and where they moved §§."""
+
+    in_force: dict[str, date]
+    repeals: RepealNotes
+    renumbered: dict[tuple[str, str], tuple[str, str]]
+
+
+def record_notes(record: OfficialRecord, *, after: str) -> RecordNotes:
+    """The record's notes on the acts newer than the version before it (`after`: "t.o.m. SFS 2024:1200")."""
+    acts = record.amending_acts
+    return RecordNotes(in_force={sfs: act.in_force for sfs, act in acts.items() if act.in_force},
+                       repeals=repeal_notes(acts.values(), after=after),
+                       renumbered=renumber_notes(acts.values(), after=after))

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from law.amendment_notes import renumber_notes, repeal_notes
+from law.amendment_notes import record_notes
 from law.diff import REPEALED, TagAgreement, diff_statute
 from law.sfs_corpus import read_corpus
 from law.sfs_records import RecordError, parse_record, read_records, sfs_key
@@ -60,10 +60,9 @@ def diff_report(baseline: Path, records: Path) -> DiffReport:
         # The same andringInford with another text is a corrected consolidation: newer too.
         if sfs_key(record.amended_through) < sfs_key(before.get("amended_through")):
             continue
-        in_force = {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
-        acts, after = record.amending_acts.values(), before.get("amended_through", "")
-        diff = diff_statute(before["text"], record.text, record.sfs, in_force_by_act=in_force,
-                            repeals=repeal_notes(acts, after=after), renumbered=renumber_notes(acts, after=after))
+        notes = record_notes(record, after=before.get("amended_through", ""))
+        diff = diff_statute(before["text"], record.text, record.sfs, in_force_by_act=notes.in_force,
+                            repeals=notes.repeals, renumbered=notes.renumbered)
         report.statutes_compared += 1
         report.changes_by_kind.update(diff.counts())
         report.repealed_without_act += sum(1 for c in diff.changes if c.kind == REPEALED and not c.amending_sfs)

@@ -21,7 +21,7 @@ from compliance.clock import swedish_today
 from compliance.models import LegalDocument, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.addressees import AddresseeFinder, authority_names
-from law.amendment_notes import NotedRepeal, RepealNotes, renumber_notes, repeal_notes
+from law.amendment_notes import NotedRepeal, RepealNotes, record_notes
 from law.citations import CitationCounter, CorpusDocument, DetailedStatutes
 from law.diff import UnitChange, diff_statute, unit_of
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
@@ -138,12 +138,10 @@ def statute_record_apply(record: OfficialRecord, *, origin: str, source_name: st
             message = (f"äldre än den inlästa versionen ({record.amended_through or 'ingen ändring'} "
                        f"< {current.amended_through})" if refusal == Outcome.OLDER else "")
             return ApplyResult(record.sfs, refusal, doc.pk, message=message)
-        in_force = {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
         try:
-            acts = record.amending_acts.values()
-            diff = diff_statute(current.full_text, record.text, record.sfs, in_force_by_act=in_force,
-                                repeals=repeal_notes(acts, after=current.amended_through),
-                                renumbered=renumber_notes(acts, after=current.amended_through))
+            notes = record_notes(record, after=current.amended_through)
+            diff = diff_statute(current.full_text, record.text, record.sfs, in_force_by_act=notes.in_force,
+                                repeals=notes.repeals, renumbered=notes.renumbered)
         except Exception as exc:  # a text the parser cannot read: reported by name, nothing applied
             raise RecordError(f"texten går inte att tolka ({type(exc).__name__}: {exc})") from exc
         valid_from = _valid_from(record, first=False)
@@ -218,11 +216,10 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None,
             renumbered = {old: new for old, new in moves.items() if old and new}
             record = records.get(after.record_hash) if records and after.record_hash else None
             if record is not None:  # the record it was applied from: its notes and days, read again
-                acts = record.amending_acts.values()
-                in_force |= {sfs: act.in_force for sfs, act in record.amending_acts.items() if act.in_force}
-                noted = repeal_notes(acts, after=before.amended_through)
-                repeals = RepealNotes({**repeals.units, **noted.units})
-                renumbered = renumber_notes(acts, after=before.amended_through)
+                notes = record_notes(record, after=before.amended_through)
+                in_force |= notes.in_force
+                repeals = RepealNotes({**repeals.units, **notes.repeals.units})
+                renumbered = notes.renumbered
             fresh = diff_statute(before.full_text, after.full_text, after.document.sfs_number,
                                  in_force_by_act=in_force, repeals=repeals, renumbered=renumbered).changes
             rows = _change_rows(after.document, before, after, fresh)

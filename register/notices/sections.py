@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from law.diff import unit_of
+
 _CHAPTER_RE = re.compile(r"(\d+)\s*([a-z])?\s*kap\b\.?", re.IGNORECASE)
 # A § number ("2", "2 a") followed, after any list or range of numbers, by "§" or "§§".
 # A letter after a number is part of it ("2 a §") only when no other letter follows ("1 och 3 §§").
@@ -76,3 +78,10 @@ def section_spans(ref: str) -> list[SectionSpan]:
 def touches(refs: Iterable[str], chapter: str, section: str) -> bool:
     """Whether a unit (chapter and § as a `StatuteChange` writes them) falls inside any of the references."""
     return any(span.covers(chapter, section) for ref in refs for span in section_spans(ref))
+
+
+def touches_old_number(refs: Iterable[str], old_citation: str) -> bool:
+    """Whether the references cover the number a renumbered unit had before (`StatuteChange.old_citation`; "" for
+    a unit that kept its number): a kravpunkt citing it so now points elsewhere."""
+    old = unit_of(old_citation) if old_citation else None
+    return old is not None and touches(refs, *old)

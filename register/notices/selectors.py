@@ -19,7 +19,7 @@ from compliance.models import LegalDocument, Workspace
 from compliance.sql import dict_cursor
 from law.models import ChangeSummary, StatuteChange, StatuteRepeal
 from law.selectors import change_view
-from law.diff import DiffSegment, unit_of
+from law.diff import DiffSegment
 from law.statute_directory import statute_directory
 
 from ..models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem, Requirement
@@ -27,7 +27,7 @@ from ..selectors import action_summary, person_label
 from ..services import RegisterError
 from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
-from .sections import touches
+from .sections import touches, touches_old_number
 from .wording import notice_change_text, notice_units_text
 
 # The page's and the API's filters. Unread is the asking member's own (`read_at`, annotated per member); an
@@ -142,11 +142,8 @@ def _item_requirements(notice: ChangeNotice) -> list[Requirement]:
 
 def _citing_old_number(change: StatuteChange, requirements: list[Requirement]) -> tuple[Requirement, ...]:
     """The kravpunkter citing a renumbered unit by its old number and not by its new one."""
-    old = unit_of(change.old_citation) if change.old_citation else None
-    if old is None:
-        return ()
     return tuple(requirement for requirement in requirements if requirement.section_ref
-                 and touches([requirement.section_ref], *old)
+                 and touches_old_number([requirement.section_ref], change.old_citation)
                  and not touches([requirement.section_ref], change.chapter, change.section))
 
 

@@ -23,7 +23,6 @@ from compliance.audit import audit_actor
 from compliance.model_update import model_update
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.sql import dict_cursor
-from law.diff import unit_of
 from law.legal_refs import StatuteDirectory
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.sfs_records import sfs_number_in
@@ -51,7 +50,7 @@ from ..services import (
     register_item_add,
 )
 from .citing import CitationReader, documents_leaning_on, requirements_citing
-from .sections import touches
+from .sections import touches, touches_old_number
 from .subjects import subject_documents
 
 # Versions made from an official record; the bundled 2024 text (CORPUS) is where history starts, not a change.
@@ -184,10 +183,8 @@ def _relevant_units(reader: CitationReader, workspace_id: int, document_id: int,
                  .values_list("citation", "chapter", "section", "old_citation", "kind", "amending_sfs"))
     relevant: list[str] = []
     for citation, chapter, section, old_citation, *_ in units:
-        # A kravpunkt citing a § by the number it had before the version renumbered it is touched too: its
-        # section_ref now points elsewhere.
-        old = unit_of(old_citation) if old_citation else None
-        if refs and (touches(refs, chapter, section) or (old is not None and touches(refs, *old))) \
+        # A kravpunkt citing a § by the number it had before the version renumbered it is touched too.
+        if refs and (touches(refs, chapter, section) or touches_old_number(refs, old_citation)) \
                 and citation not in relevant:
             relevant.append(citation)
     number = reader.number(document_id)

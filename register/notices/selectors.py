@@ -153,11 +153,11 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
     listed = _other_listed(notice) if notice.kind != ChangeNotice.Kind.NEW else set()
     # The units of other documents citing each changed unit, read once for the units' lines and for `leaning`.
     elsewhere: dict[str, tuple[CitingElsewhere, ...]] = {}
+    requirements = _item_requirements(notice)
     if notice.version_id is not None and notice.kind == ChangeNotice.Kind.AMENDED:
         relevant = set(notice.relevant_units)
         cited = _citing_requirements(notice)
         units = list(StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal"))
-        requirements = _item_requirements(notice)
         if listed and units:
             elsewhere = document_cited_elsewhere(notice.legal_document, statute_directory(),
                                                  {change.citation for change in units})
@@ -169,7 +169,6 @@ def notice_detail(notice: ChangeNotice, *, today: date | None = None) -> NoticeD
                                             _citing_old_number(change, requirements)))
         # Stable: document order within each group.
         changes.sort(key=lambda view: (not view.relevant, not view.cited_by, not view.from_register))
-    requirements = _item_requirements(notice)
     summary = (ChangeSummary.objects.filter(version_id=notice.version_id).first()
                if changes and notice.version_id is not None else None)
     return NoticeDetail(notice=notice, changes=changes, requirements=requirements, summary=summary,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -40,6 +41,13 @@ class StatuteHistory:
     @property
     def coming(self) -> list[ChangeView]:
         return [view for act in self.acts for view in act.changes if view.coming]
+
+
+def statute_numbers_from_records(numbers: Collection[str]) -> set[str]:
+    """Of these SFS numbers, the statutes whose current version an official record brought (`sync_sfs`), whose text
+    a corpus load leaves as it is (`law.services.statute_record_version_kept` decides, statute by statute)."""
+    return set(StatuteVersion.objects.filter(is_current=True, document__sfs_number__in=list(numbers))
+               .exclude(origin=StatuteVersion.Origin.CORPUS).values_list("document__sfs_number", flat=True))
 
 
 def change_view(change: StatuteChange, *, today: date) -> ChangeView:

@@ -78,6 +78,21 @@ def _is_newer(record: OfficialRecord, current: StatuteVersion) -> str | None:
     return None
 
 
+def statute_record_version_kept(sfs_number: str, corpus_amended_through: str) -> StatuteVersion | None:
+    """The version an official record brought (a file or the service) that a bundled corpus text must not replace:
+    the statute's current version when a record brought it and the corpus text is not newer (the same
+    andringInford is a corrected consolidation, newer than the 2024 copy). None: the corpus text may be loaded.
+    Locks the statute's row for the caller's transaction, so no sync applies a version between this check and the
+    load's write."""
+    doc = LegalDocument.objects.select_for_update().filter(sfs_number=sfs_number).first()
+    if doc is None:
+        return None
+    current = StatuteVersion.objects.filter(document=doc, is_current=True).first()
+    if current is None or current.origin == StatuteVersion.Origin.CORPUS:
+        return None
+    return current if sfs_key(corpus_amended_through) <= sfs_key(current.amended_through) else None
+
+
 def _document_data(record: OfficialRecord, doc: LegalDocument | None) -> LegalDocumentData:
     names = names_for(record.sfs, record.title)
     return LegalDocumentData(

@@ -95,6 +95,49 @@ def test_an_older_version_is_refused(statute: LegalDocument, tmp_path: Path) -> 
     assert StatuteVersion.objects.filter(document=statute).count() == 2
 
 
+def corpus_file(path: Path, *, text: str = OLD_TEXT, amended_through: str = "SFS 2099:5") -> Path:
+    """A bundled-corpus file (load_sfs's format) holding the fixture statute as the 2024 copy had it."""
+    row = {"sfs": "2099:1", "title": "Lag (2099:1) om provföretag", "text": text, "amended_through": amended_through,
+           "source": "test@corpus"}
+    path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def test_loading_the_corpus_again_keeps_the_newer_version(statute: LegalDocument, tmp_path: Path) -> None:
+    # `make run` loads the bundled corpus on every start: after a sync, its older text must not come back.
+    sync(write_records(tmp_path / "r.jsonl", [record("2099:1")]))
+    chunk_ids = sorted(ContentChunk.objects.filter(legal_document=statute).values_list("pk", flat=True))
+    out = io.StringIO()
+
+    call_command("load_sfs", "--corpus", str(corpus_file(tmp_path / "korpus.jsonl")), "--all", "--sync",
+                 "--no-progress", stdout=out)
+
+    assert out.getvalue().strip() == ("1 författningar lästa, 0 nya eller ändrade, 1 behåller en nyare version "
+                                      "från rättsdatabaserna.")
+    statute.refresh_from_db()
+    assert statute.amended_through == "SFS 2099:11" and "digitalt" in statute.full_text
+    assert StatuteVersion.objects.get(document=statute, is_current=True).origin == "FILE"
+    assert sorted(ContentChunk.objects.filter(legal_document=statute).values_list("pk", flat=True)) == chunk_ids
+    # The same andringInford in other words is a corrected consolidation: the record's is kept over the copy's too.
+    out = io.StringIO()
+    call_command("load_sfs", "--corpus", str(corpus_file(tmp_path / "samma.jsonl", amended_through="SFS 2099:11")),
+                 "--all", "--sync", "--no-progress", "--json", stdout=out)
+    assert json.loads(out.getvalue())["kept_newer"] == 1
+    statute.refresh_from_db()
+    assert "digitalt" in statute.full_text
+
+
+def test_loading_the_corpus_replaces_its_own_older_copy(statute: LegalDocument, tmp_path: Path) -> None:
+    # Without a version from a record, the corpus is the source: a corrected copy of it loads as before.
+    out = io.StringIO()
+    call_command("load_sfs", "--corpus", str(corpus_file(tmp_path / "korpus.jsonl", text=OLD_TEXT + " Rättad.")),
+                 "--all", "--sync", "--no-progress", stdout=out)
+
+    assert out.getvalue().strip() == "1 författningar lästa, 1 nya eller ändrade."
+    statute.refresh_from_db()
+    assert statute.full_text.endswith("Rättad.")
+
+
 def test_bad_records_are_reported_by_name_and_the_rest_applied(statute: LegalDocument, settings: Settings,
                                                                tmp_path: Path) -> None:
     settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)

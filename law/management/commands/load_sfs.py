@@ -1,4 +1,5 @@
-"""Load the bundled Swedish statutes. Idempotent: unchanged texts are skipped.
+"""Load the bundled Swedish statutes. Idempotent: unchanged texts are skipped, and so is a statute whose current
+version an official record brought (`sync_sfs`): the bundled 2024 text never replaces a newer one.
 
 One statute per transaction (its row and, with --sync, its chunks): a record that cannot be loaded
 is reported by number with the reason, nothing of it is kept, and the rest loads.
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,13 @@ from tqdm import tqdm
 
 from compliance.models import SFS_NUMBER_RE, LegalDocument
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.services import BookLoadProgress, legal_document_priors_refresh, statute_book_progress_record
+from law.selectors import statute_numbers_from_records
+from law.services import (
+    BookLoadProgress,
+    legal_document_priors_refresh,
+    statute_book_progress_record,
+    statute_record_version_kept,
+)
 from law.sfs_corpus import CORE_SFS, book_size, parse_date, read_book_lines, record_content_type
 from law.statute_names import names_for
 
@@ -34,6 +43,15 @@ from ._loading import (
 SHORT_NAME_MAX_CHARS = LegalDocument._meta.get_field("short_names").base_field.max_length
 # How often the book's progress is written for the Kunskapsbas page and admin (seconds).
 PROGRESS_EVERY_SECONDS = 2.0
+
+# What `_load` did with a record, besides failing (a reason, in Swedish).
+LOADED, UNCHANGED, KEPT_NEWER = "loaded", "unchanged", "kept_newer"
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    outcome: str = ""  # LOADED, UNCHANGED or KEPT_NEWER; "" when it failed
+    error: str = ""
 
 
 class Command(BaseCommand):
@@ -72,25 +90,29 @@ class Command(BaseCommand):
         if opts["book"]:
             progress = BookLoadProgress(total=book_size(*paths), started_at=time.time())
             statute_book_progress_record(progress)
-        changed = 0
+        outcomes: Counter[str] = Counter()
         failed: list[tuple[str, str]] = []
         last_write = time.monotonic()
         texts = {line.record["sfs"]: line.record.get("text") or "" for line in lines if line.record is not None}
+        # A statute a record updated keeps its text, so it is no work for the vector graph's plan.
+        for number in statute_numbers_from_records(texts):
+            del texts[number]
         with vector_graph_for_load(texts, self.stderr, sync=opts["sync"],
                                    keep=opts["keep_vector_index"]) as graph:
             for line in tqdm(lines, desc="Författningar", unit="st", disable=opts["no_progress"]):
-                error = line.error if line.record is None else self._load(line.record, sync=opts["sync"])
-                if error is None:
-                    changed += 1
-                elif error:
-                    failed.append((line.number, error))
-                    self.stderr.write(f"Hoppar över {line.number}: {error}")
+                loaded = _Loaded(error=line.error) if line.record is None else self._load(line.record,
+                                                                                           sync=opts["sync"])
+                outcomes[loaded.outcome] += 1
+                if loaded.error:
+                    failed.append((line.number, loaded.error))
+                    self.stderr.write(f"Hoppar över {line.number}: {loaded.error}")
                 if progress is not None:
                     progress.done += 1
-                    progress.changed, progress.failed = changed, len(failed)
+                    progress.changed, progress.failed = outcomes[LOADED], len(failed)
                     if time.monotonic() - last_write >= PROGRESS_EVERY_SECONDS:
                         statute_book_progress_record(progress)
                         last_write = time.monotonic()
+        changed, kept = outcomes[LOADED], outcomes[KEPT_NEWER]
         vacuum_after_load(changed, sync=opts["sync"])
         if changed:  # the document priors follow the corpus (law 0003 and 0004 filled a database loaded before them)
             legal_document_priors_refresh()
@@ -99,27 +121,31 @@ class Command(BaseCommand):
             progress.finished_at = time.time()
             statute_book_progress_record(progress)
         if opts["json"]:
-            self.stdout.write(json.dumps({"statutes": len(lines), "changed": changed, "failed": len(failed),
+            self.stdout.write(json.dumps({"statutes": len(lines), "changed": changed, "kept_newer": kept,
+                                          "failed": len(failed),
                                           "seconds": seconds, "sync": opts["sync"],
                                           "vector_index": {"rebuilt": graph.plan.rebuild, "reason": graph.plan.reason,
                                                            "build_seconds": graph.build_seconds}}))
         else:
             self.stdout.write(f"{len(lines)} författningar lästa, {changed} nya eller ändrade"
+                              + (f", {kept} behåller en nyare version från rättsdatabaserna" if kept else "")
                               + (f", {len(failed)} felaktiga." if failed else "."))
         if failed and len(failed) == len(lines):
             raise CommandError("ingen författning kunde läsas in")
 
-    def _load(self, record: dict, *, sync: bool) -> str | None:
-        """None: loaded new or changed; "": unchanged; else why the record was not loaded (nothing of it kept)."""
+    def _load(self, record: dict, *, sync: bool) -> _Loaded:
+        """Load one record, or say why not (nothing of it kept)."""
         try:
             data = self._data(record)
             with transaction.atomic():
+                if statute_record_version_kept(data.sfs_number, data.amended_through) is not None:
+                    return _Loaded(KEPT_NEWER)
                 upserted = legal_document_upsert(data, process=not sync)
-                return None if ingest_loaded(upserted.document, upserted.changed, sync=sync) else ""
+                return _Loaded(LOADED if ingest_loaded(upserted.document, upserted.changed, sync=sync) else UNCHANGED)
         except ValidationError as exc:
-            return validation_message(exc)
+            return _Loaded(error=validation_message(exc))
         except (ValueError, TypeError, KeyError, DatabaseError) as exc:
-            return str(exc) or type(exc).__name__
+            return _Loaded(error=str(exc) or type(exc).__name__)
 
     @staticmethod
     def _wanted(opts: dict) -> set[str] | None:

@@ -44,6 +44,19 @@ def test_beat_runs_the_periodic_tasks_in_compose_and_make_run() -> None:
     assert "agent.tasks.prune_retrieval_logs" in tasks
 
 
+def test_make_run_and_compose_apply_the_official_records_around_the_book() -> None:
+    # The bundled 2024 copy is not the law in force: both start-ups apply the shipped records, before the book (the
+    # core statutes and the new ones) and after it (the book's), in that order.
+    records = "sync_sfs --file data/sfs/rkrattsbaser-2026.jsonl.gz"
+    book = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["book"]["command"]
+    assert book.count(records) == 2 and book.index(records) < book.index("load_sfs --book") < book.rindex(records)
+    run = (ROOT / "scripts" / "run.sh").read_text()
+    assert "RECORDS=data/sfs/rkrattsbaser-2026.jsonl.gz" in run
+    steps = [line.strip() for line in run.splitlines() if "manage.py sync_sfs" in line or "load_sfs --book" in line]
+    assert [("sync" if "sync_sfs" in step else "book") for step in steps] == ["sync", "book", "sync"]
+    assert all('--file "$RECORDS"' in step for step in steps if "sync_sfs" in step)
+
+
 def test_prometheus_is_optional_and_scrapes_the_app() -> None:
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     assert services["prometheus"]["profiles"] == ["monitoring"]

@@ -2,9 +2,9 @@
 
     manage.py extract_sfs_updates [--source ../shared/data/sfs/rkrattsbaser-2026.jsonl.gz]
 
-Keeps the records `sync_sfs` uses from a fresh clone (the statutes of the bundled corpus, and new
-statutes issued after its snapshot, settings.SFS_CORPUS_SNAPSHOT) and of each only the fields the
-importer reads (`law.sfs_records.compact_record`), so the copy and the full record hash the same.
+Keeps the records `sync_sfs` uses from a fresh clone (the statutes of the bundled statute book, the curated
+corpus and the rest of the book in force, and new statutes issued after its snapshot,
+settings.SFS_CORPUS_SNAPSHOT) and of each only the fields the importer reads (`law.sfs_records.compact_record`), so the copy and the full record hash the same.
 Same input, byte-identical output.
 """
 
@@ -27,10 +27,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--source", default=str(DEFAULT_SOURCE / "sfs" / "rkrattsbaser-2026.jsonl.gz"))
         parser.add_argument("--corpus", default=str(settings.SFS_CORPUS_PATH))
+        parser.add_argument("--book-file", default=str(settings.SFS_BOOK_PATH),
+                            help="the rest of the statute book, which `make run` loads too")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "data" / "sfs" / "rkrattsbaser-2026.jsonl.gz"))
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        bundled = {record["sfs"] for record in read_corpus(Path(opts["corpus"]))}
+        bundled = {record["sfs"] for path in (opts["corpus"], opts["book_file"]) for record in read_corpus(Path(path))}
         kept = []
         for line in read_records(Path(opts["source"])):
             record = parse_record(line.record)

@@ -12,11 +12,12 @@ amended statute) has another hash, finds nothing and is embedded as usual: a
 stale vector is never used. With another model (the OpenAI backend) the file
 is ignored.
 
-Three files: `vectors-<model>.npz` for the 177 curated statutes (load_sfs --all,
+Four files: `vectors-<model>.npz` for the 177 curated statutes (load_sfs --all,
 float16), `vectors-<model>-book.npz` beside it for the rest of the statute book
 (load_sfs --book, int8, as many statutes as were computed; the worker embeds the rest)
-and `vectors-<model>-regulations.npz` for the agency regulations and the GDPR
-(load_regulations, int8), so that what `make run` loads first is searchable by
+`vectors-<model>-regulations.npz` for the agency regulations and the GDPR
+(load_regulations, int8) and `vectors-<model>-records.npz` for the texts of the official 2025–2026 records
+(sync_sfs --file, int8, only the chunks no other file has), so that what `make run` loads first is searchable by
 meaning from its first minute, not after the worker's half hour.
 
 Format: one `.npz` holding `keys` (hex SHA-256, `S64`), `vectors` (n x dims),
@@ -96,6 +97,13 @@ def regulations_path(model: str | None = None) -> Path:
     return path.with_name(f"{path.stem}-regulations{path.suffix}")
 
 
+def records_path(model: str | None = None) -> Path:
+    """The official records' texts' file (the chunks no other file has), beside the curated one:
+    `vectors-<model>-records.npz`."""
+    path = default_path(model)
+    return path.with_name(f"{path.stem}-records{path.suffix}")
+
+
 def save(path: Path, vectors_by_hash: dict[str, np.ndarray], *, model: str, dimensions: int,
          dtype: str = "float16") -> int:
     keys = sorted(vectors_by_hash)
@@ -138,7 +146,7 @@ def shipped_vectors() -> ShippedVectors | None:
         return None
     model = active_model_name()
     stamps = []
-    for path in (default_path(model), book_path(model), regulations_path(model)):
+    for path in (default_path(model), book_path(model), regulations_path(model), records_path(model)):
         try:
             stamps.append((str(path), path.stat().st_mtime))
         except OSError:

@@ -18,13 +18,22 @@ from chunks.chunking import chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document, embed_chunk_batch
-from chunks.shipped_vectors import book_path, default_path, load, regulations_path, shipped_vectors
+from chunks.shipped_vectors import (
+    book_path,
+    default_path,
+    load,
+    records_path,
+    regulations_path,
+    save,
+    shipped_vectors,
+)
 from compliance.models import LegalDocument, ProcessingStatus, content_hash
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.regulations import FORESKRIFTER_PATH
 from law.sfs_corpus import read_book_lines, read_corpus
 from tests.chunks.conftest import queued_task_calls
 from tests.corpus import corpus_record
+from tests.law.sfs_records_fixtures import OLD_TEXT, record, write_records
 
 SMALL_SFS = "1998:209"  # nine chunks
 # float16 keeps ~11 significant bits: components of a unit 384-d vector (|x| < 0.5) round by < 2.5e-4.
@@ -222,6 +231,43 @@ def test_a_statute_chunked_before_its_vectors_shipped_takes_them_instead_of_the_
         assert np.allclose(chunk.embedding, shipped.get(chunk.content_hash), atol=1e-7, rtol=0)
     doc.refresh_from_db()
     assert (doc.status, doc.chunks_embedded) == (ProcessingStatus.DONE, result.chunks)
+
+
+@pytest.mark.django_db
+def test_the_records_file_holds_what_no_other_file_has_and_a_sync_takes_its_vectors(tmp_path: Path, settings: Settings,
+                                                                                   clean_queue: None) -> None:
+    """make run applies the official records: an amended statute's new §§ are searchable by meaning at once too."""
+    title = "Lag (2099:1) om provföretag"
+    settings.SFS_VECTORS_PATH = str(tmp_path / "vectors.npz")
+    old = [passage_text(d.header, d.text) for d in chunk_statute(title, "2099:1", OLD_TEXT)]
+    # The curated file has the statute as the corpus had it.
+    save(default_path(), {content_hash(text): vector for text, vector in zip(old, get_provider().embed_passages(old))},
+         model=active_model_name(), dimensions=settings.EMBEDDING_DIMENSIONS)
+    records = write_records(tmp_path / "r.jsonl", [record("2099:1")])
+    out = io.StringIO()
+
+    call_command("build_sfs_vectors", "--records", str(records), "--no-reuse", "--no-progress", stdout=out)
+
+    report = json.loads(out.getvalue())
+    assert report["output"] == str(tmp_path / "vectors-records.npz") == str(records_path())
+    shipped_records = load(records_path())
+    # 1 § reads as before: its vector is the curated file's, not shipped twice.
+    unchanged = content_hash(old[0])
+    assert unchanged not in shipped_records and unchanged in load(default_path())
+    assert report["statutes"] == 1 and report["computed"] == report["chunks"] == len(shipped_records) > 2
+    with np.load(records_path()) as data:
+        assert data["vectors"].dtype == np.int8
+
+    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title=title, full_text=OLD_TEXT,
+                                                  amended_through="SFS 2099:5"), process=False).document
+    chunk_document("LEGAL_DOCUMENT", doc.pk)
+    sync_out = io.StringIO()
+    call_command("sync_sfs", "--file", str(records), "--sync", "--no-progress", stdout=sync_out, stderr=io.StringIO())
+    assert "1 nya versioner" in sync_out.getvalue() and "0 avsnitt att bädda in" in sync_out.getvalue()
+    chunks = ContentChunk.objects.filter(legal_document=doc)
+    assert chunks.filter(text__contains="digitalt").exists()
+    assert not chunks.filter(embedding__isnull=True).exists()  # nothing left for the model
+    assert queued_chunk_ids() == []
 
 
 @pytest.mark.django_db

@@ -14,6 +14,10 @@ least every minute, so a build stopped at any time ships the statutes it finishe
 
 `--regulations` builds the third file, for the agency regulations and the GDPR as `load_regulations` reads
 them (law.regulations, chunked by chunks.chunking.chunk_regulation): int8, `vectors-<model>-regulations.npz`.
+
+`--records FILE` builds the fourth, for the texts the official records give (`sync_sfs --file`, which `make run`
+applies: data/sfs/rkrattsbaser-2026.jsonl.gz): int8, `vectors-<model>-records.npz`, holding only the chunks no other
+shipped file has (an amended statute's unchanged §§ are there already).
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from tqdm import tqdm
 from chunks.chunking import chunk_regulation, chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.shipped_vectors import book_path, default_path, load, regulations_path, save
+from chunks.shipped_vectors import book_path, default_path, load, records_path, regulations_path, save
 from compliance.models import content_hash
 from compliance.numbers import is_sfs_number
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
 from law.sfs_corpus import read_corpus
+from law.sfs_records import RecordError as OfficialRecordError
+from law.sfs_records import parse_record
+from law.sfs_records import read_records as read_official_records
 
 
 BOOK_KINDS = ("lag", "förordning")
@@ -90,6 +97,26 @@ def regulation_passages(only: set[str] | None) -> dict[str, dict[str, str]]:
     return documents
 
 
+def record_passages(path: Path, only: set[str] | None) -> dict[str, dict[str, str]]:
+    """{sfs: {content hash: passage text}} of every chunk of the texts the official records give, chunked as
+    `sync_sfs` chunks them (the record's title and normalised text); a repeal or a malformed record has none."""
+    statutes: dict[str, dict[str, str]] = {}
+    for line in read_official_records(path):
+        if line.record is None:
+            continue
+        try:
+            record = parse_record(line.record)
+        except OfficialRecordError:
+            continue
+        if record.repealed or (only is not None and record.sfs not in only):
+            continue
+        passages = statutes.setdefault(record.sfs, {})
+        for draft in chunk_statute(record.title, record.sfs, record.text):
+            text = passage_text(draft.header, draft.text)
+            passages[content_hash(text)] = text
+    return statutes
+
+
 def stored_vectors(hashes: list[str], model: str, url: str | None) -> dict[str, np.ndarray]:
     """Vectors some database already holds for these texts and this model (`url` None: our own)."""
     found: dict[str, np.ndarray] = {}
@@ -130,6 +157,9 @@ class Command(BaseCommand):
                             help="the rest of the statute book (SFS_BOOK_PATH) into vectors-<model>-book.npz, int8")
         parser.add_argument("--regulations", action="store_true",
                             help="the agency regulations and the GDPR into vectors-<model>-regulations.npz, int8")
+        parser.add_argument("--records", metavar="FILE",
+                            help="the texts of these official records into vectors-<model>-records.npz, int8, "
+                                 "only the chunks no other shipped file has")
         parser.add_argument("--kind", action="append", dest="kinds",
                             help=f"with --book: kinds to embed, in this order (default: {', '.join(BOOK_KINDS)})")
         parser.add_argument("--no-progress", action="store_true")
@@ -138,8 +168,8 @@ class Command(BaseCommand):
         if settings.EMBEDDING_BACKEND != "local":
             raise CommandError("shipped vectors are for the local model: set EMBEDDING_BACKEND=local")
         only = None
-        if opts["book"] and opts["regulations"]:
-            raise CommandError("--book and --regulations build different files: one at a time")
+        if sum(bool(opts[name]) for name in ("book", "regulations", "records")) > 1:
+            raise CommandError("--book, --regulations and --records build different files: one at a time")
         if opts["only"]:
             only = {s.strip() for s in opts["only"].split(",") if s.strip()}
             # The book holds historical numbers too ("1736:0123 2", Handelsbalken).
@@ -150,18 +180,27 @@ class Command(BaseCommand):
         model = active_model_name()
         kinds = list(opts["kinds"] or BOOK_KINDS) if opts["book"] else None
         corpus = Path(settings.SFS_BOOK_PATH) if opts["book"] else Path(opts["corpus"])
-        by_statute = regulation_passages(only) if opts["regulations"] else corpus_passages(corpus, only, kinds)
+        by_statute = (regulation_passages(only) if opts["regulations"]
+                      else record_passages(Path(opts["records"]), only) if opts["records"]
+                      else corpus_passages(corpus, only, kinds))
         if only is not None and len(by_statute) != len(only):
             raise CommandError("some SFS numbers are not in the corpus")
+        if opts["records"]:
+            # Only what no other file ships: the loaders find those there.
+            elsewhere = [load(path) for path in (default_path(model), book_path(model), regulations_path(model))
+                         if path.exists()]
+            by_statute = {sfs: {h: text for h, text in texts.items() if not any(h in shipped for shipped in elsewhere)}
+                          for sfs, texts in by_statute.items()}
         passages = {h: text for texts in by_statute.values() for h, text in texts.items()}
         vectors: dict[str, np.ndarray] = {}
-        dtype = "int8" if opts["book"] or opts["regulations"] else "float16"
+        dtype = "int8" if opts["book"] or opts["regulations"] or opts["records"] else "float16"
         output = (Path(opts["output"]) if opts["output"] else book_path(model) if opts["book"]
-                  else regulations_path(model) if opts["regulations"] else default_path(model))
+                  else regulations_path(model) if opts["regulations"]
+                  else records_path(model) if opts["records"] else default_path(model))
         if opts["no_reuse"] and opts["reuse_only"]:
             raise CommandError("--no-reuse and --reuse-only exclude each other")
         if not opts["no_reuse"]:
-            for current in (default_path(model), book_path(model), regulations_path(model)):
+            for current in (default_path(model), book_path(model), regulations_path(model), records_path(model)):
                 if current.exists():
                     shipped = load(current)
                     if shipped.model == model and shipped.dimensions == settings.EMBEDDING_DIMENSIONS:

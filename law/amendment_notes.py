@@ -106,9 +106,12 @@ class RepealNotes:
 
     units: dict[tuple[str, str], NotedRepeal] = field(default_factory=dict)
 
-    def act_for(self, chapter: str, section: str) -> NotedRepeal | None:
-        """The act repealing § `section` of chapter `chapter`, or the whole chapter."""
-        return self.units.get((chapter, section)) or (self.units.get((chapter, "")) if chapter else None)
+    def act_for(self, unit: tuple[str, str] | None, chapter: str) -> NotedRepeal | None:
+        """The act repealing the § cited as `unit` (`law.diff.unit_of`: ("3", "2") for "3 kap. 2 §", ("", "36") for
+        "36 §" of a statute whose § numbers run on across its chapters, as the notes cite it too), or the whole
+        chapter `chapter` it stands in."""
+        noted = self.units.get(unit) if unit is not None else None
+        return noted or (self.units.get((chapter, "")) if chapter else None)
 
 
 def _acts_after(acts: Iterable[AmendingAct], after: str) -> list[AmendingAct]:

@@ -310,14 +310,17 @@ def _renumber(old: dict[str, UnitText], new: dict[str, UnitText],
     one taking the place of a § that stays (one the act repealed) displaces it."""
     moving: dict[str, UnitText] = {}
     for key, unit in old.items():
-        target = moves.get((unit.chapter, unit.section)) if unit.section and not unit.temporal_kind else None
+        # By citation, as the notes cite: "36 §" of a statute numbered on across chapters has no chapter in it.
+        cited = unit_of(unit.citation) if unit.section and not unit.temporal_kind else None
+        target = moves.get(cited) if cited is not None else None
         citation = _citation(*target) if target is not None else ""
         # A move still to come (the text gives the § under its new number as a coming wording, or marks it to end
         # under its old one) is the marked units' business: today the § keeps its number.
         if not citation or citation not in new or _temporal_key(citation, "in_force") in new \
                 or _temporal_key(unit.citation, "expires") in new:
             continue
-        moving[key] = replace(unit, key=citation, citation=citation, chapter=target[0], section=target[1])
+        # The chapter it stands in now: the new text's (a § numbered on across chapters may move into the next).
+        moving[key] = replace(unit, key=citation, citation=citation, chapter=new[citation].chapter, section=target[1])
     if not moving:
         return _Renumbered(old, {}, [])
     units = {key: unit for key, unit in old.items() if key not in moving}
@@ -348,7 +351,7 @@ def diff_statute(old_text: str, new_text: str, sfs: str, *, in_force_by_act: dic
         in_force = _in_force(after, amending, known)
         # A § that left the text without a stub, or is marked to end without naming the act: the act whose notes
         # repealed it, if any did.
-        noted = repeals.act_for(unit.chapter, unit.section) \
+        noted = repeals.act_for(unit_of(unit.citation), unit.chapter) \
             if kind == REPEALED and (after is None or after.temporal_kind == "expires") else None
         if noted is not None:
             amending, in_force = noted.act, noted.in_force or known.get(noted.act)

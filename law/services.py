@@ -224,8 +224,10 @@ def statute_changes_rebuild(*, sfs_numbers: Iterable[str] | None = None,
             in_force = {c.amending_sfs: c.in_force for c in stored if c.amending_sfs and c.in_force
                         and not _dated_by_marker(c)}
             # A § that left the text keeps the act the record's notes gave it when the version was applied.
-            repeals = RepealNotes({(c.chapter, c.section): NotedRepeal(c.amending_sfs, c.in_force) for c in stored
-                                   if c.kind == StatuteChange.Kind.REPEALED and c.amending_sfs and not c.new_text})
+            # Keyed as the notes cite: a § by its citation, a chapter's own text by the chapter (all of it went).
+            repeals = RepealNotes({unit: NotedRepeal(c.amending_sfs, c.in_force) for c in stored
+                                   if c.kind == StatuteChange.Kind.REPEALED and c.amending_sfs and not c.new_text
+                                   and (unit := unit_of(c.citation) or ((c.chapter, "") if c.chapter else None))})
             # And each § the notes renumbered keeps the number they gave it.
             moves = {unit_of(c.old_citation): unit_of(c.citation) for c in stored if c.old_citation}
             renumbered = {old: new for old, new in moves.items() if old and new}

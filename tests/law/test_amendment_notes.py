@@ -41,10 +41,13 @@ def test_only_the_acts_a_version_brings_are_read_and_the_newer_wins() -> None:
 
     notes = repeal_notes(acts, after="t.o.m. SFS 2099:5")
 
-    assert notes.act_for("", "3") is None  # 2010:5 came before the version this one follows
-    assert notes.act_for("2", "1").act == "2099:20" and notes.act_for("2", "1").in_force == date(2100, 1, 1)
-    assert notes.act_for("2", "4").act == "2099:30"
-    assert notes.act_for("", "1") is None
+    assert notes.act_for(("", "3"), "") is None  # 2010:5 came before the version this one follows
+    assert notes.act_for(("2", "1"), "2").act == "2099:20" and notes.act_for(("2", "1"), "2").in_force == date(2100, 1, 1)
+    assert notes.act_for(("2", "4"), "2").act == "2099:30"
+    assert notes.act_for(("", "1"), "") is None
+    # A § cited without its chapter (numbered on across chapters) still goes with a chapter repealed whole.
+    assert notes.act_for(("", "7"), "2").act == "2099:20"
+    assert notes.act_for(None, "2").act == "2099:20"  # the chapter's own text
 
 
 def test_a_section_leaving_the_text_without_a_stub_names_the_act_its_notes_give() -> None:

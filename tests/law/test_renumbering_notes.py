@@ -81,6 +81,31 @@ def test_a_renumbered_section_is_compared_with_its_own_old_text() -> None:
                                                                      (AMENDED, "4 §")]
 
 
+def test_a_statute_numbered_on_across_chapters_is_read_by_citation() -> None:
+    """Upphovsrättslagen's kind: §§ numbered on across chapters, cited without the chapter ("36 §"), and so are they
+    in the notes. The repealed 2 § leaves no stub and the old 3 § moves into its number, now heading 2 kap."""
+    old = ("1 kap. Inledande bestämmelser\n\n1 § Lagen gäller för provföretag.\n\n"
+           "2 § Ett provföretag ska föra register.\n\n"
+           "2 kap. Tillsyn\n\n3 § Tillsyn utövas av myndigheten.\n\n4 § Avgift tas ut enligt taxa.")
+    new = ("1 kap. Inledande bestämmelser\n\n1 § Lagen gäller för provföretag.\n\n"
+           "2 kap. Tillsyn\n\n2 § Tillsyn utövas av myndigheten. Lag (2099:30).\n\n"
+           "3 § Avgift tas ut enligt taxa som kommunen beslutar. Lag (2099:30).\n\n"
+           "4 § Företaget ska rapportera årligen. Lag (2099:30).")
+    acts = [AmendingAct("2099:30", "Lag (2099:30)", date(2100, 7, 1), NOTES)]
+
+    changes = diff_statute(old, new, "2099:1", repeals=repeal_notes(acts, after="SFS 2099:5"),
+                           renumbered=renumber_notes(acts, after="SFS 2099:5")).changes
+
+    assert sorted((c.kind, c.citation, c.old_citation, c.amending_sfs) for c in changes) == [
+        (ADDED, "4 §", "", "2099:30"),
+        (AMENDED, "3 §", "4 §", "2099:30"),
+        (RENUMBERED, "2 §", "3 §", "2099:30"),
+        (REPEALED, "2 §", "", "2099:30"),        # dated by the notes' "upph. 2 §", though it stood in 1 kap.
+    ]
+    # The moved § stands in the chapter the new text puts it in.
+    assert {c.citation: c.chapter for c in changes if c.kind == RENUMBERED} == {"2 §": "2"}
+
+
 def test_a_renumbering_still_to_come_leaves_the_section_its_number() -> None:
     """The act gives 3 § the number 4 § from a day to come: until then the text gives today's 3 and 4 §§ as they
     are and the moved 3 § as a coming wording of 4 §. Today nothing has moved, and 4 § is not repealed."""

@@ -24,7 +24,7 @@ from compliance.models import (
 )
 from compliance.selectors import assessment_list, user_file_list
 from compliance.sql import dict_cursor
-from law.selectors import statute_book_progress
+from law.selectors import statute_book_currency, statute_book_progress
 
 from .embedding import active_model_name
 from .models import ContentChunk
@@ -219,6 +219,7 @@ def knowledge_overview(workspace: Workspace) -> dict:
         "last_update": max(updates) if updates else None,
         "processing": any(f["active"] for f in figures.values()) or bool(book and book.loading),
         "statute_book": book,
+        "law_currency": statute_book_currency(),
         **queue_progress(figures),
     }
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.core.cache import cache
+from django.db.models import Exists, Max, OuterRef
 
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument
@@ -41,6 +42,37 @@ class StatuteHistory:
     @property
     def coming(self) -> list[ChangeView]:
         return [view for act in self.acts for view in act.changes if view.coming]
+
+
+@dataclass(frozen=True)
+class StatuteBookCurrency:
+    """How current the loaded statute text is: what the official records (`sync_sfs`) brought over the bundled
+    copy of spring 2024."""
+
+    updated: int  # statutes in force whose current version a record brought
+    new: int  # statutes in force the records brought that the copy did not have
+    repealed: int
+    records_through: date | None  # the newest applied record's update day at the source
+
+    @property
+    def from_records(self) -> bool:
+        return self.records_through is not None
+
+
+def statute_book_currency() -> StatuteBookCurrency:
+    """Counts for the Kunskapsbas page: which law the knowledge base holds, the 2024 copy or newer records."""
+    from_records = StatuteVersion.objects.exclude(origin=StatuteVersion.Origin.CORPUS)
+    copied = StatuteVersion.objects.filter(document=OuterRef("document"), origin=StatuteVersion.Origin.CORPUS)
+    current = (from_records.filter(is_current=True, document__repeal__isnull=True)
+               .annotate(copied=Exists(copied)).values_list("copied", flat=True))
+    flags = list(current)
+    newest = from_records.aggregate(newest=Max("record_updated"))["newest"]
+    try:
+        through = date.fromisoformat(newest[:10]) if newest else None
+    except ValueError:  # a record without a readable update day
+        through = None
+    return StatuteBookCurrency(updated=sum(flags), new=len(flags) - sum(flags),
+                               repealed=StatuteRepeal.objects.count(), records_through=through)
 
 
 def statute_numbers_from_records(numbers: Collection[str]) -> set[str]:

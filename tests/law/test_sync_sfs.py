@@ -17,7 +17,7 @@ from pytest_django import Settings
 from chunks.embedding import active_model_name
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from compliance.models import LegalDocument
+from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteRepeal, StatuteVersion
 from law.rkrattsbaser import RkrattsbaserClient
@@ -136,6 +136,30 @@ def test_loading_the_corpus_replaces_its_own_older_copy(statute: LegalDocument, 
     assert out.getvalue().strip() == "1 författningar lästa, 1 nya eller ändrade."
     statute.refresh_from_db()
     assert statute.full_text.endswith("Rättad.")
+
+
+def test_the_kunskapsbas_page_says_which_law_the_knowledge_base_holds(statute: LegalDocument, settings: Settings,
+                                                                      client: Client, tmp_path: Path) -> None:
+    settings.SFS_CORPUS_SNAPSHOT = date(2099, 1, 1)
+    legal_document_upsert(LegalDocumentData(sfs_number="2099:2", title="Lag (2099:2) om provtillsyn",
+                                            full_text="1 § Tillsyn.", source="test@corpus"), process=False)
+    user = make_user("tove")
+    ws = Workspace.objects.create(name="Toves AB", slug="toves-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    client.force_login(user)
+    status = f"/ws/{ws.slug}/kunskapsbas/status/"
+
+    before = client.get(status).content.decode()
+    assert "lagtext: medföljande kopia" in before and "våren 2024" in before
+
+    sync(write_records(tmp_path / "r.jsonl", [
+        record("2099:1"), record("2099:3", updated="2100-02-03T08:00:00"),
+        record("2099:2", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")]))
+
+    after = client.get(status).content.decode()
+    assert "lagtext enligt rättsdatabaserna" in after and "medföljande kopia" not in after
+    assert '<time datetime="2100-02-03">2100-02-03</time>' in after  # the newest record's update day
+    assert "sedan våren 2024: 1 ändrade · 1 nya · 1 upphävda" in after
 
 
 def test_bad_records_are_reported_by_name_and_the_rest_applied(statute: LegalDocument, settings: Settings,

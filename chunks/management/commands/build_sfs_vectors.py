@@ -34,7 +34,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pgvector.psycopg import register_vector
 from tqdm import tqdm
 
-from chunks.chunking import chunk_regulation, chunk_statute
+from chunks.chunking import ChunkDraft, chunk_regulation, chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.shipped_vectors import book_path, default_path, load, records_path, regulations_path, save
@@ -58,6 +58,12 @@ def book_order(records: list[dict], kinds: list[str]) -> list[dict]:
     return sorted(chosen, key=lambda r: kinds.index(r["kind"]))  # stable: newest first within a kind
 
 
+def by_hash(drafts: list[ChunkDraft]) -> dict[str, str]:
+    """{content hash: passage text} of a document's chunks: what the model embeds, keyed as the shipped files key it."""
+    texts = [passage_text(draft.header, draft.text) for draft in drafts]
+    return {content_hash(text): text for text in texts}
+
+
 def corpus_passages(corpus: Path, only: set[str] | None, kinds: list[str] | None = None) -> dict[str, dict[str, str]]:
     """{sfs: {content hash: passage text}} of every chunk of the selected statutes, in corpus order (the book's
     order with `kinds`)."""
@@ -66,10 +72,8 @@ def corpus_passages(corpus: Path, only: set[str] | None, kinds: list[str] | None
     for record in (book_order(records, kinds) if kinds else records):
         if only is not None and record["sfs"] not in only:
             continue
-        passages = statutes.setdefault(record["sfs"], {})
-        for draft in chunk_statute(record["title"], record["sfs"], record["text"]):
-            text = passage_text(draft.header, draft.text)
-            passages[content_hash(text)] = text
+        statutes.setdefault(record["sfs"], {}).update(by_hash(chunk_statute(record["title"], record["sfs"],
+                                                                            record["text"])))
     return statutes
 
 
@@ -87,13 +91,10 @@ def regulation_passages(only: set[str] | None) -> dict[str, dict[str, str]]:
                 continue
             if only is not None and data.sfs_number not in only:
                 continue
-            passages = documents.setdefault(data.sfs_number, {})
             # As chunks.services chunks a legal document: by its structure, else as a statute's text.
             drafts = (chunk_regulation(data.title, data.sfs_number, data.structure) if data.structure
                       else chunk_statute(data.title, data.sfs_number, data.full_text))
-            for draft in drafts:
-                text = passage_text(draft.header, draft.text)
-                passages[content_hash(text)] = text
+            documents.setdefault(data.sfs_number, {}).update(by_hash(drafts))
     return documents
 
 
@@ -110,10 +111,7 @@ def record_passages(path: Path, only: set[str] | None) -> dict[str, dict[str, st
             continue
         if record.repealed or (only is not None and record.sfs not in only):
             continue
-        passages = statutes.setdefault(record.sfs, {})
-        for draft in chunk_statute(record.title, record.sfs, record.text):
-            text = passage_text(draft.header, draft.text)
-            passages[content_hash(text)] = text
+        statutes.setdefault(record.sfs, {}).update(by_hash(chunk_statute(record.title, record.sfs, record.text)))
     return statutes
 
 

@@ -27,6 +27,10 @@ _ITEM_RE = re.compile(rf"(?P<chapters>{_NUMBERS})\s*kap\.?(?:\s*(?P<in_chapter>{
 _NOT_A_UNIT_RE = re.compile(r"rubr\.[^,;§]*(?:§§?|kap\.)|\bp\s+\d+[^;]*?(?:best\.|bestämmelser)|\bbil(?:\.|aga)\s*\d*",
                             re.IGNORECASE)
 
+# An "upph." list, also where the register's notes misspell it "upp." ("upp. 2 kap. 7 §, …"), which abbreviates no
+# other operation.
+_REPEAL_RE = re.compile(r"upph?\.", re.IGNORECASE)
+
 # Another operation written after a comma instead of a semicolon ("upph. 5 kap. 3 §, nuvarande 5 kap. 4 § betecknas
 # 5 kap. 3 §"): the "upph." list ends there.
 _NEXT_OPERATION_RE = re.compile(r"\b(?:nuvarande|ändr\.|nya?\s+\d|betecknas)", re.IGNORECASE)
@@ -68,7 +72,7 @@ def renumbered_in_notes(notes: str) -> list[tuple[tuple[str, str], tuple[str, st
             continue
         if "nuvarande" in before:
             before = before.rsplit("nuvarande", 1)[1]
-        elif re.match(r"\s*(?:upph\.|ändr\.|nya?\s)", before, re.IGNORECASE):
+        elif re.match(r"\s*(?:upph?\.|ändr\.|nya?\s)", before, re.IGNORECASE):
             continue  # another operation's list runs into it: which §§ are moved is not certain
         after = _NEXT_OPERATION_RE.split(after, maxsplit=1)[0]
         old = _sections_in_order(_NOT_A_UNIT_RE.sub(" ", before))
@@ -83,10 +87,10 @@ def repealed_in_notes(notes: str) -> set[tuple[str, str]]:
     "" for a statute without chapters."""
     units: set[tuple[str, str]] = set()
     for part in notes.split(";"):
-        part = part.strip()
-        if not part.lower().startswith("upph."):
+        operation = _REPEAL_RE.match(part.strip())
+        if operation is None:
             continue
-        listed = _NEXT_OPERATION_RE.split(part[len("upph."):], maxsplit=1)[0]
+        listed = _NEXT_OPERATION_RE.split(part.strip()[operation.end():], maxsplit=1)[0]
         # The rubriker an "upph." list names come last, each with the units it stood before ("rubr. närmast före
         # 4 kap. 10, 12 §§, 12 kap. 7 §"): none of those units is repealed by being named there.
         listed = listed.split("rubr.", 1)[0]

@@ -28,6 +28,10 @@ def test_an_upph_list_names_chapters_sections_of_a_chapter_and_plain_sections() 
                                                                                                   ("", "27")}
     assert repealed_in_notes("ändr. 2 §; ny 6 §") == set()
     assert repealed_in_notes("upph. 5 kap. 3 §, nuvarande 5 kap. 4 § betecknas 5 kap. 3 §; ändr. 1 §") == {("5", "3")}
+    # The abbreviation misspelt, as the register's notes sometimes have it.
+    assert repealed_in_notes("upp. 3 kap. 2 a, 4 a §§, rubr. närmast före 3 kap. 2 a §; ändr. 1 kap. 1 §") == {
+        ("3", "2 a"), ("3", "4 a")}
+    assert repealed_in_notes("uppgifter enligt 3 kap. 2 §") == set()  # a word, not the abbreviation
     # The rubriker come last, each with the units it stood before: those units are not repealed.
     assert repealed_in_notes("upph. 5, 13 kap., 4 kap. 10 §, rubr. närmast före 4 kap. 10, 12 §§, 12 kap. 7 §; "
                              "ändr. 1 kap. 2 §") == {("5", ""), ("13", ""), ("4", "10")}

@@ -17,8 +17,9 @@ from pytest_django import Settings
 
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.models import StatuteVersion
 from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem
-from register.notices.selectors import coming_into_force
+from register.notices.selectors import coming_into_force, notice_list
 from register.notices.services import notice_answer, notices_create_for_versions
 from tests.law.sfs_records_fixtures import NEW_TEXT, OLD_TEXT, record
 from tests.register.notices_fixtures import add_requirement, member, sync_records, workspace_with
@@ -114,6 +115,34 @@ def test_the_list_filters_unread_unanswered_and_answered(setup: dict[str, Any], 
     assert f'data-notice="{setup["charlies_notice"].pk}"' not in client.get(url).content.decode()
     assert f'data-notice="{notice.pk}"' in client.get(url + "?typ=amended").content.decode()
     assert "Inga lagändringar med det urvalet" in client.get(url + "?typ=repealed").content.decode()
+
+
+def test_the_list_gives_the_laglistas_own_documents_first_then_laws_it_leaves_out_then_suggestions(
+        setup: dict[str, Any], client: Client) -> None:
+    ws, own = setup["alice_ws"], setup["notice"]
+
+    def changed(number: str) -> tuple[LegalDocument, StatuteVersion]:
+        doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om prov",
+                                                      full_text="1 § Prov."), process=False).document
+        version = StatuteVersion.objects.create(document=doc, amended_through="SFS 2099:40", full_text="1 § Prov.",
+                                                content_hash=doc.content_hash, is_current=True, origin="FILE")
+        return doc, version
+
+    # Made after the own one, so newest-first alone would put them above it.
+    suggested_doc, suggested_version = changed("2099:31")
+    suggested = ChangeNotice.objects.create(workspace=ws, legal_document=suggested_doc, version=suggested_version,
+                                            kind=ChangeNotice.Kind.NEW)
+    cited_doc, cited_version = changed("2099:30")
+    cited = ChangeNotice.objects.create(workspace=ws, legal_document=cited_doc, version=cited_version,
+                                        kind=ChangeNotice.Kind.AMENDED)
+
+    assert list(notice_list(ws, setup["alice"])) == [own, cited, suggested]
+    client.force_login(setup["alice"])
+    page = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+    assert page.index("Lag (2099:1) om provföretag") < page.index("Lag (2099:30) om prov") \
+        < page.index("Lag (2099:31) om prov")
+    listed = client.get(reverse("api-notices", args=[ws.slug])).json()["results"]
+    assert [row["id"] for row in listed] == [own.pk, cited.pk, suggested.pk]
 
 
 def test_the_api_lists_shows_counts_and_answers(setup: dict[str, Any], client: Client) -> None:

@@ -31,7 +31,7 @@ from compliance.clock import STOCKHOLM
 from compliance.models import Membership
 
 from ..models import ChangeNotice, DigestSent, NoticeSubscription
-from .selectors import ComingChange, coming_into_force
+from .selectors import ComingChange, coming_into_force, notice_tier
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,8 @@ def digest_build(membership: Membership, subscription: NoticeSubscription, *, da
         return None
     last = sent.order_by("-sent_at", "-pk").first()
     notices = (ChangeNotice.objects.filter(workspace_id=membership.workspace_id, kind__in=kinds)
-               .select_related("legal_document", "version", "repeal", "item").order_by("created_at", "pk"))
+               .select_related("legal_document", "version", "repeal", "item")
+               .order_by(notice_tier(), "created_at", "pk"))
     if last is None:
         new, reminders = list(notices.filter(answered_at__isnull=True)), []
     else:

@@ -40,21 +40,25 @@ STATES = {
 STATE_LABELS = {"": "Alla", "olasta": "Olästa", "obesvarade": "Obesvarade", "besvarade": "Besvarade"}
 
 
+def notice_tier() -> Case:
+    """The order of a workspace's notices, before their age: the laglista's own documents' changes (0), then those of
+    laws it leaves out that its documents cite or rest on (1; no item: "finns inte på er laglista"), then suggested
+    new statutes (2). With the whole statute book's amendments, a list holding a law that cites hundreds of others
+    (offentlighets- och sekretesslagen) hears of many laws it does not hold, which would otherwise push its own down."""
+    return Case(When(kind=ChangeNotice.Kind.NEW, then=Value(2)), When(item__isnull=True, then=Value(1)),
+                default=Value(0), output_field=IntegerField())
+
+
 def notice_list(workspace: Workspace, user: AbstractBaseUser | None, *, state: str = "", kind: str = "") -> QuerySet[ChangeNotice]:
     """The workspace's notices, each with `read_at`: when `user` opened it (None: unread for them; no user, as
-    for the assistant's answers about the workspace's changes: unread for all)."""
-    # The laglista's own documents' changes first, then those of laws it leaves out that its documents cite or rest
-    # on (no item: "finns inte på er laglista"), then suggested new statutes; newest first within each. With the
-    # whole statute book's amendments, a list holding a law that cites hundreds of others (offentlighets- och
-    # sekretesslagen) hears of many laws it does not hold, which would otherwise push its own ones down.
-    tier = Case(When(kind=ChangeNotice.Kind.NEW, then=Value(2)), When(item__isnull=True, then=Value(1)),
-                default=Value(0), output_field=IntegerField())
+    for the assistant's answers about the workspace's changes: unread for all); by `notice_tier`, newest first
+    within each."""
     read_at = NoticeRead.objects.filter(notice=OuterRef("pk"), user_id=getattr(user, "pk", None)).values("read_at")
     notices = (ChangeNotice.objects.filter(workspace=workspace)
                .select_related("legal_document", "item", "version", "repeal", "replacement", "impact",
                                "impact__answered_by", "impact__action", "impact__action__owner")
                .annotate(read_at=Subquery(read_at[:1]))
-               .order_by(tier, "-created_at", "-pk"))
+               .order_by(notice_tier(), "-created_at", "-pk"))
     if state in STATES:
         notices = notices.filter(STATES[state])
     if kind in ChangeNotice.Kind.values:

@@ -18,6 +18,7 @@ from django.core.management import call_command
 
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
+from law.models import StatuteVersion
 from register.models import LegalRegister, RegisterItem, Requirement
 from tests.helpers import make_user
 from tests.law.sfs_records_fixtures import write_records
@@ -51,6 +52,16 @@ def statute_with_text(number: str, title: str, text: str, *, amended_through: st
     """A statute of our own with this text, as the loader leaves it, not chunked."""
     return legal_document_upsert(LegalDocumentData(sfs_number=number, title=title, full_text=text,
                                                    amended_through=amended_through), process=False).document
+
+
+def statute_with_new_version(number: str) -> tuple[LegalDocument, StatuteVersion]:
+    """A statute of our own with a version from a record, for a notice made by hand (a law the laglista leaves out,
+    a suggestion)."""
+    doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om prov",
+                                                  full_text="1 § Prov."), process=False).document
+    return doc, StatuteVersion.objects.create(document=doc, amended_through="SFS 2099:40", full_text="1 § Prov.",
+                                              content_hash=doc.content_hash, is_current=True,
+                                              origin=StatuteVersion.Origin.FILE)
 
 
 def workspace_with(name: str, *, owner_name: str,

@@ -29,7 +29,7 @@ from register.models import ChangeNotice, DigestSent, LegalRegister, NoticeSubsc
 from register.notices.digests import digest_period, digests_send
 from register.notices.services import notice_answer, notice_subscription_save
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
-from tests.register.notices_fixtures import member, sync_records, workspace_with
+from tests.register.notices_fixtures import member, statute_with_new_version, sync_records, workspace_with
 
 pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
@@ -89,6 +89,27 @@ def test_the_digest_lands_once_with_absolute_links_and_only_its_workspace(setup:
 
     assert digests_send().sent == 0  # the same period again: nobody twice
     assert len(mail.outbox) == 2
+
+
+def test_the_digest_gives_the_laglistas_own_documents_first_then_laws_it_leaves_out_then_suggestions(
+        setup: dict[str, Any]) -> None:
+    ws = setup["alice_ws"]
+
+    # Made at the same instant as each other, after the own one: by age and then creation the suggestion would
+    # come before the law the list leaves out.
+    suggested_doc, suggested_version = statute_with_new_version("2099:31")
+    ChangeNotice.objects.create(workspace=ws, legal_document=suggested_doc, version=suggested_version,
+                                kind=ChangeNotice.Kind.NEW)
+    cited_doc, cited_version = statute_with_new_version("2099:30")
+    ChangeNotice.objects.create(workspace=ws, legal_document=cited_doc, version=cited_version,
+                                kind=ChangeNotice.Kind.AMENDED)
+
+    digests_send()
+
+    (message,) = mails_to(setup["alice"])
+    body = message.body
+    assert body.index("Lag (2099:1) om provföretag") < body.index("Lag (2099:30) om prov") \
+        < body.index("Lag (2099:31) om prov")
 
 
 def test_unanswered_notices_are_reminded_in_the_next_period_and_answered_ones_are_not(setup: dict[str, Any],

@@ -17,12 +17,17 @@ from pytest_django import Settings
 
 from compliance.models import LegalDocument, Membership, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
-from law.models import StatuteVersion
 from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem
 from register.notices.selectors import coming_into_force, notice_list
 from register.notices.services import notice_answer, notices_create_for_versions
 from tests.law.sfs_records_fixtures import NEW_TEXT, OLD_TEXT, record
-from tests.register.notices_fixtures import add_requirement, member, sync_records, workspace_with
+from tests.register.notices_fixtures import (
+    add_requirement,
+    member,
+    statute_with_new_version,
+    sync_records,
+    workspace_with,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -121,18 +126,11 @@ def test_the_list_gives_the_laglistas_own_documents_first_then_laws_it_leaves_ou
         setup: dict[str, Any], client: Client) -> None:
     ws, own = setup["alice_ws"], setup["notice"]
 
-    def changed(number: str) -> tuple[LegalDocument, StatuteVersion]:
-        doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om prov",
-                                                      full_text="1 § Prov."), process=False).document
-        version = StatuteVersion.objects.create(document=doc, amended_through="SFS 2099:40", full_text="1 § Prov.",
-                                                content_hash=doc.content_hash, is_current=True, origin="FILE")
-        return doc, version
-
     # Made after the own one, so newest-first alone would put them above it.
-    suggested_doc, suggested_version = changed("2099:31")
+    suggested_doc, suggested_version = statute_with_new_version("2099:31")
     suggested = ChangeNotice.objects.create(workspace=ws, legal_document=suggested_doc, version=suggested_version,
                                             kind=ChangeNotice.Kind.NEW)
-    cited_doc, cited_version = changed("2099:30")
+    cited_doc, cited_version = statute_with_new_version("2099:30")
     cited = ChangeNotice.objects.create(workspace=ws, legal_document=cited_doc, version=cited_version,
                                         kind=ChangeNotice.Kind.AMENDED)
 

@@ -35,10 +35,15 @@ _NUM = r"\d+(?: [a-z])?"
 
 # The title must start with an uppercase letter: that excludes the table-of-contents
 # lines "1 kap. - Inledande bestämmelser" (2021:890) and references such as
-# "17 kap. handelsbalken," or "1 kap. 3 § om …" that happen to open a list item.
+# "17 kap. handelsbalken," or "1 kap. 3 § om …" that happen to open a list item. A marker stands before the number
+# ("/Kapitlet träder i kraft I:…/ 5 a kap. …") or after it ("12 kap. /Rubriken upphör att gälla U:…/ Tillsyn m.m.",
+# "5 a kap. /Kapitlet träder i kraft I:…/ …").
 CHAPTER_RE = re.compile(
-    rf"^(?P<marker>{_MARKER} )?(?P<num>{_NUM}) [kK]ap\.(?: (?P<title>[A-ZÅÄÖÉ].*))?$", re.S
+    rf"^(?P<marker>{_MARKER} )?(?P<num>{_NUM}) [kK]ap\.(?: +(?P<after_marker>{_MARKER}))?"
+    rf"(?: +(?P<title>[A-ZÅÄÖÉ].*))?$", re.S
 )
+# A marker of the chapter's rubrik alone: the chapter and its §§ stay as they are.
+_RUBRIK_MARKER_RE = re.compile(r"/Rubriken\b")
 # A § starts a paragraph and is followed by an uppercase letter, a temporal marker or a
 # lowercase repeal note. Lowercase text ("17 § om jäv,", "7 § första stycket …") or a
 # tab (tables in 2011:1244) means a list item or table row that merely cites a §.
@@ -55,7 +60,7 @@ AMENDMENT_RE = re.compile(
 )
 REPEALED_RE = re.compile(r"^(?:Kapitlet )?[Hh]ar (?:upp?hävts|upphört att gälla)")
 _TEMPORAL_RE = re.compile(
-    r"^(?:(?P<in>(?:Rubriken )?[Tt]räder i kraft)|(?P<out>(?:Rubriken |Kapitlet )?[Uu]pphör att gälla)"
+    r"^(?:(?P<in>(?:Rubriken |Kapitlet )?[Tt]räder i kraft)|(?P<out>(?:Rubriken |Kapitlet )?[Uu]pphör att gälla)"
     r"|(?P<renum>Ny beteckning (?P<newref>.+?)))"
     r" [IU]:(?P<date>\d{4}-\d{2}-\d{2}|den dag (?:som )?regeringen bestämmer)"
 )
@@ -269,7 +274,8 @@ def _classify(paragraphs: list[str], body_end: int) -> list[str]:
 
 def _plain_chapter_line(paragraph: str) -> bool:
     match = CHAPTER_RE.match(paragraph)
-    return bool(match and not match["marker"] and not REPEALED_RE.match(match["title"] or ""))
+    return bool(match and not match["marker"] and not match["after_marker"]
+                and not REPEALED_RE.match(match["title"] or ""))
 
 
 def _unlabel_contents_lists(paragraphs: list[str], labels: list[str]) -> None:
@@ -339,7 +345,9 @@ class _BodyParser:
             self.part = " > ".join(_strip_marker(h)[0] for h in self.group)
         self.group, self.active_group = [], []
         self.chapter, self.chapter_title = match["num"], match["title"]
-        self.chapter_temporal = match["marker"].strip().strip("/") if match["marker"] else None
+        marker = match["marker"] or (match["after_marker"] if match["after_marker"]
+                                     and not _RUBRIK_MARKER_RE.match(match["after_marker"]) else None)
+        self.chapter_temporal = marker.strip().strip("/") if marker else None
         self.chapters.append((self.chapter, self.chapter_title))
         self.expect_chapter_title = self.chapter_title is None
         if self.chapter_title and REPEALED_RE.match(self.chapter_title):

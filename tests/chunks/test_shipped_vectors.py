@@ -181,6 +181,27 @@ def test_build_sfs_vectors_computes_with_the_model_and_reuses_stored_vectors(tmp
     assert all(np.allclose(reused.get(k), computed.get(k), atol=1e-7, rtol=0) for k in computed._index)
 
 
+def test_build_sfs_vectors_only_rebuilds_those_statutes_and_keeps_the_others(tmp_path: Path) -> None:
+    """After a parser change that touches a few statutes, `--only` renews them in the shipped file without dropping
+    the rest of it."""
+    path = tmp_path / "vectors.npz"
+
+    def build(number: str) -> dict:
+        out = io.StringIO()
+        call_command("build_sfs_vectors", "--only", number, "--no-reuse", "--output", str(path), "--no-progress",
+                     stdout=out)
+        return json.loads(out.getvalue())
+
+    first = build(SMALL_SFS)
+    before = load(path)
+    second = build("1989:253")
+
+    after = load(path)
+    assert len(after) == first["chunks"] + second["chunks"] and second["computed"] == second["chunks"]
+    for key in before.keys():  # the first statute's vectors are still there, unchanged
+        assert np.allclose(after.get(key), before.get(key), atol=1e-7, rtol=0)
+
+
 @pytest.mark.django_db
 def test_the_book_file_is_int8_beside_the_curated_one_and_loading_uses_it(tmp_path: Path, settings: Settings,
                                                                           clean_queue: None) -> None:

@@ -188,6 +188,31 @@ def test_section_run_into_its_chapter_heading_is_split() -> None:
     assert first.stycken[0].startswith("1 § Folkhälsomyndighetens")
 
 
+def test_a_marker_after_the_chapter_number_keeps_the_chapter() -> None:
+    """A text between two versions marks a chapter's rubrik, or the chapter, after its number (our own statute, in
+    the records' layout); the §§ under it stay that chapter's, not the one before."""
+    text = ("11 kap. Avbrytande\n\n1 § Överföringen får avbrytas.\n\n"
+            "12 kap. /Rubriken upphör att gälla U:2027-01-01/ Tillsyn m.m.\n\n"
+            "/Rubriken träder i kraft I:2027-01-01/ Tillsyn\n\n"
+            "1 § Nätmyndigheten utövar tillsyn.\n\n2 § Tillsynsmyndigheten får begära upplysningar.\n\n"
+            "13 kap. /Kapitlet träder i kraft I:2027-01-01/ Förseningsavgifter\n\n"
+            "1 § En förseningsavgift tas ut.")
+    statute = parse_statute(text, "2099:1")
+
+    assert [number for number, _ in statute.chapters] == ["11", "12", "13"]
+    assert ("12", "Tillsyn m.m.") in statute.chapters
+    units = {unit.citation: unit for unit in statute.sections if unit.kind == "section"}
+    assert list(units) == ["11 kap. 1 §", "12 kap. 1 §", "12 kap. 2 §", "13 kap. 1 §"]
+    # Only the rubrik ends: today's §§ of 12 kap. are in force; all of 13 kap. is still to come.
+    assert units["12 kap. 1 §"].temporal_kind is None
+    assert units["13 kap. 1 §"].temporal_kind == "in_force" and units["13 kap. 1 §"].temporal_date == "2027-01-01"
+
+
+def test_an_old_chapter_heading_with_two_spaces_is_a_chapter() -> None:
+    statute = parse_statute("13 kap. Om tjänstehjon\n\n1 § Förr.\n\n14 kap.  Om legohjon\n\n1 § Sedan.", "2099:1")
+    assert [unit.citation for unit in statute.sections] == ["13 kap. 1 §", "14 kap. 1 §"]
+
+
 def test_repealed_chapter_stub_is_a_unit() -> None:
     stub = next(u for u in parsed("1962:700").sections if u.citation == "33 kap.")
     assert stub.kind == "chapter" and stub.repealed

@@ -12,6 +12,8 @@ only what it found (a partial file: load_sfs embeds the rest as usual).
 `--kind` in that order (default lag, then förordning), newest statute first within a kind, saved at
 least every minute, so a build stopped at any time ships the statutes it finished.
 
+`--only` rebuilds the statutes it names in the file and keeps the others' vectors there.
+
 `--regulations` builds the third file, for the agency regulations and the GDPR as `load_regulations` reads
 them (law.regulations, chunked by chunks.chunking.chunk_regulation): int8, `vectors-<model>-regulations.npz`.
 
@@ -214,6 +216,11 @@ class Command(BaseCommand):
         # Statute by statute, saving after each: an interrupted build still leaves a usable file, and
         # the file only ever holds whole statutes (a statute partly covered means its text changed).
         complete: dict[str, np.ndarray] = {}
+        if only is not None and output.exists():
+            # --only rebuilds those statutes in the file: the other statutes' vectors stay in it.
+            existing = load(output)
+            if existing.model == model and existing.dimensions == settings.EMBEDDING_DIMENSIONS:
+                complete.update((key, existing.get(key)) for key in existing.keys())
         last_save = time.perf_counter()
         for sfs, texts in tqdm(by_statute.items(), desc="Författningar", unit="st", disable=opts["no_progress"]):
             todo = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))

@@ -427,6 +427,11 @@ class ChangeNotice(models.Model):
     # A new statute's reason: the loaded documents it cites whose subject the laglista has, each {"number", "title",
     # "category", "listed": on the laglista when the notice was made} (register.notices.subjects).
     subject_documents = models.JSONField(default=list, blank=True)
+    # For a document the laglista leaves out: the laglista's documents that cite its changed units or rest on it, each
+    # {"number", "title"}, when the notice was made (register.notices.citing.documents_leaning_on). A law cited by a
+    # list's offentlighets- och sekretesslag (which cites 448 statutes) reads otherwise than one a listed föreskrift
+    # rests on, and the list says which.
+    leaning_documents = models.JSONField(default=list, blank=True)
     # "upphävd genom SFS 2025:1506": the act the repeal names, and that act when it is loaded.
     replaced_by = models.CharField("upphävd genom", max_length=40, blank=True)
     replacement = models.ForeignKey(LegalDocument, null=True, blank=True, on_delete=models.SET_NULL,

@@ -61,6 +61,11 @@ class SubjectDocumentSerializer(serializers.Serializer):
     listed = serializers.BooleanField(read_only=True, help_text="På laglistan när lagändringen noterades.")
 
 
+class LeaningDocumentSerializer(serializers.Serializer):
+    number = serializers.CharField(read_only=True, help_text="SFS-nummer eller beteckning.")
+    title = serializers.CharField(read_only=True)
+
+
 class NoticeSerializer(serializers.ModelSerializer):
     read_at = serializers.DateTimeField(read_only=True, allow_null=True,
                                         help_text="När du öppnade den (null: oläst för dig).")
@@ -76,6 +81,10 @@ class NoticeSerializer(serializers.ModelSerializer):
         many=True, read_only=True,
         help_text="För en ny författning: de författningar den hänvisar till vars ämne laglistan har, skälet till "
                   "förslaget; tomt för andra lagändringar.")
+    leaning_documents = LeaningDocumentSerializer(
+        many=True, read_only=True,
+        help_text="För en författning som inte finns på laglistan: laglistans författningar som hänvisar till dess "
+                  "ändrade enheter eller vilar på den, skälet till lagändringen; tomt annars.")
     act_count = serializers.IntegerField(
         read_only=True, help_text="Hur många ändringsförfattningar de ändrade enheterna kommer från; amended_through "
                                   "är den senaste.")
@@ -87,8 +96,8 @@ class NoticeSerializer(serializers.ModelSerializer):
     class Meta:
         model = ChangeNotice
         fields = ["id", "kind", "sfs_number", "title", "item_id", "amended_through", "change_count", "unit_counts",
-                  "act_count", "relevant_units", "cited_units", "subject_documents", "replaced_by", "replacement_sfs",
-                  "created_at", "read_at", "answered_at", "impact"]
+                  "act_count", "relevant_units", "cited_units", "subject_documents", "leaning_documents", "replaced_by",
+                  "replacement_sfs", "created_at", "read_at", "answered_at", "impact"]
 
     def get_amended_through(self, notice: ChangeNotice) -> str | None:
         return notice.version.amended_through if notice.version_id else None

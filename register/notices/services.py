@@ -224,11 +224,13 @@ def _notices_for_cited_laws(reader: CitationReader, versions: list[dict]) -> int
     for row in versions:
         document = LegalDocument.objects.only("sfs_number", "title", "short_names").get(pk=row["document_id"])
         leaning = documents_leaning_on(document, reader.directory, citations=set(row["citations"]))
-        for workspace_id in _workspaces_listing(leaning, document, row["created_at"], version_id=row["version_id"]):
+        workspaces = _workspaces_listing(leaning, document, row["created_at"], version_id=row["version_id"])
+        listed = _listed_documents(workspaces, leaning)
+        for workspace_id in workspaces:
             cited = requirements_citing(reader, workspace_id, document.sfs_number, row["citations"])
             made += _notice_create(
                 {"workspace_id": workspace_id, "legal_document_id": document.pk, "version_id": row["version_id"]},
-                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited,
+                {"kind": ChangeNotice.Kind.AMENDED, "cited_units": cited, "leaning_documents": listed[workspace_id],
                  **unit_tally(zip(row["kinds"], row["acts"], strict=True)).fields()},
                 flag=False)
     return made
@@ -245,11 +247,13 @@ def _notices_for_cited_repeals(directory: StatuteDirectory, repeals: list[dict])
         if not workspaces:
             continue
         repeal = StatuteRepeal.objects.get(pk=row["repeal_id"])
+        listed = _listed_documents(workspaces, leaning)
         for workspace_id in workspaces:
             made += _notice_create(
                 {"workspace_id": workspace_id, "legal_document_id": document.pk, "repeal_id": repeal.pk},
                 {"kind": ChangeNotice.Kind.REPEALED, "replaced_by": repeal.repealed_by,
-                 "replacement": _replacement(repeal.repealed_by)}, flag=False)
+                 "replacement": _replacement(repeal.repealed_by), "leaning_documents": listed[workspace_id]},
+                flag=False)
     return made
 
 
@@ -265,6 +269,18 @@ def _workspaces_listing(numbers: set[str], document: LegalDocument, changed_at: 
     listing = set(RegisterItem.objects.filter(legal_document__sfs_number__in=numbers, created_at__lt=changed_at)
                   .values_list("workspace_id", flat=True))
     return sorted(listing - holding - noticed)
+
+
+def _listed_documents(workspace_ids: list[int], numbers: set[str]) -> dict[int, list[dict]]:
+    """Per workspace, the documents among `numbers` its laglista holds, {"number", "title"} in title order: why it
+    hears of a document it leaves out."""
+    found: dict[int, list[dict]] = defaultdict(list)
+    rows = (RegisterItem.objects.filter(workspace_id__in=workspace_ids, legal_document__sfs_number__in=numbers)
+            .values_list("workspace_id", "legal_document__sfs_number", "legal_document__title").distinct()
+            .order_by("workspace_id", "legal_document__title"))
+    for workspace_id, number, title in rows:
+        found[workspace_id].append({"number": number, "title": title})
+    return found
 
 
 def _replacement(repealed_by: str) -> LegalDocument | None:

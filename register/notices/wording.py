@@ -94,11 +94,16 @@ def notice_subject_text(notice: ChangeNotice, *, limit: int = 3) -> str:
     return "hänvisar till " + " och till ".join(parts)
 
 
-def notice_off_list_text(notice: ChangeNotice) -> str:
-    """Why the workspace hears of a document its laglista does not hold, or "" when it holds it (or it is new)."""
+def notice_off_list_text(notice: ChangeNotice, *, limit: int = 3) -> str:
+    """Why the workspace hears of a document its laglista does not hold, naming the listed documents that bring it
+    ("finns inte på er laglista, men Offentlighets- och sekretesslag (2009:400) på den hänvisar till den"), or ""
+    when it holds it (or it is new). A notice made before they were kept says "andra författningar"."""
     if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW:
         return ""
-    return OFF_LIST_REPEALED if notice.kind == ChangeNotice.Kind.REPEALED else OFF_LIST_AMENDED
+    text = OFF_LIST_REPEALED if notice.kind == ChangeNotice.Kind.REPEALED else OFF_LIST_AMENDED
+    if notice.leaning_documents:
+        text = text.replace("andra författningar", _titles(notice.leaning_documents, limit), 1)
+    return text
 
 
 def notice_successor_text(notice: ChangeNotice) -> str:

@@ -31,6 +31,7 @@ from register.notices.citing import CitationReader, document_units, requirements
 from register.notices.digests import digests_send
 from register.notices.selectors import notice_detail
 from register.notices.services import notice_answer, notice_subscription_save, notices_create_for_versions
+from register.notices.wording import notice_off_list_text
 from register.services import RegisterError
 from tests.helpers import chunked_statute
 from tests.law.sfs_records_fixtures import OLD_TEXT, record
@@ -276,7 +277,11 @@ def test_a_law_the_laglista_leaves_out_but_its_documents_cite_is_watched_too(
             '(2011:338)</a> på den hänvisar till paragrafer som ändrats') in page
     assert 'name="add_to_register"' in page
     listed = client.get(reverse("notice_list", args=[ws.slug])).content.decode()
-    assert "Finns inte på er laglista, men andra författningar på den hänvisar till den." in listed
+    # The list names the listed document that brings it, as the API does.
+    assert notice.leaning_documents == [{"number": PBF, "title": "Plan- och byggförordning (2011:338)"}]
+    assert "Finns inte på er laglista, men Plan- och byggförordning (2011:338) på den hänvisar till den." in listed
+    api = client.get(reverse("api-notice", args=[ws.slug, notice.pk])).json()
+    assert api["leaning_documents"] == [{"number": PBF, "title": "Plan- och byggförordning (2011:338)"}]
 
     response = client.post(reverse("notice_answer", args=[ws.slug, notice.pk]),
                            {"affects_us": "yes", "add_to_register": "on"})
@@ -326,6 +331,10 @@ def test_a_repealed_law_a_listed_regulation_rests_on_or_cites_is_noticed(clean_q
     notice = ChangeNotice.objects.get(workspace=resting_ws)
     assert notice_detail(notice).leaning == (regulation,)
     assert notice_detail(ChangeNotice.objects.get(workspace=citing_ws)).leaning == (citing,)
+    # Each workspace's notice keeps its own listed document as the reason, in the digest's and the list's words.
+    assert notice.leaning_documents == [{"number": regulation.sfs_number, "title": regulation.title}]
+    assert notice_off_list_text(ChangeNotice.objects.get(workspace=citing_ws)) == (
+        f"finns inte på er laglista, men {citing.title} på den vilar på eller hänvisar till den")
     client.force_login(owner)
     page = client.get(reverse("notice_detail", args=[resting_ws.slug, notice.pk])).content.decode()
     assert ('Författningen finns inte på er laglista, men <a href="/lag/PROVFS_2099:3">Provverkets föreskrifter om '

@@ -104,6 +104,12 @@ def records_path(model: str | None = None) -> Path:
     return path.with_name(f"{path.stem}-records{path.suffix}")
 
 
+def shipped_paths(model: str | None = None) -> tuple[Path, ...]:
+    """The four files, in the order the loaders read them: the curated statutes', the book's, the regulations' and
+    the official records'."""
+    return default_path(model), book_path(model), regulations_path(model), records_path(model)
+
+
 def save(path: Path, vectors_by_hash: dict[str, np.ndarray], *, model: str, dimensions: int,
          dtype: str = "float16") -> int:
     keys = sorted(vectors_by_hash)
@@ -146,7 +152,7 @@ def shipped_vectors() -> ShippedVectors | None:
         return None
     model = active_model_name()
     stamps = []
-    for path in (default_path(model), book_path(model), regulations_path(model), records_path(model)):
+    for path in shipped_paths(model):
         try:
             stamps.append((str(path), path.stat().st_mtime))
         except OSError:

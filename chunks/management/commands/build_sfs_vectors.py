@@ -39,7 +39,16 @@ from tqdm import tqdm
 from chunks.chunking import ChunkDraft, chunk_regulation, chunk_statute
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
-from chunks.shipped_vectors import book_path, default_path, load, records_path, regulations_path, save
+from chunks.shipped_vectors import (
+    ShippedVectors,
+    book_path,
+    default_path,
+    load,
+    records_path,
+    regulations_path,
+    save,
+    shipped_paths,
+)
 from compliance.models import content_hash
 from compliance.numbers import is_sfs_number
 from law.regulations import FORESKRIFTER_PATH, GDPR_PATH, RecordError, read_records, regulation_from_record
@@ -185,10 +194,16 @@ class Command(BaseCommand):
                       else corpus_passages(corpus, only, kinds))
         if only is not None and len(by_statute) != len(only):
             raise CommandError("some SFS numbers are not in the corpus")
+        # The shipped files as they are, each read once, when needed: what they hold is reused, and the records' file
+        # leaves out what the others hold.
+        current: dict[Path, ShippedVectors] = {}
+        if opts["records"] or not opts["no_reuse"]:
+            current = {path: shipped for path in shipped_paths(model) if path.exists()
+                       if (shipped := load(path)).model == model
+                       and shipped.dimensions == settings.EMBEDDING_DIMENSIONS}
         if opts["records"]:
             # Only what no other file ships: the loaders find those there.
-            elsewhere = [load(path) for path in (default_path(model), book_path(model), regulations_path(model))
-                         if path.exists()]
+            elsewhere = [shipped for path, shipped in current.items() if path != records_path(model)]
             by_statute = {sfs: {h: text for h, text in texts.items() if not any(h in shipped for shipped in elsewhere)}
                           for sfs, texts in by_statute.items()}
         passages = {h: text for texts in by_statute.values() for h, text in texts.items()}
@@ -200,11 +215,8 @@ class Command(BaseCommand):
         if opts["no_reuse"] and opts["reuse_only"]:
             raise CommandError("--no-reuse and --reuse-only exclude each other")
         if not opts["no_reuse"]:
-            for current in (default_path(model), book_path(model), regulations_path(model), records_path(model)):
-                if current.exists():
-                    shipped = load(current)
-                    if shipped.model == model and shipped.dimensions == settings.EMBEDDING_DIMENSIONS:
-                        vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
+            for shipped in current.values():
+                vectors.update((h, v) for h in passages if (v := shipped.get(h)) is not None)
             for url in [None, *opts["reuse_from"]]:
                 missing = [h for h in passages if h not in vectors]
                 if missing:
@@ -218,7 +230,7 @@ class Command(BaseCommand):
         complete: dict[str, np.ndarray] = {}
         if only is not None and output.exists():
             # --only rebuilds those statutes in the file: the other statutes' vectors stay in it.
-            existing = load(output)
+            existing = current[output] if output in current else load(output)
             if existing.model == model and existing.dimensions == settings.EMBEDDING_DIMENSIONS:
                 complete.update((key, existing.get(key)) for key in existing.keys())
         last_save = time.perf_counter()

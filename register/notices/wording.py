@@ -13,8 +13,8 @@ from law.models import StatuteChange
 from ..models import ChangeNotice
 
 NEW_TEXT = "ny författning som kan gälla er"
-OFF_LIST_AMENDED = "finns inte på er laglista, men andra författningar på den hänvisar till den"
-OFF_LIST_REPEALED = "finns inte på er laglista, men andra författningar på den vilar på eller hänvisar till den"
+OFF_LIST_AMENDED = "finns inte på er laglista, men {documents} på den hänvisar till den"
+OFF_LIST_REPEALED = "finns inte på er laglista, men {documents} på den vilar på eller hänvisar till den"
 
 
 def notice_act_text(notice: ChangeNotice) -> str:
@@ -101,9 +101,8 @@ def notice_off_list_text(notice: ChangeNotice, *, limit: int = 3) -> str:
     if notice.item_id is not None or notice.kind == ChangeNotice.Kind.NEW:
         return ""
     text = OFF_LIST_REPEALED if notice.kind == ChangeNotice.Kind.REPEALED else OFF_LIST_AMENDED
-    if notice.leaning_documents:
-        text = text.replace("andra författningar", _titles(notice.leaning_documents, limit), 1)
-    return text
+    documents = _titles(notice.leaning_documents, limit) if notice.leaning_documents else "andra författningar"
+    return text.format(documents=documents)
 
 
 def notice_successor_text(notice: ChangeNotice) -> str:

@@ -391,28 +391,64 @@ def notices_fill_cited_units(*, workspace_ids: Iterable[int] | None = None) -> i
     return changed
 
 
+def notices_fill_leaning_documents(*, workspace_ids: Iterable[int] | None = None) -> int:
+    """Name, on each unanswered notice of a law its workspace's laglista leaves out, the documents on the list that
+    bring it (`ChangeNotice.leaning_documents`: for an amendment, those citing a changed unit; for a repeal, those
+    citing the law or resting on it), as a notice made now would; the number of notices that changed.
+
+    Notices made before the field existed hold an empty list, so their digests, API and the assistant say "andra
+    författningar". The list is read as it is now, so a document taken off it since is not named; an answered notice
+    is left as it was answered, and running it twice changes nothing the second time."""
+    notices = (ChangeNotice.objects.filter(item__isnull=True, answered_at__isnull=True)
+               .exclude(kind=ChangeNotice.Kind.NEW).select_related("legal_document").order_by("pk"))
+    if workspace_ids is not None:
+        notices = notices.filter(workspace_id__in=list(workspace_ids))
+    directory = statute_directory()
+    changed = 0
+    for notice in notices.only("pk", "workspace_id", "kind", "version_id", "legal_document__sfs_number",
+                               "legal_document__title", "legal_document__short_names"):
+        changed += _unanswered_notice_update(notice.pk, {"leaning_documents": _leaning_listed(notice, directory)})
+    return changed
+
+
+def _leaning_listed(notice: ChangeNotice, directory: StatuteDirectory) -> list[dict]:
+    """The documents on the notice's workspace's laglista that bring the notice's law to it, {"number", "title"}
+    in title order (what `_notices_for_cited_laws` and `_notices_for_cited_repeals` store)."""
+    if notice.kind == ChangeNotice.Kind.REPEALED:
+        leaning = documents_leaning_on(notice.legal_document, directory, resting=True)
+    else:
+        leaning = documents_leaning_on(notice.legal_document, directory, citations=set(
+            StatuteChange.objects.filter(to_version_id=notice.version_id).values_list("citation", flat=True)))
+    return _listed_documents([notice.workspace_id], leaning)[notice.workspace_id]
+
+
 def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
     """Count and name again, on each unanswered amendment notice of these versions, the changed units
-    (`change_count`, `unit_counts`, `act_count`, `relevant_units`, `cited_units`), as a notice made now would: for
-    after the versions' changed units were rebuilt (`law.services.statute_changes_rebuild`). The number of notices that changed. An answered
-    notice is left as it was answered; each is written in its own transaction, locked, and only if still
-    unanswered, so running it twice changes nothing the second time."""
+    (`change_count`, `unit_counts`, `act_count`, `relevant_units`, `cited_units`, and for a law the laglista leaves
+    out `leaning_documents`), as a notice made now would: for after the versions' changed units were rebuilt
+    (`law.services.statute_changes_rebuild`). The number of notices that changed. An answered notice is left as it
+    was answered; each is written in its own transaction, locked, and only if still unanswered, so running it twice
+    changes nothing the second time."""
     notices = (ChangeNotice.objects.filter(kind=ChangeNotice.Kind.AMENDED, answered_at__isnull=True,
-                                           version_id__in=list(version_ids)).order_by("pk"))
+                                           version_id__in=list(version_ids))
+               .select_related("legal_document").order_by("pk"))
     reader = CitationReader(statute_directory())
     changed = 0
-    for row in notices.values("pk", "workspace_id", "legal_document_id", "version_id", "item_id"):
-        if row["item_id"] is not None:
-            units = _relevant_units(reader, row["workspace_id"], row["legal_document_id"], row["version_id"])
+    for notice in notices.only("pk", "workspace_id", "kind", "version_id", "item_id", "legal_document__sfs_number",
+                               "legal_document__title", "legal_document__short_names"):
+        if notice.item_id is not None:
+            units = _relevant_units(reader, notice.workspace_id, notice.legal_document_id, notice.version_id)
+            leaning = {}
         else:  # a law the laglista leaves out: only what its kravpunkter cite (`_notices_for_cited_laws`)
-            changes = list(StatuteChange.objects.filter(to_version_id=row["version_id"]).order_by("ordinal")
+            changes = list(StatuteChange.objects.filter(to_version_id=notice.version_id).order_by("ordinal")
                            .values_list("citation", "kind", "amending_sfs"))
             citations = [citation for citation, *_ in changes]
             units = _VersionUnits(relevant=[], tally=unit_tally((kind, act) for _, kind, act in changes),
-                                  cited=requirements_citing(reader, row["workspace_id"],
-                                                            reader.number(row["legal_document_id"]), citations))
-        changed += _unanswered_notice_update(row["pk"], {**units.tally.fields(), "relevant_units": units.relevant,
-                                                         "cited_units": units.cited})
+                                  cited=requirements_citing(reader, notice.workspace_id,
+                                                            notice.legal_document.sfs_number, citations))
+            leaning = {"leaning_documents": _leaning_listed(notice, reader.directory)}
+        changed += _unanswered_notice_update(notice.pk, {**units.tally.fields(), "relevant_units": units.relevant,
+                                                         "cited_units": units.cited, **leaning})
     return changed
 
 

@@ -30,7 +30,12 @@ from register.models import ChangeNotice, RegisterItem, Requirement
 from register.notices.citing import CitationReader, document_units, requirements_citing
 from register.notices.digests import digests_send
 from register.notices.selectors import notice_detail
-from register.notices.services import notice_answer, notice_subscription_save, notices_create_for_versions
+from register.notices.services import (
+    notice_answer,
+    notice_subscription_save,
+    notices_create_for_versions,
+    notices_refresh_units,
+)
 from register.notices.wording import notice_off_list_text
 from register.services import RegisterError
 from tests.helpers import chunked_statute
@@ -165,17 +170,17 @@ def test_notices_made_before_cited_units_existed_are_filled_once_and_answered_on
     ChangeNotice.objects.update(cited_units=[])
 
     out = io.StringIO()
-    call_command("notices_fill_cited_units", "--workspace", ws.slug, stdout=out)
-    assert out.getvalue().strip() == "1 lagändringar fick hänvisade enheter."
+    call_command("notices_fill", "--workspace", ws.slug, stdout=out)
+    assert out.getvalue().strip().startswith("1 lagändringar fick hänvisade enheter;")
     ours.refresh_from_db()
     theirs.refresh_from_db()
     assert ours.cited_units == made_then
     assert theirs.cited_units == []
     # Again, over every workspace: nothing left to change.
-    call_command("notices_fill_cited_units", stdout=out)
-    assert out.getvalue().strip().endswith("0 lagändringar fick hänvisade enheter.")
+    call_command("notices_fill", stdout=out)
+    assert "\n0 lagändringar fick hänvisade enheter;" in out.getvalue()
     with pytest.raises(CommandError, match="Arbetsytan finns inte: saknas"):
-        call_command("notices_fill_cited_units", "--workspace", "saknas")
+        call_command("notices_fill", "--workspace", "saknas")
 
 
 def test_a_unit_a_kravpunkt_names_is_touched_not_cited(statutes: tuple[LegalDocument, LegalDocument]) -> None:
@@ -401,3 +406,60 @@ def test_an_amended_section_a_listed_regulations_legal_basis_names_is_noticed(cl
     assert "2 §" in set(StatuteChange.objects.filter(to_version=notice.version).values_list("citation", flat=True))
     assert notice_detail(notice).leaning == (under_changed,)
     assert not ChangeNotice.objects.filter(workspace=untold).exists()
+
+
+def test_notices_made_before_leaning_documents_existed_name_them_once_filled(
+        clean_queue: None, settings: Settings, tmp_path: Path) -> None:
+    """An amendment and a repeal of laws two laglistor leave out but whose listed documents bring them: emptied as a
+    notice made before the field existed, `notices_fill` names the listed documents again, in the digest's words,
+    leaves an answered notice and a listed law's notice as they were, and a second run changes nothing."""
+    settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
+    law = statute_with_text("2099:1", "Lag (2099:1) om provföretag", OLD_TEXT, amended_through="SFS 2099:5")
+    old = statute_with_text("2099:2", "Förordning (2099:2) om prov", OLD_TEXT, amended_through="SFS 2099:5")
+    under_law = LegalDocument.objects.create(
+        sfs_number="PROVFS 2099:1", title="Provverkets föreskrifter om register", full_text="1 § Föreskrift.",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION, legal_basis="2 § lagen (2099:1) om provföretag",
+        legal_basis_sfs=["2099:1"])
+    under_old = LegalDocument.objects.create(
+        sfs_number="PROVFS 2099:2", title="Provverkets föreskrifter om tillsyn", full_text="1 § Föreskrift.",
+        content_type=LegalDocument.ContentType.AGENCY_REGULATION, legal_basis="3 § förordningen (2099:2) om prov",
+        legal_basis_sfs=["2099:2"])
+    ws, _, _ = workspace_with("Provbolaget", owner_name="prov", documents=[under_law, under_old])
+    answering, answerer, _ = workspace_with("Svar AB", owner_name="svar", documents=[under_law])
+    holding, _, _ = workspace_with("Lagen AB", owner_name="lag", documents=[law])
+    sync_records(tmp_path, [record("2099:1"),
+                            record("2099:2", title="Förordning (2099:2) om prov", repealed_on="2100-01-01T00:00:00",
+                                   repealed_by="SFS 2099:99")])
+    amended = ChangeNotice.objects.get(workspace=ws, kind=ChangeNotice.Kind.AMENDED)
+    repealed = ChangeNotice.objects.get(workspace=ws, kind=ChangeNotice.Kind.REPEALED)
+    assert (amended.legal_document, repealed.legal_document) == (law, old)
+    answered = ChangeNotice.objects.get(workspace=answering)
+    made_then = {notice.pk: notice.leaning_documents for notice in (amended, repealed, answered)}
+    assert made_then[amended.pk] == [{"number": "PROVFS 2099:1", "title": "Provverkets föreskrifter om register"}]
+    assert made_then[repealed.pk] == [{"number": "PROVFS 2099:2", "title": "Provverkets föreskrifter om tillsyn"}]
+    assert ChangeNotice.objects.get(workspace=holding).item is not None
+    notice_answer(notice=answered, user=answerer, affects_us="no")
+    ChangeNotice.objects.update(leaning_documents=[])
+    assert notice_off_list_text(ChangeNotice.objects.get(pk=amended.pk)) == (
+        "finns inte på er laglista, men andra författningar på den hänvisar till den")
+
+    out = io.StringIO()
+    call_command("notices_fill", stdout=out)
+    assert out.getvalue().strip() == ("0 lagändringar fick hänvisade enheter; 2 notiser om författningar utanför "
+                                      "laglistan fick de dokument på listan som hänvisar till dem.")
+    for notice in (amended, repealed):
+        notice.refresh_from_db()
+        assert notice.leaning_documents == made_then[notice.pk]
+    assert notice_off_list_text(amended) == (
+        "finns inte på er laglista, men Provverkets föreskrifter om register på den hänvisar till den")
+    assert ChangeNotice.objects.get(pk=answered.pk).leaning_documents == []
+    assert ChangeNotice.objects.get(workspace=holding).leaning_documents == []
+    # Again: nothing left to change.
+    call_command("notices_fill", "--workspace", ws.slug, stdout=out)
+    assert out.getvalue().strip().endswith("0 notiser om författningar utanför laglistan fick de dokument på listan "
+                                           "som hänvisar till dem.")
+    # Rebuilding the version's changed units names them too, as a notice made now would.
+    ChangeNotice.objects.filter(pk=amended.pk).update(leaning_documents=[])
+    assert notices_refresh_units(version_ids=[amended.version_id]) == 1
+    amended.refresh_from_db()
+    assert amended.leaning_documents == made_then[amended.pk]

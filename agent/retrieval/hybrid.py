@@ -66,6 +66,7 @@ from .mentions import Mentions, mention_search
 from .query_analysis import QueryAnalysis, analyse_query, in_force_on
 from .query_vector_cache import query_vectors
 from .sources import RetrievedChunk
+from .versions_in_force import versions_in_force
 from .workspace_glossary import TermMatch, glossary_matches, searched_text, still_unknown, taught_references
 
 log = logging.getLogger(__name__)
@@ -564,10 +565,11 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     t0 = time.perf_counter()
     ranked = _with_prior(statute_hits, general, STATUTE_PRIOR_WEIGHT) if statute_hits else general
     merged = _merge(exact, mentions.chunks, ranked)
-    if analysis.dates is not None:
-        # A period in the question picks the version of a § in force then (today if it includes today).
-        merged = prefer_version_in_force(merged, in_force_on(analysis.dates, swedish_today()))
-    merged = one_version_per_section(merged)
+    # The version of a § in force on the question's day goes first: the period's (today if it includes today), or
+    # today for a question without one. An expired version left on its own is replaced by the § as it reads now.
+    day = in_force_on(analysis.dates, swedish_today()) if analysis.dates is not None else swedish_today()
+    merged = one_version_per_section(prefer_version_in_force(merged, day))
+    merged = versions_in_force(merged, scope, options, day)
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]
     # Sources judged by meaning beside it: the question has a vector and some candidate has one too (a corpus
     # with no vector yet, the worker not having run, is judged by keywords alone, as in keyword mode).

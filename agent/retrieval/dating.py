@@ -80,8 +80,7 @@ def prefer_version_in_force(chunks: list[RetrievedChunk], day: date) -> list[Ret
     units: dict[tuple, dict[str, list[int]]] = {}
     for i, chunk in enumerate(chunks):
         if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation:
-            unit = chunk.path.split(".", 1)[0]
-            units.setdefault((chunk.source_id, chunk.citation), {}).setdefault(unit, []).append(i)
+            units.setdefault((chunk.source_id, chunk.citation), {}).setdefault(chunk.unit, []).append(i)
     order = list(range(len(chunks)))
     for versions in units.values():
         if len(versions) < 2:

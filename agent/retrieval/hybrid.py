@@ -788,8 +788,7 @@ def one_version_per_section(chunks: list[RetrievedChunk]) -> list[RetrievedChunk
     for chunk in chunks:
         if chunk.source_type == "LEGAL_DOCUMENT" and chunk.citation:
             key = (chunk.source_id, chunk.citation)
-            unit = chunk.path.split(".", 1)[0]
-            if unit_of.setdefault(key, unit) != unit:
+            if unit_of.setdefault(key, chunk.unit) != chunk.unit:
                 continue
         kept.append(chunk)
     return kept

@@ -68,6 +68,12 @@ class RetrievedChunk:
         return source_kind(self.source_type, self.content_type, self.document_number, self.citation)
 
     @property
+    def unit(self) -> str:
+        """The unit the chunk is a part of in its document (a § version: two temporal versions of one § are two
+        units with one citation), the first part of its path."""
+        return self.path.split(".", 1)[0]
+
+    @property
     def document_key(self) -> str:
         return f"{self.source_type}:{self.source_id}"
 

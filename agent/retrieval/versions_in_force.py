@@ -42,10 +42,6 @@ ORDER BY c.legal_document_id, c.ordinal, c.id
 """
 
 
-def _unit(chunk: RetrievedChunk) -> str:
-    return chunk.path.split(".", 1)[0]
-
-
 def versions_in_force(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions,
                       day: date) -> list[RetrievedChunk]:
     """`chunks` with each expired § version replaced by the version of the same § in force on `day`, in its place
@@ -65,11 +61,12 @@ def versions_in_force(chunks: list[RetrievedChunk], scope: AccessScope, options:
         if not in_force_on(chunk, day):
             continue
         parts = current.setdefault((chunk.source_id, chunk.citation), [])
-        if not parts or _unit(parts[0]) == _unit(chunk):
+        if not parts or parts[0].unit == chunk.unit:
             parts.append(chunk)
-    stale_parts: dict[str, list[int]] = {}
+    # Every version's parts in document order, to put a part of the version in force in an expired part's place.
+    unit_parts: dict[tuple[int, str], list[int]] = {}
     for chunk in found:
-        stale_parts.setdefault(_unit(chunk), []).append(chunk.chunk_id)
+        unit_parts.setdefault((chunk.source_id, chunk.unit), []).append(chunk.chunk_id)
     taken = {c.chunk_id for c in chunks}
     out: list[RetrievedChunk] = []
     for chunk in chunks:
@@ -77,7 +74,7 @@ def versions_in_force(chunks: list[RetrievedChunk], scope: AccessScope, options:
         if not parts:
             out.append(chunk)
             continue
-        siblings = stale_parts.get(_unit(chunk), [chunk.chunk_id])
+        siblings = unit_parts.get((chunk.source_id, chunk.unit), [])
         position = siblings.index(chunk.chunk_id) if chunk.chunk_id in siblings else 0
         part = parts[min(position, len(parts) - 1)]
         if part.chunk_id in taken:

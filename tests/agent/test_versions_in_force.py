@@ -89,3 +89,22 @@ def test_a_period_before_the_change_keeps_the_version_in_force_then(
     day = (swedish_today() - timedelta(days=11)).isoformat()
     assert versions(f"Vad gällde för signal på zebrafartyg {day}?", ws, user)["2 §"] == (
         f"2 § (upphör att gälla {past})", None)
+
+
+def test_a_part_of_a_long_expired_section_is_replaced_by_the_same_part_of_the_section_in_force(
+        zebra: tuple[User, Workspace, LegalDocument, str, str]) -> None:
+    """A § over the chunk size is split in parts; the part a question matched gives way to the same part of the
+    version in force, not to its first."""
+    user, ws, _, past, _ = zebra
+    filler = "Fartyget ska ha sina besiktningsprotokoll ombord under hela resan. " * 45
+    doc = chunked_statute("2099:78", "Lag (2099:78) om zebrahamnar", (
+        f"1 § /Upphör att gälla U:{past}/ {filler}\n\nEn hamn ska ha en kvartsmästare.\n\n"
+        f"1 § /Träder i kraft I:{past}/ {filler}\n\nEn hamn ska ha en hamnkapten."))
+    expired, current = (list(ContentChunk.objects.filter(legal_document=doc, header__contains=words)
+                             .order_by("ordinal", "path")) for words in ("upphör att gälla", "träder i kraft"))
+    assert len(expired) == len(current) >= 2
+    get_retrieval_cache().clear()
+    result = retrieve_context("Behövs kvartsmästare?", ws, user=user, options=RetrievalOptions(mode="keyword"))
+    (source,) = [c for c in result.chunks if c.document_number == "2099:78"]
+    assert (source.chunk_id, source.extra["replaces"]) == (current[-1].pk, expired[-1].pk)
+    assert "hamnkapten" in source.text

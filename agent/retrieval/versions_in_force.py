@@ -9,8 +9,9 @@ labelled "upphörde att gälla". Over the whole statute book 913 § versions had
 `prefer_version_in_force` (agent.retrieval.dating) puts the version in force first when both are candidates;
 `versions_in_force` then fetches, for an expired version left on its own, the version of the same § in force on the
 day, and gives it the expired one's place and ranks: the question matched the §, and the § is now that text. A §
-that expired with no version after it (repealed on that day) stays as it is, its card saying so. A coming version
-("träder i kraft" on a later day) stays too: it is the law to come, labelled as such, not a text that has ended.
+that expired with no version after it was repealed on that day, and is treated as a repealed statute is: a source
+only when the question cites it or names its statute, its card saying it ended. A coming version ("träder i kraft"
+on a later day) stays: it is the law to come, labelled as such, not a text that has ended.
 """
 
 from __future__ import annotations
@@ -43,10 +44,12 @@ ORDER BY c.legal_document_id, c.ordinal, c.id
 
 
 def versions_in_force(chunks: list[RetrievedChunk], scope: AccessScope, options: RetrievalOptions,
-                      day: date) -> list[RetrievedChunk]:
+                      day: date, *, named: frozenset[str] = frozenset()) -> list[RetrievedChunk]:
     """`chunks` with each expired § version replaced by the version of the same § in force on `day`, in its place
     and with its score and ranks (a part by the part of the same position, else the first); the replacement says
-    which chunk it replaced (`extra["replaces"]`). One query, made only when an expired version is among `chunks`."""
+    which chunk it replaced (`extra["replaces"]`). An expired § with no version in force is left out unless the
+    question cites it or names its statute (`named`: document numbers). One query, made only when an expired version
+    is among `chunks`."""
     stale = {c.chunk_id: c for c in chunks if c.source_type == "LEGAL_DOCUMENT" and c.citation and has_expired(c, day)}
     if not stale:
         return chunks
@@ -70,9 +73,13 @@ def versions_in_force(chunks: list[RetrievedChunk], scope: AccessScope, options:
     taken = {c.chunk_id for c in chunks}
     out: list[RetrievedChunk] = []
     for chunk in chunks:
-        parts = current.get((chunk.source_id, chunk.citation)) if chunk.chunk_id in stale else None
-        if not parts:
+        if chunk.chunk_id not in stale:
             out.append(chunk)
+            continue
+        parts = current.get((chunk.source_id, chunk.citation))
+        if not parts:
+            if chunk.reference_match or chunk.document_number in named or options.sfs_numbers:
+                out.append(chunk)
             continue
         siblings = unit_parts.get((chunk.source_id, chunk.unit), [])
         position = siblings.index(chunk.chunk_id) if chunk.chunk_id in siblings else 0

@@ -59,6 +59,12 @@ def in_force_on(chunk: RetrievedChunk, day: date) -> bool:
     return since is None or day < since
 
 
+def has_expired(chunk: RetrievedChunk, day: date) -> bool:
+    """A § version whose marker says it stopped applying on or before `day` (not one still to come)."""
+    marker = temporal_marker(chunk)
+    return marker is not None and marker.kind == "expires" and marker.day is not None and marker.day <= day
+
+
 def statute_status(chunk: RetrievedChunk, today: date) -> str:
     """What the card says about a § version: "i kraft", "träder i kraft 2026-01-01", ..."""
     marker = temporal_marker(chunk)

@@ -568,7 +568,8 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
     # The version of a § in force on the question's day goes first: the period's (today if it includes today), or
     # today for a question without one. An expired version left on its own is replaced by the § as it reads now, and
     # one that nothing replaced (a § repealed that day) is a source only when cited or its statute named.
-    day = in_force_on(analysis.dates, swedish_today()) if analysis.dates is not None else swedish_today()
+    today = swedish_today()
+    day = in_force_on(analysis.dates, today) or today
     merged = one_version_per_section(prefer_version_in_force(merged, day))
     merged = versions_in_force(merged, scope, options, day, named=frozenset(named_sfs))
     chunks = [c for c in merged if c.reference_match or c.score >= options.min_score]

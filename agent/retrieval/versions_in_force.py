@@ -22,14 +22,8 @@ from datetime import date
 from compliance.selectors import AccessScope
 
 from .chunk_queries import CHUNK_COLUMNS, NO_RANKS, RetrievalOptions, filter_sql, run_chunk_query, search_params
-from .dating import in_force_on, temporal_marker
+from .dating import has_expired, in_force_on
 from .sources import RetrievedChunk
-
-
-def has_expired(chunk: RetrievedChunk, day: date) -> bool:
-    """A § version whose marker says it stopped applying on or before `day`."""
-    marker = temporal_marker(chunk)
-    return marker is not None and marker.kind == "expires" and marker.day is not None and marker.day <= day
 
 
 _SIBLINGS_SQL = """

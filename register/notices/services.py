@@ -404,22 +404,29 @@ def notices_fill_leaning_documents(*, workspace_ids: Iterable[int] | None = None
     if workspace_ids is not None:
         notices = notices.filter(workspace_id__in=list(workspace_ids))
     directory = statute_directory()
+    # One change of a law reaches many workspaces: what leans on it is read once per change, not per notice.
+    leaning: dict[tuple[int, str, int | None], set[str]] = {}
     changed = 0
     for notice in notices.only("pk", "workspace_id", "kind", "version_id", "legal_document__sfs_number",
                                "legal_document__title", "legal_document__short_names"):
-        changed += _unanswered_notice_update(notice.pk, {"leaning_documents": _leaning_listed(notice, directory)})
+        key = (notice.legal_document_id, notice.kind, notice.version_id)
+        if key not in leaning:
+            leaning[key] = _leaning_on(notice, directory)
+        listed = _listed_documents([notice.workspace_id], leaning[key])[notice.workspace_id]
+        changed += _unanswered_notice_update(notice.pk, {"leaning_documents": listed})
     return changed
 
 
-def _leaning_listed(notice: ChangeNotice, directory: StatuteDirectory) -> list[dict]:
-    """The documents on the notice's workspace's laglista that bring the notice's law to it, {"number", "title"}
-    in title order (what `_notices_for_cited_laws` and `_notices_for_cited_repeals` store)."""
+def _leaning_on(notice: ChangeNotice, directory: StatuteDirectory, *, citations: set[str] | None = None) -> set[str]:
+    """The numbers of the documents that bring the notice's law to a laglista leaving it out, as
+    `_notices_for_cited_laws` and `_notices_for_cited_repeals` read them: for a repeal, those citing the law or resting
+    on it; for an amendment, those citing its changed units (`citations`, read from the version when not given)."""
     if notice.kind == ChangeNotice.Kind.REPEALED:
-        leaning = documents_leaning_on(notice.legal_document, directory, resting=True)
-    else:
-        leaning = documents_leaning_on(notice.legal_document, directory, citations=set(
-            StatuteChange.objects.filter(to_version_id=notice.version_id).values_list("citation", flat=True)))
-    return _listed_documents([notice.workspace_id], leaning)[notice.workspace_id]
+        return documents_leaning_on(notice.legal_document, directory, resting=True)
+    if citations is None:
+        citations = set(StatuteChange.objects.filter(to_version_id=notice.version_id)
+                        .values_list("citation", flat=True))
+    return documents_leaning_on(notice.legal_document, directory, citations=citations)
 
 
 def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
@@ -446,7 +453,9 @@ def notices_refresh_units(*, version_ids: Iterable[int]) -> int:
             units = _VersionUnits(relevant=[], tally=unit_tally((kind, act) for _, kind, act in changes),
                                   cited=requirements_citing(reader, notice.workspace_id,
                                                             notice.legal_document.sfs_number, citations))
-            leaning = {"leaning_documents": _leaning_listed(notice, reader.directory)}
+            listed = _listed_documents([notice.workspace_id], _leaning_on(notice, reader.directory,
+                                                                          citations=set(citations)))
+            leaning = {"leaning_documents": listed[notice.workspace_id]}
         changed += _unanswered_notice_update(notice.pk, {**units.tally.fields(), "relevant_units": units.relevant,
                                                          "cited_units": units.cited, **leaning})
     return changed

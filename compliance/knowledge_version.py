@@ -7,7 +7,9 @@ statement-level triggers bump the version whenever a file or an assessment chang
 of it (privacy, deletion, the version state, its workspace) or goes away, whichever code path did it.
 
 A table every row of which is retrieval's input (a workspace's glossary: glossary/models.py) bumps on every insert,
-update and delete (`every_change_sql`), installed by its own app's migration.
+update and delete (`every_change_sql`), installed by its own app's migration; a table some of whose columns are
+(a laglista's items: the register prior weighs the documents on it) bumps on every insert and delete and on the
+updates that change those columns (`row_change_sql`).
 
 Each statement bumps its workspaces once, in id order (two statements lock them in the same order; the
 keyword statistics' triggers lock the same rows in the same order).
@@ -83,4 +85,21 @@ def every_change_sql(table: str) -> str:
 
 
 def every_change_uninstall_sql(table: str) -> str:
+    """Removes the triggers `every_change_sql` or `row_change_sql` installed on `table`."""
     return _uninstall(table, _EVERY)
+
+
+def row_change_sql(table: str, changed: str) -> str:
+    """Triggers bumping the knowledge_version of the workspaces of every row a statement inserts or deletes in
+    `table` (it has a `workspace_id`), and of every row it updates where `changed` holds between the old row
+    `o` and the new row `n`: for a table only some of whose columns are retrieval's input (a laglista item's
+    document and whether it applies, not its review dates)."""
+    both = (f"SELECT o.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed} "
+            f"UNION SELECT n.workspace_id FROM changed_old o JOIN changed_new n ON n.id = o.id WHERE {changed}")
+    return _install(table, f"""    IF TG_OP = 'INSERT' THEN
+        {_BUMP.format(ids="SELECT workspace_id FROM changed_new")}
+    ELSIF TG_OP = 'UPDATE' THEN
+        {_BUMP.format(ids=both)}
+    ELSE
+        {_BUMP.format(ids="SELECT workspace_id FROM changed_old")}
+    END IF;""", _EVERY)

@@ -159,5 +159,7 @@ def search_params(scope: AccessScope, limit: int) -> dict:
         "citation_saturation": float(settings.RETRIEVAL_CITATION_SATURATION),
         "addressee_prior": float(settings.RETRIEVAL_ADDRESSEE_PRIOR),
         "recital_prior": float(settings.RETRIEVAL_RECITAL_PRIOR),
+        "register_prior": float(settings.RETRIEVAL_REGISTER_PRIOR),
+        "register_workspace": scope.workspace_id,
         "question_words": "",
     }

@@ -181,8 +181,20 @@ _ADDRESSEE_FACTOR = ("(CASE WHEN ld.addressee <> '' AND strpos(%(question_words)
 # recitals behind it ("Måste vi anmäla en personuppgiftsincident?" is answered by article 33, explained by recitals
 # 85–88). Like the regulation prior it weighs a unit that details or explains a rule after the rule itself.
 _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0 END)"
-# Every prior on a source's fused score: the document's (kind, citations, addressee) and the unit's (a recital).
-_SOURCE_PRIORS = f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_RECITAL_FACTOR}"
+# The register prior: a workspace that keeps a laglista has said which documents apply to it, so a document
+# not on it (or on it as "ej tillämplig") has its fused score multiplied by RETRIEVAL_REGISTER_PRIOR. Only the
+# asking workspace's own registers count (not another workspace a question names), and a workspace with no
+# document on its laglista is untouched. Both subqueries are uncorrelated, so Postgres runs each once per
+# statement. Like the other priors it moves documents against each other, never the sections of one, and a
+# workspace's own files are untouched (docs/retrieval.md, "The register prior").
+_LISTED = ("SELECT ri.legal_document_id FROM register_registeritem ri WHERE ri.workspace_id = %(register_workspace)s "
+           "AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable'")
+_REGISTER_FACTOR = (f"(CASE WHEN ld.id IS NULL OR %(register_prior)s >= 1.0 OR NOT EXISTS ({_LISTED}) "
+                    f"OR ld.id = ANY(ARRAY({_LISTED})) THEN 1.0 ELSE %(register_prior)s END)")
+# Every prior on a source's fused score: the document's (kind, citations, addressee, the laglista) and the
+# unit's (a recital).
+_SOURCE_PRIORS = (f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_REGISTER_FACTOR} * "
+                  f"{_RECITAL_FACTOR}")
 
 
 # A keyword half read ahead (KeywordHalf): its rows as they came, in the shape of keyword_cte's `kw`.

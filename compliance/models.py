@@ -136,6 +136,11 @@ class ProcessedSource(models.Model):
 class LegalDocument(ProcessedSource):
     """A shared statute or regulation: visible to every workspace."""
 
+    # The document's own text and what was parsed from it: megabytes for a large statute (inkomstskattelagen), and
+    # unread by a page or a line that names the document. A query that joins documents for their titles defers
+    # these (register.selectors).
+    TEXT_FIELDS = ("full_text", "structure", "legal_basis", "error_message")
+
     class ContentType(models.TextChoices):
         SFS_LAW = "SFS_LAW", "lag"
         SFS_ORDINANCE = "SFS_ORDINANCE", "förordning"

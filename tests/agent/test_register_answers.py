@@ -4,6 +4,7 @@ same with a model), and a context citing a document on the list carries the list
 from __future__ import annotations
 
 from datetime import date, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from agent.answering import chat
 from agent.answering.intent import classify
 from agent.answering.prepare import prepare_context
 from agent.answering.register_answers import register_answer, register_has_documents
+from agent.answering.register_context import register_status
 from agent.answering.rendering import answer_html
 from agent.models import Message, RetrievalLog
 from compliance.clock import swedish_today
@@ -223,6 +225,25 @@ def test_the_context_carries_the_registers_status_for_a_cited_document(setup: di
     assert prepared.metrics["register_lines"] == 1
     others = [c for c in prepared.citations if c["document_number"] != "1977:1160"]
     assert all("register_status" not in c for c in others)
+
+
+def test_the_status_lines_read_the_register_without_the_documents_text(setup: dict[str, Any],
+                                                                       django_assert_num_queries: Any) -> None:
+    """Asked on every turn, a cache hit included: one query, which names the documents without reading their text
+    (megabytes for a large statute)."""
+    ws = setup["ws"]
+    _item(ws, setup["aml"], status=ComplianceStatus.PARTIAL, responsible=setup["alice"])
+    _item(ws, setup["las"], status=ComplianceStatus.COMPLIANT)
+    chunks = {n: SimpleNamespace(source_type="LEGAL_DOCUMENT", source_id=doc.pk)
+              for n, doc in enumerate((setup["aml"], setup["las"]), 1)}
+    with django_assert_num_queries(1) as captured:
+        status = register_status(chunks, (ws.pk,))
+    assert [line.split(" (källa")[0] for line in status.lines] == ["- Arbetsmiljölag (1977:1160)",
+                                                                   "- Lag (1982:80) om anställningsskydd"]
+    assert "uppfylls delvis, ansvarig alice" in status.lines[0]
+    read = captured.captured_queries[0]["sql"]
+    assert all(f'"compliance_legaldocument"."{name}"' not in read for name in LegalDocument.TEXT_FIELDS)
+    assert '"compliance_legaldocument"."title"' in read
 
 
 def test_no_register_no_section(setup: dict[str, Any]) -> None:

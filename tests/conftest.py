@@ -20,11 +20,23 @@ os.environ["MEDIA_ROOT"] = os.environ.get("TEST_MEDIA_ROOT", "/tmp/lagrum-test-m
 
 import pytest  # noqa: E402
 import time_machine  # noqa: E402
+from django.contrib.auth.models import User  # noqa: E402
 from pytest_django import Settings  # noqa: E402
 
 from agent.retrieval.concurrent_search import close_side_connections  # noqa: E402
+from compliance.models import Membership, Workspace  # noqa: E402
 from tests.clocks import CLOCKS  # noqa: E402
 from tests.helpers import *  # noqa: E402,F401,F403
+from tests.helpers import make_user  # noqa: E402
+
+
+@pytest.fixture
+def member() -> tuple[User, Workspace]:
+    """Greta, owner of Gretas AB: the one member that searches of a corpus of our own ask as."""
+    user = make_user("greta")
+    ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
+    Membership.objects.create(user=user, workspace=ws, role="owner")
+    return user, ws
 
 
 @pytest.fixture(autouse=True)

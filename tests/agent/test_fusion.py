@@ -54,14 +54,6 @@ BOTH = (
 )
 
 
-@pytest.fixture
-def member() -> tuple[User, Workspace]:
-    user = make_user("greta")
-    ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
-
-
 def add_section(number: str, text: str) -> int:
     doc = legal_document_upsert(LegalDocumentData(sfs_number=number, title=f"Lag ({number}) om exempel",
                                                   full_text=text, content_type=LegalDocument.ContentType.SFS_LAW),

@@ -14,7 +14,6 @@ from compliance.models import LegalDocument, Membership, Workspace
 from register.models import ComplianceStatus, LegalRegister, RegisterItem
 from register.services import register_create, register_item_add, register_item_remove, register_item_update
 from tests.chunks.test_statute_book_search import OTHERS, add_statute, ranked
-from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -24,14 +23,6 @@ SPECIAL = ("2090:21", "Lag (2090:21) om semester för hundförare", LegalDocumen
            "1 § En hundförare har rätt till semester om tjugo dagar. Dagar av semester läggs ut så att tillsynen över "
            "hundarna inte hindras.")
 QUESTION = "Hur många dagar semester har man rätt till?"
-
-
-@pytest.fixture
-def member() -> tuple[User, Workspace]:
-    user = make_user("greta")
-    ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
 
 
 @pytest.fixture

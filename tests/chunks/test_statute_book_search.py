@@ -17,11 +17,10 @@ from pytest_django import Settings
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from chunks.models import ContentChunk
 from chunks.services import chunk_document
-from compliance.models import LegalDocument, Membership, Workspace
+from compliance.models import LegalDocument, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from law.services import legal_document_addressee_refresh, legal_document_cited_by_refresh
 from tests.corpus import embed_all, load_statutes
-from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -39,14 +38,6 @@ OTHERS = [(f"2090:{n}", f"Lag (2090:{n}) om {subject}", LegalDocument.ContentTyp
     (5, "brandskydd i byggnader", "1 § En byggnad ska ha en dokumentation av sitt brandskydd."),
     (6, "redovisning av skatt", "1 § Mervärdesskatt ska redovisas till Skatteverket varje månad."),
 )]
-
-
-@pytest.fixture
-def member() -> tuple[User, Workspace]:
-    user = make_user("greta")
-    ws = Workspace.objects.create(name="Gretas AB", slug="gretas-ab")
-    Membership.objects.create(user=user, workspace=ws, role="owner")
-    return user, ws
 
 
 def add_statute(number: str, title: str, content_type: str, text: str, *, embed: bool,

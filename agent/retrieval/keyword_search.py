@@ -92,6 +92,9 @@ class QueryTerm:
     # A question word in a neuter noun's definite form (-et), which the Snowball stemmer leaves whole: the lexeme of
     # the word without it ("avtalet" -> "avtal", "anställningsskyddet" -> "anställningsskyd"); None for the rest.
     base: str | None = None
+    # The lexeme stemmed once more, where that changes it ("dagar", a genitive's lexeme, -> "dag"): the base form's
+    # lexeme for a word no source writes in this form; None where a second pass changes nothing.
+    restem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,17 +179,20 @@ def keyword_query(text: str, workspace_ids: list[int]) -> KeywordQuery:
                        lexeme = ANY(tsvector_to_array(to_tsvector('swedish', %(split)s))) AS split,
                        -- stemmed again without the ending, as the stemmer would have stemmed the base form
                        CASE WHEN lexeme ~ '^[[:alpha:]]{5,}et$'
-                            THEN (tsvector_to_array(to_tsvector('swedish', left(lexeme, -2))))[1] END AS base
+                            THEN (tsvector_to_array(to_tsvector('swedish', left(lexeme, -2))))[1] END AS base,
+                       -- stemmed once more: the stemmer takes one suffix a pass, so a genitive keeps the ending
+                       -- its base form loses ("dagars" -> "dagar", "dagar" -> "dag")
+                       nullif((tsvector_to_array(to_tsvector('swedish', lexeme)))[1], lexeme) AS restem
                 FROM unnest(to_tsvector('swedish', %(text)s))),
             q AS (
-                SELECT term, qtf, false AS part, split, base FROM whole
+                SELECT term, qtf, false AS part, split, base, restem FROM whole
                 UNION ALL
-                SELECT p, 1, true, false, NULL FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
+                SELECT p, 1, true, false, NULL, NULL FROM unnest(%(parts)s::text[]) AS p WHERE p NOT IN (SELECT term FROM whole)),
             ws AS (
                 SELECT s.lexeme, sum(s.df)::bigint AS n FROM chunks_scopetermstat s
                 WHERE s.workspace_id = ANY(%(workspace_ids)s) AND s.lexeme IN (SELECT term FROM q)
                 GROUP BY s.lexeme)
-            SELECT q.term, q.qtf, q.part, q.split, q.base, coalesce(ts.df, 0) + coalesce(ws.n, 0) AS df,
+            SELECT q.term, q.qtf, q.part, q.split, q.base, q.restem, coalesce(ts.df, 0) + coalesce(ws.n, 0) AS df,
                    (SELECT n_docs FROM chunks_corpusstat WHERE id = 1)
                    + (SELECT coalesce(sum(n_docs), 0)::bigint FROM chunks_scopestat WHERE workspace_id = ANY(%(workspace_ids)s))
                    AS n_docs
@@ -308,7 +314,10 @@ def _bridged_rows(cursor: CursorWrapper, text: str, rows: list[QueryTerm], param
     unknown = frozenset(row.term for row in rows
                         if row.part is False and row.df <= 0 and not _NOT_A_TERM.match(row.term))
     vocab = bridges.vocabulary()
-    bases = {row.term: row.base for row in rows if row.base and row.part is False}
+    # A word no source writes in the form asked is searched in its base form too; a word the sources write is left
+    # alone, since a second pass also cuts base forms that only look inflected (docs/retrieval.md, "Inflections").
+    bases = {row.term: row.base or row.restem for row in rows
+             if row.part is False and (row.base or (row.restem and row.df <= 0))}
     particle_stems = _particle_stems(cursor, text) if settings.RETRIEVAL_BRIDGE_PARTICLES else []
     bridged = bridges.bridge(text, own, vocab, unknown=unknown, bases=bases, particle_stems=particle_stems)
     if bridged.dropped:

@@ -186,7 +186,7 @@ _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0
 # asking workspace's own registers count (not another workspace a question names), and a workspace with no
 # document on its laglista is untouched. Both subqueries are uncorrelated, so Postgres runs each once per
 # statement. Like the other priors it moves documents against each other, never the sections of one, and a
-# workspace's own files are untouched (docs/retrieval.md, "The register prior").
+# workspace's own files are untouched (docs/retrieval.md, "The laglista weighs the sources").
 _LISTED = ("SELECT ri.legal_document_id FROM register_registeritem ri WHERE ri.workspace_id = %(register_workspace)s "
            "AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable'")
 _REGISTER_FACTOR = (f"(CASE WHEN ld.id IS NULL OR %(register_prior)s >= 1.0 OR NOT EXISTS ({_LISTED}) "

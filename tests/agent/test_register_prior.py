@@ -1,5 +1,5 @@
 """The register prior: a workspace's laglista names the documents that apply to it, so a document not on it is
-weighed after those on it (agent/retrieval/hybrid.py, docs/retrieval.md "The register prior").
+weighed after those on it (agent/retrieval/hybrid.py, docs/retrieval.md "The laglista weighs the sources").
 
 Our own example, not from any question set: the general act on holidays for every employer, and an act for one
 trade that repeats the words of a question about holidays (it wins on words and meaning alone)."""

@@ -141,11 +141,15 @@ class RegisterItem(models.Model):
     def display_title(self) -> str:
         if self.title or not self.legal_document_id:
             return self.title
-        doc = self.legal_document
-        # Statute titles carry their number ("Arbetsmiljölag (1977:1160)"); regulations' do not.
-        if doc.sfs_number in doc.title:
-            return doc.title
-        return f"{doc.title} {doc.sfs_number}" if doc.sfs_number.startswith("(") else f"{doc.title} ({doc.sfs_number})"
+        return document_display_title(self.legal_document.title, self.legal_document.sfs_number)
+
+
+def document_display_title(title: str, number: str) -> str:
+    """A legal document's title with its number: statute titles carry it ("Arbetsmiljölag (1977:1160)"),
+    regulations' do not ("Systematiskt arbetsmiljöarbete (AFS 2023:1)"), an EU act's stands after it."""
+    if number in title:
+        return title
+    return f"{title} {number}" if number.startswith("(") else f"{title} ({number})"
 
 
 class Requirement(models.Model):

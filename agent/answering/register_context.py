@@ -13,12 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import User
 
 from chunks.tokens import count_tokens
 from compliance.text import neutralise
-from register.models import RegisterItem
-from register.selectors import register_items_for_documents
+from register.selectors import ItemStatus, register_item_statuses
 
 # Room the section may take in the context message, its title, preamble and delimiters included.
 REGISTER_TOKEN_BUDGET = 400
@@ -30,14 +28,10 @@ class RegisterStatus:
     by_document: dict[int, str] = field(default_factory=dict)  # legal document id → the card's status text
 
 
-def _person(user: User | None) -> str:
-    return (user.get_full_name() or user.get_username()) if user is not None else ""
-
-
-def status_text(item: RegisterItem, *, with_register: bool = False) -> str:
-    parts = [item.get_status_display()]
-    if item.responsible_id:
-        parts.append(f"ansvarig {_person(item.responsible)}")
+def status_text(item: ItemStatus, *, with_register: bool = False) -> str:
+    parts = [item.status_label]
+    if item.responsible:
+        parts.append(f"ansvarig {item.responsible}")
     if item.last_reviewed_at:
         parts.append(f"bedömd {item.last_reviewed_at.isoformat()}")
     else:
@@ -47,7 +41,7 @@ def status_text(item: RegisterItem, *, with_register: bool = False) -> str:
     if item.needs_reassessment:
         parts.append("ändrad – behöver bedömas")
     text = ", ".join(parts)
-    return f"{item.register.name}: {text}" if with_register else text
+    return f"{item.register_name}: {text}" if with_register else text
 
 
 def _clean(text: str) -> str:
@@ -64,10 +58,10 @@ def register_status(citations: dict[int, object], workspace_ids: Iterable[int], 
     status = RegisterStatus()
     if not numbers_by_doc:
         return status
-    items = register_items_for_documents(workspace_ids, numbers_by_doc)
+    items = register_item_statuses(workspace_ids, numbers_by_doc)
     several = len({item.register_id for item in items}) > 1
     used = 0
-    for item in sorted(items, key=lambda i: (min(numbers_by_doc[i.legal_document_id]), i.register.name, i.pk)):
+    for item in sorted(items, key=lambda i: (min(numbers_by_doc[i.legal_document_id]), i.register_name, i.item_id)):
         text = status_text(item, with_register=several)
         cited = ", ".join(str(n) for n in numbers_by_doc[item.legal_document_id])
         line = _clean(f"- {item.display_title} (källa {cited}): {text}")

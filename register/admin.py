@@ -118,6 +118,10 @@ class RegisterItemAdmin(RegisterAdmin):
     search_fields = ("title", "legal_document__title", "legal_document__sfs_number", "register__name")
     list_select_related = ("legal_document", "register", "group", "responsible")
     autocomplete_fields = ("legal_document",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[RegisterItem]:
+        # A row names its document; a hundred rows of statutes' full texts would be tens of megabytes per page.
+        return super().get_queryset(request).defer(*selectors.without_text("legal_document"))
     readonly_fields = ("workspace", "origin", "last_reviewed_at", "last_reviewed_by", "created_by", "created_at",
                        "updated_at", "history")
     inlines = [RequirementInline]

@@ -96,10 +96,19 @@ class RegisterItemFilter(django_filters.FilterSet):
         return queryset.filter(overdue) if value else queryset.exclude(overdue)
 
 
-# A register row names its document (title, number, kind) and never reads its text: joined documents come without
-# it, or a laglista of 24 statutes read megabytes per page, and the assistant's status lines (asked on every turn,
-# a cache hit included) took 10 ms for six documents instead of 2.
-_WITHOUT_DOCUMENT_TEXT = tuple(f"legal_document__{name}" for name in LegalDocument.TEXT_FIELDS)
+def without_text(*documents: str, versions: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """`defer()` arguments that leave unread the text of the legal documents joined through `documents` and of the
+    statute versions joined through `versions`.
+
+    A register row, a kravpunkt, an action or a notice names its document (title, number, kind) and never reads its
+    text, which is megabytes for a large statute and again for each of its versions: joined whole, a laglista of 24
+    statutes read that much per page, and the assistant's status lines took 10 ms for six documents instead of 2."""
+    return (*(f"{relation}__{name}" for relation in documents for name in LegalDocument.TEXT_FIELDS),
+            *(f"{relation}__full_text" for relation in versions))
+
+
+_WITHOUT_DOCUMENT_TEXT = without_text("legal_document")
+_WITHOUT_ITEM_DOCUMENT_TEXT = without_text("item__legal_document")
 
 
 def register_item_list(workspace: Workspace, *, register: LegalRegister | None = None,
@@ -182,7 +191,7 @@ def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, 
                      missing_evidence: bool = False, with_counts: bool = True) -> QuerySet[Requirement]:
     """`with_counts=False` leaves out `evidence_count` (it groups every row: a short list does not need it)."""
     reqs = (Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
-            .order_by(*Requirement._meta.ordering))
+            .defer(*_WITHOUT_ITEM_DOCUMENT_TEXT).order_by(*Requirement._meta.ordering))
     if with_counts:
         reqs = reqs.annotate(evidence_count=Count("evidence", distinct=True))
     if item is not None:
@@ -195,7 +204,8 @@ def requirement_list(workspace: Workspace, *, item: RegisterItem | None = None, 
 
 
 def requirement_get(workspace: Workspace, requirement_id: int) -> Requirement:
-    reqs = Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
+    reqs = (Requirement.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner")
+            .defer(*_WITHOUT_ITEM_DOCUMENT_TEXT))
     return _get(reqs, requirement_id, "Kravpunkten")
 
 
@@ -334,6 +344,7 @@ def review_get(workspace: Workspace, review_id: int) -> Review:
 def review_entry_list(review: Review) -> QuerySet[ReviewEntry]:
     return (ReviewEntry.objects.filter(review=review)
             .select_related("review", "item", "item__legal_document", "item__responsible", "assessed_by")
+            .defer(*_WITHOUT_ITEM_DOCUMENT_TEXT)
             .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("user_file",
                                                                                             "assessment")))
             .order_by("item__group__position", "item__legal_document__sfs_number", "pk"))
@@ -345,8 +356,8 @@ def review_entry_get(review: Review, entry_id: int) -> ReviewEntry:
 
 def action_list(workspace: Workspace, *, state: str | None = None, owner_id: int | None = None,
                 item: RegisterItem | None = None, review: Review | None = None) -> QuerySet[Action]:
-    actions = Action.objects.filter(workspace=workspace).select_related("item", "item__legal_document", "owner",
-                                                                         "requirement")
+    actions = (Action.objects.filter(workspace=workspace)
+               .select_related("item", "item__legal_document", "owner", "requirement").defer(*_WITHOUT_ITEM_DOCUMENT_TEXT))
     if review is not None:
         actions = actions.filter(review_entry__review=review)
     if state:

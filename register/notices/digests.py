@@ -31,6 +31,7 @@ from compliance.clock import STOCKHOLM
 from compliance.models import Membership
 
 from ..models import ChangeNotice, DigestSent, NoticeSubscription
+from ..selectors import without_text
 from .selectors import ComingChange, coming_into_force, notice_tier
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ def digest_build(membership: Membership, subscription: NoticeSubscription, *, da
     last = sent.order_by("-sent_at", "-pk").first()
     notices = (ChangeNotice.objects.filter(workspace_id=membership.workspace_id, kind__in=kinds)
                .select_related("legal_document", "version", "repeal", "item")
+               .defer(*without_text("legal_document", versions=("version",)))
                .order_by(notice_tier(), "created_at", "pk"))
     if last is None:
         new, reminders = list(notices.filter(answered_at__isnull=True)), []

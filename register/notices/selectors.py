@@ -23,7 +23,7 @@ from law.diff import DiffSegment
 from law.statute_directory import statute_directory
 
 from ..models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem, Requirement
-from ..selectors import action_summary, person_label
+from ..selectors import action_summary, person_label, without_text
 from ..services import RegisterError
 from ..transfer.export_data import NoticeReport, NoticeRow
 from .citing import documents_leaning_on
@@ -57,6 +57,7 @@ def notice_list(workspace: Workspace, user: AbstractBaseUser | None, *, state: s
     notices = (ChangeNotice.objects.filter(workspace=workspace)
                .select_related("legal_document", "item", "version", "repeal", "replacement", "impact",
                                "impact__answered_by", "impact__action", "impact__action__owner")
+               .defer(*without_text("legal_document", "replacement", versions=("version",)))
                .annotate(read_at=Subquery(read_at[:1]))
                .order_by(notice_tier(), "-created_at", "-pk"))
     if state in STATES:

@@ -122,6 +122,16 @@ def test_the_list_filters_unread_unanswered_and_answered(setup: dict[str, Any], 
     assert "Inga lagändringar med det urvalet" in client.get(url + "?typ=repealed").content.decode()
 
 
+def test_the_list_names_each_notices_document_without_reading_its_texts(setup: dict[str, Any], client: Client) -> None:
+    """A statute's text and each of its versions' are megabytes; a notice's row names the document."""
+    ws, notice = setup["alice_ws"], setup["notice"]
+    listed = next(n for n in notice_list(ws, setup["alice"]) if n.pk == notice.pk)
+    assert set(LegalDocument.TEXT_FIELDS) <= listed.legal_document.get_deferred_fields()
+    assert "full_text" in listed.version.get_deferred_fields()
+    client.force_login(setup["alice"])
+    assert listed.legal_document.title in client.get(reverse("notice_list", args=[ws.slug])).content.decode()
+
+
 def test_the_list_gives_the_laglistas_own_documents_first_then_laws_it_leaves_out_then_suggestions(
         setup: dict[str, Any], client: Client) -> None:
     ws, own = setup["alice_ws"], setup["notice"]

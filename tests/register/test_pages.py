@@ -201,7 +201,7 @@ class OverviewTests(RegisterPagesTestCase):
         self.client.post(self.url("register_create"))
         self.assertEqual(LegalRegister.objects.filter(workspace=self.workspace).count(), 1)
 
-    def test_the_list_and_an_item_name_their_documents_without_reading_the_text(self) -> None:
+    def test_the_lists_and_an_item_name_their_documents_without_reading_the_text(self) -> None:
         """A large statute's text and structure run to megabytes; a row shows the document's title and number."""
         text = set(LegalDocument.TEXT_FIELDS)
         items = list(selectors.register_item_list(self.workspace, register=self.register))
@@ -209,6 +209,11 @@ class OverviewTests(RegisterPagesTestCase):
         self.assertTrue(all(text <= i.legal_document.get_deferred_fields() for i in items))
         item = selectors.register_item_get(self.workspace, self.item.pk)
         self.assertTrue(text <= item.legal_document.get_deferred_fields())
+        rows = [*selectors.requirement_list(self.workspace), *selectors.action_list(self.workspace)]
+        self.assertEqual({type(row).__name__ for row in rows if row.item_id}, {"Requirement", "Action"})
+        for row in rows:
+            if row.item_id:
+                self.assertTrue(text <= row.item.legal_document.get_deferred_fields())
         self.login(self.alice)
         self.assertContains(self.client.get(self.url("register_overview")), "Arbetsmiljölag (1977:1160)")
 

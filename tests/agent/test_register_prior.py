@@ -61,6 +61,16 @@ def test_a_document_off_the_laglista_is_weighed_after_one_on_it(member: tuple[Us
     assert ranked(QUESTION, member, mode) == pytest.approx(plain)
 
 
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_question_naming_an_act_off_the_laglista_still_gets_it_first(member: tuple[User, Workspace],
+                                                                      settings: Settings,
+                                                                      acts: dict[str, LegalDocument], mode: str) -> None:
+    settings.RETRIEVAL_REGISTER_PRIOR = 0.5  # far stronger than the default, so the named act's prior is what wins
+    laglista(member, acts["2090:20"])
+    assert list(ranked(QUESTION, member, mode))[0] == "2090:20"
+    assert list(ranked("Hur många dagar semester ger lag (2090:21)?", member, mode))[0] == "2090:21"
+
+
 def test_a_laglista_without_a_document_changes_nothing(member: tuple[User, Workspace], settings: Settings,
                                                        acts: dict[str, LegalDocument]) -> None:
     settings.RETRIEVAL_REGISTER_PRIOR = 0.8

@@ -141,7 +141,7 @@ class ItemStatus:
     legal_document_id: int
     display_title: str
     status: str
-    responsible: str  # the responsible person's full name, else username; "" for none
+    responsible: str  # the responsible person as person_label names a user (full name, else username); "" for none
     last_reviewed_at: date | None
     next_review_date: date | None
     needs_reassessment: bool

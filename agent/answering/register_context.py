@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-
 from chunks.tokens import count_tokens
 from compliance.text import neutralise
 from register.selectors import ItemStatus, register_item_statuses

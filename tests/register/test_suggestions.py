@@ -70,7 +70,7 @@ class RulesDataTests(BaseTestCase):
     def test_every_rule_names_a_valid_document_number_and_is_unique(self) -> None:
         loaded = rules()
         self.assertGreaterEqual(len(loaded), 25)
-        self.assertLessEqual(len(loaded), 40)
+        self.assertLessEqual(len(loaded), 60)
         self.assertEqual(len({r.id for r in loaded}), len(loaded))
         for rule in loaded:
             self.assertTrue(is_document_number(rule.document), rule.id)
@@ -130,6 +130,49 @@ class RuleMatchingTests(BaseTestCase):
         self.assertTrue(rule_matches(rule, self.profile(industry="Redovisningsbyrå")))
         self.assertFalse(rule_matches(rule, self.profile(sni_code="62010", industry="IT-konsult")))
 
+
+    def matching(self, profile: WorkspaceProfile) -> set[str]:
+        return {r.id for r in rules() if rule_matches(r, profile)}
+
+    def test_a_restaurant_keeps_a_staff_register_and_a_cash_register_and_may_need_a_serving_licence(self) -> None:
+        found = self.matching(self.profile(employee_count=12, sni_code="56.100", sector="private"))
+        self.assertTrue({"sfl-employer", "sfl-personalliggare", "sfl-kassaregister", "alkohollag-serving",
+                         "prisinformation-consumer", "livsmedelslag-food"} <= found, found)
+        self.assertFalse({"konsumentkop-retail", "distansavtal-ecommerce", "pbl-construction"} & found, found)
+
+    def test_an_online_shop_gets_distance_selling_and_no_cash_register_reason_of_its_own(self) -> None:
+        web_shop = self.matching(self.profile(sni_code="47.910"))
+        shop = self.matching(self.profile(sni_code="47.110"))
+        self.assertIn("distansavtal-ecommerce", web_shop)
+        self.assertNotIn("distansavtal-ecommerce", shop)
+        self.assertTrue({"konsumentkop-retail", "mfl-consumer-facing"} <= web_shop & shop)
+        # The SNI prefix cannot tell a web shop from a shop: the kassaregister reason names the exemption.
+        reason = next(r.reason for r in rules() if r.id == "sfl-kassaregister")
+        self.assertIn("distansförsäljning", reason)
+
+    def test_an_it_consultancy_gets_none_of_the_trade_rules(self) -> None:
+        found = self.matching(self.profile(employee_count=8, sni_code="62.010", industry="IT-konsult",
+                                           sector="private", has_collective_agreement=False))
+        self.assertIn("sfl-employer", found)
+        self.assertFalse({"sfl-personalliggare", "sfl-kassaregister", "alkohollag-serving", "konsumentkop-retail",
+                          "distansavtal-ecommerce", "pbl-construction", "lbe-flammable", "vagtransport-drivers",
+                          "uthyrning-staffing", "fortroendeman-agreement", "loa-public"} & found, found)
+
+    def test_an_industry_word_does_not_match_inside_an_unrelated_word(self) -> None:
+        # Industry words match as substrings, so none may hide in a common unrelated trade name.
+        for industry in ("Barnomsorg", "Publicering", "Förlag", "Elgrossist", "Konsultverksamhet"):
+            found = self.matching(self.profile(industry=industry))
+            self.assertFalse({"alkohollag-serving", "sfl-personalliggare", "sfl-kassaregister",
+                              "konsumentkop-retail"} & found, (industry, found))
+
+    def test_public_employers_get_the_public_employment_act(self) -> None:
+        self.assertIn("loa-public", self.matching(self.profile(employee_count=200, sector="public")))
+        self.assertNotIn("loa-public", self.matching(self.profile(employee_count=200, sector="private")))
+
+    def test_union_representatives_only_with_a_collective_agreement(self) -> None:
+        rule = self.rule("fortroendeman-agreement")
+        self.assertTrue(rule_matches(rule, self.profile(employee_count=5, has_collective_agreement=True)))
+        self.assertFalse(rule_matches(rule, self.profile(employee_count=5, has_collective_agreement=False)))
 
 class SuggestionListTests(BaseTestCase):
     def setUp(self) -> None:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import QuerySet
 
+from agent.retrieval import bridges
 from chunks.embedding import active_model_name, get_provider, passage_text
 from chunks.models import ContentChunk
 from chunks.services import chunk_document, chunk_source_key, source_progress_refresh
@@ -48,6 +49,7 @@ def require_test_database() -> None:
 def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
     require_test_database()
     docs = []
+    loaded_here = False
     for sfs in numbers:
         doc = LegalDocument.objects.filter(sfs_number=sfs).first()
         if doc is None or doc.status != ProcessingStatus.DONE:
@@ -63,7 +65,12 @@ def load_statutes(*numbers: str, embed: bool = True) -> list[LegalDocument]:
             if embed:
                 embed_all(ContentChunk.objects.filter(legal_document=doc))
             doc.refresh_from_db()
+            loaded_here = True
         docs.append(doc)
+    if loaded_here:
+        # A process that has bridges keeps them while a changed corpus is read beside it (bridges.vocabulary);
+        # a test asks about the statutes it has just loaded.
+        bridges.forget()
     return docs
 
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.utils import CursorWrapper
 
 from chunks.selectors import STATUTE_CHUNKS_SQL
@@ -50,6 +51,7 @@ from compliance.sql import dict_cursor
 from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
 
+from .concurrent_search import SideSearch, search_beside
 from .spelling import MarkedWords, SpellingIndex, correction, marked_words, spelling_index
 
 log = logging.getLogger(__name__)
@@ -158,6 +160,15 @@ _lock = threading.Lock()
 _local: Vocabulary | None = None
 _checked_at = 0.0
 VERSION_CHECK_SECONDS = 10.0
+# While the statutes change (the statute book loading, a sync), a process that has read them answers with the words
+# it read and reads them again beside the questions: reading them takes seconds over the whole book (half a minute
+# with a load on both cores), and a question should not wait for it. At most one such read runs per process, and
+# the next starts at least this long after the last began, so a load of many minutes is read once a minute, not
+# without pause.
+REFRESH_SECONDS = 60.0
+_refresh_lock = threading.Lock()  # guards the two below; never held while mining
+_refresh: SideSearch[Vocabulary] | None = None
+_refresh_started_at = -REFRESH_SECONDS
 
 
 def _corpus_version(cursor: CursorWrapper) -> tuple:
@@ -169,7 +180,10 @@ def _corpus_version(cursor: CursorWrapper) -> tuple:
 
 def vocabulary() -> Vocabulary:
     """The statutes' bridges, mined once per corpus version. The version is read at most every
-    VERSION_CHECK_SECONDS: a statute load shows in the bridges that much later, and a question saves a query."""
+    VERSION_CHECK_SECONDS: a statute load shows in the bridges that much later, and a question saves a query.
+    A process that has bridges already keeps answering with them while the new version is mined beside it
+    (`_refresh_beside`); one that has none, or a caller inside a transaction (whose uncommitted statutes another
+    connection cannot see), mines in the caller's thread."""
     global _local, _checked_at
     found = _local
     if found is not None and time.monotonic() - _checked_at < VERSION_CHECK_SECONDS:
@@ -179,6 +193,14 @@ def vocabulary() -> Vocabulary:
     _checked_at = time.monotonic()
     if found is not None and found.version == version:
         return found
+    if found is not None and _refresh_beside(version):
+        return found
+    return _load(version)
+
+
+def _load(version: tuple) -> Vocabulary:
+    """The bridges of `version`: this process's, the shared copy, or mined (and shared) here."""
+    global _local
     with _lock:
         if _local is not None and _local.version == version:
             return _local
@@ -197,6 +219,31 @@ def vocabulary() -> Vocabulary:
         return shared
 
 
+def _refresh_beside(version: tuple) -> bool:
+    """Whether the caller may answer with the bridges it has while `version` is mined on a side connection: one is
+    started unless one runs or began under REFRESH_SECONDS ago. False inside a transaction (a side connection
+    cannot see the caller's uncommitted statutes) or with side connections off: the caller mines."""
+    global _refresh, _refresh_started_at
+    if not settings.RETRIEVAL_CONCURRENT_SEARCHES or connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        return False
+    with _refresh_lock:
+        running = _refresh is not None and _refresh.future is not None and not _refresh.future.done()
+        if not running and time.monotonic() - _refresh_started_at >= REFRESH_SECONDS:
+            _refresh_started_at = time.monotonic()
+            _refresh = search_beside(lambda: _refreshed(version))
+    return True
+
+
+def _refreshed(version: tuple) -> Vocabulary:
+    try:
+        vocab = _load(version)
+        vocab.spelling  # noqa: B018 - read here, not by the next question that corrects a word
+        return vocab
+    except Exception:
+        log.exception("reading the statutes' bridges again failed; questions keep the ones read before")
+        raise
+
+
 def question_marks() -> MarkedWords | None:
     """The statutes' words a question typed without diacritics is given its marks from (spelling.restore_marks),
     or None when the spelling bridge is off."""
@@ -206,10 +253,13 @@ def question_marks() -> MarkedWords | None:
 def forget() -> None:
     """Drop this process's copy and the shared one of the current corpus version (a test that writes statutes
     of its own, whose counts another test's statutes may have had)."""
-    global _local, _checked_at
+    global _local, _checked_at, _refresh, _refresh_started_at
     with _lock:
         _local = None
         _checked_at = 0.0
+    with _refresh_lock:
+        _refresh = None
+        _refresh_started_at = -REFRESH_SECONDS
     with dict_cursor() as cursor:
         version = _corpus_version(cursor)
     try:

@@ -186,7 +186,7 @@ def embedding_state(workspace: Workspace, stats: dict | None = None) -> dict:
 
     "fel" when the last embedding attempt failed (recorded by
     `services.embedding_record_error`, cleared by `embedding_record_ok`);
-    otherwise "laddar" while any chunk the workspace can search still lacks a
+    otherwise "bäddar in" while any chunk the workspace can search still lacks a
     vector of the active model, and "klar" when none does.
     """
     stats = stats or knowledge_stats(workspace)
@@ -195,7 +195,7 @@ def embedding_state(workspace: Workspace, stats: dict | None = None) -> dict:
     if error:
         state, label = "error", "fel"
     elif pending:
-        state, label = "loading", "laddar"
+        state, label = "loading", "bäddar in"
     else:
         state, label = "ready", "klar"
     return {"model": active_model_name(), "state": state, "label": label, "pending": pending, "error": error or ""}

@@ -451,7 +451,7 @@ class FiguresTests(KnowledgeTestCase):
         self.assertEqual(overview["documents"], 3)
         self.assertEqual(overview["chunks"], 2)
         self.assertEqual(overview["embedded_percent"], 50.0)
-        self.assertEqual(overview["embedding"]["label"], "laddar")
+        self.assertEqual(overview["embedding"]["label"], "bäddar in")
         self.assertGreater(overview["size"]["total_bytes"], 0)
         self.assertContains(r, "indexstorlek")
         self.assertContains(r, "MB")
@@ -461,7 +461,7 @@ class FiguresTests(KnowledgeTestCase):
     def test_model_state(self) -> None:
         self.assertEqual(embedding_state(self.workspace)["label"], "klar")
         chunk = self.add_chunk(source_type="USER_FILE", user_file=self.file, workspace=self.workspace)
-        self.assertEqual(embedding_state(self.workspace)["label"], "laddar")
+        self.assertEqual(embedding_state(self.workspace)["label"], "bäddar in")
         # Another workspace's pending chunks do not count for alice.
         self.assertEqual(embedding_state(self.charlies_workspace)["label"], "klar")
         ContentChunk.objects.filter(pk=chunk.pk).update(embedding=[0.2] * 384, embedding_model=active_model_name())

@@ -143,9 +143,10 @@ class RuleMatchingTests(BaseTestCase):
     def test_an_online_shop_gets_distance_selling_and_no_cash_register_reason_of_its_own(self) -> None:
         web_shop = self.matching(self.profile(sni_code="47.910"))
         shop = self.matching(self.profile(sni_code="47.110"))
-        self.assertIn("distansavtal-ecommerce", web_shop)
-        self.assertNotIn("distansavtal-ecommerce", shop)
-        self.assertTrue({"konsumentkop-retail", "mfl-consumer-facing"} <= web_shop & shop)
+        for rule_id in ("distansavtal-ecommerce", "ehandelslag-ecommerce", "lek-cookies-ecommerce"):
+            self.assertIn(rule_id, web_shop)
+            self.assertNotIn(rule_id, shop)
+        self.assertTrue({"konsumentkop-retail", "mfl-consumer-facing", "avtalsvillkor-consumer"} <= web_shop & shop)
         # The SNI prefix cannot tell a web shop from a shop: the kassaregister reason names the exemption.
         reason = next(r.reason for r in rules() if r.id == "sfl-kassaregister")
         self.assertIn("distansförsäljning", reason)

@@ -52,7 +52,7 @@ from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
 
 from .concurrent_search import SideSearch, search_beside
-from .spelling import MarkedWords, SpellingIndex, correction, marked_words, spelling_index
+from .spelling import MarkedWords, SpellingIndex, correction, marked_words, statute_names, spelling_index
 
 log = logging.getLogger(__name__)
 
@@ -469,9 +469,12 @@ def _particle_verbs(stems: list[str], lexemes: dict[str, float], vocab: Vocabula
 
 def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:
     factor = settings.RETRIEVAL_SPELLING_WEIGHT
-    for lexeme in sorted(unknown - out.dropped):
-        meant = correction(lexeme, vocab.spelling)
-        if meant is None or meant.lexeme in lexemes:
+    found = {lexeme: meant for lexeme in sorted(unknown - out.dropped)
+             if (meant := correction(lexeme, vocab.spelling)) is not None and meant.lexeme not in lexemes}
+    # Read only when a word would be corrected (rare): a slip becomes a word, never a name.
+    names = statute_names(sorted({m.lexeme for m in found.values() if not m.marks_only}))
+    for lexeme, meant in found.items():
+        if meant.lexeme in names:
             continue
         out.corrections[lexeme] = meant.lexeme
         if meant.marks_only:

@@ -107,6 +107,23 @@ def correction(lexeme: str, index: SpellingIndex) -> Correction | None:
     return Correction(lexeme=found[0], marks_only=False)
 
 
+def statute_names(lexemes: list[str]) -> set[str]:
+    """Those of `lexemes` that no statute writes with a lower-case initial: names (a state, a place, an agency),
+    which a question's word is not a slip of. "cookies" is one letter from "Cooköarna" (the Cook Islands, in three
+    statutes' lists of states); a slip of "skyddsombud" is still corrected."""
+    if not lexemes:
+        return set()
+    with dict_cursor() as cursor:
+        # A common word's lower-case use is found in its first chunks; only a name's are all read.
+        cursor.execute(f"""
+            SELECT l.lexeme FROM unnest(%s::text[]) AS l(lexeme)
+            WHERE NOT EXISTS (
+                SELECT 1 FROM chunks_contentchunk c
+                WHERE {STATUTE_CHUNKS_SQL} AND c.search_vector @@ quote_literal(l.lexeme)::tsquery
+                  AND c.text ~ ('\\m' || l.lexeme))""", [lexemes])
+        return {row["lexeme"] for row in cursor.fetchall()}
+
+
 def statute_spellings(lexemes: list[str]) -> dict[str, str]:
     """How a statute writes each of `lexemes` (one word of one chunk holding it, as Postgres's headline marks
     it): what the reader is shown as searched, "arbetstagare" rather than the stem "arbetstag"."""

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.db import connection
 from django.test import Client
 from pytest_django import Settings
 
@@ -26,6 +27,7 @@ from compliance.models import LegalDocument
 from law.statute_directory import statute_directory
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
+from tests.helpers import chunked_statute
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_retrieval_cache")]
 
@@ -218,3 +220,27 @@ def test_the_same_question_with_and_without_marks_is_cached_apart(team: dict[str
     chat.answer(conversation, team["alice"], "Vilka åtgärder mot ohälsa ska arbetsgivaren vidta?")
     unmarked = chat.answer(conversation, team["alice"], "Vilka atgarder mot ohalsa ska arbetsgivaren vidta?")
     assert '"atgarder" (sökt som "åtgärder") och "ohalsa" (sökt som "ohälsa")' in unmarked.content
+
+
+# A name three §§ of our own write, always with its capital: the Cook Islands, as treaty acts write them.
+TREATY = "\n\n".join([
+    "1 kap. Avtalet",
+    "1 § Avtalet mellan Sverige och Cooköarna gäller upplysningar i skatteärenden.",
+    "2 § Cooköarna lämnar upplysningar på begäran.",
+    "3 § Upplysningar från Cooköarna får användas i beskattningen.",
+])
+
+
+def test_a_slip_becomes_a_word_never_a_name(loaded: list[LegalDocument]) -> None:
+    chunked_statute("2099:8", "Lag (2099:8) om avtal mellan Sverige och Cooköarna", TREATY)
+    bridges.forget()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_tsvector('swedish', 'cookies')::text")
+        assert cursor.fetchone()[0] == "'cooki':1"
+    # One letter from the name's stem, which three chunks hold: the slip's candidate, but a name.
+    assert correction("cooki", bridges.vocabulary().spelling) == Correction(lexeme="cookö", marks_only=False)
+    query = keyword_query("Vad gäller för cookies på vår webbplats?", [])
+    assert query.unknown_words == ["cookies"] and query.corrections == {}
+    assert "cookö" not in query.terms
+    # A word the statutes write in lower case is still what a slip becomes.
+    assert keyword_query(QUESTION, []).corrections["skydsombud"].lower().startswith("skyddsombud")

@@ -52,7 +52,15 @@ from law.definitions import abbreviations_in, acronyms_in, definitions_in
 from law.thesaurus import read_synonyms
 
 from .concurrent_search import SideSearch, search_beside
-from .spelling import MarkedWords, SpellingIndex, correction, marked_words, statute_names, spelling_index
+from .spelling import (
+    MarkedWords,
+    SpellingIndex,
+    correction,
+    marked_words,
+    names_written,
+    spelling_index,
+    statute_names,
+)
 
 log = logging.getLogger(__name__)
 
@@ -415,7 +423,7 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
     if settings.RETRIEVAL_BRIDGE_PARTICLES:
         _particle_verbs(particle_stems or [], lexemes, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SPELLING:
-        _spelling(lexemes, unknown - out.inflected, vocab, out)
+        _spelling(lexemes, unknown - out.inflected, vocab, out, names_written(text))
     if settings.RETRIEVAL_BRIDGE_SYNONYMS:
         _synonyms(lexemes, unknown, vocab, out)
     if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
@@ -467,14 +475,19 @@ def _particle_verbs(stems: list[str], lexemes: dict[str, float], vocab: Vocabula
                 out.reasons[word] = f"the particle verb {stem}"
 
 
-def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged) -> None:
+def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged,
+              written_names: list[str]) -> None:
+    """`written_names`: the question's words written as names (spelling.names_written), whose slips may become one."""
     factor = settings.RETRIEVAL_SPELLING_WEIGHT
     found = {lexeme: meant for lexeme in sorted(unknown - out.dropped)
              if (meant := correction(lexeme, vocab.spelling)) is not None and meant.lexeme not in lexemes}
-    # Read only when a word would be corrected (rare): a slip becomes a word, never a name.
-    names = statute_names(sorted({m.lexeme for m in found.values() if not m.marks_only}))
+    # A word written in lower case is an everyday word: its slip becomes a word, never a name. Read only when such a
+    # word would be corrected (rare). The stemmer only cuts endings, so a word begins with its lexeme.
+    everyday = {lexeme: meant for lexeme, meant in found.items()
+                if not meant.marks_only and not any(word.startswith(lexeme) for word in written_names)}
+    names = statute_names(sorted({meant.lexeme for meant in everyday.values()}))
     for lexeme, meant in found.items():
-        if meant.lexeme in names:
+        if lexeme in everyday and meant.lexeme in names:
             continue
         out.corrections[lexeme] = meant.lexeme
         if meant.marks_only:

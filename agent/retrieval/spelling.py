@@ -108,9 +108,11 @@ def correction(lexeme: str, index: SpellingIndex) -> Correction | None:
 
 
 def statute_names(lexemes: list[str]) -> set[str]:
-    """Those of `lexemes` that no statute writes with a lower-case initial: names (a state, a place, an agency),
-    which a question's word is not a slip of. "cookies" is one letter from "Cooköarna" (the Cook Islands, in three
-    statutes' lists of states); a slip of "skyddsombud" is still corrected."""
+    """Those of `lexemes` that the statutes write as a name: never with a lower-case initial, and with a capital
+    inside a sentence at least once (a state, a place, an agency). "cookies" is one letter from "Cooköarna" (the Cook
+    Islands, "mellan Sverige och Cooköarna" in three statutes). A word the statutes write in lower case
+    ("skyddsombud"), or with a capital only where a heading or sentence begins ("Användningsbegränsningar"), is no
+    name."""
     if not lexemes:
         return set()
     with dict_cursor() as cursor:
@@ -120,8 +122,25 @@ def statute_names(lexemes: list[str]) -> set[str]:
             WHERE NOT EXISTS (
                 SELECT 1 FROM chunks_contentchunk c
                 WHERE {STATUTE_CHUNKS_SQL} AND c.search_vector @@ quote_literal(l.lexeme)::tsquery
-                  AND c.text ~ ('\\m' || l.lexeme))""", [lexemes])
+                  AND c.text ~ ('\\m' || l.lexeme))
+              AND EXISTS (
+                SELECT 1 FROM chunks_contentchunk c
+                WHERE {STATUTE_CHUNKS_SQL} AND c.search_vector @@ quote_literal(l.lexeme)::tsquery
+                  AND c.text ~ ('[[:alpha:],] +' || initcap(l.lexeme)))""", [lexemes])
         return {row["lexeme"] for row in cursor.fetchall()}
+
+
+def names_written(text: str) -> list[str]:
+    """The words of `text` written with a capital inside a sentence (not as its first word), lower-cased: names the
+    asker means ("Arbetsmiljöverket", misspelt or not), where a word in lower case is an everyday word."""
+    names = []
+    for sentence in _SENTENCE_END.split(text):
+        names += [word.lower() for word in _WORD.findall(sentence)[1:] if word[0].isupper() and not word.isupper()]
+    return names
+
+
+_SENTENCE_END = re.compile(r"[.!?:;\n]+")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def statute_spellings(lexemes: list[str]) -> dict[str, str]:

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from django.db import connection
 from django.test import Client
 from pytest_django import Settings
 
@@ -21,9 +20,18 @@ from agent.retrieval import bridges
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.keyword_search import corrected_text, keyword_query
 from agent.retrieval.query_analysis import analyse_query
-from agent.retrieval.spelling import Correction, MarkedWords, SpellingIndex, correction, restore_marks
+from agent.retrieval.spelling import (
+    Correction,
+    MarkedWords,
+    SpellingIndex,
+    correction,
+    names_written,
+    restore_marks,
+    statute_names,
+)
 from chunks.embedding import get_provider
 from compliance.models import LegalDocument
+from compliance.sql import dict_cursor
 from law.statute_directory import statute_directory
 from tests.agent.test_retrieval import add_file_chunk
 from tests.fake_openai import FakeOpenAI
@@ -222,25 +230,40 @@ def test_the_same_question_with_and_without_marks_is_cached_apart(team: dict[str
     assert '"atgarder" (sökt som "åtgärder") och "ohalsa" (sökt som "ohälsa")' in unmarked.content
 
 
-# A name three §§ of our own write, always with its capital: the Cook Islands, as treaty acts write them.
+# A name three §§ of our own write, always with its capital: the Cook Islands, as treaty acts write them; and a word
+# written with a capital only where a heading or a sentence begins.
 TREATY = "\n\n".join([
     "1 kap. Avtalet",
     "1 § Avtalet mellan Sverige och Cooköarna gäller upplysningar i skatteärenden.",
     "2 § Cooköarna lämnar upplysningar på begäran.",
     "3 § Upplysningar från Cooköarna får användas i beskattningen.",
+    "2 kap. Sekretessplikt",
+    "1 § Sekretessplikt gäller för upplysningarna.",
 ])
+
+
+def _lexeme(word: str) -> str:
+    with dict_cursor() as cursor:
+        cursor.execute("SELECT (tsvector_to_array(to_tsvector('swedish', %s)))[1] AS lexeme", [word])
+        return cursor.fetchone()["lexeme"]
 
 
 def test_a_slip_becomes_a_word_never_a_name(loaded: list[LegalDocument]) -> None:
     chunked_statute("2099:8", "Lag (2099:8) om avtal mellan Sverige och Cooköarna", TREATY)
     bridges.forget()
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT to_tsvector('swedish', 'cookies')::text")
-        assert cursor.fetchone()[0] == "'cooki':1"
+    assert _lexeme("cookies") == "cooki" and _lexeme("Cooköarna") == "cookö"
+    assert statute_names(["cookö", _lexeme("Sekretessplikt"), "skyddsombud"]) == {"cookö"}
     # One letter from the name's stem, which three chunks hold: the slip's candidate, but a name.
     assert correction("cooki", bridges.vocabulary().spelling) == Correction(lexeme="cookö", marks_only=False)
     query = keyword_query("Vad gäller för cookies på vår webbplats?", [])
     assert query.unknown_words == ["cookies"] and query.corrections == {}
     assert "cookö" not in query.terms
+    # Written as a name, inside a sentence, a slip may become the name.
+    assert keyword_query("Vad gäller i avtalet med Cookiarna?", []).corrections == {"Cookiarna": "Cooköarna"}
     # A word the statutes write in lower case is still what a slip becomes.
     assert keyword_query(QUESTION, []).corrections["skydsombud"].lower().startswith("skyddsombud")
+
+
+def test_the_words_a_question_writes_as_names() -> None:
+    assert names_written("Vad kräver Arbetsmiljöverket? Cookies, vad gäller? Gäller LAS och Skatteverkets regler?") == [
+        "arbetsmiljöverket", "skatteverkets"]

@@ -131,15 +131,12 @@ def statute_names(lexemes: list[str]) -> set[str]:
 
 
 def names_written(text: str) -> list[str]:
-    """The words of `text` written with a capital inside a sentence (not as its first word), lower-cased: names the
-    asker means ("Arbetsmiljöverket", misspelt or not), where a word in lower case is an everyday word."""
-    names = []
-    for sentence in _SENTENCE_END.split(text):
-        names += [word.lower() for word in _WORD.findall(sentence)[1:] if word[0].isupper() and not word.isupper()]
-    return names
+    """The words of `text` written with a capital initial, lower-cased: maybe a name the asker means
+    ("Arbetsmiljöverket", misspelt or not; a sentence's first word may be one too), where a word typed in lower case
+    is an everyday word. A word in capitals is an abbreviation (the acronym bridge's)."""
+    return [word.lower() for word in _WORD.findall(text) if word[0].isupper() and not word.isupper()]
 
 
-_SENTENCE_END = re.compile(r"[.!?:;\n]+")
 _WORD = re.compile(r"[^\W\d_]+")
 
 

@@ -70,7 +70,7 @@ class RulesDataTests(BaseTestCase):
     def test_every_rule_names_a_valid_document_number_and_is_unique(self) -> None:
         loaded = rules()
         self.assertGreaterEqual(len(loaded), 25)
-        self.assertLessEqual(len(loaded), 60)
+        self.assertLessEqual(len(loaded), 80)
         self.assertEqual(len({r.id for r in loaded}), len(loaded))
         for rule in loaded:
             self.assertTrue(is_document_number(rule.document), rule.id)
@@ -165,6 +165,12 @@ class RuleMatchingTests(BaseTestCase):
             found = self.matching(self.profile(industry=industry))
             self.assertFalse({"alkohollag-serving", "sfl-personalliggare", "sfl-kassaregister",
                               "konsumentkop-retail"} & found, (industry, found))
+
+    def test_the_cybersecurity_act_for_a_mid_sized_operator_of_a_nis2_sector_and_the_public_sector(self) -> None:
+        self.assertIn("cybersakerhetslag-sector", self.matching(self.profile(employee_count=50, sni_code="35.110")))
+        self.assertNotIn("cybersakerhetslag-sector", self.matching(self.profile(employee_count=49, sni_code="35.110")))
+        self.assertNotIn("cybersakerhetslag-sector", self.matching(self.profile(employee_count=500, sni_code="62.010")))
+        self.assertIn("cybersakerhetslag-public", self.matching(self.profile(sector="public")))
 
     def test_public_employers_get_the_public_employment_act(self) -> None:
         self.assertIn("loa-public", self.matching(self.profile(employee_count=200, sector="public")))

@@ -201,13 +201,15 @@ def vocabulary() -> Vocabulary:
     _checked_at = time.monotonic()
     if found is not None and found.version == version:
         return found
-    if found is not None and _refresh_beside(version):
+    if found is not None and _refresh_beside(version, found):
         return found
     return _load(version)
 
 
-def _load(version: tuple) -> Vocabulary:
-    """The bridges of `version`: this process's, the shared copy, or mined (and shared) here."""
+def _load(version: tuple, replacing: Vocabulary | None = None) -> Vocabulary:
+    """The bridges of `version`: this process's, the shared copy, or mined (and shared) here. `replacing`: the
+    bridges a side mining was started to replace; its result becomes this process's only if they still are (a
+    mining in a caller's thread, or forget(), may have replaced them meanwhile, with a newer version)."""
     global _local
     with _lock:
         if _local is not None and _local.version == version:
@@ -223,11 +225,12 @@ def _load(version: tuple) -> Vocabulary:
                 cache.set(_CACHE_KEY + ":".join(map(str, version)), shared, timeout=None)
             except Exception as exc:  # noqa: BLE001 - see above
                 log.warning("bridges cache unavailable: %s", exc)
-        _local = shared
+        if replacing is None or _local is replacing:
+            _local = shared
         return shared
 
 
-def _refresh_beside(version: tuple) -> bool:
+def _refresh_beside(version: tuple, replacing: Vocabulary) -> bool:
     """Whether the caller may answer with the bridges it has while `version` is mined on a side connection: one is
     started unless one runs or began under REFRESH_SECONDS ago. False inside a transaction (a side connection
     cannot see the caller's uncommitted statutes) or with side connections off: the caller mines."""
@@ -238,13 +241,13 @@ def _refresh_beside(version: tuple) -> bool:
         running = _refresh is not None and _refresh.future is not None and not _refresh.future.done()
         if not running and time.monotonic() - _refresh_started_at >= REFRESH_SECONDS:
             _refresh_started_at = time.monotonic()
-            _refresh = search_beside(lambda: _refreshed(version))
+            _refresh = search_beside(lambda: _refreshed(version, replacing))
     return True
 
 
-def _refreshed(version: tuple) -> Vocabulary:
+def _refreshed(version: tuple, replacing: Vocabulary) -> Vocabulary:
     try:
-        vocab = _load(version)
+        vocab = _load(version, replacing)
         vocab.spelling  # noqa: B018 - read here, not by the next question that corrects a word
         return vocab
     except Exception:

@@ -60,3 +60,21 @@ def test_inside_a_transaction_the_caller_reads_the_new_statutes_words(version_re
     after = bridges.vocabulary()
     assert after is not before and "STI" in after.acronyms
     assert bridges._refresh is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_side_mining_that_ends_late_leaves_newer_bridges_in_place(version_read_every_time: None) -> None:
+    chunked_statute("2099:1", "Lag (2099:1) om broar", BRIDGES)
+    before = bridges.vocabulary()
+    chunked_statute("2099:2", "Lag (2099:2) om tunnlar", TUNNELS)
+    newer = bridges.Vocabulary(version=(-1, -1))
+    # Holding the lock, as a mining in a caller's thread would, keeps the side mining waiting until that caller has
+    # installed its newer bridges; the side mining must not put its older ones back over them.
+    with bridges._lock:
+        assert bridges.vocabulary() is before
+        refresh = bridges._refresh
+        assert refresh is not None and refresh.future is not None
+        bridges._local = newer
+    mined = refresh.future.result(timeout=120)
+    assert "STI" in mined.acronyms
+    assert bridges._local is newer

@@ -153,6 +153,8 @@ def statute_spellings(lexemes: list[str]) -> dict[str, str]:
             CROSS JOIN LATERAL (
                 SELECT c.text FROM chunks_contentchunk c
                 WHERE {STATUTE_CHUNKS_SQL} AND c.search_vector @@ quote_literal(l.lexeme)::tsquery
+                  -- the text itself, not only its header (a title naming the word), holds it: the headline marks it
+                  AND to_tsvector('swedish', c.text) @@ quote_literal(l.lexeme)::tsquery
                 LIMIT 1) AS c""", [lexemes])
         rows = cursor.fetchall()
     out = {}

@@ -28,6 +28,7 @@ from agent.retrieval.spelling import (
     names_written,
     restore_marks,
     statute_names,
+    statute_spellings,
 )
 from chunks.embedding import get_provider
 from compliance.models import LegalDocument
@@ -267,3 +268,11 @@ def test_a_slip_becomes_a_word_never_a_name(loaded: list[LegalDocument]) -> None
 def test_the_words_a_question_writes_as_names() -> None:
     assert names_written("Vad kräver Arbetsmiljöverket? Gäller LAS och Skatteverkets regler?") == [
         "vad", "arbetsmiljöverket", "gäller", "skatteverkets"]
+
+
+def test_the_statutes_spelling_is_read_from_a_text_that_holds_the_word(loaded: list[LegalDocument]) -> None:
+    # Every chunk's header holds the title, so every chunk matches the name; only the last one's text writes it.
+    sections = ["1 kap. Allmänt", *(f"{n} § Upplysningar lämnas på begäran inom en månad." for n in range(1, 9)),
+                "9 § Cooköarna svarar inom en månad."]
+    chunked_statute("2099:9", "Lag (2099:9) om avtal med Cooköarna", "\n\n".join(sections))
+    assert statute_spellings(["cookö"]) == {"cookö": "Cooköarna"}

@@ -426,7 +426,7 @@ def bridge(text: str, lexemes: dict[str, float], vocab: Vocabulary, *,
     if settings.RETRIEVAL_BRIDGE_PARTICLES:
         _particle_verbs(particle_stems or [], lexemes, vocab, out)
     if settings.RETRIEVAL_BRIDGE_SPELLING:
-        _spelling(lexemes, unknown - out.inflected, vocab, out, names_written(text))
+        _spelling(lexemes, unknown - out.inflected, vocab, out, text)
     if settings.RETRIEVAL_BRIDGE_SYNONYMS:
         _synonyms(lexemes, unknown, vocab, out)
     if settings.RETRIEVAL_BRIDGE_COMPOUND_PARTS:
@@ -478,12 +478,12 @@ def _particle_verbs(stems: list[str], lexemes: dict[str, float], vocab: Vocabula
                 out.reasons[word] = f"the particle verb {stem}"
 
 
-def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged,
-              written_names: list[str]) -> None:
-    """`written_names`: the question's words written as names (spelling.names_written), whose slips may become one."""
+def _spelling(lexemes: dict[str, float], unknown: frozenset[str], vocab: Vocabulary, out: Bridged, text: str) -> None:
     factor = settings.RETRIEVAL_SPELLING_WEIGHT
     found = {lexeme: meant for lexeme in sorted(unknown - out.dropped)
              if (meant := correction(lexeme, vocab.spelling)) is not None and meant.lexeme not in lexemes}
+    # The question's words written as names, whose slips may become one; read only when a word would be corrected.
+    written_names = names_written(text) if found else []
     # A word written in lower case is an everyday word: its slip becomes a word, never a name. Read only when such a
     # word would be corrected (rare). The stemmer only cuts endings, so a word begins with its lexeme.
     everyday = {lexeme: meant for lexeme, meant in found.items()

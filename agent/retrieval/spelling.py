@@ -134,10 +134,7 @@ def names_written(text: str) -> list[str]:
     """The words of `text` written with a capital initial, lower-cased: maybe a name the asker means
     ("Arbetsmiljöverket", misspelt or not; a sentence's first word may be one too), where a word typed in lower case
     is an everyday word. A word in capitals is an abbreviation (the acronym bridge's)."""
-    return [word.lower() for word in _WORD.findall(text) if word[0].isupper() and not word.isupper()]
-
-
-_WORD = re.compile(r"[^\W\d_]+")
+    return [word.lower() for word in _LETTERS.findall(text) if word[0].isupper() and not word.isupper()]
 
 
 def statute_spellings(lexemes: list[str]) -> dict[str, str]:

@@ -29,6 +29,7 @@ from chunks.selectors import chunk_list_visible
 from compliance.models import LegalDocument, Workspace, WorkspaceProfile
 from compliance.numbers import is_document_number
 from compliance.selectors import profile_fact_list, workspace_profile_get
+from compliance.sql import dict_cursor
 
 from .models import RegisterItem, SuggestionDecision
 
@@ -152,6 +153,46 @@ def profile_suggestions(profile: WorkspaceProfile) -> list[Suggestion]:
                                                                     from_profile=True))
         suggestion.reasons.append(rule.reason)
     return list(by_number.values())
+
+
+# The profile fields the rules read (rule_matches): a change of any other field suggests nothing new.
+PROFILE_RULE_FIELDS = ("employee_count", "industry", "sni_code", "has_collective_agreement", "sector",
+                       "processes_sensitive_data")
+# One round trip: whether the laglista holds a document that applies (the register prior's own test,
+# agent.retrieval.hybrid._LISTED), the profile's rule fields, and the documents the team has turned down, by
+# rejecting the suggestion or by putting the document on a laglista as "ej tillämplig".
+_PROFILE_PRIOR_SQL = f"""
+    SELECT EXISTS (SELECT 1 FROM register_registeritem ri WHERE ri.workspace_id = %(ws)s
+                   AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable') AS listed,
+           p.id IS NOT NULL AS has_profile, {", ".join(f"p.{name}" for name in PROFILE_RULE_FIELDS)},
+           ARRAY(SELECT sd.legal_document_id FROM register_suggestiondecision sd
+                 WHERE sd.workspace_id = %(ws)s AND sd.decision = 'rejected'
+                 UNION SELECT ri.legal_document_id FROM register_registeritem ri
+                 WHERE ri.workspace_id = %(ws)s AND ri.legal_document_id IS NOT NULL
+                 AND ri.status = 'not_applicable') AS turned_down
+    FROM (SELECT 1) AS one LEFT JOIN compliance_workspaceprofile p ON p.workspace_id = %(ws)s"""
+
+
+def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
+    """The documents the workspace's company profile suggests, less those the team turned down, while its
+    laglista holds no document that applies: what the register prior weighs until the team has made a laglista
+    (agent.retrieval.hybrid, docs/retrieval.md "The company profile weighs the sources"). Empty when the laglista
+    holds a document (it speaks for the company then) or the profile suggests nothing.
+
+    Every change of what this returns bumps the workspace's knowledge_version (register migration 0011 and
+    0010), so no cached answer outlives it."""
+    with dict_cursor() as cursor:
+        cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id})
+        row = cursor.fetchone()
+    if row["listed"] or not row["has_profile"]:
+        return ()
+    profile = WorkspaceProfile(**{name: row[name] for name in PROFILE_RULE_FIELDS})
+    numbers = {rule.document for rule in rules() if rule_matches(rule, profile)}
+    if not numbers:
+        return ()
+    turned_down = set(row["turned_down"])
+    ids = LegalDocument.objects.filter(sfs_number__in=numbers).order_by("pk").values_list("pk", flat=True)
+    return tuple(pk for pk in ids if pk not in turned_down)
 
 
 # A word of running text, numbers included: "1977:1160", "2016/679", "ELSÄK-FS" are one word each.

@@ -54,6 +54,10 @@ class RetrievalOptions:
     mode: str = "hybrid"
     rerank: bool = True  # applies only when a reranker is configured
     use_references: bool = True
+    # The documents the asking workspace's company profile suggests, while its laglista holds none: set by
+    # retrieve_context (register.suggestions.profile_prior_documents), not by a caller; the register prior's
+    # stand-in for a laglista.
+    profile_documents: tuple[int, ...] = ()
 
 
 CHUNK_COLUMNS = """
@@ -161,5 +165,7 @@ def search_params(scope: AccessScope, limit: int) -> dict:
         "recital_prior": float(settings.RETRIEVAL_RECITAL_PRIOR),
         "register_prior": float(settings.RETRIEVAL_REGISTER_PRIOR),
         "register_workspace": scope.workspace_id,
+        "profile_prior": float(settings.RETRIEVAL_PROFILE_PRIOR),
+        "profile_documents": [],  # the searches set RetrievalOptions.profile_documents (hybrid._search)
         "question_words": "",
     }

@@ -20,7 +20,7 @@ import logging
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -37,6 +37,7 @@ from compliance.sql import dict_cursor
 from compliance.text import strip_control
 from law.legal_refs import LegalReference, unit_citations
 from law.statute_directory import statute_directory
+from register.suggestions import profile_prior_documents
 
 from . import bridges
 from . import rerank as rerank_module
@@ -189,8 +190,13 @@ _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0
 # workspace's own files are untouched (docs/retrieval.md, "The laglista weighs the sources").
 _LISTED = ("SELECT ri.legal_document_id FROM register_registeritem ri WHERE ri.workspace_id = %(register_workspace)s "
            "AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable'")
-_REGISTER_FACTOR = (f"(CASE WHEN ld.id IS NULL OR %(register_prior)s >= 1.0 OR NOT EXISTS ({_LISTED}) "
-                    f"OR ld.id = ANY(ARRAY({_LISTED})) THEN 1.0 ELSE %(register_prior)s END)")
+# While the laglista holds no document that applies, the documents the company profile suggests stand in for it
+# (RetrievalOptions.profile_documents, register.suggestions.profile_prior_documents), at RETRIEVAL_PROFILE_PRIOR.
+_REGISTER_FACTOR = (f"(CASE WHEN ld.id IS NULL THEN 1.0 "
+                    f"WHEN EXISTS ({_LISTED}) THEN (CASE WHEN %(register_prior)s >= 1.0 "
+                    f"OR ld.id = ANY(ARRAY({_LISTED})) THEN 1.0 ELSE %(register_prior)s END) "
+                    f"WHEN cardinality(%(profile_documents)s::bigint[]) = 0 "
+                    f"OR ld.id = ANY(%(profile_documents)s::bigint[]) THEN 1.0 ELSE %(profile_prior)s END)")
 # Every prior on a source's fused score: the document's (kind, citations, addressee, the laglista) and the
 # unit's (a recital).
 _SOURCE_PRIORS = (f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_REGISTER_FACTOR} * "
@@ -359,6 +365,7 @@ def _search(terms: list[str], scope: AccessScope, options: RetrievalOptions, *, 
             kwq: KeywordQuery | None) -> _Search:
     params = search_params(scope, limit)
     params["question_words"] = " ".join(terms).lower()
+    params["profile_documents"] = list(options.profile_documents)
     where = filter_sql(options, params)
     if mode in ("hybrid", "keyword"):
         kwq = kwq if kwq is not None else keyword_query(" ".join(terms), list(scope.workspace_ids))
@@ -514,6 +521,9 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
         _log_timings(text, result, started)
         return result
 
+    if settings.RETRIEVAL_PROFILE_PRIOR < 1.0:
+        # Until the workspace has a laglista, what its company profile suggests is what it has said applies.
+        options = replace(options, profile_documents=profile_prior_documents(scope.workspace_id))
     embeds = options.mode in ("hybrid", "vector")
     # The asker's glossary: its terms' law words are searched beside the team's words, by both halves.
     taught = glossary_matches(text, scope.workspace_ids)

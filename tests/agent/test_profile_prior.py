@@ -1,0 +1,148 @@
+"""The company profile stands in for the laglista: until a workspace's laglista holds a document, the documents its
+profile suggests (data/register/rules.toml) are weighed before the rest (register.suggestions.
+profile_prior_documents, agent/retrieval/hybrid.py, docs/retrieval.md "The company profile weighs the sources").
+
+Our own example, not from any question set: a holiday act for every employer, filed under the number of the
+semesterlagen, which the rules suggest to any employer, and an act for one trade that repeats the question's words."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
+
+from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
+from compliance.services import profile_update
+from register.models import SuggestionDecision
+from register.services import suggestion_reject, suggestion_restore
+from register.suggestions import profile_prior_documents
+from tests.agent.test_register_prior import knowledge_version, laglista
+from tests.chunks.test_statute_book_search import OTHERS, add_statute, ranked
+
+pytestmark = pytest.mark.django_db
+
+GENERAL = ("1977:480", "Semesterlag (1977:480)", LegalDocument.ContentType.SFS_LAW,
+           "1 § En arbetstagare har rätt till semesterledighet om tjugofem dagar varje semesterår.")
+SPECIAL = ("2090:21", "Lag (2090:21) om semester för hundförare", LegalDocument.ContentType.SFS_LAW,
+           "1 § En hundförare har rätt till semester om tjugo dagar. Dagar av semester läggs ut så att tillsynen över "
+           "hundarna inte hindras.")
+QUESTION = "Hur många dagar semester har man rätt till?"
+
+
+@pytest.fixture
+def acts() -> dict[str, LegalDocument]:
+    return {number: add_statute(number, title, content_type, text, embed=True)
+            for number, title, content_type, text in (GENERAL, SPECIAL, *OTHERS)}
+
+
+def employer(member: tuple[User, Workspace], employees: int = 12) -> None:
+    user, ws = member
+    profile_update(workspace=ws, user=user, values={"employee_count": employees})
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_document_the_profile_does_not_suggest_is_weighed_after_one_it_does(member: tuple[User, Workspace],
+                                                                             settings: Settings,
+                                                                             acts: dict[str, LegalDocument],
+                                                                             mode: str) -> None:
+    settings.RETRIEVAL_PROFILE_PRIOR = 0.8
+    plain = ranked(QUESTION, member, mode)
+    assert set(list(plain)[:2]) == {"1977:480", "2090:21"}
+
+    employer(member)
+    primed = ranked(QUESTION, member, mode)
+    # The suggested act keeps its score; every other document has it multiplied by the prior ...
+    assert primed["1977:480"] == pytest.approx(plain["1977:480"])
+    assert all(primed[n] == pytest.approx(0.8 * plain[n]) for n in plain if n != "1977:480")
+    # ... so the employer's general act comes first, and the trade's act still ranks (evidence, not a fence).
+    assert list(primed)[:2] == ["1977:480", "2090:21"]
+
+    settings.RETRIEVAL_PROFILE_PRIOR = 1.0  # the setting turns it off
+    assert ranked(QUESTION, member, mode) == pytest.approx(plain)
+
+
+def test_a_profile_that_suggests_nothing_changes_nothing(member: tuple[User, Workspace], settings: Settings,
+                                                         acts: dict[str, LegalDocument]) -> None:
+    settings.RETRIEVAL_PROFILE_PRIOR = 0.8
+    user, ws = member
+    plain = ranked(QUESTION, member, "hybrid")
+    # No employees, and a field no rule reads: no rule holds, so nothing is weighed.
+    profile_update(workspace=ws, user=user, values={"employee_count": 0, "location": "Göteborg"})
+    assert profile_prior_documents(ws.pk) == ()
+    assert ranked(QUESTION, member, "hybrid") == pytest.approx(plain)
+
+
+def test_a_suggestion_turned_down_is_not_weighed_as_suggested(member: tuple[User, Workspace], settings: Settings,
+                                                              acts: dict[str, LegalDocument]) -> None:
+    settings.RETRIEVAL_PROFILE_PRIOR = 0.8
+    user, ws = member
+    plain = ranked(QUESTION, member, "hybrid")
+    employer(member)
+    assert profile_prior_documents(ws.pk) == (acts["1977:480"].pk,)
+
+    decision = suggestion_reject(workspace=ws, user=user, number="1977:480")
+    # The only suggested document this corpus holds is turned down: nothing is left to weigh.
+    assert profile_prior_documents(ws.pk) == ()
+    assert ranked(QUESTION, member, "hybrid") == pytest.approx(plain)
+
+    suggestion_restore(workspace=ws, user=user, decision=decision)
+    assert profile_prior_documents(ws.pk) == (acts["1977:480"].pk,)
+
+
+def test_a_laglista_speaks_for_the_company_once_it_holds_a_document(member: tuple[User, Workspace],
+                                                                    settings: Settings,
+                                                                    acts: dict[str, LegalDocument]) -> None:
+    settings.RETRIEVAL_PROFILE_PRIOR = 0.8
+    settings.RETRIEVAL_REGISTER_PRIOR = 0.7
+    _, ws = member
+    plain = ranked(QUESTION, member, "hybrid")
+    employer(member)
+    laglista(member, acts["2090:21"])  # the team put the trade's act on its list, and not the general one
+    assert profile_prior_documents(ws.pk) == ()
+    primed = ranked(QUESTION, member, "hybrid")
+    assert primed["2090:21"] == pytest.approx(plain["2090:21"])
+    assert primed["1977:480"] == pytest.approx(0.7 * plain["1977:480"])
+
+
+def test_it_checks_ownership(member: tuple[User, Workspace], settings: Settings,
+                             acts: dict[str, LegalDocument]) -> None:
+    """Another workspace's profile never weighs this workspace's sources, even when the question names that
+    workspace and its files are searched too."""
+    settings.RETRIEVAL_PROFILE_PRIOR = 0.8
+    user, _ = member
+    other = Workspace.objects.create(name="Hundgården AB", slug="hundgarden-ab")
+    Membership.objects.create(user=user, workspace=other, role="owner")
+    naming = f"{QUESTION} Gäller det hos Hundgården AB?"
+    plain, plain_naming = ranked(QUESTION, member, "hybrid"), ranked(naming, member, "hybrid")
+    employer((user, other))
+    assert profile_prior_documents(other.pk) == (acts["1977:480"].pk,)
+    assert ranked(QUESTION, member, "hybrid") == pytest.approx(plain)
+    assert ranked(naming, member, "hybrid") == pytest.approx(plain_naming)
+
+
+def test_a_change_of_what_the_profile_suggests_outdates_cached_answers(member: tuple[User, Workspace],
+                                                                       acts: dict[str, LegalDocument]) -> None:
+    """Retrieval's cache keys on knowledge_version: every change of the fields the rules read, and every decision
+    on a suggestion, bumps it, whatever code path made it; a field no rule reads does not."""
+    user, ws = member
+    start = knowledge_version(ws)
+    employer(member)
+    after_profile = knowledge_version(ws)
+    assert after_profile > start
+
+    profile_update(workspace=ws, user=user, values={"location": "Malmö"})
+    assert knowledge_version(ws) == after_profile
+
+    WorkspaceProfile.objects.filter(workspace=ws).update(sni_code="56100")  # around the services
+    after_sni = knowledge_version(ws)
+    assert after_sni > after_profile
+
+    decision = suggestion_reject(workspace=ws, user=user, number="1977:480")
+    after_reject = knowledge_version(ws)
+    assert after_reject > after_sni
+
+    SuggestionDecision.objects.filter(pk=decision.pk).update(reason="Ny motivering")
+    assert knowledge_version(ws) == after_reject
+
+    suggestion_restore(workspace=ws, user=user, decision=decision)
+    assert knowledge_version(ws) > after_reject

@@ -159,8 +159,9 @@ def profile_suggestions(profile: WorkspaceProfile) -> list[Suggestion]:
 PROFILE_RULE_FIELDS = ("employee_count", "industry", "sni_code", "has_collective_agreement", "sector",
                        "processes_sensitive_data")
 # One round trip: whether the laglista holds a document that applies (the register prior's own test,
-# agent.retrieval.hybrid._LISTED), the profile's rule fields, and the documents the team has turned down, by
-# rejecting the suggestion or by putting the document on a laglista as "ej tillämplig".
+# agent.retrieval.hybrid._LISTED), the profile's rule fields, the documents the team has turned down (by rejecting
+# the suggestion or by putting the document on a laglista as "ej tillämplig"), and the ids of the loaded documents
+# the rules name.
 _PROFILE_PRIOR_SQL = f"""
     SELECT EXISTS (SELECT 1 FROM register_registeritem ri WHERE ri.workspace_id = %(ws)s
                    AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable') AS listed,
@@ -169,8 +170,18 @@ _PROFILE_PRIOR_SQL = f"""
                  WHERE sd.workspace_id = %(ws)s AND sd.decision = 'rejected'
                  UNION SELECT ri.legal_document_id FROM register_registeritem ri
                  WHERE ri.workspace_id = %(ws)s AND ri.legal_document_id IS NOT NULL
-                 AND ri.status = 'not_applicable') AS turned_down
+                 AND ri.status = 'not_applicable') AS turned_down,
+           (SELECT json_object_agg(ld.sfs_number, ld.id) FROM compliance_legaldocument ld
+            WHERE ld.sfs_number = ANY(%(numbers)s)) AS loaded
     FROM (SELECT 1) AS one LEFT JOIN compliance_workspaceprofile p ON p.workspace_id = %(ws)s"""
+
+
+@lru_cache(maxsize=1024)
+def _numbers_suggested(fields: tuple[object, ...]) -> frozenset[str]:
+    """The document numbers the rules suggest for a profile with these PROFILE_RULE_FIELDS values: read on every
+    question, and a profile's values change seldom."""
+    profile = WorkspaceProfile(**dict(zip(PROFILE_RULE_FIELDS, fields, strict=True)))
+    return frozenset(rule.document for rule in rules() if rule_matches(rule, profile))
 
 
 def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
@@ -179,20 +190,17 @@ def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
     (agent.retrieval.hybrid, docs/retrieval.md "The company profile weighs the sources"). Empty when the laglista
     holds a document (it speaks for the company then) or the profile suggests nothing.
 
-    Every change of what this returns bumps the workspace's knowledge_version (register migration 0011 and
-    0010), so no cached answer outlives it."""
+    Every change of what this returns bumps the workspace's knowledge_version (register migrations 0010 and
+    0011), so no cached answer outlives it."""
     with dict_cursor() as cursor:
-        cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id})
+        cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id,
+                                            "numbers": sorted({rule.document for rule in rules()})})
         row = cursor.fetchone()
     if row["listed"] or not row["has_profile"]:
         return ()
-    profile = WorkspaceProfile(**{name: row[name] for name in PROFILE_RULE_FIELDS})
-    numbers = {rule.document for rule in rules() if rule_matches(rule, profile)}
-    if not numbers:
-        return ()
-    turned_down = set(row["turned_down"])
-    ids = LegalDocument.objects.filter(sfs_number__in=numbers).order_by("pk").values_list("pk", flat=True)
-    return tuple(pk for pk in ids if pk not in turned_down)
+    numbers = _numbers_suggested(tuple(row[name] for name in PROFILE_RULE_FIELDS))
+    loaded, turned_down = row["loaded"] or {}, set(row["turned_down"])
+    return tuple(sorted(loaded[n] for n in numbers if n in loaded and loaded[n] not in turned_down))
 
 
 # A word of running text, numbers included: "1977:1160", "2016/679", "ELSÄK-FS" are one word each.

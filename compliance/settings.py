@@ -485,8 +485,8 @@ RETRIEVAL_RECITAL_PRIOR = env_float("RETRIEVAL_RECITAL_PRIOR", 0.8, minimum=0.0,
 # this, once the laglista holds any document (1 turns it off; docs/retrieval.md, "The laglista weighs the sources").
 RETRIEVAL_REGISTER_PRIOR = env_float("RETRIEVAL_REGISTER_PRIOR", 0.9, minimum=0.0, maximum=1.0)
 # The same while the laglista holds no document: a document the company profile does not suggest
-# (register.suggestions.profile_prior_documents) is multiplied by this (1 turns it off; docs/retrieval.md,
-# "The company profile weighs the sources").
+# (register.suggestions.profile_prior_documents) is multiplied by this. 1 turns the profile's part off, beside a
+# laglista too (docs/retrieval.md, "The company profile weighs the sources").
 RETRIEVAL_PROFILE_PRIOR = env_float("RETRIEVAL_PROFILE_PRIOR", 0.9, minimum=0.0, maximum=1.0)
 # The regulation prior: an agency regulation's fused score is multiplied by this, so the statute whose duties it
 # details comes first unless the question names the regulation (1 turns it off; docs/retrieval.md).

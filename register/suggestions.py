@@ -158,19 +158,15 @@ def profile_suggestions(profile: WorkspaceProfile) -> list[Suggestion]:
 # The profile fields the rules read (rule_matches): a change of any other field suggests nothing new.
 PROFILE_RULE_FIELDS = ("employee_count", "industry", "sni_code", "has_collective_agreement", "sector",
                        "processes_sensitive_data")
-# One round trip: whether the laglista holds a document that applies (the register prior's own test,
-# agent.retrieval.hybrid._LISTED), the profile's rule fields, the documents the team has turned down (by rejecting
-# the suggestion or by putting the document on a laglista as "ej tillämplig"), and the ids of the loaded documents
-# the rules name.
+# One round trip: the profile's rule fields, the documents a person has decided on (a suggestion accepted or
+# rejected, the assistant's offer declined) or put on a laglista as "ej tillämplig", and the ids of the loaded
+# documents the rules name.
 _PROFILE_PRIOR_SQL = f"""
-    SELECT EXISTS (SELECT 1 FROM register_registeritem ri WHERE ri.workspace_id = %(ws)s
-                   AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable') AS listed,
-           p.id IS NOT NULL AS has_profile, {", ".join(f"p.{name}" for name in PROFILE_RULE_FIELDS)},
-           ARRAY(SELECT sd.legal_document_id FROM register_suggestiondecision sd
-                 WHERE sd.workspace_id = %(ws)s AND sd.decision = 'rejected'
+    SELECT p.id IS NOT NULL AS has_profile, {", ".join(f"p.{name}" for name in PROFILE_RULE_FIELDS)},
+           ARRAY(SELECT sd.legal_document_id FROM register_suggestiondecision sd WHERE sd.workspace_id = %(ws)s
                  UNION SELECT ri.legal_document_id FROM register_registeritem ri
                  WHERE ri.workspace_id = %(ws)s AND ri.legal_document_id IS NOT NULL
-                 AND ri.status = 'not_applicable') AS turned_down,
+                 AND ri.status = 'not_applicable') AS decided,
            (SELECT json_object_agg(ld.sfs_number, ld.id) FROM compliance_legaldocument ld
             WHERE ld.sfs_number = ANY(%(numbers)s)) AS loaded
     FROM (SELECT 1) AS one LEFT JOIN compliance_workspaceprofile p ON p.workspace_id = %(ws)s"""
@@ -185,10 +181,11 @@ def _numbers_suggested(fields: tuple[object, ...]) -> frozenset[str]:
 
 
 def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
-    """The documents the workspace's company profile suggests, less those the team turned down, while its
-    laglista holds no document that applies: what the register prior weighs until the team has made a laglista
-    (agent.retrieval.hybrid, docs/retrieval.md "The company profile weighs the sources"). Empty when the laglista
-    holds a document (it speaks for the company then) or the profile suggests nothing.
+    """The documents the workspace's company profile suggests that nobody has decided on yet: what the register
+    prior weighs beside the laglista, and in its place while it holds no document (agent.retrieval.hybrid,
+    docs/retrieval.md "The company profile weighs the sources"). A suggestion accepted is on the laglista, one
+    rejected or marked "ej tillämplig" does not apply, and one accepted and later removed from the list was taken
+    off on purpose: a decided document is weighed by the laglista alone, as it is no longer suggested.
 
     Every change of what this returns bumps the workspace's knowledge_version (register migrations 0010 and
     0011), so no cached answer outlives it."""
@@ -196,11 +193,11 @@ def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
         cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id,
                                             "numbers": sorted({rule.document for rule in rules()})})
         row = cursor.fetchone()
-    if row["listed"] or not row["has_profile"]:
+    if not row["has_profile"]:
         return ()
     numbers = _numbers_suggested(tuple(row[name] for name in PROFILE_RULE_FIELDS))
-    loaded, turned_down = row["loaded"] or {}, set(row["turned_down"])
-    return tuple(sorted(loaded[n] for n in numbers if n in loaded and loaded[n] not in turned_down))
+    loaded, decided = row["loaded"] or {}, set(row["decided"])
+    return tuple(sorted(loaded[n] for n in numbers if n in loaded and loaded[n] not in decided))
 
 
 # A word of running text, numbers included: "1977:1160", "2016/679", "ELSÄK-FS" are one word each.

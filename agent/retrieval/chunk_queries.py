@@ -54,9 +54,9 @@ class RetrievalOptions:
     mode: str = "hybrid"
     rerank: bool = True  # applies only when a reranker is configured
     use_references: bool = True
-    # The documents the asking workspace's company profile suggests, while its laglista holds none: set by
-    # retrieve_context (register.suggestions.profile_prior_documents), not by a caller; the register prior's
-    # stand-in for a laglista.
+    # The documents the asking workspace's company profile suggests and nobody has decided on: set by
+    # retrieve_context (register.suggestions.profile_prior_documents), not by a caller; the register prior weighs
+    # them as on the laglista.
     profile_documents: tuple[int, ...] = ()
 
 

@@ -190,13 +190,14 @@ _RECITAL_FACTOR = "(CASE WHEN c.kind = 'recital' THEN %(recital_prior)s ELSE 1.0
 # workspace's own files are untouched (docs/retrieval.md, "The laglista weighs the sources").
 _LISTED = ("SELECT ri.legal_document_id FROM register_registeritem ri WHERE ri.workspace_id = %(register_workspace)s "
            "AND ri.legal_document_id IS NOT NULL AND ri.status <> 'not_applicable'")
-# While the laglista holds no document that applies, the documents the company profile suggests stand in for it
-# (RetrievalOptions.profile_documents, register.suggestions.profile_prior_documents), at RETRIEVAL_PROFILE_PRIOR.
+# The documents the company profile suggests that nobody has decided on (RetrievalOptions.profile_documents,
+# register.suggestions.profile_prior_documents) count as on the laglista; while the laglista holds no document,
+# they alone do, and the rest is weighed by RETRIEVAL_PROFILE_PRIOR (docs/retrieval.md, "The company profile
+# weighs the sources").
 _REGISTER_FACTOR = (f"(CASE WHEN ld.id IS NULL THEN 1.0 "
-                    f"WHEN EXISTS ({_LISTED}) THEN (CASE WHEN %(register_prior)s >= 1.0 "
-                    f"OR ld.id = ANY(ARRAY({_LISTED})) THEN 1.0 ELSE %(register_prior)s END) "
-                    f"WHEN cardinality(%(profile_documents)s::bigint[]) = 0 "
-                    f"OR ld.id = ANY(%(profile_documents)s::bigint[]) THEN 1.0 ELSE %(profile_prior)s END)")
+                    f"WHEN ld.id = ANY(%(profile_documents)s::bigint[]) OR ld.id = ANY(ARRAY({_LISTED})) THEN 1.0 "
+                    f"WHEN EXISTS ({_LISTED}) THEN %(register_prior)s "
+                    f"WHEN cardinality(%(profile_documents)s::bigint[]) > 0 THEN %(profile_prior)s ELSE 1.0 END)")
 # Every prior on a source's fused score: the document's (kind, citations, addressee, the laglista) and the
 # unit's (a recital).
 _SOURCE_PRIORS = (f"{_KIND_FACTOR} * {_CITATION_FACTOR} * {_ADDRESSEE_FACTOR} * {_REGISTER_FACTOR} * "
@@ -522,7 +523,7 @@ def retrieve_context(query: str, workspace: Workspace, *, user: AbstractBaseUser
         return result
 
     if settings.RETRIEVAL_PROFILE_PRIOR < 1.0:
-        # Until the workspace has a laglista, what its company profile suggests is what it has said applies.
+        # What the company profile suggests applies, until a person decides otherwise.
         options = replace(options, profile_documents=profile_prior_documents(scope.workspace_id))
     embeds = options.mode in ("hybrid", "vector")
     # The asker's glossary: its terms' law words are searched beside the team's words, by both halves.

@@ -1,5 +1,6 @@
-"""The company profile stands in for the laglista: until a workspace's laglista holds a document, the documents its
-profile suggests (data/register/rules.toml) are weighed before the rest (register.suggestions.
+"""The company profile speaks where the laglista has not: the documents a workspace's profile suggests
+(data/register/rules.toml) that nobody has decided on are weighed as on its laglista, and before the rest while it
+has none (register.suggestions.
 profile_prior_documents, agent/retrieval/hybrid.py, docs/retrieval.md "The company profile weighs the sources").
 
 Our own example, not from any question set: a holiday act for every employer, filed under the number of the
@@ -13,8 +14,8 @@ from pytest_django import Settings
 
 from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
 from compliance.services import profile_update
-from register.models import SuggestionDecision
-from register.services import suggestion_reject, suggestion_restore
+from register.models import RegisterItem, SuggestionDecision
+from register.services import register_item_remove, suggestion_accept, suggestion_reject, suggestion_restore
 from register.suggestions import profile_prior_documents
 from tests.agent.test_register_prior import knowledge_version, laglista
 from tests.chunks.test_statute_book_search import OTHERS, add_statute, ranked
@@ -89,19 +90,29 @@ def test_a_suggestion_turned_down_is_not_weighed_as_suggested(member: tuple[User
     assert profile_prior_documents(ws.pk) == (acts["1977:480"].pk,)
 
 
-def test_a_laglista_speaks_for_the_company_once_it_holds_a_document(member: tuple[User, Workspace],
-                                                                    settings: Settings,
-                                                                    acts: dict[str, LegalDocument]) -> None:
+def test_the_undecided_suggestions_count_beside_the_laglista(member: tuple[User, Workspace], settings: Settings,
+                                                              acts: dict[str, LegalDocument]) -> None:
+    """A team part way through the suggestions has not turned the rest down: they still weigh as on its laglista.
+    A suggestion decided is weighed by the laglista alone: accepted it is on it, taken off it again it is not."""
     settings.RETRIEVAL_PROFILE_PRIOR = 0.8
     settings.RETRIEVAL_REGISTER_PRIOR = 0.7
-    _, ws = member
+    user, ws = member
     plain = ranked(QUESTION, member, "hybrid")
     employer(member)
-    laglista(member, acts["2090:21"])  # the team put the trade's act on its list, and not the general one
-    assert profile_prior_documents(ws.pk) == ()
+    register = laglista(member, acts["2090:21"])  # the trade's act, which no rule suggests
+    assert profile_prior_documents(ws.pk) == (acts["1977:480"].pk,)
     primed = ranked(QUESTION, member, "hybrid")
     assert primed["2090:21"] == pytest.approx(plain["2090:21"])
-    assert primed["1977:480"] == pytest.approx(0.7 * plain["1977:480"])
+    assert primed["1977:480"] == pytest.approx(plain["1977:480"])
+    # Beside a laglista, the rest is weighed by the laglista's factor.
+    assert all(primed[n] == pytest.approx(0.7 * plain[n]) for n in plain if n not in ("2090:21", "1977:480"))
+
+    suggestion_accept(workspace=ws, user=user, number="1977:480", register=register)
+    assert profile_prior_documents(ws.pk) == ()
+    assert ranked(QUESTION, member, "hybrid") == pytest.approx(primed)
+
+    register_item_remove(item=RegisterItem.objects.get(legal_document=acts["1977:480"]), user=user)
+    assert ranked(QUESTION, member, "hybrid")["1977:480"] == pytest.approx(0.7 * plain["1977:480"])
 
 
 def test_it_checks_ownership(member: tuple[User, Workspace], settings: Settings,

@@ -12,22 +12,26 @@ import pytest
 from django.contrib.auth.models import User
 from pytest_django import Settings
 
-from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
+from compliance.models import LegalDocument, Workspace, WorkspaceProfile
 from compliance.services import profile_update
 from register.models import RegisterItem, SuggestionDecision
 from register.services import register_item_remove, suggestion_accept, suggestion_reject, suggestion_restore
 from register.suggestions import profile_prior_documents
-from tests.agent.test_register_prior import knowledge_version, laglista
+from tests.agent.test_register_prior import GENERAL as LISTED_GENERAL
+from tests.agent.test_register_prior import (
+    NAMING_OTHER,
+    QUESTION,
+    SPECIAL,
+    knowledge_version,
+    laglista,
+    other_workspace,
+)
 from tests.chunks.test_statute_book_search import OTHERS, add_statute, ranked
 
 pytestmark = pytest.mark.django_db
 
-GENERAL = ("1977:480", "Semesterlag (1977:480)", LegalDocument.ContentType.SFS_LAW,
-           "1 § En arbetstagare har rätt till semesterledighet om tjugofem dagar varje semesterår.")
-SPECIAL = ("2090:21", "Lag (2090:21) om semester för hundförare", LegalDocument.ContentType.SFS_LAW,
-           "1 § En hundförare har rätt till semester om tjugo dagar. Dagar av semester läggs ut så att tillsynen över "
-           "hundarna inte hindras.")
-QUESTION = "Hur många dagar semester har man rätt till?"
+# The laglista tests' general act, filed under the semesterlagen's number so that the rules suggest it.
+GENERAL = ("1977:480", "Semesterlag (1977:480)", *LISTED_GENERAL[2:])
 
 
 @pytest.fixture
@@ -121,14 +125,12 @@ def test_it_checks_ownership(member: tuple[User, Workspace], settings: Settings,
     workspace and its files are searched too."""
     settings.RETRIEVAL_PROFILE_PRIOR = 0.8
     user, _ = member
-    other = Workspace.objects.create(name="Hundgården AB", slug="hundgarden-ab")
-    Membership.objects.create(user=user, workspace=other, role="owner")
-    naming = f"{QUESTION} Gäller det hos Hundgården AB?"
-    plain, plain_naming = ranked(QUESTION, member, "hybrid"), ranked(naming, member, "hybrid")
+    other = other_workspace(member)
+    plain, plain_naming = ranked(QUESTION, member, "hybrid"), ranked(NAMING_OTHER, member, "hybrid")
     employer((user, other))
     assert profile_prior_documents(other.pk) == (acts["1977:480"].pk,)
     assert ranked(QUESTION, member, "hybrid") == pytest.approx(plain)
-    assert ranked(naming, member, "hybrid") == pytest.approx(plain_naming)
+    assert ranked(NAMING_OTHER, member, "hybrid") == pytest.approx(plain_naming)
 
 
 def test_a_change_of_what_the_profile_suggests_outdates_cached_answers(member: tuple[User, Workspace],

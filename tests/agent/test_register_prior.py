@@ -98,20 +98,30 @@ def test_a_document_marked_not_applicable_is_not_on_the_laglista(member: tuple[U
     assert primed["2090:20"] == pytest.approx(plain["2090:20"])
 
 
+# The question asked again naming the member's other workspace, whose files it then searches too.
+NAMING_OTHER = f"{QUESTION} Gäller det hos Hundgården AB?"
+
+
+def other_workspace(member: tuple[User, Workspace]) -> Workspace:
+    """Another workspace of the same member: the one NAMING_OTHER names."""
+    user, _ = member
+    other = Workspace.objects.create(name="Hundgården AB", slug="hundgarden-ab")
+    Membership.objects.create(user=user, workspace=other, role="owner")
+    return other
+
+
 def test_it_checks_ownership(member: tuple[User, Workspace], settings: Settings,
                              acts: dict[str, LegalDocument]) -> None:
     """Another workspace's laglista never weighs this workspace's sources, even when the question names that
     workspace and its files are searched too: the rules that apply are the asking workspace's."""
     settings.RETRIEVAL_REGISTER_PRIOR = 0.8
     user, _ = member
-    other = Workspace.objects.create(name="Hundgården AB", slug="hundgarden-ab")
-    Membership.objects.create(user=user, workspace=other, role="owner")
-    naming = f"{QUESTION} Gäller det hos Hundgården AB?"
-    plain, plain_naming = ranked(QUESTION, member, "hybrid"), ranked(naming, member, "hybrid")
+    other = other_workspace(member)
+    plain, plain_naming = ranked(QUESTION, member, "hybrid"), ranked(NAMING_OTHER, member, "hybrid")
     second = list(plain)[1]  # the act the other laglista would put first, were it this workspace's
     laglista((user, other), acts[second])
     assert ranked(QUESTION, member, "hybrid") == pytest.approx(plain)
-    assert ranked(naming, member, "hybrid") == pytest.approx(plain_naming)
+    assert ranked(NAMING_OTHER, member, "hybrid") == pytest.approx(plain_naming)
 
 
 def knowledge_version(ws: Workspace) -> int:

@@ -149,3 +149,79 @@ def test_eval_abstain_counts_off_topic_questions_left_without_sources(loaded: li
     assert figures["threshold"]["off_topic_no_sources"] == 1
     assert figures["threshold"]["on_topic_gold_kept"] == 1
     assert figures["no_threshold"]["off_topic_no_sources"] == 0
+
+
+COMPANY = '{"employee_count": 50, "has_collective_agreement": true}'
+
+
+def eval_workspace_state() -> dict:
+    """What of a company the evaluation workspace holds: its laglista, its decisions and its profile's rule fields."""
+    from agent.evaluation.benchmarking import eval_user_and_workspace
+    from compliance.models import WorkspaceProfile
+    from register.models import LegalRegister, RegisterItem, SuggestionDecision
+    from register.suggestions import PROFILE_RULE_FIELDS
+
+    ws = eval_user_and_workspace().workspace
+    profile = WorkspaceProfile.objects.filter(workspace=ws).values(*PROFILE_RULE_FIELDS).first() or {}
+    return {"registers": LegalRegister.objects.filter(workspace=ws).count(),
+            "items": RegisterItem.objects.filter(workspace=ws).count(),
+            "decisions": SuggestionDecision.objects.filter(workspace=ws).count(),
+            "profile": {name: value for name, value in profile.items() if value not in (None, "")}}
+
+
+EMPTY = {"registers": 0, "items": 0, "decisions": 0, "profile": {}}
+
+
+@pytest.mark.parametrize("laglista", [False, True])
+def test_eval_retrieval_measures_as_a_company_and_leaves_the_workspace_as_it_was(
+        loaded: list[LegalDocument], question_file: Path, laglista: bool) -> None:
+    assert eval_workspace_state() == EMPTY
+    args = ["--company", COMPANY, *(["--laglista"] if laglista else [])]
+    report, _ = run("eval_retrieval", "--questions", str(question_file), "--mode", "keyword", "--no-context", "--json",
+                    *args)
+    company = report["company"]
+    assert company["profile"] == {"employee_count": 50, "has_collective_agreement": True}
+    # An employer of 50 is suggested arbetsmiljölagen and LAS, the two statutes loaded here (the rest are skipped).
+    assert {"1977:1160", "1982:80"} <= set(company["suggested"])
+    assert company["on_laglista"] == (company["suggested"] if laglista else [])
+    assert eval_workspace_state() == EMPTY
+
+
+def test_eval_abstain_measures_as_a_company(loaded: list[LegalDocument], tmp_path: Path) -> None:
+    path = tmp_path / "relevance.jsonl"
+    path.write_text(json.dumps({"question": "Vad säger 3 kap. 2 a § arbetsmiljölagen?", "on_topic": True,
+                                "gold_refs": [{"sfs": "1977:1160", "ref": "3 kap. 2 a §"}]}, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    report, _ = run("eval_abstain", "--set", str(path), "--json", "--company", COMPANY, "--laglista")
+    assert "1977:1160" in report["company"]["on_laglista"]
+    assert report["files"][str(path)]["threshold"]["on_topic_gold_kept"] == 1
+    assert eval_workspace_state() == EMPTY
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--company", "anställda: 50"], "not JSON"),
+    (["--company", "[50]"], "JSON object"),
+    (["--laglista"], "needs --company"),
+    (["--company", '{"employee_count": -3}'], "anställda"),
+])
+def test_a_company_the_profile_form_would_refuse_is_refused(loaded: list[LegalDocument], question_file: Path,
+                                                             args: list[str], message: str) -> None:
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match=message):
+        run("eval_retrieval", "--questions", str(question_file), "--mode", "keyword", "--no-context", "--json", *args)
+    assert eval_workspace_state() == EMPTY
+
+
+def test_a_workspace_someone_set_up_is_not_measured_over(loaded: list[LegalDocument], question_file: Path) -> None:
+    """A profile set by hand on the evaluation workspace is refused, not overwritten and then cleared."""
+    from django.core.management.base import CommandError
+
+    from agent.evaluation.benchmarking import eval_user_and_workspace
+    from compliance.services import profile_update
+
+    account = eval_user_and_workspace()
+    profile_update(workspace=account.workspace, user=account.user, values={"industry": "restaurang"})
+    with pytest.raises(CommandError, match="already has a company profile"):
+        run("eval_retrieval", "--questions", str(question_file), "--json", "--company", COMPANY)
+    assert eval_workspace_state()["profile"] == {"industry": "restaurang"}

@@ -14,6 +14,7 @@ so the cost and the gain are side by side.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
@@ -21,8 +22,10 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.evaluation.benchmarking import eval_user_and_workspace, machine_info, read_jsonl, write_json
+from agent.evaluation.company import company_for, company_parse
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.sources import RetrievedChunk
+from compliance.errors import ApplicationError
 from compliance.models import Workspace
 
 DEFAULT_FILE = settings.BASE_DIR / "data" / "eval" / "relevance_questions.jsonl"
@@ -42,24 +45,40 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=0, help="top_k (default: RETRIEVAL_TOP_K)")
         parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "keyword"])
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--company", default="",
+                            help="measure as a company: a JSON object of company profile fields, given to the "
+                                 "evaluation workspace for this run and removed after it (agent.evaluation.company)")
+        parser.add_argument("--laglista", action="store_true",
+                            help="with --company: accept every suggestion from the profile onto a laglista first")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["laglista"] and not opts["company"]:
+            raise CommandError("--laglista needs --company: the laglista is made from the profile's suggestions")
         account = eval_user_and_workspace()
         user, workspace = account.user, account.workspace
         report = {"machine": machine_info(), "min_relevance": settings.RETRIEVAL_MIN_RELEVANCE,
                   "min_relevance_alone": settings.RETRIEVAL_MIN_RELEVANCE_ALONE,
                   "band_keyword_coverage": settings.RETRIEVAL_BAND_KEYWORD_COVERAGE,
                   "min_keyword_coverage": settings.RETRIEVAL_MIN_KEYWORD_COVERAGE, "mode": opts["mode"], "files": {}}
+        files = {}
         for path in [opts["set"], *opts["questions"]]:
             try:
-                questions = [q for q in read_jsonl(path) if q.get("question")]
+                files[str(path)] = [q for q in read_jsonl(path) if q.get("question")]
             except OSError as exc:
                 raise CommandError(f"cannot read {path}: {exc}") from exc
-            if not questions:
+            if not files[str(path)]:
                 raise CommandError(f"no questions in {path}")
-            report["files"][str(path)] = {
-                label: self._measure(questions, workspace, user, opts, threshold)
-                for label, threshold in (("threshold", None), ("no_threshold", 0.0))}
+        try:
+            company = company_parse(opts["company"], laglista=opts["laglista"]) if opts["company"] else None
+            with company_for(account, company) as setup:
+                if setup is not None:
+                    report["company"] = asdict(setup)
+                for path, questions in files.items():
+                    report["files"][path] = {
+                        label: self._measure(questions, workspace, user, opts, threshold)
+                        for label, threshold in (("threshold", None), ("no_threshold", 0.0))}
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
         if opts["json"]:
             write_json(self.stdout, report)
             return

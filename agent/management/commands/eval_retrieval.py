@@ -29,17 +29,26 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.answering.prepare import PrepareOptions, prepare_context
-from agent.evaluation.benchmarking import eval_user_and_workspace, latency_summary, machine_info, read_jsonl, write_json
+from agent.evaluation.benchmarking import (
+    BenchAccount,
+    eval_user_and_workspace,
+    latency_summary,
+    machine_info,
+    read_jsonl,
+    write_json,
+)
+from agent.evaluation.company import company_for, company_parse
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.query_vector_cache import query_vectors
 from agent.retrieval.sources import RetrievedChunk
+from compliance.errors import ApplicationError
 from compliance.models import LegalDocument, ProcessingStatus, Workspace
 
 KS = (1, 5, 10, 20)
@@ -103,6 +112,12 @@ class Command(BaseCommand):
         parser.add_argument("--loaded-only", action="store_true",
                             help="search only the statutes the questions may use (fully loaded ones): a "
                                  "sub-corpus measurement while embedding is still under way")
+        parser.add_argument("--company", default="",
+                            help="measure as a company: a JSON object of company profile fields "
+                                 "('{\"employee_count\": 50, \"industry\": \"tillverkning\"}'), given to the "
+                                 "evaluation workspace for this run and removed after it (agent.evaluation.company)")
+        parser.add_argument("--laglista", action="store_true",
+                            help="with --company: accept every suggestion from the profile onto a laglista first")
         parser.add_argument("--no-context", action="store_true",
                             help="skip the context recall (the pre-model step run for every question)")
 
@@ -136,8 +151,13 @@ class Command(BaseCommand):
         if not usable:
             raise CommandError("none of the questions' gold statutes is loaded (run load_sfs and embed)")
 
+        try:
+            company = company_parse(opts["company"], laglista=opts["laglista"]) if opts["company"] else None
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
+        if opts["laglista"] and company is None:
+            raise CommandError("--laglista needs --company: the laglista is made from the profile's suggestions")
         account = eval_user_and_workspace()
-        user, workspace = account.user, account.workspace
         modes = MODES if opts["mode"] == "all" else (opts["mode"],)
         k = max(opts["k"], 1)
         report = {
@@ -150,55 +170,66 @@ class Command(BaseCommand):
             "machine": machine_info(),
             "modes": {},
         }
-        for mode in modes:
-            query_vectors.clear()
-            options = RetrievalOptions(mode=mode, top_k=k,
-                                       sfs_numbers=sorted(loaded) if opts["loaded_only"] else [])
-            ks = recall_cutoffs(k)
-            names = [*(f"recall@{x}" for x in ks), "mrr", "ndcg@10"]
-            totals = {name: 0.0 for name in names}
-            by_kind: dict[str, dict] = {}
-            wall, sql, degraded, no_sources = [], [], 0, 0
-            in_block, sources, tokens = 0, 0, 0
-            for q in usable:
-                gold = {(g["sfs"], g["ref"]) for g in q["gold_refs"]}
-                t0 = time.perf_counter()
-                result = retrieve_context(q["question"], workspace, user=user, options=options)
-                wall.append((time.perf_counter() - t0) * 1000)
-                sql.append(float(result.timings_ms.get("sql", 0.0)))
-                degraded += bool(result.degraded)
-                no_sources += not result.chunks
-                kind = by_kind.setdefault(q.get("kind") or "", {"n": 0, **{name: 0.0 for name in names}})
-                kind["n"] += 1
-                for name, value in score(unique_sections(result.chunks), gold, ks).items():
-                    totals[name] += value
-                    kind[name] += value
-                if not opts["no_context"]:
-                    block = context_block(q["question"], workspace, user, options)
-                    in_block += bool(block.sections & gold)
-                    sources += block.sources
-                    tokens += block.tokens
-            n = len(usable)
-            figures = {name: round(value / n, 4) for name, value in totals.items()}
-            if not opts["no_context"]:
-                figures["context_recall"] = round(in_block / n, 4)
-                figures["context_sources_avg"] = round(sources / n, 2)
-                figures["context_tokens_avg"] = round(tokens / n, 1)
-            if len(by_kind) > 1:
-                figures["by_kind"] = {
-                    kind: {"n": row["n"], **{name: round(row[name] / row["n"], 4) for name in names}}
-                    for kind, row in sorted(by_kind.items())}
-            figures["latency"] = latency_summary(wall)
-            figures["sql_ms"] = latency_summary(sql)
-            figures["degraded"] = degraded
-            # Left with no source at all: the answer says the knowledge base has nothing on the question.
-            figures["no_sources"] = no_sources
-            report["modes"][mode] = figures
+        try:
+            with company_for(account, company) as setup:
+                if setup is not None:
+                    report["company"] = asdict(setup)
+                report["modes"] = {mode: self._mode(mode, usable, k, loaded, account, opts) for mode in modes}
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
 
         if opts["json"]:
             write_json(self.stdout, report)
         else:
             self._table(report)
+
+    def _mode(self, mode: str, usable: list[dict], k: int, loaded: set[str], account: BenchAccount,
+              opts: dict[str, Any]) -> dict:
+        """One mode's figures over the usable questions."""
+        user, workspace = account.user, account.workspace
+        query_vectors.clear()
+        options = RetrievalOptions(mode=mode, top_k=k,
+                                   sfs_numbers=sorted(loaded) if opts["loaded_only"] else [])
+        ks = recall_cutoffs(k)
+        names = [*(f"recall@{x}" for x in ks), "mrr", "ndcg@10"]
+        totals = {name: 0.0 for name in names}
+        by_kind: dict[str, dict] = {}
+        wall, sql, degraded, no_sources = [], [], 0, 0
+        in_block, sources, tokens = 0, 0, 0
+        for q in usable:
+            gold = {(g["sfs"], g["ref"]) for g in q["gold_refs"]}
+            t0 = time.perf_counter()
+            result = retrieve_context(q["question"], workspace, user=user, options=options)
+            wall.append((time.perf_counter() - t0) * 1000)
+            sql.append(float(result.timings_ms.get("sql", 0.0)))
+            degraded += bool(result.degraded)
+            no_sources += not result.chunks
+            kind = by_kind.setdefault(q.get("kind") or "", {"n": 0, **{name: 0.0 for name in names}})
+            kind["n"] += 1
+            for name, value in score(unique_sections(result.chunks), gold, ks).items():
+                totals[name] += value
+                kind[name] += value
+            if not opts["no_context"]:
+                block = context_block(q["question"], workspace, user, options)
+                in_block += bool(block.sections & gold)
+                sources += block.sources
+                tokens += block.tokens
+        n = len(usable)
+        figures = {name: round(value / n, 4) for name, value in totals.items()}
+        if not opts["no_context"]:
+            figures["context_recall"] = round(in_block / n, 4)
+            figures["context_sources_avg"] = round(sources / n, 2)
+            figures["context_tokens_avg"] = round(tokens / n, 1)
+        if len(by_kind) > 1:
+            figures["by_kind"] = {
+                kind: {"n": row["n"], **{name: round(row[name] / row["n"], 4) for name in names}}
+                for kind, row in sorted(by_kind.items())}
+        figures["latency"] = latency_summary(wall)
+        figures["sql_ms"] = latency_summary(sql)
+        figures["degraded"] = degraded
+        # Left with no source at all: the answer says the knowledge base has nothing on the question.
+        figures["no_sources"] = no_sources
+        return figures
 
     def _table(self, report: dict) -> None:
         w = self.stdout.write

@@ -41,6 +41,8 @@ class SettingsPageTests(BaseTestCase):
         self.assertContains(r, 'Lärt från <a href="/ws/alices-ab/chatt/12/">konversation 12</a>')
         self.assertContains(r, "HR-chef")
         self.assertContains(r, 'aria-current="page">Inställningar</a>', html=False)
+        # The profile says what it is for: the laglista's suggestions, which the answers weigh first.
+        self.assertContains(r, f'href="{reverse("register_suggestions", args=[self.workspace.slug])}"', html=False)
 
     def test_preferences_are_never_shown_to_another_member(self) -> None:
         services.preference_update(workspace=self.workspace, user=self.alice, values={"role": "Hemlig roll"})

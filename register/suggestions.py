@@ -187,8 +187,8 @@ def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
     rejected or marked "ej tillämplig" does not apply, and one accepted and later removed from the list was taken
     off on purpose: a decided document is weighed by the laglista alone, as it is no longer suggested.
 
-    Every change of what this returns bumps the workspace's knowledge_version (register migrations 0010 and
-    0011), so no cached answer outlives it."""
+    Every change a person makes to what this returns (the profile, a decision, the laglista) bumps the workspace's
+    knowledge_version (register migrations 0010 and 0011), so no cached answer outlives it."""
     with dict_cursor() as cursor:
         cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id,
                                             "numbers": sorted({rule.document for rule in rules()})})

@@ -172,6 +172,12 @@ _PROFILE_PRIOR_SQL = f"""
     FROM (SELECT 1) AS one LEFT JOIN compliance_workspaceprofile p ON p.workspace_id = %(ws)s"""
 
 
+@lru_cache(maxsize=1)
+def _rule_documents() -> list[str]:
+    """Every document number a rule names: the documents whose ids profile_prior_documents reads."""
+    return sorted({rule.document for rule in rules()})
+
+
 @lru_cache(maxsize=1024)
 def _numbers_suggested(fields: tuple[object, ...]) -> frozenset[str]:
     """The document numbers the rules suggest for a profile with these PROFILE_RULE_FIELDS values: read on every
@@ -190,8 +196,7 @@ def profile_prior_documents(workspace_id: int) -> tuple[int, ...]:
     Every change a person makes to what this returns (the profile, a decision, the laglista) bumps the workspace's
     knowledge_version (register migrations 0010 and 0011), so no cached answer outlives it."""
     with dict_cursor() as cursor:
-        cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id,
-                                            "numbers": sorted({rule.document for rule in rules()})})
+        cursor.execute(_PROFILE_PRIOR_SQL, {"ws": workspace_id, "numbers": _rule_documents()})
         row = cursor.fetchone()
     if not row["has_profile"]:
         return ()

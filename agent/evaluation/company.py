@@ -14,6 +14,9 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
+
+from django.core.management.base import CommandParser
 
 from compliance.errors import ApplicationError
 from compliance.models import WorkspaceProfile
@@ -42,6 +45,26 @@ class CompanyReport:
     profile: dict[str, object]
     suggested: list[str]
     on_laglista: list[str]
+
+
+def add_company_arguments(parser: CommandParser) -> None:
+    """`--company` and `--laglista`, for the evaluation commands that measure as a company."""
+    parser.add_argument("--company", default="",
+                        help="measure as a company: a JSON object of company profile fields "
+                             "('{\"employee_count\": 50, \"industry\": \"tillverkning\"}'), given to the "
+                             "evaluation workspace for this run and removed after it (agent.evaluation.company)")
+    parser.add_argument("--laglista", action="store_true",
+                        help="with --company: accept every suggestion from the profile onto a laglista first")
+
+
+def company_from_options(opts: dict[str, Any]) -> Company | None:
+    """The company a command's `--company` and `--laglista` ask for (None: the workspace as it is)."""
+    if not opts["company"]:
+        if opts["laglista"]:
+            raise CompanySetupError("company_json", "--laglista needs --company: the laglista is made from the "
+                                                    "profile's suggestions")
+        return None
+    return company_parse(opts["company"], laglista=opts["laglista"])
 
 
 def company_parse(profile: str, *, laglista: bool) -> Company:

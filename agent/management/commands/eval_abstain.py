@@ -22,7 +22,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.evaluation.benchmarking import eval_user_and_workspace, machine_info, read_jsonl, write_json
-from agent.evaluation.company import company_for, company_parse
+from agent.evaluation.company import add_company_arguments, company_for, company_from_options
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.sources import RetrievedChunk
 from compliance.errors import ApplicationError
@@ -45,15 +45,9 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=0, help="top_k (default: RETRIEVAL_TOP_K)")
         parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "keyword"])
         parser.add_argument("--json", action="store_true")
-        parser.add_argument("--company", default="",
-                            help="measure as a company: a JSON object of company profile fields, given to the "
-                                 "evaluation workspace for this run and removed after it (agent.evaluation.company)")
-        parser.add_argument("--laglista", action="store_true",
-                            help="with --company: accept every suggestion from the profile onto a laglista first")
+        add_company_arguments(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if opts["laglista"] and not opts["company"]:
-            raise CommandError("--laglista needs --company: the laglista is made from the profile's suggestions")
         account = eval_user_and_workspace()
         user, workspace = account.user, account.workspace
         report = {"machine": machine_info(), "min_relevance": settings.RETRIEVAL_MIN_RELEVANCE,
@@ -69,8 +63,7 @@ class Command(BaseCommand):
             if not files[str(path)]:
                 raise CommandError(f"no questions in {path}")
         try:
-            company = company_parse(opts["company"], laglista=opts["laglista"]) if opts["company"] else None
-            with company_for(account, company) as setup:
+            with company_for(account, company_from_options(opts)) as setup:
                 if setup is not None:
                     report["company"] = asdict(setup)
                 for path, questions in files.items():

@@ -44,7 +44,7 @@ from agent.evaluation.benchmarking import (
     read_jsonl,
     write_json,
 )
-from agent.evaluation.company import company_for, company_parse
+from agent.evaluation.company import add_company_arguments, company_for, company_from_options
 from agent.retrieval.hybrid import RetrievalOptions, retrieve_context
 from agent.retrieval.query_vector_cache import query_vectors
 from agent.retrieval.sources import RetrievedChunk
@@ -112,12 +112,7 @@ class Command(BaseCommand):
         parser.add_argument("--loaded-only", action="store_true",
                             help="search only the statutes the questions may use (fully loaded ones): a "
                                  "sub-corpus measurement while embedding is still under way")
-        parser.add_argument("--company", default="",
-                            help="measure as a company: a JSON object of company profile fields "
-                                 "('{\"employee_count\": 50, \"industry\": \"tillverkning\"}'), given to the "
-                                 "evaluation workspace for this run and removed after it (agent.evaluation.company)")
-        parser.add_argument("--laglista", action="store_true",
-                            help="with --company: accept every suggestion from the profile onto a laglista first")
+        add_company_arguments(parser)
         parser.add_argument("--no-context", action="store_true",
                             help="skip the context recall (the pre-model step run for every question)")
 
@@ -152,11 +147,9 @@ class Command(BaseCommand):
             raise CommandError("none of the questions' gold statutes is loaded (run load_sfs and embed)")
 
         try:
-            company = company_parse(opts["company"], laglista=opts["laglista"]) if opts["company"] else None
+            company = company_from_options(opts)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
-        if opts["laglista"] and company is None:
-            raise CommandError("--laglista needs --company: the laglista is made from the profile's suggestions")
         account = eval_user_and_workspace()
         modes = MODES if opts["mode"] == "all" else (opts["mode"],)
         k = max(opts["k"], 1)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.core.cache import cache
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Exists, Max, OuterRef, QuerySet
 
 from compliance.clock import swedish_today
 from compliance.models import LegalDocument
@@ -66,13 +66,19 @@ def statute_book_currency() -> StatuteBookCurrency:
     current = (from_records.filter(is_current=True, document__repeal__isnull=True)
                .annotate(copied=Exists(copied)).values_list("copied", flat=True))
     flags = list(current)
-    newest = from_records.aggregate(newest=Max("record_updated"))["newest"]
-    try:
-        through = date.fromisoformat(newest[:10]) if newest else None
-    except ValueError:  # a record without a readable update day
-        through = None
     return StatuteBookCurrency(updated=sum(flags), new=len(flags) - sum(flags),
-                               repealed=StatuteRepeal.objects.count(), records_through=through)
+                               repealed=StatuteRepeal.objects.count(), records_through=statute_records_through())
+
+
+def statute_records_through() -> date | None:
+    """The newest applied official record's update day at the source: how far the knowledge base has read the
+    statutes' changes (None when it holds only the bundled copy of spring 2024)."""
+    newest = (StatuteVersion.objects.exclude(origin=StatuteVersion.Origin.CORPUS)
+              .aggregate(newest=Max("record_updated"))["newest"])
+    try:
+        return date.fromisoformat(newest[:10]) if newest else None
+    except ValueError:  # a record without a readable update day
+        return None
 
 
 def statute_numbers_from_records(numbers: Collection[str]) -> set[str]:
@@ -96,20 +102,53 @@ def statute_history_get(doc: LegalDocument, *, version_id: int | None = None,
     versions = list(StatuteVersion.objects.filter(document=doc).order_by("-is_current", "-created_at", "-pk")
                     .defer("full_text"))
     current = next((v for v in versions if v.is_current), None)
-    acts: dict[str, ActChanges] = {}
-    if current is not None:
-        for change in StatuteChange.objects.filter(to_version=current).order_by("ordinal"):
-            act = acts.setdefault(change.amending_sfs, ActChanges(change.amending_sfs, change.in_force))
-            if act.in_force is None:
-                act.in_force = change.in_force
-            act.changes.append(change_view(change, today=today))
-    ordered = sorted(acts.values(), key=lambda a: tuple(int(p) for p in a.amending_sfs.split(":"))
-                     if a.amending_sfs else (0, 0), reverse=True)
+    changes = StatuteChange.objects.filter(to_version=current) if current is not None else StatuteChange.objects.none()
+    acts = [ActChanges(act.amending_sfs, act.in_force, [change_view(change, today=today) for change in act.changes])
+            for act in _by_amending_act(changes)]
     shown = None
     if version_id is not None:
         shown = StatuteVersion.objects.filter(document=doc, pk=version_id, is_current=False).first()
-    return StatuteHistory(versions=versions, acts=ordered, repeal=StatuteRepeal.objects.filter(document=doc).first(),
+    return StatuteHistory(versions=versions, acts=acts, repeal=StatuteRepeal.objects.filter(document=doc).first(),
                           shown_version=shown)
+
+
+@dataclass
+class AmendingAct:
+    """One act's changes to a statute's current version, without their texts."""
+
+    amending_sfs: str     # "" when the text names no act (a § removed without a stub)
+    in_force: date | None
+    changes: list[StatuteChange] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StatuteAmendments:
+    """What changed in a statute, as its page's "Ändringar" lists it, for the assistant: no texts, no diffs."""
+
+    current: StatuteVersion | None
+    acts: list[AmendingAct]  # newest act first
+    repeal: StatuteRepeal | None
+
+
+def statute_amendments_get(doc: LegalDocument) -> StatuteAmendments:
+    """The acts that changed the statute's current version, with the units each changed (their texts left unread)."""
+    current = (StatuteVersion.objects.filter(document=doc, is_current=True).defer("full_text").first())
+    changes = (StatuteChange.objects.filter(to_version=current).defer("old_text", "new_text")
+               if current is not None else StatuteChange.objects.none())
+    return StatuteAmendments(current=current, acts=_by_amending_act(changes),
+                             repeal=StatuteRepeal.objects.filter(document=doc).first())
+
+
+def _by_amending_act(changes: QuerySet[StatuteChange]) -> list[AmendingAct]:
+    """The changes grouped per amending act, in the text's order within each, newest act first."""
+    acts: dict[str, AmendingAct] = {}
+    for change in changes.order_by("ordinal"):
+        act = acts.setdefault(change.amending_sfs, AmendingAct(change.amending_sfs, change.in_force))
+        if act.in_force is None:
+            act.in_force = change.in_force
+        act.changes.append(change)
+    return sorted(acts.values(), key=lambda a: tuple(int(p) for p in a.amending_sfs.split(":"))
+                  if a.amending_sfs else (0, 0), reverse=True)
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,11 @@ def _season(question: str, today: date) -> DateRange | None:
     return DateRange(start=start, end=min(end, today), label=match.group(0))
 
 
+def asked_period(question: str, today: date) -> DateRange | None:
+    """The period a question about changes asks of: a season ("sedan i våras") or what query_analysis reads."""
+    return _season(question, today) or extract_dates(question, today)
+
+
 def coming_answer(question: str, workspace: Workspace, *, today: date) -> str:
     """What enters into force after `today` in the documents of the workspace's laglista (within the period the
     question names, if it names one), soonest first, each line as the Lagändringar page writes it."""
@@ -129,7 +134,7 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
                f"lagändring{'ar' if len(notices) != 1 else ''} som inte är bedömd{'a' if len(notices) != 1 else ''}:"
         return "\n".join([head, *(_line(n, workspace) for n in notices[:MAX_LISTED]),
                           "", f"Bedöm dem under [Lagändringar]({list_url}?status=obesvarade)."])
-    period = _season(question, today) or extract_dates(question, today)
+    period = asked_period(question, today)
     notices = list(notice_list(workspace, None))  # answered or not: the same for everyone
     if period is not None:
         # In force in the period, or learnt of in it (an amendment in force in January, imported in May).

@@ -36,6 +36,7 @@ from .change_answers import change_answer
 from .context_assembly import render_tool_sources
 from .prepare import PreparedContext, PrepareOptions, prepare_context
 from .register_answers import register_answer
+from .statute_change_answers import statute_change_answer
 from .prompts import GREETING_ANSWER, META_ANSWER, MODEL_FAILED_NOTICE, SEARCH_UNKNOWN_WORDS_LINE, quoted_words
 
 log = logging.getLogger(__name__)
@@ -72,8 +73,11 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
     proposals = _proposals(content, conversation.workspace, user)
-    # "Vilka ändringar har vi inte bedömt?": answered from the workspace's change notices, no retrieval.
-    changes = change_answer(content, conversation.workspace, today=swedish_today())
+    # "Vad har ändrats i arbetsmiljölagen?": answered from the statute's stored changes; "Vilka ändringar har vi
+    # inte bedömt?": from the workspace's change notices. Neither needs retrieval.
+    today = swedish_today()
+    changes = (statute_change_answer(content, today=today)
+               or change_answer(content, conversation.workspace, today=today))
     if changes is not None:
         prepared = PreparedContext(messages=[], context_text="", citations=[], metrics={}, intent="changes",
                                    skipped=True, proposals=proposals)

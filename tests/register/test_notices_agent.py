@@ -115,7 +115,8 @@ def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline
     assert "Lag (2099:1) om provföretag" in listed and "bedömd: påverkar oss nej" in listed
 
 
-def test_a_question_about_one_statutes_changes_is_left_to_retrieval() -> None:
+def test_a_question_about_one_statutes_changes_is_not_the_laglistas() -> None:
+    """It names a § (or a statute): agent.answering.statute_change_answers answers it from that statute's changes."""
     assert is_change_question("Vilka lagändringar har vi kvar att bedöma?")
     assert is_change_question("Vad har ändrats i lagar som berör oss sedan i våras?")
     assert not is_change_question("Vad har ändrats i 3 kap. 2 § arbetsmiljölagen?")

@@ -1,0 +1,192 @@
+"""Questions about what changed in a statute the question names ("Vad har ändrats i arbetsmiljölagen?", "Har LAS
+ändrats i år?", "När ändrades 7 § LAS?", "Vilka ändringar i skatteförfarandelagen gäller från 2026?"), answered
+from the changes the knowledge base has read: the amending acts, their days and the units each changed, as the
+statute's page lists them under "Ändringar" (law.selectors.statute_amendments_get). With or without a model.
+
+Retrieval answers from a statute's text, which says what a rule is, not what changed in it: asked what changed, it
+quoted the sections closest to the question's words, old transitional provisions among them, and a statute whose
+amendments the knowledge base holds was no better served than one whose it does not. The change register knows.
+
+Wired in agent.answering.chat.stream_answer before retrieval and before the laglista's change questions
+(agent.answering.change_answers), which name no statute.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+from agent.retrieval.query_analysis import DateRange
+from compliance.anchors import statute_url
+from compliance.models import LegalDocument
+from compliance.statute_source import statute_source
+from compliance.text import swedish_list
+from law.legal_refs import LegalReference, analyse_references, unit_citations
+from law.models import StatuteChange, StatuteVersion
+from law.selectors import AmendingAct, statute_amendments_get, statute_records_through
+from law.statute_directory import statute_directory
+
+from .change_answers import asked_period
+
+# A change word ("ändrats", "ändringarna", "nytt") is about the named statute when only such words stand between
+# them: "Vad har ändrats i LAS?", "Har LAS ändrats?", "ändringarna i skatteförfarandelagen", "När ändrades 7 § LAS?".
+# A word of content between them makes it a question about the statute's subject instead: "Vad säger LAS om ändrad
+# arbetstid?", "Vad gäller enligt arbetstidslagen om schemat ändrats?".
+_CHANGE_WORD_RE = re.compile(r"^(?:lag)?ändr(?:ats|ades|ad|at|ing|ingar|ingarna|ingen)$|^nytt$|^nyheter(?:na)?$",
+                             re.IGNORECASE)
+_BETWEEN = frozenset({"i", "av", "till", "har", "hade", "det", "den", "något", "några", "någon", "nyligen", "senast",
+                      "skett", "gjorts", "gjort", "blivit", "varit", "är", "var", "sig"})
+_WORD_RE = re.compile(r"[^\W\d_]+")
+MAX_STATUTES = 3
+# Documents whose amendments no loader reads: their text is as their file had it.
+_UNTRACKED_KINDS = {LegalDocument.ContentType.AGENCY_REGULATION: "myndigheters föreskrifter",
+                    LegalDocument.ContentType.EU_REGULATION: "EU-förordningar"}
+MAX_ACTS = 8
+MAX_UNITS = 12
+
+
+@dataclass(frozen=True)
+class AskedStatute:
+    """A statute a change question names, and the units of it the question cites (none: the whole statute)."""
+
+    sfs_number: str
+    citations: tuple[str, ...] = ()
+
+
+def statutes_asked_about(question: str) -> list[AskedStatute]:
+    """The statutes the knowledge base holds whose changes `question` asks about, in the order it names them;
+    [] when it is no such question."""
+    directory = statute_directory()
+    refs = [ref for ref in analyse_references(question, directory) if ref.sfs and ref.sfs in directory]
+    asked: dict[str, list[str]] = {}
+    for ref in refs:
+        if not _next_to_change_word(question, ref):
+            continue
+        citations = asked.setdefault(ref.sfs, [])
+        citations.extend(c for c in unit_citations(ref)[:1] if c not in citations)
+    # A chain cites the statute once and its units one by one ("7 § och 8 § LAS"): a unit the question cites of an
+    # asked statute belongs to the question, next to the change word or not.
+    for ref in refs:
+        if ref.sfs in asked:
+            asked[ref.sfs].extend(c for c in unit_citations(ref)[:1] if c not in asked[ref.sfs])
+    return [AskedStatute(sfs, tuple(citations)) for sfs, citations in list(asked.items())[:MAX_STATUTES]]
+
+
+def _next_to_change_word(question: str, ref: LegalReference) -> bool:
+    before = _WORD_RE.findall(question[:ref.span[0]])
+    after = _WORD_RE.findall(question[ref.span[1]:])
+    return _reaches_change_word(reversed(before)) or _reaches_change_word(after)
+
+
+def _reaches_change_word(words: Iterable[str]) -> bool:
+    for word in words:
+        if _CHANGE_WORD_RE.match(word):
+            return True
+        if word.lower() not in _BETWEEN:
+            return False
+    return False
+
+
+def statute_change_answer(question: str, *, today: date) -> str | None:
+    """The answer to a question about what changed in the statutes it names, or None when it is not one."""
+    asked = statutes_asked_about(question)
+    if not asked:
+        return None
+    period = asked_period(question, today)
+    docs = {doc.sfs_number: doc for doc in LegalDocument.objects.defer(*LegalDocument.TEXT_FIELDS)
+            .filter(sfs_number__in=[statute.sfs_number for statute in asked])}
+    parts = [_statute_part(docs[statute.sfs_number], statute.citations, period, today)
+             for statute in asked if statute.sfs_number in docs]
+    if not parts:
+        return None
+    tracked = any(doc.content_type not in _UNTRACKED_KINDS for doc in docs.values())
+    return "\n\n".join([*parts, _provenance()] if tracked else parts)
+
+
+def _provenance() -> str:
+    through = statute_records_through()
+    read = (f"Regeringskansliets rättsdatabaser är inlästa t.o.m. {through.isoformat()}" if through is not None
+            else "Kunskapsbasen har författningarna som de löd våren 2024; inga senare uppgifter från "
+                 "rättsdatabaserna är inlästa")
+    return f"_{read}. Det är författningstexten som gäller._"
+
+
+def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRange | None, today: date) -> str:
+    history = statute_amendments_get(doc)
+    page = statute_url(doc.sfs_number) + "#andringar"
+    current = history.current
+    through = (current.amended_through if current is not None else "") or doc.amended_through
+    version = f"lydelsen med ändringar t.o.m. {through}" if through else "den lydelse som har lästs in"
+    lines = [f"**{doc.title}**"]
+    if history.repeal is not None:
+        on = f", den {history.repeal.repealed_on.isoformat()}" if history.repeal.repealed_on else ""
+        lines.append(f"Upphävd genom {history.repeal.repealed_by or 'en författning'}{on}.")
+    acts = [_act_units(act, citations) for act in history.acts]
+    acts = [act for act in acts if act.changes]
+    within = [act for act in acts if period is None or _in_period(act, current, period)]
+    what = swedish_list(list(citations)) if citations else ""
+    if not acts:
+        if doc.content_type in _UNTRACKED_KINDS:
+            # Only the statute book's amendments are read from the official records; a regulation or an EU act is
+            # held as its file was, and "no change" would claim what nobody checked.
+            source = statute_source(doc)
+            origin = (f" från [källan]({source.url})" if source and source.url
+                      else f" från {source.label}" if source else "")
+            lines.append(f"Kunskapsbasen läser inte in ändringar av {_UNTRACKED_KINDS[doc.content_type]}: den har "
+                         f"texten{origin} som den var när den lästes in. "
+                         f"Kontrollera den gällande lydelsen hos utfärdaren. "
+                         f"[Öppna författningen]({statute_url(doc.sfs_number)})")
+            return "\n".join(lines)
+        lines.append(f"Kunskapsbasen har ingen ändring av {what or 'författningen'} efter {version}. "
+                     f"[Öppna författningen]({statute_url(doc.sfs_number)})")
+        return "\n".join(lines)
+    if not within and period is not None:
+        latest = acts[0]
+        lines.append(f"Ingen ändring{' av ' + what if what else ''} har trätt i kraft {period.label} "
+                     f"({period.start.isoformat()}–{period.end.isoformat()}). Senast: {_act_line(latest, today)[2:]}")
+        lines.append(f"[Alla ändringar]({page})")
+        return "\n".join(lines)
+    head = (f"Ändringar{' av ' + what if what else ''}"
+            f"{f' i kraft {period.label} ({period.start.isoformat()}–{period.end.isoformat()})' if period else ''}"
+            f" som den gällande lydelsen har{f' (ändringar t.o.m. {through})' if through else ''}:")
+    lines.append(head)
+    lines.extend(_act_line(act, today) for act in within[:MAX_ACTS])
+    if len(within) > MAX_ACTS:
+        lines.append(f"- … och {len(within) - MAX_ACTS} författningar till.")
+    lines.append(f"[Alla ändringar, ord för ord]({page})")
+    return "\n".join(lines)
+
+
+def _act_units(act: AmendingAct, citations: tuple[str, ...]) -> AmendingAct:
+    """The act with only the changes of the cited units (all of them when the question cites none)."""
+    if not citations:
+        return act
+    wanted = set(citations)
+    return AmendingAct(act.amending_sfs, act.in_force,
+                       [change for change in act.changes if change.citation in wanted or change.old_citation in wanted])
+
+
+def _in_period(act: AmendingAct, current: StatuteVersion | None, period: DateRange) -> bool:
+    # An act whose day the text does not give came with the version: the version's first day is its day.
+    day = act.in_force or (current.valid_from if current is not None else None)
+    return day is not None and period.start <= day <= period.end
+
+
+def _act_line(act: AmendingAct, today: date) -> str:
+    name = f"SFS {act.amending_sfs}" if act.amending_sfs else "En ändring utan angiven ändringsförfattning"
+    when = ""
+    if act.in_force is not None:
+        when = f", träder i kraft {act.in_force.isoformat()}" if act.in_force > today else \
+            f", i kraft {act.in_force.isoformat()}"
+    units = [_unit(change) for change in act.changes[:MAX_UNITS]]
+    more = f" och {len(act.changes) - MAX_UNITS} till" if len(act.changes) > MAX_UNITS else ""
+    count = f"{len(act.changes)} ändring{'ar' if len(act.changes) != 1 else ''}"
+    return f"- {name}{when}: {count} ({', '.join(units)}{more})."
+
+
+def _unit(change: StatuteChange) -> str:
+    if change.kind == StatuteChange.Kind.RENUMBERED and change.old_citation:
+        return f"{change.old_citation} → {change.citation}"
+    return f"{change.citation} {change.get_kind_display()}"

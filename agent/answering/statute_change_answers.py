@@ -119,10 +119,11 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
     current = history.current
     through = (current.amended_through if current is not None else "") or doc.amended_through
     version = f"lydelsen med ändringar t.o.m. {through}" if through else "den lydelse som har lästs in"
-    lines = [f"**{doc.title}**"]
+    # Markdown: the title, the repeal and the lead are paragraphs of their own, and the link follows the list.
+    lines = [f"**{doc.title}**", ""]
     if history.repeal is not None:
         on = f", den {history.repeal.repealed_on.isoformat()}" if history.repeal.repealed_on else ""
-        lines.append(f"Upphävd genom {history.repeal.repealed_by or 'en författning'}{on}.")
+        lines.extend([f"Upphävd genom {history.repeal.repealed_by or 'en författning'}{on}.", ""])
     acts = [_act_units(act, citations) for act in history.acts]
     acts = [act for act in acts if act.changes]
     within = [act for act in acts if period is None or _in_period(act, current, period)]
@@ -146,7 +147,7 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
         latest = acts[0]
         lines.append(f"Ingen ändring{' av ' + what if what else ''} har trätt i kraft {period.label} "
                      f"({period.start.isoformat()}–{period.end.isoformat()}). Senast: {_act_line(latest, today)[2:]}")
-        lines.append(f"[Alla ändringar]({page})")
+        lines.extend(["", f"[Alla ändringar]({page})"])
         return "\n".join(lines)
     head = (f"Ändringar{' av ' + what if what else ''}"
             f"{f' i kraft {period.label} ({period.start.isoformat()}–{period.end.isoformat()})' if period else ''}"
@@ -155,7 +156,7 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
     lines.extend(_act_line(act, today) for act in within[:MAX_ACTS])
     if len(within) > MAX_ACTS:
         lines.append(f"- … och {len(within) - MAX_ACTS} författningar till.")
-    lines.append(f"[Alla ändringar, ord för ord]({page})")
+    lines.extend(["", f"[Alla ändringar, ord för ord]({page})"])
     return "\n".join(lines)
 
 

@@ -53,7 +53,7 @@ def synced(statute: LegalDocument, tmp_path: Path) -> LegalDocument:
 def test_what_changed_in_a_named_statute_lists_its_amending_acts_and_units(synced: LegalDocument) -> None:
     text = statute_change_answer("Vad har ändrats i lagen (2099:1)?", today=BETWEEN)
 
-    assert text.startswith("**Lag (2099:1) om provföretag**\nÄndringar som den gällande lydelsen har "
+    assert text.startswith("**Lag (2099:1) om provföretag**\n\nÄndringar som den gällande lydelsen har "
                            "(ändringar t.o.m. SFS 2099:11):")
     assert "- SFS 2099:10, i kraft 2099-07-01: " in text
     assert "2 § ändrad" in text and "3 § upphävd" in text and "4 § → 4 a §" in text and "5 § ny" in text
@@ -99,7 +99,7 @@ def test_a_statute_without_read_changes_says_which_version_it_has(statute: Legal
 def test_a_repealed_statute_says_by_which_act(statute: LegalDocument, tmp_path: Path) -> None:
     sync_records(tmp_path, [record("2099:1", repealed_on="2100-01-01T00:00:00", repealed_by="SFS 2099:99")])
     text = statute_change_answer("Har lagen (2099:1) ändrats?", today=BETWEEN)
-    assert text.startswith("**Lag (2099:1) om provföretag**\nUpphävd genom SFS 2099:99, den 2100-01-01.\n")
+    assert text.startswith("**Lag (2099:1) om provföretag**\n\nUpphävd genom SFS 2099:99, den 2100-01-01.\n\n")
 
 
 def test_an_agency_regulations_changes_are_not_claimed(statute: LegalDocument) -> None:
@@ -139,7 +139,7 @@ def test_the_chat_answers_it_directly_with_or_without_sources(synced: LegalDocum
     message = chat.answer(conversation, alice, "Vad har ändrats i lagen (2099:1) om provföretag?")
 
     assert message.answer_mode == "direct" and message.sources == []
-    assert message.content.startswith("**Lag (2099:1) om provföretag**\nÄndringar som den gällande lydelsen har")
+    assert message.content.startswith("**Lag (2099:1) om provföretag**\n\nÄndringar som den gällande lydelsen har")
     assert "SFS 2099:10" in message.content and "SFS 2099:11" in message.content
 
 

@@ -22,7 +22,7 @@ from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange
 from law.statute_directory import statute_directory_invalidate
 from tests.helpers import make_user
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import provforetag_statute, record
 from tests.register.notices_fixtures import PBL, load_corpus_statute, official_record, sync_records
 
 pytestmark = pytest.mark.django_db
@@ -36,9 +36,7 @@ def statute(clean_queue: None, settings: Settings, tmp_path: Path) -> Iterator[L
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     statute_directory_invalidate()
     yield doc
     statute_directory_invalidate()

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from compliance.models import LegalDocument
+from compliance.services import LegalDocumentData, legal_document_upsert
+
 OLD_TEXT = (
     "1 § Denna lag gäller för alla företag.\n\n"
     "2 § Ett företag ska föra register. Lag (2099:5).\n\n"
@@ -22,6 +25,14 @@ NEW_TEXT = (
     "6 § /Träder i kraft I:2100-07-01/ Rapporten ska lämnas digitalt. Lag (2099:11).\r\n\r\n"
     "Övergångsbestämmelser\r\n\r\n2099:10\r\n\r\n1. Denna lag träder i kraft den 1 juli 2099."
 )
+
+
+def provforetag_statute(sfs: str = "2099:1") -> LegalDocument:
+    """The statute `record` amends, as the loader leaves it before any record: OLD_TEXT, t.o.m. SFS 2099:5, not
+    chunked."""
+    return legal_document_upsert(LegalDocumentData(sfs_number=sfs, title=f"Lag ({sfs}) om provföretag",
+                                                   full_text=OLD_TEXT, amended_through="SFS 2099:5"),
+                                 process=False).document
 
 
 def record(sfs: str = "2099:1", *, text: str = NEW_TEXT, andring: str | None = "t.o.m. SFS 2099:11",

@@ -22,7 +22,7 @@ from compliance.models import LegalDocument, Workspace
 from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice
 from register.notices.services import notice_answer
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import OLD_TEXT, provforetag_statute, record
 from tests.register.notices_fixtures import sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db
@@ -31,9 +31,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def statute(clean_queue: None, settings: Settings, tmp_path: Path) -> LegalDocument:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     return doc
 
 

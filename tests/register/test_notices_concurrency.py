@@ -17,13 +17,12 @@ from django.core.mail import EmailMessage
 from django.db import connection, connections, transaction
 from pytest_django import Settings
 
-from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteChange, StatuteVersion
 from register.models import ChangeNotice, DigestSent
 from register.notices.digests import digests_send
 from register.notices.services import notices_create_for_versions
 from tests.chunks.conftest import wait_for
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import provforetag_statute, record
 from tests.register.notices_fixtures import sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -89,9 +88,7 @@ def _race(run: Callable[[], int], *, what: str) -> RaceResult:
 
 def test_two_creators_at_once_make_one_notice(clean_queue: None, settings: Settings, tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     ws, _, (item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])
     assert StatuteChange.objects.exists() and ChangeNotice.objects.count() == 1
@@ -112,9 +109,7 @@ def test_two_digest_senders_at_once_send_once(clean_queue: None, settings: Setti
                                               mailoutbox: list[EmailMessage]) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.NOTICE_DIGEST_HOUR = 0
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     workspace_with("Alices AB", owner_name="alice", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])
 

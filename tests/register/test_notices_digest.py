@@ -28,7 +28,7 @@ from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, DigestSent, LegalRegister, NoticeSubscription, RegisterItem
 from register.notices.digests import digest_period, digests_send
 from register.notices.services import notice_answer, notice_subscription_save
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import OLD_TEXT, provforetag_statute, record
 from tests.register.notices_fixtures import member, statute_with_new_version, sync_records, workspace_with
 
 pytestmark = [pytest.mark.django_db, pytest.mark.clock]
@@ -53,9 +53,7 @@ def clock() -> Iterator[time_machine.Traveller]:
 def setup(clock: time_machine.Traveller, clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.SITE_URL = "https://lagrum.example.se"
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     alice_ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
     clock.shift(timedelta(minutes=1))  # the statute changes after it was put on the laglistor

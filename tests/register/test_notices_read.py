@@ -13,11 +13,10 @@ from django.urls import reverse
 from pytest_django import Settings
 
 from compliance.models import Membership, Workspace
-from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, NoticeRead
 from register.notices.selectors import notice_counts, notice_list
 from register.notices.services import notice_answer, notice_mark_read
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import provforetag_statute, record
 from tests.register.notices_fixtures import member, sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db
@@ -27,9 +26,7 @@ pytestmark = pytest.mark.django_db
 def team(clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     """Alices AB with its owner alice and reader bob, one notice; Charlies AB with its own notice."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     bob = member(ws, "bob", Membership.Role.VIEWER)
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])

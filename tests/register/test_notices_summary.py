@@ -15,11 +15,10 @@ from django.urls import reverse
 from pytest_django import Settings
 
 from compliance.models import Workspace
-from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import ChangeSummary
 from register.models import ChangeNotice
 from tests.fake_openai import FakeOpenAI
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import provforetag_statute, record
 from tests.register.notices_fixtures import sync_records, workspace_with
 
 pytestmark = pytest.mark.django_db
@@ -34,9 +33,7 @@ def notices(clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, 
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_BASE_URL = ""
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     ws, alice, _ = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])

@@ -20,7 +20,7 @@ from compliance.services import LegalDocumentData, legal_document_upsert
 from register.models import ChangeNotice, ImpactAssessment, NoticeRead, NoticeSubscription, RegisterItem
 from register.notices.selectors import coming_into_force, notice_list
 from register.notices.services import notice_answer, notices_create_for_versions
-from tests.law.sfs_records_fixtures import NEW_TEXT, OLD_TEXT, record
+from tests.law.sfs_records_fixtures import NEW_TEXT, OLD_TEXT, provforetag_statute, record
 from tests.register.notices_fixtures import (
     add_requirement,
     member,
@@ -36,9 +36,7 @@ pytestmark = pytest.mark.django_db
 def setup(clean_queue: None, settings: Settings, tmp_path: Path) -> dict[str, Any]:
     """Two workspaces holding the same statute, each with its notice of the same amendment."""
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     alice_ws, alice, (alice_item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     charlie_ws, charlie, _ = workspace_with("Charlies AB", owner_name="charlie", documents=[doc])
     sync_records(tmp_path, [record("2099:1")])

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from pytest_django import Settings
 
-from compliance.services import LegalDocumentData, legal_document_upsert
 from law.models import StatuteVersion
 from law.services import statute_record_apply
 from law.sfs_records import parse_record
@@ -16,7 +15,7 @@ from register.models import ChangeNotice
 from register.notices.tasks import notices_scan
 from register.selectors import audit_trail
 from tests.chunks.conftest import WorkerFactory, wait_for
-from tests.law.sfs_records_fixtures import OLD_TEXT, record
+from tests.law.sfs_records_fixtures import provforetag_statute, record
 from tests.register.notices_fixtures import workspace_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,9 +25,7 @@ TASK = "register.notices.tasks.notices_scan"
 def test_two_workers_scanning_at_once_notice_an_orphaned_version_once(worker_factory: WorkerFactory, settings: Settings,
                                                                       tmp_path: Path) -> None:
     settings.SFS_VECTORS_PATH = str(tmp_path / "none.npz")
-    doc = legal_document_upsert(LegalDocumentData(sfs_number="2099:1", title="Lag (2099:1) om provföretag",
-                                                  full_text=OLD_TEXT, amended_through="SFS 2099:5"),
-                                process=False).document
+    doc = provforetag_statute()
     ws, _, (item,) = workspace_with("Alices AB", owner_name="alice", documents=[doc])
     # The import applied the version and died before its notices: nothing notified yet.
     statute_record_apply(parse_record(record("2099:1")), origin=StatuteVersion.Origin.FILE, source_name="r.jsonl",

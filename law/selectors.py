@@ -121,13 +121,26 @@ class AmendingAct:
     changes: list[StatuteChange] = field(default_factory=list)
 
 
+# Only the statute book's amendments are read (`sync_sfs`, from the official records): an agency regulation or an EU
+# act is held as its file had it, so that it has no change read says nothing of whether it changed.
+AMENDMENTS_NOT_READ = frozenset({LegalDocument.ContentType.AGENCY_REGULATION, LegalDocument.ContentType.EU_REGULATION})
+
+
 @dataclass(frozen=True)
 class StatuteAmendments:
-    """What changed in a statute, as its page's "Ändringar" lists it, for the assistant: no texts, no diffs."""
+    """What changed in a statute, as its page's "Ändringar" lists it, for the assistant and the API: no texts, no
+    diffs."""
 
+    document: LegalDocument
+    read: bool  # its amendments are read from the official records (False: AMENDMENTS_NOT_READ)
     current: StatuteVersion | None
     acts: list[AmendingAct]  # newest act first
     repeal: StatuteRepeal | None
+
+    @property
+    def amended_through(self) -> str:
+        """The last amendment the held text has ("SFS 2025:1077"), "" when none is known."""
+        return (self.current.amended_through if self.current is not None else "") or self.document.amended_through
 
 
 def statute_amendments_get(doc: LegalDocument) -> StatuteAmendments:
@@ -135,8 +148,8 @@ def statute_amendments_get(doc: LegalDocument) -> StatuteAmendments:
     current = (StatuteVersion.objects.filter(document=doc, is_current=True).defer("full_text").first())
     changes = (StatuteChange.objects.filter(to_version=current).defer("old_text", "new_text")
                if current is not None else StatuteChange.objects.none())
-    return StatuteAmendments(current=current, acts=_by_amending_act(changes),
-                             repeal=StatuteRepeal.objects.filter(document=doc).first())
+    return StatuteAmendments(document=doc, read=doc.content_type not in AMENDMENTS_NOT_READ, current=current,
+                             acts=_by_amending_act(changes), repeal=StatuteRepeal.objects.filter(document=doc).first())
 
 
 def _by_amending_act(changes: QuerySet[StatuteChange]) -> list[AmendingAct]:

@@ -25,7 +25,7 @@ from compliance.statute_source import statute_source
 from compliance.text import swedish_list
 from law.legal_refs import LegalReference, analyse_references, unit_citations
 from law.models import StatuteChange, StatuteVersion
-from law.selectors import AmendingAct, statute_amendments_get, statute_records_through
+from law.selectors import AMENDMENTS_NOT_READ, AmendingAct, statute_amendments_get, statute_records_through
 from law.statute_directory import statute_directory
 
 from .change_answers import asked_period
@@ -40,9 +40,9 @@ _BETWEEN = frozenset({"i", "av", "till", "har", "hade", "det", "den", "något", 
                       "skett", "gjorts", "gjort", "blivit", "varit", "är", "var", "sig"})
 _WORD_RE = re.compile(r"[^\W\d_]+")
 MAX_STATUTES = 3
-# Documents whose amendments no loader reads: their text is as their file had it.
-_UNTRACKED_KINDS = {LegalDocument.ContentType.AGENCY_REGULATION: "myndigheters föreskrifter",
-                    LegalDocument.ContentType.EU_REGULATION: "EU-förordningar"}
+# What the documents whose amendments no loader reads (law.selectors.AMENDMENTS_NOT_READ) are called.
+_NOT_READ_KINDS = {LegalDocument.ContentType.AGENCY_REGULATION: "myndigheters föreskrifter",
+                   LegalDocument.ContentType.EU_REGULATION: "EU-förordningar"}
 MAX_ACTS = 8
 MAX_UNITS = 12
 
@@ -101,8 +101,8 @@ def statute_change_answer(question: str, *, today: date) -> str | None:
              for statute in asked if statute.sfs_number in docs]
     if not parts:
         return None
-    tracked = any(doc.content_type not in _UNTRACKED_KINDS for doc in docs.values())
-    return "\n\n".join([*parts, _provenance()] if tracked else parts)
+    read = any(doc.content_type not in AMENDMENTS_NOT_READ for doc in docs.values())
+    return "\n\n".join([*parts, _provenance()] if read else parts)
 
 
 def _provenance() -> str:
@@ -117,7 +117,7 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
     history = statute_amendments_get(doc)
     page = statute_url(doc.sfs_number) + "#andringar"
     current = history.current
-    through = (current.amended_through if current is not None else "") or doc.amended_through
+    through = history.amended_through
     version = f"lydelsen med ändringar t.o.m. {through}" if through else "den lydelse som har lästs in"
     # Markdown: the title, the repeal and the lead are paragraphs of their own, and the link follows the list.
     lines = [f"**{doc.title}**", ""]
@@ -129,13 +129,13 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
     within = [act for act in acts if period is None or _in_period(act, current, period)]
     what = swedish_list(list(citations)) if citations else ""
     if not acts:
-        if doc.content_type in _UNTRACKED_KINDS:
-            # Only the statute book's amendments are read from the official records; a regulation or an EU act is
-            # held as its file was, and "no change" would claim what nobody checked.
+        if not history.read:
+            # "No change" would claim what nobody checked.
             source = statute_source(doc)
             origin = (f" från [källan]({source.url})" if source and source.url
                       else f" från {source.label}" if source else "")
-            lines.append(f"Kunskapsbasen läser inte in ändringar av {_UNTRACKED_KINDS[doc.content_type]}: den har "
+            kind = _NOT_READ_KINDS.get(doc.content_type, "den")
+            lines.append(f"Kunskapsbasen läser inte in ändringar av {kind}: den har "
                          f"texten{origin} som den var när den lästes in. "
                          f"Kontrollera den gällande lydelsen hos utfärdaren. "
                          f"[Öppna författningen]({statute_url(doc.sfs_number)})")

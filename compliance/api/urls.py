@@ -43,6 +43,7 @@ urlpatterns = [
     path(ws + "assessments/", views.AssessmentListApi.as_view(), name="api-assessments"),
     path(ws + "assessments/<int:assessment_id>/", views.AssessmentDetailApi.as_view(), name="api-assessment"),
     path("", include("chunks.api_urls")),
+    path("", include("law.api_urls")),
     path("", include("register.api_urls")),
     path("", include("glossary.api_urls")),
     path("", include("agent.api_urls")),

@@ -153,7 +153,7 @@ class IsolationTests(ApiTestCase):
                    fact_id=self.alice_fact.pk, term_id=self.alice_term.pk)
         extra = [("get", f"{API}/workspaces/", None), ("get", f"{API}/tokens/", None),
                  ("post", f"{API}/tokens/", {"name": "x"}), ("get", f"{API}/statutes/", None),
-                 ("get", f"{API}/statutes/1977:1160/", None)]
+                 ("get", f"{API}/statutes/1977:1160/", None), ("get", f"{API}/statutes/1977:1160/changes/", None)]
         for method, url, body in extra + self.endpoints(WS, **ids):
             with self.subTest(method=method, url=url):
                 response = self.call(method, url, body)

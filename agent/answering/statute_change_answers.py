@@ -38,6 +38,10 @@ _CHANGE_WORD_RE = re.compile(r"^(?:lag)?ändr(?:ats|ades|ad|at|ing|ingar|ingarna
                              re.IGNORECASE)
 _BETWEEN = frozenset({"i", "av", "till", "har", "hade", "det", "den", "något", "några", "någon", "nyligen", "senast",
                       "skett", "gjorts", "gjort", "blivit", "varit", "är", "var", "sig"})
+# "träder i kraft", "börjar gälla": the verb is a change word in a question that has the whole phrase
+# ("Vad i skatteförfarandelagen träder i kraft nästa år?").
+_IN_FORCE_RE = re.compile(r"\b(?:träder|trädde)\s+i\s+kraft\b|\b(?:börjar|började)\s+gälla\b", re.IGNORECASE)
+_IN_FORCE_VERBS = frozenset({"träder", "trädde", "börjar", "började"})
 _WORD_RE = re.compile(r"[^\W\d_]+")
 MAX_STATUTES = 3
 # What the documents whose amendments no loader reads (law.selectors.AMENDMENTS_NOT_READ) are called.
@@ -77,12 +81,13 @@ def statutes_asked_about(question: str) -> list[AskedStatute]:
 def _next_to_change_word(question: str, ref: LegalReference) -> bool:
     before = _WORD_RE.findall(question[:ref.span[0]])
     after = _WORD_RE.findall(question[ref.span[1]:])
-    return _reaches_change_word(reversed(before)) or _reaches_change_word(after)
+    verbs = _IN_FORCE_VERBS if _IN_FORCE_RE.search(question) else frozenset()
+    return _reaches_change_word(reversed(before), verbs) or _reaches_change_word(after, verbs)
 
 
-def _reaches_change_word(words: Iterable[str]) -> bool:
+def _reaches_change_word(words: Iterable[str], verbs: frozenset[str]) -> bool:
     for word in words:
-        if _CHANGE_WORD_RE.match(word):
+        if _CHANGE_WORD_RE.match(word) or word.lower() in verbs:
             return True
         if word.lower() not in _BETWEEN:
             return False

@@ -119,7 +119,10 @@ def test_a_question_about_the_statutes_subject_is_left_to_retrieval(synced: Lega
     assert statutes_asked_about("Vad är nytt i lagen (2099:1)?") == [AskedStatute("2099:1")]
     assert statutes_asked_about("Vilka ändringar har gjorts i 2 § och 5 § lagen (2099:1)?") == [
         AskedStatute("2099:1", ("2 §", "5 §"))]
+    assert statutes_asked_about("Vad i lagen (2099:1) träder i kraft nästa år?") == [AskedStatute("2099:1")]
     # A word of the statute's subject between the change word and the statute: a question about the rule.
+    assert statutes_asked_about("När träder reglerna om rapport i lagen (2099:1) i kraft?") == []
+    assert statutes_asked_about("Vad säger lagen (2099:1) om när ett företag börjar?") == []
     assert statutes_asked_about("Vad säger lagen (2099:1) om ändrad rapportering?") == []
     assert statutes_asked_about("Vad gäller enligt lagen (2099:1) om registret ändrats?") == []
     assert statutes_asked_about("Vad säger lagen (2099:1) om nytt register?") == []

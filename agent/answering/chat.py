@@ -76,7 +76,8 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
     # "Vad har ändrats i arbetsmiljölagen?": answered from the statute's stored changes; "Vilka ändringar har vi
     # inte bedömt?": from the workspace's change notices. Neither needs retrieval.
     today = swedish_today()
-    changes = (statute_change_answer(content, today=today)
+    previous = next((m["content"] for m in reversed(history) if m["role"] == "user"), "")
+    changes = (statute_change_answer(content, today=today, previous=previous)
                or change_answer(content, conversation.workspace, today=today))
     if changes is not None:
         prepared = PreparedContext(messages=[], context_text="", citations=[], metrics={}, intent="changes",

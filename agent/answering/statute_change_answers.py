@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from agent.retrieval.query_analysis import DateRange
+from agent.retrieval.query_analysis import DateRange, opens_follow_up
 from compliance.anchors import statute_url
 from compliance.models import LegalDocument
 from compliance.statute_source import statute_source
@@ -62,19 +62,31 @@ class AskedStatute:
 def statutes_asked_about(question: str) -> list[AskedStatute]:
     """The statutes the knowledge base holds whose changes `question` asks about, in the order it names them;
     [] when it is no such question."""
+    refs = _held_references(question)
+    about = {ref.sfs for ref in refs if _next_to_change_word(question, ref)}
+    # A chain cites the statute once and its units one by one ("7 § och 8 § LAS"): every unit the question cites of
+    # an asked statute belongs to the question, next to the change word or not.
+    return _asked([ref for ref in refs if ref.sfs in about])
+
+
+def statutes_followed_up(question: str, previous: str) -> list[AskedStatute]:
+    """The statutes a follow-up ("Och i LAS?", "Men 7 § LAS?") names after a question about what changed in another:
+    its changes are what it asks about too."""
+    if not previous or not opens_follow_up(question) or not statutes_asked_about(previous):
+        return []
+    return _asked(_held_references(question))
+
+
+def _held_references(question: str) -> list[LegalReference]:
     directory = statute_directory()
-    refs = [ref for ref in analyse_references(question, directory) if ref.sfs and ref.sfs in directory]
+    return [ref for ref in analyse_references(question, directory) if ref.sfs and ref.sfs in directory]
+
+
+def _asked(refs: list[LegalReference]) -> list[AskedStatute]:
     asked: dict[str, list[str]] = {}
     for ref in refs:
-        if not _next_to_change_word(question, ref):
-            continue
         citations = asked.setdefault(ref.sfs, [])
         citations.extend(c for c in unit_citations(ref)[:1] if c not in citations)
-    # A chain cites the statute once and its units one by one ("7 § och 8 § LAS"): a unit the question cites of an
-    # asked statute belongs to the question, next to the change word or not.
-    for ref in refs:
-        if ref.sfs in asked:
-            asked[ref.sfs].extend(c for c in unit_citations(ref)[:1] if c not in asked[ref.sfs])
     return [AskedStatute(sfs, tuple(citations)) for sfs, citations in list(asked.items())[:MAX_STATUTES]]
 
 
@@ -94,12 +106,15 @@ def _reaches_change_word(words: Iterable[str], verbs: frozenset[str]) -> bool:
     return False
 
 
-def statute_change_answer(question: str, *, today: date) -> str | None:
-    """The answer to a question about what changed in the statutes it names, or None when it is not one."""
+def statute_change_answer(question: str, *, today: date, previous: str = "") -> str | None:
+    """The answer to a question about what changed in the statutes it names (or, a follow-up of such a question,
+    `previous`, names), or None when it is not one."""
     asked = statutes_asked_about(question)
-    if not asked:
+    followed = [] if asked else statutes_followed_up(question, previous)
+    if not asked and not followed:
         return None
-    period = asked_period(question, today)
+    period = asked_period(question, today) or (asked_period(previous, today) if followed else None)
+    asked = asked or followed
     docs = {doc.sfs_number: doc for doc in LegalDocument.objects.defer(*LegalDocument.TEXT_FIELDS)
             .filter(sfs_number__in=[statute.sfs_number for statute in asked])}
     parts = [_statute_part(docs[statute.sfs_number], statute.citations, period, today)

@@ -35,7 +35,8 @@ from law.legal_refs import LegalReference, StatuteDirectory, analyse_references,
 
 from .spelling import MarkedWords, restore_marks
 
-__all__ = ["DateRange", "QueryAnalysis", "STOP_WORDS", "analyse_query", "extract_dates", "in_force_on", "keywords"]
+__all__ = ["DateRange", "QueryAnalysis", "STOP_WORDS", "analyse_query", "extract_dates", "in_force_on", "keywords",
+           "opens_follow_up"]
 
 FOLLOW_UP_MAX_WORDS = 6
 HISTORY_CHARS = 1000
@@ -47,6 +48,11 @@ _FOLLOW_UP_RE = re.compile(
     r"and|but|also|what about|how about|and what|same for)(?![\w])",
     re.IGNORECASE,
 )
+
+
+def opens_follow_up(message: str) -> bool:
+    """The message begins as a follow-up does ("och …", "men …", "hur är det med …", "what about …")."""
+    return bool(_FOLLOW_UP_RE.match(message.strip()))
 
 
 @dataclass(frozen=True)
@@ -479,7 +485,7 @@ def analyse_query(
         is_follow_up = bool(past)
         refs = refs_of(text)
     else:
-        opener = bool(_FOLLOW_UP_RE.match(own))
+        opener = opens_follow_up(own)
         short = len(own.split()) <= FOLLOW_UP_MAX_WORDS and not _has_own_statute(own_refs) and not find_sfs_numbers(own)
         is_follow_up = bool(past) and (opener or short)
         if is_follow_up:

@@ -142,6 +142,25 @@ def test_the_chat_answers_it_directly_with_or_without_sources(synced: LegalDocum
     assert message.answer_mode == "direct" and message.sources == []
     assert message.content.startswith("**Lag (2099:1) om provföretag**\n\nÄndringar som den gällande lydelsen har")
     assert "SFS 2099:10" in message.content and "SFS 2099:11" in message.content
+    # The conversation's last question makes a follow-up naming a § of it a question about changes too.
+    follow_up = chat.answer(conversation, alice, "Och 2 § lagen (2099:1)?")
+    assert follow_up.answer_mode == "direct" and "1 ändring (2 § ändrad)" in follow_up.content
+
+
+def test_a_follow_up_naming_another_statute_asks_about_its_changes(synced: LegalDocument, tmp_path: Path) -> None:
+    provforetag_statute("2099:2")
+    sync_records(tmp_path, [record("2099:2")], name="second.jsonl")
+    statute_directory_invalidate()
+    first = "Vad har ändrats i lagen (2099:1) i år?"
+
+    follow_up = statute_change_answer("Och i lagen (2099:2)?", today=BETWEEN, previous=first)
+
+    assert follow_up.startswith("**Lag (2099:2) om provföretag**\n\nÄndringar i kraft i år (2099-01-01–2099-12-31)")
+    assert "- SFS 2099:10, i kraft 2099-07-01" in follow_up
+    # Not a follow-up of a change question, or not a follow-up at all: retrieval's.
+    assert statute_change_answer("Och i lagen (2099:2)?", today=BETWEEN,
+                                 previous="Vad säger lagen (2099:1) om register?") is None
+    assert statute_change_answer("Vad säger lagen (2099:2) om tillsyn?", today=BETWEEN, previous=first) is None
 
 
 def test_what_changed_in_plan_och_bygglagen_comes_from_its_real_record(clean_queue: None, settings: Settings,

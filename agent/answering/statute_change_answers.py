@@ -4,8 +4,8 @@ from the changes the knowledge base has read: the amending acts, their days and 
 statute's page lists them under "Ändringar" (law.selectors.statute_amendments_get). With or without a model.
 
 Retrieval answers from a statute's text, which says what a rule is, not what changed in it: asked what changed, it
-quoted the sections closest to the question's words, old transitional provisions among them, and a statute whose
-amendments the knowledge base holds was no better served than one whose it does not. The change register knows.
+quoted the sections closest to the question's words, old transitional provisions among them, even for a statute
+whose amendments the knowledge base holds. The stored changes say which acts changed which units, and when.
 
 Wired in agent.answering.chat.stream_answer before retrieval and before the laglista's change questions
 (agent.answering.change_answers), which name no statute.
@@ -44,11 +44,11 @@ _IN_FORCE_RE = re.compile(r"\b(?:träder|trädde)\s+i\s+kraft\b|\b(?:börjar|bö
 _IN_FORCE_VERBS = frozenset({"träder", "trädde", "börjar", "började"})
 _WORD_RE = re.compile(r"[^\W\d_]+")
 MAX_STATUTES = 3
+MAX_ACTS = 8
+MAX_UNITS = 12
 # What the documents whose amendments no loader reads (law.selectors.AMENDMENTS_NOT_READ) are called.
 _NOT_READ_KINDS = {LegalDocument.ContentType.AGENCY_REGULATION: "myndigheters föreskrifter",
                    LegalDocument.ContentType.EU_REGULATION: "EU-förordningar"}
-MAX_ACTS = 8
-MAX_UNITS = 12
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ GREETING_ANSWER = (
 META_ANSWER = (
     "Jag söker i svenska författningar (SFS) och i arbetsytans egna filer och bedömningar, och svarar med "
     "numrerade källhänvisningar som du kan klicka på. Du kan fråga om en viss paragraf, t.ex. "
-    "\"Vad säger 3 kap. 2 a § arbetsmiljölagen?\", eller beskriva en situation med egna ord. "
+    "\"Vad säger 3 kap. 2 a § arbetsmiljölagen?\", vad som har ändrats i en lag, t.ex. \"Vad har ändrats i "
+    "arbetsmiljölagen?\", eller beskriva en situation med egna ord. "
     "Jag ger inte juridisk rådgivning i enskilda fall."
 )
 

@@ -28,7 +28,13 @@ _CHANGE_RE = re.compile(r"\b(?:lag)?ändr(?:ing(?:ar(?:na)?|en)?|ats|ade|ad|at)\
                         re.IGNORECASE)
 # ... asked about the organisation itself ("vi", "oss", "vår", "berör", "har vi bedömt") ...
 _OWN_RE = re.compile(r"\b(?:vi|oss|vår|vårt|våra|berör|bedömt|bedömda|laglista(?:n)?)\b", re.IGNORECASE)
-# ... and not about one named statute or § (retrieval answers those from the text).
+# ... or about the law at large ("Vilka lagar har ändrats i år?", "Har några nya författningar kommit?"), which a team
+# follows through its laglista: the same notices answer it, and the answer says whose they are. An adjective
+# ("Vad säger lagarna om ändrad arbetstid?") does not make such a question ...
+_BOOK_RE = re.compile(r"\b(?:lagar(?:na)?|författningar(?:na)?)\b", re.IGNORECASE)
+_BOOK_CHANGE_RE = re.compile(r"\b(?:lag)?ändr(?:ats|ades|ingar(?:na)?)\b|\bnya\s+(?:lagar|författningar)\b",
+                             re.IGNORECASE)
+# ... and not about one named statute or § (agent.answering.statute_change_answers answers those).
 _NAMED_RE = re.compile(r"§|\b\d{4}:\d{1,4}\b|\bkap\b", re.IGNORECASE)
 _UNASSESSED_RE = re.compile(r"\binte\s+(?:har\s+)?bedömt|\bobesvarade|\bej\s+bedömda|\binte\s+bedömda|\bkvar\s+att\s+bedöma",
                             re.IGNORECASE)
@@ -66,7 +72,12 @@ def is_coming_question(question: str, today: date) -> bool:
 
 
 def is_change_question(question: str) -> bool:
-    return bool(_CHANGE_RE.search(question) and _OWN_RE.search(question) and not _NAMED_RE.search(question))
+    return bool(not _NAMED_RE.search(question)
+                and ((_CHANGE_RE.search(question) and _OWN_RE.search(question)) or _is_book_question(question)))
+
+
+def _is_book_question(question: str) -> bool:
+    return bool(_BOOK_CHANGE_RE.search(question) and _BOOK_RE.search(question) and not _OWN_RE.search(question))
 
 
 def _line(notice: ChangeNotice, workspace: Workspace) -> str:
@@ -134,6 +145,8 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
                f"lagändring{'ar' if len(notices) != 1 else ''} som inte är bedömd{'a' if len(notices) != 1 else ''}:"
         return "\n".join([head, *(_line(n, workspace) for n in notices[:MAX_LISTED]),
                           "", f"Bedöm dem under [Lagändringar]({list_url}?status=obesvarade)."])
+    # Asked of the law at large, the answer says that it is the laglista's documents that are followed.
+    whose = "Lagrum bevakar ändringarna i författningarna på er laglista. " if _is_book_question(question) else ""
     period = asked_period(question, today)
     notices = list(notice_list(workspace, None))  # answered or not: the same for everyone
     if period is not None:
@@ -141,11 +154,11 @@ def change_answer(question: str, workspace: Workspace, *, today: date) -> str | 
         notices = [n for n in notices if any(period.start <= day <= period.end for day in _days(n))]
     since = f" {period.start.isoformat()}–{period.end.isoformat()}" if period is not None else ""
     if not notices:
-        return (f"Inga ändringar i författningarna på er laglista har noterats{since}. "
+        return (f"{whose}Inga ändringar i författningarna på er laglista har noterats{since}. "
                 f"Se [Lagändringar]({list_url}).")
     lines = [_line(n, workspace) for n in notices[:MAX_LISTED]]
     more = f"\n\n… och {len(notices) - MAX_LISTED} till." if len(notices) > MAX_LISTED else ""
-    return "\n".join([f"Ändringar som berör er laglista{since}:", *lines]) + more + \
+    return "\n".join([f"{whose}Ändringar som berör er laglista{since}:", *lines]) + more + \
         f"\n\nAlla under [Lagändringar]({list_url})."
 
 

@@ -113,6 +113,22 @@ def test_which_changes_have_we_not_assessed_is_answered_from_the_notices_offline
     assert "Lag (2099:1) om provföretag" in listed and "bedömd: påverkar oss nej" in listed
 
 
+def test_a_question_about_the_law_at_large_is_answered_from_the_laglista_and_says_so(
+        statute: LegalDocument, tmp_path: Path, settings: Settings) -> None:
+    ws, alice, _ = alice_and_charlie_noticed(statute, tmp_path, settings)
+
+    answer = chat.answer(chat.conversation_create(workspace=ws, user=alice), alice, "Vilka lagar har ändrats?")
+
+    assert answer.answer_mode == "direct"
+    assert answer.content.startswith("Lagrum bevakar ändringarna i författningarna på er laglista. Ändringar som "
+                                     "berör er laglista:")
+    assert "Lag (2099:1) om provföretag" in answer.content and "2099:2" not in answer.content
+    assert is_change_question("Har några nya författningar kommit i år?")
+    # An adjective, or a question about the law's subject, is retrieval's.
+    assert not is_change_question("Vad säger lagarna om ändrad arbetstid?")
+    assert not is_change_question("Vilka lagar gäller för ändring av anställningsavtal?")
+
+
 def test_a_question_about_one_statutes_changes_is_not_the_laglistas() -> None:
     """It names a § (or a statute): agent.answering.statute_change_answers answers it from that statute's changes."""
     assert is_change_question("Vilka lagändringar har vi kvar att bedöma?")

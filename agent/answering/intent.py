@@ -62,6 +62,8 @@ _ACTION = _alternation(P.REGISTER_ACTION_WORDS)
 _LATE = _alternation(P.REGISTER_LATE_WORDS)
 _REGISTER_ACTION_RE = re.compile(
     rf"(?<![\w])(?P<m>(?:{_ACTION})(?:\W+\w+){{0,4}}?\W+(?:{_LATE})|(?:{_LATE})(?:\W+\w+){{0,2}}?\W+(?:{_ACTION}))(?![\w])")
+# The whole message, give or take a question mark and words of courtesy (stripped before).
+_REGISTER_WHOLE_RE = re.compile(rf"(?P<m>{_alternation(P.REGISTER_WHOLE_QUESTIONS)}){_SEP}$")
 _META_FILLER = frozenset(P.META_FILLER)
 _WORD_RE = re.compile(r"[^\W_]+")
 # Cheap legal signal: §, "kap", SFS numbers, statute-like words, all-caps codes.
@@ -102,7 +104,8 @@ def classify(message: str) -> IntentResult:
 
     legal = bool(_LEGAL_RE.search(raw))
     # Late actions named beside a statute are a question about what the statute says of them.
-    register = _REGISTER_RE.search(rest) or (None if legal else _REGISTER_ACTION_RE.search(rest))
+    register = (_REGISTER_RE.search(rest) or _REGISTER_WHOLE_RE.match(rest)
+                or (None if legal else _REGISTER_ACTION_RE.search(rest)))
     if register:
         return IntentResult("register", 0.85, register.group("m"))
 

@@ -87,6 +87,18 @@ REGISTER: list[str] = [
     "am i responsible", "i am responsible", "my requirements", "overdue actions",
 ]
 
+# Which laws apply to the organisation, asked as a whole message ("Vilka lagar gäller för oss?"): its laglista
+# answers, or while it is empty the company profile's suggestions. Only as the whole message: "Vilka lagar gäller
+# för oss när vi anställer?" asks what the law says of hiring.
+REGISTER_WHOLE_QUESTIONS: list[str] = [
+    "vilka lagar gäller för oss", "vilka lagar gäller oss", "vilka lagar berör oss", "vilka lagar omfattas vi av",
+    "vilka lagar måste vi följa", "vilka lagar ska vi följa", "vilka lagar gäller för vårt företag",
+    "vilka lagar gäller för vår verksamhet", "vilka lagar gäller för vår organisation",
+    "vilka författningar gäller för oss", "vilka författningar berör oss", "vilka författningar måste vi följa",
+    "vilka lagar och regler gäller för oss", "vilka lagar och föreskrifter gäller för oss",
+    "which laws apply to us", "which laws do we have to follow",
+]
+
 # An action word near a word saying it is late: "vilka åtgärder är försenade?", "förfallna åtgärder".
 REGISTER_ACTION_WORDS: list[str] = ["åtgärd", "åtgärder", "åtgärderna", "avvikelse", "avvikelser", "avvikelserna"]
 REGISTER_LATE_WORDS: list[str] = ["försenad", "försenade", "förfallen", "förfallna", "sena", "öppna", "passerat",

@@ -1,8 +1,9 @@
 """Answers about the organisation's own laglista, read from the register, never from retrieval or a model.
 
 "Vilka lagar har vi inte bedömt?", "Vad saknar bevis?", "Vilka krav ansvarar jag för?", "Vilka åtgärder är
-försenade?": the question's words choose which lists of the register to show (one or several), and every
-line is a row of the current workspace's register with a link to its page. Only the workspace the chat is
+försenade?", "Vilka lagar gäller för oss?": the question's words choose which lists of the register to show (one or
+several), and every line is a row of the current workspace's register with a link to its page. While the laglista
+is empty, "Vilka lagar gäller för oss?" gets what its suggestions propose (the company profile's first). Only the workspace the chat is
 in is read (its access scope, without any other workspace the question names), so another workspace's
 items never appear. With a model configured the answer is the same: the register is the source of truth,
 and nothing in it is left for a model to paraphrase or invent.
@@ -27,7 +28,7 @@ from compliance.selectors import access_scope_for
 from compliance.sql import dict_cursor
 from register.models import Action, ComplianceStatus, RegisterItem, Requirement
 from register.selectors import action_list, register_item_list, register_summary, requirement_list
-from register.suggestions import documents_named
+from register.suggestions import documents_named, suggestion_list
 
 # How many rows one list shows; the rest is counted and left to the register page.
 MAX_ROWS = 25
@@ -44,6 +45,10 @@ _NON_COMPLIANT = re.compile(r"uppfyller vi inte|vi inte uppfyller|uppfylls inte|
 _REVIEW_DUE = re.compile(r"nästa bedömning|dags att bedöma|bedömning\w* (?:som )?(?:är )?(?:försen|förfall)|"
                          r"förfallna bedömningar|review(?:s)? (?:is |are )?(?:due|overdue)", re.IGNORECASE)
 _CHANGED = re.compile(r"ändrad|lagändring|behöver bedömas (?:om|igen)|changed", re.IGNORECASE)
+# "Vilka lagar gäller för oss?", "Vilka författningar har vi på laglistan?", "Visa laglistan": its documents, or while
+# it is empty what the company profile suggests.
+_WHICH_DOCUMENTS = re.compile(r"\bvilka\s+(?:lagar|författningar|föreskrifter)\b|\bwhich\s+laws\b|"
+                              r"\bvisa\s+(?:vår\s+|hela\s+)?laglista", re.IGNORECASE)
 
 NOTE = "Svaret bygger på er laglista i arbetsytan {name}, inte på lagtexten."
 
@@ -129,6 +134,8 @@ def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str,
     if not items.exists():
         answer.text = (f"Er laglista i arbetsytan {_md(workspace.name)} är tom. Lägg till författningar från "
                        f"[förslagen]({_suggestions_url(workspace)}) eller från en [mall]({_templates_url(workspace)}).")
+        if _WHICH_DOCUMENTS.search(question):
+            answer.text = "\n\n".join([answer.text, _suggested(workspace)])
         return answer
 
     mine = bool(_MINE.search(question))
@@ -210,12 +217,32 @@ def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str,
             _section("Dina öppna åtgärder", owned_actions, lambda a: _action_line(workspace, a, today),
                      "Du har inga öppna åtgärder."),
         ]
+    if not sections and _WHICH_DOCUMENTS.search(question):
+        rows = list(items.order_by("legal_document__sfs_number", "pk"))
+        answer.item_ids |= {i.pk for i in rows}
+        sections.append(_section("Författningarna på er laglista", rows, lambda i: _item_line(workspace, i),
+                                 "Laglistan har inga poster."))
     if not sections:
         answer.text = _overview(workspace, user, today)
         return answer
     answer.sections = sections
     answer.text = "\n\n".join([*(_render(s) for s in sections), NOTE.format(name=_md(workspace.name))])
     return answer
+
+
+def _suggested(workspace: Workspace) -> str:
+    """What the laglista's suggestions (the company profile's first, then the knowledge base's) propose, as the
+    suggestions page lists them; or how to get suggestions at all."""
+    suggestions = suggestion_list(workspace)
+    if not suggestions:
+        return (f"Fyll i [företagsprofilen]({reverse('workspace_settings', args=[workspace.slug])}) så föreslår "
+                "Lagrum vilka författningar som gäller för er.")
+    lines = [f"- {_md(s.document.title)}: {_md(' '.join(s.reasons[:1]))}" if s.reasons else f"- {_md(s.document.title)}"
+             for s in suggestions[:MAX_ROWS]]
+    more = [f"- … och {len(suggestions) - MAX_ROWS} till"] if len(suggestions) > MAX_ROWS else []
+    return "\n".join([f"**Lagrum föreslår ({len(suggestions)}):** utifrån er företagsprofil och era dokument, tills "
+                      f"någon har tagit ställning [bland förslagen]({_suggestions_url(workspace)}).", "",
+                      *lines, *more])
 
 
 def _next_review(item: RegisterItem) -> str:

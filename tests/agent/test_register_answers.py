@@ -26,7 +26,7 @@ from agent.answering.register_context import register_status
 from agent.answering.rendering import answer_html
 from agent.models import Message, RetrievalLog
 from compliance.clock import swedish_today
-from compliance.models import LegalDocument, Membership, Workspace
+from compliance.models import LegalDocument, Membership, Workspace, WorkspaceProfile
 from register.models import (
     Action,
     ComplianceStatus,
@@ -48,7 +48,7 @@ LAW_QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
     "Vilka lagar har vi inte bedömt?", "Vad saknar bevis?", "Vilka krav ansvarar jag för?",
     "Vilka åtgärder är försenade?", "Vilka krav uppfyller vi inte?", "Visa vår laglista",
     "Finns det kravpunkter som saknar underlag?", "Lista det som saknar bevis",
-    "Which requirements am I responsible for?",
+    "Which requirements am I responsible for?", "Vilka lagar gäller för oss?", "Hej! Vilka lagar måste vi följa?",
 ])
 def test_register_questions_are_their_own_intent(question: str) -> None:
     assert classify(question).intent == "register"
@@ -58,6 +58,7 @@ def test_register_questions_are_their_own_intent(question: str) -> None:
     "Måste vi ha skyddsombud?", "Vad säger LAS om turordning?", "Vilka åtgärder måste vi vidta vid uppsägning?",
     "Vad krävs som bevis vid uppsägning?", "Vilka krav ställer arbetsmiljölagen på oss?",
     "Hur ska åtgärder som är försenade hanteras enligt AFS 2023:1?",
+    "Vilka lagar gäller för oss när vi anställer någon?",
 ])
 def test_questions_about_the_law_stay_factual(question: str) -> None:
     assert classify(question).intent != "register"
@@ -146,6 +147,33 @@ def test_an_empty_register_points_to_the_suggestions(setup: dict[str, Any]) -> N
     assert "är tom" in text and f"/ws/{setup['ws'].slug}/laglista/forslag/" in text
 
 
+def test_which_laws_apply_is_answered_with_the_laglistas_documents(setup: dict[str, Any]) -> None:
+    ws = setup["ws"]
+    aml, las = _item(ws, setup["aml"], status=ComplianceStatus.COMPLIANT), _item(ws, setup["las"])
+
+    message = chat.answer(setup["conv"], setup["alice"], "Vilka lagar gäller för oss?")
+
+    assert message.answer_mode == Message.AnswerMode.DIRECT and message.sources == []
+    assert message.content.startswith("**Författningarna på er laglista (2):**")
+    assert f"- [Arbetsmiljölag (1977:1160)](/ws/{ws.slug}/laglista/poster/{aml.pk}/): uppfylls" in message.content
+    assert f"(/ws/{ws.slug}/laglista/poster/{las.pk}/): ej bedömd" in message.content
+
+
+def test_which_laws_apply_with_an_empty_laglista_gives_the_profiles_suggestions(setup: dict[str, Any]) -> None:
+    ws = setup["ws"]
+    no_profile = register_answer(ws, setup["alice"], "Vilka lagar gäller för oss?", today=date(2026, 11, 25)).text
+    assert "är tom" in no_profile and f"Fyll i [företagsprofilen](/ws/{ws.slug}/installningar/)" in no_profile
+
+    WorkspaceProfile.objects.create(workspace=ws, employee_count=12)
+    text = register_answer(ws, setup["alice"], "Vilka lagar gäller för oss?", today=date(2026, 11, 25)).text
+
+    assert "är tom" in text and "**Lagrum föreslår (" in text
+    assert f"[bland förslagen](/ws/{ws.slug}/laglista/forslag/)" in text
+    assert "- Arbetsmiljölag (1977:1160): " in text and "- Lag (1982:80) om anställningsskydd: " in text
+    # Another question about an empty laglista does not list them.
+    assert "Lagrum föreslår" not in register_answer(ws, setup["alice"], "Vad saknar bevis?").text
+
+
 def test_a_title_cannot_inject_markdown_links(setup: dict[str, Any]) -> None:
     _item(setup["ws"], None, title="[Klicka här](https://example.com) *viktigt*")
     text = register_answer(setup["ws"], setup["alice"], "Vilka lagar har vi inte bedömt?",
@@ -166,7 +194,8 @@ def test_an_outsider_gets_nothing(setup: dict[str, Any]) -> None:
 # --- isolation, as a property ---------------------------------------------------------------------------
 
 QUESTIONS = ["Vilka lagar har vi inte bedömt?", "Vad saknar bevis?", "Vilka krav ansvarar jag för?",
-             "Vilka krav uppfyller vi inte?", "Vad står på vår laglista?", "Vilka åtgärder är öppna?"]
+             "Vilka krav uppfyller vi inte?", "Vad står på vår laglista?", "Vilka åtgärder är öppna?",
+             "Vilka lagar gäller för oss?"]
 items_strategy = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(ComplianceStatus.values), st.booleans(),
                                     st.booleans()), min_size=1, max_size=10)
 

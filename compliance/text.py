@@ -100,6 +100,15 @@ def swedish_list(items: Sequence[str]) -> str:
     return f"{', '.join(items[:-1])} och {items[-1]}"
 
 
+_MARKDOWN_SIGNS_RE = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def markdown_text(text: object) -> str:
+    """Text of ours or a user's inside an answer written in Markdown, on one line, its signs escaped: the answer's
+    own links and emphasis stay the only markup (a title "[Klicka här](https://…)" is shown as written)."""
+    return _MARKDOWN_SIGNS_RE.sub(r"\\\1", " ".join(str(text).split()))
+
+
 def one_line(text: str) -> str:
     """Control characters and runs of white space folded to single spaces."""
     return " ".join(_CONTROL.sub(" ", text).split())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -33,6 +34,7 @@ from compliance.text import strip_control
 from . import llm
 from .answer import CheckedCitations, check_citations, cited_numbers, extractive_answer
 from .change_answers import change_answer
+from .file_answers import file_answer
 from .context_assembly import render_tool_sources
 from .prepare import PreparedContext, PrepareOptions, prepare_context
 from .register_answers import register_answer
@@ -73,18 +75,14 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
     history = [{"role": m.role, "content": m.content} for m in conversation.messages.order_by("created_at", "id")]
     _save_user_message(conversation, content)
     proposals = _proposals(content, conversation.workspace, user)
-    # "Vad har ändrats i arbetsmiljölagen?": answered from the statute's stored changes; "Vilka ändringar har vi
-    # inte bedömt?": from the workspace's change notices. Neither needs retrieval.
-    today = swedish_today()
     previous = next((m["content"] for m in reversed(history) if m["role"] == "user"), "")
-    changes = (statute_change_answer(content, today=today, previous=previous)
-               or change_answer(content, conversation.workspace, today=today))
-    if changes is not None:
-        prepared = PreparedContext(messages=[], context_text="", citations=[], metrics={}, intent="changes",
+    direct = _direct_answer(content, conversation.workspace, previous=previous)
+    if direct is not None:
+        prepared = PreparedContext(messages=[], context_text="", citations=[], metrics={}, intent=direct.intent,
                                    skipped=True, proposals=proposals)
         yield {"event": "sources", "data": []}
-        yield {"event": "token", "data": changes}
-        yield _finish(conversation, prepared, changes, [], mode=Message.AnswerMode.DIRECT)
+        yield {"event": "token", "data": direct.text}
+        yield _finish(conversation, prepared, direct.text, [], mode=Message.AnswerMode.DIRECT)
         return
     prepared = prepare_context([*history, {"role": "user", "content": content}], conversation.workspace, user,
                                PrepareOptions(context_window=_context_window()))
@@ -95,6 +93,26 @@ def stream_answer(conversation: Conversation, user: AbstractBaseUser, content: s
         # The turn's log is saved with its answer in _finish; a stream abandoned before the answer (the browser
         # went away) or broken by an error still leaves its log, without a message.
         retrieval_log_save(prepared.log)
+
+
+@dataclass(frozen=True)
+class DirectAnswer:
+    intent: str  # "changes", "files"
+    text: str
+
+
+def _direct_answer(content: str, workspace: Workspace, *, previous: str) -> DirectAnswer | None:
+    """A question the product's own records answer before any retrieval, with or without a model: what changed in
+    a named statute ("Vad har ändrats i arbetsmiljölagen?", its stored changes; `previous` makes "Och i LAS?" one),
+    in the laglista's documents ("Vilka ändringar har vi inte bedömt?", its change notices), and which files the
+    workspace has ("Vilka dokument har vi laddat upp?")."""
+    today = swedish_today()
+    changes = (statute_change_answer(content, today=today, previous=previous)
+               or change_answer(content, workspace, today=today))
+    if changes is not None:
+        return DirectAnswer("changes", changes)
+    files = file_answer(content, workspace)
+    return DirectAnswer("files", files) if files is not None else None
 
 
 def _respond(conversation: Conversation, user: AbstractBaseUser, content: str,

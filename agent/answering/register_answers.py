@@ -26,6 +26,7 @@ from compliance.clock import swedish_today
 from compliance.models import LegalDocument, Workspace
 from compliance.selectors import access_scope_for
 from compliance.sql import dict_cursor
+from compliance.text import markdown_text
 from register.models import Action, ComplianceStatus, RegisterItem, Requirement
 from register.selectors import action_list, register_item_list, register_summary, requirement_list
 from register.suggestions import documents_named, suggestion_list
@@ -68,11 +69,6 @@ class RegisterAnswer:
     item_ids: set[int] = field(default_factory=set)  # every item the answer names (tests check isolation on it)
 
 
-def _md(text: str) -> str:
-    """Text of the register inside Markdown: the answer's own links and emphasis stay the only markup."""
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(str(text).split()))
-
-
 def item_url(workspace: Workspace, item_id: int) -> str:
     # The item page is register.pages' ("register_item"); its plain path is the fallback while it is being built.
     try:
@@ -88,19 +84,19 @@ def _person(user: User | None) -> str:
 def _item_line(workspace: Workspace, item: RegisterItem, *, detail: str = "") -> str:
     parts = [item.get_status_display()]
     if item.responsible_id:
-        parts.append(f"ansvarig {_md(_person(item.responsible))}")
+        parts.append(f"ansvarig {markdown_text(_person(item.responsible))}")
     if item.last_reviewed_at:
         parts.append(f"bedömd {item.last_reviewed_at.isoformat()}")
     if detail:
         parts.append(detail)
-    return f"- [{_md(item.display_title)}]({item_url(workspace, item.pk)}): {', '.join(parts)}"
+    return f"- [{markdown_text(item.display_title)}]({item_url(workspace, item.pk)}): {', '.join(parts)}"
 
 
 def _requirement_line(workspace: Workspace, req: Requirement) -> str:
-    label = _md(f"{req.section_ref} {req.title}".strip())
-    parts = [_md(req.item.display_title)]
+    label = markdown_text(f"{req.section_ref} {req.title}".strip())
+    parts = [markdown_text(req.item.display_title)]
     if req.owner_id:
-        parts.append(f"ansvarig {_md(_person(req.owner))}")
+        parts.append(f"ansvarig {markdown_text(_person(req.owner))}")
     parts.append(req.get_status_display())
     return f"- [{label}]({item_url(workspace, req.item_id)}): {', '.join(parts)}"
 
@@ -111,10 +107,10 @@ def _action_line(workspace: Workspace, action: Action, today: date) -> str:
         late = (today - action.due_date).days
         parts.append(f"skulle vara klar {action.due_date.isoformat()}" + (f" ({late} dagar sen)" if late > 0 else ""))
     if action.owner_id:
-        parts.append(f"ansvarig {_md(_person(action.owner))}")
+        parts.append(f"ansvarig {markdown_text(_person(action.owner))}")
     if action.item_id:
-        parts.append(f"gäller [{_md(action.item.display_title)}]({item_url(workspace, action.item_id)})")
-    return f"- {_md(action.title)}: {', '.join(parts) or action.get_state_display()}"
+        parts.append(f"gäller [{markdown_text(action.item.display_title)}]({item_url(workspace, action.item_id)})")
+    return f"- {markdown_text(action.title)}: {', '.join(parts) or action.get_state_display()}"
 
 
 def _section(heading: str, rows: list, render: Callable[[Any], str], empty_text: str) -> Section:
@@ -132,7 +128,7 @@ def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str,
     items = register_item_list(workspace)
     answer = RegisterAnswer(text="")
     if not items.exists():
-        answer.text = (f"Er laglista i arbetsytan {_md(workspace.name)} är tom. Lägg till författningar från "
+        answer.text = (f"Er laglista i arbetsytan {markdown_text(workspace.name)} är tom. Lägg till författningar från "
                        f"[förslagen]({_suggestions_url(workspace)}) eller från en [mall]({_templates_url(workspace)}).")
         if _WHICH_DOCUMENTS.search(question):
             answer.text = "\n\n".join([answer.text, _suggested(workspace)])
@@ -201,7 +197,7 @@ def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str,
         sections.append(section)
         if missing:
             sections.append(Section(heading="Finns inte på laglistan", total=len(missing),
-                                    lines=[f"- {_md(title)}" for title in missing[:MAX_ROWS]],
+                                    lines=[f"- {markdown_text(title)}" for title in missing[:MAX_ROWS]],
                                     empty_text=""))
     if mine and not sections:
         owned_items = list(items.filter(responsible_id=user_id))
@@ -226,7 +222,7 @@ def register_answer(workspace: Workspace, user: AbstractBaseUser, question: str,
         answer.text = _overview(workspace, user, today)
         return answer
     answer.sections = sections
-    answer.text = "\n\n".join([*(_render(s) for s in sections), NOTE.format(name=_md(workspace.name))])
+    answer.text = "\n\n".join([*(_render(s) for s in sections), NOTE.format(name=markdown_text(workspace.name))])
     return answer
 
 
@@ -237,7 +233,7 @@ def _suggested(workspace: Workspace) -> str:
     if not suggestions:
         return (f"Fyll i [företagsprofilen]({reverse('workspace_settings', args=[workspace.slug])}) så föreslår "
                 "Lagrum vilka författningar som gäller för er.")
-    lines = [f"- {_md(s.document.title)}: {_md(' '.join(s.reasons[:1]))}" if s.reasons else f"- {_md(s.document.title)}"
+    lines = [f"- {markdown_text(s.document.title)}: {markdown_text(' '.join(s.reasons[:1]))}" if s.reasons else f"- {markdown_text(s.document.title)}"
              for s in suggestions[:MAX_ROWS]]
     more = [f"- … och {len(suggestions) - MAX_ROWS} till"] if len(suggestions) > MAX_ROWS else []
     return "\n".join([f"**Lagrum föreslår ({len(suggestions)}):** utifrån er företagsprofil och era dokument, tills "
@@ -271,7 +267,7 @@ def _overview(workspace: Workspace, user: AbstractBaseUser, today: date) -> str:
         "",
         "Fråga t.ex. vilka poster som inte är bedömda, vad som saknar bevis eller vilka krav du ansvarar för.",
         "",
-        NOTE.format(name=_md(workspace.name)),
+        NOTE.format(name=markdown_text(workspace.name)),
     ]
     return "\n".join(lines)
 

@@ -22,7 +22,7 @@ from agent.retrieval.query_analysis import DateRange, opens_follow_up
 from compliance.anchors import statute_url
 from compliance.models import LegalDocument
 from compliance.statute_source import statute_source
-from compliance.text import swedish_list
+from compliance.text import markdown_text, swedish_list
 from law.legal_refs import LegalReference, analyse_references, unit_citations
 from law.models import StatuteChange, StatuteVersion
 from law.selectors import AMENDMENTS_NOT_READ, AmendingAct, statute_amendments_get, statute_records_through
@@ -140,7 +140,7 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
     through = history.amended_through
     version = f"lydelsen med ändringar t.o.m. {through}" if through else "den lydelse som har lästs in"
     # Markdown: the title, the repeal and the lead are paragraphs of their own, and the link follows the list.
-    lines = [f"**{doc.title}**", ""]
+    lines = [f"**{markdown_text(doc.title)}**", ""]
     if history.repeal is not None:
         on = f", den {history.repeal.repealed_on.isoformat()}" if history.repeal.repealed_on else ""
         lines.extend([f"Upphävd genom {history.repeal.repealed_by or 'en författning'}{on}.", ""])

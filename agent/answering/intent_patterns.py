@@ -78,7 +78,7 @@ REGISTER: list[str] = [
     "saknar bevis", "saknas bevis", "saknar underlag", "bevis saknas", "utan bevis", "saknar dokumentation",
     "har vi bevis", "våra bevis",
     "inte bedömt", "inte bedömts", "inte bedömda", "inte bedömd", "ej bedömd", "ej bedömda", "obedömda", "obedömd",
-    "har vi bedömt", "vi har bedömt", "har inte bedömt", "senast bedömd", "senast bedömda", "nästa bedömning",
+    "har vi bedömt", "vi har bedömt", "har inte bedömt", "bedömde vi", "vi bedömde", "senast bedömd", "senast bedömda", "nästa bedömning",
     "ansvarar jag", "jag ansvarar", "är jag ansvarig", "jag är ansvarig", "mina krav", "mina åtgärder",
     "mina poster", "mina kravpunkter",
     "uppfyller vi inte", "uppfyller vi", "vi uppfyller inte", "vi inte uppfyller", "våra brister", "våra avvikelser",

@@ -49,6 +49,7 @@ LAW_QUESTION = "Vad säger 3 kap. 2 a § arbetsmiljölagen?"
     "Vilka åtgärder är försenade?", "Vilka krav uppfyller vi inte?", "Visa vår laglista",
     "Finns det kravpunkter som saknar underlag?", "Lista det som saknar bevis",
     "Which requirements am I responsible for?", "Vilka lagar gäller för oss?", "Hej! Vilka lagar måste vi följa?",
+    "När bedömde vi LAS senast?",
 ])
 def test_register_questions_are_their_own_intent(question: str) -> None:
     assert classify(question).intent == "register"

@@ -233,7 +233,7 @@ def _suggested(workspace: Workspace) -> str:
     if not suggestions:
         return (f"Fyll i [företagsprofilen]({reverse('workspace_settings', args=[workspace.slug])}) så föreslår "
                 "Lagrum vilka författningar som gäller för er.")
-    lines = [f"- {markdown_text(s.document.title)}: {markdown_text(' '.join(s.reasons[:1]))}" if s.reasons else f"- {markdown_text(s.document.title)}"
+    lines = [f"- {markdown_text(s.document.title)}" + (f": {markdown_text(s.reasons[0])}" if s.reasons else "")
              for s in suggestions[:MAX_ROWS]]
     more = [f"- … och {len(suggestions) - MAX_ROWS} till"] if len(suggestions) > MAX_ROWS else []
     return "\n".join([f"**Lagrum föreslår ({len(suggestions)}):** utifrån er företagsprofil och era dokument, tills "

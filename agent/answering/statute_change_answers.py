@@ -25,7 +25,7 @@ from compliance.statute_source import statute_source
 from compliance.text import markdown_text, swedish_list
 from law.legal_refs import LegalReference, analyse_references, unit_citations
 from law.models import StatuteChange, StatuteVersion
-from law.selectors import AMENDMENTS_NOT_READ, AmendingAct, statute_amendments_get, statute_records_through
+from law.selectors import AmendingAct, StatuteAmendments, statute_amendments_get, statute_records_through
 from law.statute_directory import statute_directory
 
 from .change_answers import asked_period
@@ -117,12 +117,13 @@ def statute_change_answer(question: str, *, today: date, previous: str = "") -> 
     asked = asked or followed
     docs = {doc.sfs_number: doc for doc in LegalDocument.objects.defer(*LegalDocument.TEXT_FIELDS)
             .filter(sfs_number__in=[statute.sfs_number for statute in asked])}
-    parts = [_statute_part(docs[statute.sfs_number], statute.citations, period, today)
-             for statute in asked if statute.sfs_number in docs]
-    if not parts:
+    read = [(statute_amendments_get(docs[statute.sfs_number]), statute.citations)
+            for statute in asked if statute.sfs_number in docs]
+    if not read:
         return None
-    read = any(doc.content_type not in AMENDMENTS_NOT_READ for doc in docs.values())
-    return "\n\n".join([*parts, _provenance()] if read else parts)
+    parts = [_statute_part(amendments, citations, period, today) for amendments, citations in read]
+    # How far the official records are read says something only of the documents whose changes they bring.
+    return "\n\n".join([*parts, _provenance()] if any(amendments.read for amendments, _ in read) else parts)
 
 
 def _provenance() -> str:
@@ -133,8 +134,9 @@ def _provenance() -> str:
     return f"_{read}. Det är författningstexten som gäller._"
 
 
-def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRange | None, today: date) -> str:
-    history = statute_amendments_get(doc)
+def _statute_part(history: StatuteAmendments, citations: tuple[str, ...], period: DateRange | None,
+                  today: date) -> str:
+    doc = history.document
     page = statute_url(doc.sfs_number) + "#andringar"
     current = history.current
     through = history.amended_through
@@ -166,14 +168,14 @@ def _statute_part(doc: LegalDocument, citations: tuple[str, ...], period: DateRa
     if not within and period is not None:
         latest = acts[0]
         lines.append(f"Ingen ändring{' av ' + what if what else ''} har trätt i kraft {period.label} "
-                     f"({period.start.isoformat()}–{period.end.isoformat()}). Senast: {_act_line(latest, today)[2:]}")
+                     f"({_span(period)}). Senast: {_act_text(latest, today)}")
         lines.extend(["", f"[Alla ändringar]({page})"])
         return "\n".join(lines)
     head = (f"Ändringar{' av ' + what if what else ''}"
-            f"{f' i kraft {period.label} ({period.start.isoformat()}–{period.end.isoformat()})' if period else ''}"
+            f"{f' i kraft {period.label} ({_span(period)})' if period else ''}"
             f" som den gällande lydelsen har{f' (ändringar t.o.m. {through})' if through else ''}:")
     lines.append(head)
-    lines.extend(_act_line(act, today) for act in within[:MAX_ACTS])
+    lines.extend(f"- {_act_text(act, today)}" for act in within[:MAX_ACTS])
     if len(within) > MAX_ACTS:
         lines.append(f"- … och {len(within) - MAX_ACTS} författningar till.")
     lines.extend(["", f"[Alla ändringar, ord för ord]({page})"])
@@ -195,7 +197,12 @@ def _in_period(act: AmendingAct, current: StatuteVersion | None, period: DateRan
     return day is not None and period.start <= day <= period.end
 
 
-def _act_line(act: AmendingAct, today: date) -> str:
+def _span(period: DateRange) -> str:
+    return f"{period.start.isoformat()}–{period.end.isoformat()}"
+
+
+def _act_text(act: AmendingAct, today: date) -> str:
+    """One act as a line says it: "SFS 2025:1077, i kraft 2026-01-01: 7 ändringar (1 kap. 5 § ändrad, …)."."""
     name = f"SFS {act.amending_sfs}" if act.amending_sfs else "En ändring utan angiven ändringsförfattning"
     when = ""
     if act.in_force is not None:
@@ -204,7 +211,7 @@ def _act_line(act: AmendingAct, today: date) -> str:
     units = [_unit(change) for change in act.changes[:MAX_UNITS]]
     more = f" och {len(act.changes) - MAX_UNITS} till" if len(act.changes) > MAX_UNITS else ""
     count = f"{len(act.changes)} ändring{'ar' if len(act.changes) != 1 else ''}"
-    return f"- {name}{when}: {count} ({', '.join(units)}{more})."
+    return f"{name}{when}: {count} ({', '.join(units)}{more})."
 
 
 def _unit(change: StatuteChange) -> str:
